@@ -1,0 +1,1 @@
+"""Running games: states, flow, chance and simultaneous nodes, notation and serialisation."""

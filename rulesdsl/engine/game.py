@@ -1,0 +1,63 @@
+"""A loaded game: the compiled rules with their options, and the factory of states."""
+
+from __future__ import annotations
+
+from ..model.rules import MoveRule
+from ..model.values import text_of
+from .rng import Rng
+from .state import State
+
+
+class Game:
+    """One rule file compiled with a variant and options; creates states (OpenSpiel-style)."""
+
+    def __init__(self, rules, path: str, variant: str | None, options: dict, max_turns: int | None = None):
+        self.rules = rules
+        self.path = path
+        self.variant = variant
+        self.options = dict(options)  # only the options given explicitly (defaults live in the rules)
+        self.max_turns = max_turns if max_turns is not None else rules.max_turns
+        self._arrangement_rules: dict = {}
+
+    @property
+    def name(self) -> str:
+        return self.rules.name
+
+    @property
+    def num_players(self) -> int:
+        return self.rules.num_players
+
+    @property
+    def player_names(self) -> list[str]:
+        return self.rules.player_names
+
+    def new_initial_state(self, seed: int | None = None) -> State:
+        """The state before the first decision or chance event; `seed` seeds the state's own sampler."""
+        state = State.initial(self)
+        state.rng = Rng(0 if seed is None else seed)
+        return state
+
+    def state_from_json(self, data: dict, source: str = "state") -> State:
+        from .serialize import state_from_json
+
+        return state_from_json(self, data, source)
+
+    def arrangement_rule(self, step) -> MoveRule:
+        """The move rule standing for 'this arrangement' at an arrangement chance step."""
+        rule = self._arrangement_rules.get(step.name)
+        if rule is None:
+            arr = step.arrangement
+
+            def apply(S, me, outcome, _apply=arr.apply):
+                _apply(S, me, list(outcome))
+
+            def note(me, outcome):
+                single = all(isinstance(i, str) and len(i) == 1 for i in outcome)
+                return ("" if single else " ").join(text_of(i) for i in outcome)
+
+            rule = MoveRule(step.name, arr.path, ["outcome"], [], apply=apply, note=note, template="{outcome}")
+            self._arrangement_rules[step.name] = rule
+        return rule
+
+    def summary(self) -> str:
+        return self.rules.summary()

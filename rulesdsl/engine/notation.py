@@ -1,0 +1,123 @@
+"""Reading moves written in a game's notation: exact matches, and clear reasons when a move is not legal."""
+
+from __future__ import annotations
+
+import re
+
+from ..errors import MoveError
+from ..model.rules import Move
+
+_FIELD = re.compile(r"\{([^{}]*)\}")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def normalise(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def parse_move(state, text: str, player: int | None = None) -> Move:
+    """The legal move written `text` for `player` (default: the one to move) at `state`."""
+    from .state import CHANCE
+
+    wanted = normalise(text)
+    if not wanted:
+        raise MoveError(MoveError.MALFORMED, text, "empty move")
+    step = state.rules.steps[state.step]
+    if step.kind == "chance" and step.arrangement is not None:
+        return _parse_arrangement(state, step, wanted)
+    candidates = state.legal_moves(player)
+    exact = [m for m in candidates if str(m) == wanted]
+    if not exact:
+        folded = wanted.casefold()
+        exact = [m for m in candidates if str(m).casefold() == folded]
+    if len(exact) == 1 or (exact and all(m[:2] == exact[0][:2] for m in exact)):
+        return exact[0]
+    if len(exact) > 1:
+        raise MoveError(MoveError.AMBIGUOUS, text, "several different moves are written this way",
+                        "the rule file's notation should tell them apart")
+    who = CHANCE if step.kind == "chance" else player
+    raise _explain(state, step, wanted, who, candidates)
+
+
+def _template_regex(template: str):
+    """A regex for a notation template, capturing fields that are plain parameter names."""
+    pattern, names, pos = "", [], 0
+    for m in _FIELD.finditer(template):
+        pattern += re.escape(template[pos:m.start()])
+        field = m.group(1).strip()
+        if _IDENT.match(field) and field not in names:
+            names.append(field)
+            pattern += f"(?P<{field}>.+?)"
+        else:
+            pattern += ".+?"
+        pos = m.end()
+    pattern += re.escape(template[pos:])
+    return re.compile(pattern.replace(r"\ ", r"\s+") + "$", re.IGNORECASE), names
+
+
+def _value(state, text: str):
+    cell = state.rules.board.by_name.get(text)
+    if cell is not None:
+        return cell
+    if re.fullmatch(r"-?\d+", text):
+        return int(text)
+    return {"true": True, "false": False, "none": None}.get(text, text)
+
+
+def _explain(state, step, wanted: str, player, candidates) -> MoveError:
+    rules = [r for r in step.moves] + ([step.pass_rule] if step.pass_rule else [])
+    for rule in rules:
+        regex, names = _template_regex(rule.template)
+        match = regex.match(wanted)
+        if not match or set(rule.params) - set(names):
+            continue
+        values = [_value(state, match.group(p)) for p in rule.params]
+        if rule.is_pass:
+            return MoveError(MoveError.ILLEGAL, wanted, "you may pass only when you have no other move",
+                             _examples(candidates))
+        try:
+            failed = rule.explain(state, player, *values)
+        except Exception:  # noqa: BLE001 - a value of the wrong kind: the text names no such thing
+            failed = 0
+        if failed < 0:
+            continue
+        description, why = rule.checks[failed]
+        if failed < len(rule.params) and not why:
+            name = rule.params[failed]
+            reason = f"{match.group(name)!r} is not a possible {name} here"
+        else:
+            reason = why or f"the rule '{rule.name}' requires {description}"
+        return MoveError(MoveError.ILLEGAL, wanted, reason, _examples(candidates))
+    templates = sorted({r.template for r in rules})
+    return MoveError(MoveError.MALFORMED, wanted, "not a move of this game here; moves look like "
+                     + ", ".join(f"'{t}'" for t in templates), _examples(candidates))
+
+
+def _examples(candidates, limit: int = 8) -> str:
+    names = [str(m) for m in candidates[:limit]]
+    more = f" and {len(candidates) - limit} more" if len(candidates) > limit else ""
+    return "legal now: " + ", ".join(names) + more if names else "no legal moves"
+
+
+def _parse_arrangement(state, step, wanted: str) -> Move:
+    from .state import CHANCE
+
+    arr = step.arrangement
+    items = list(arr.items(state, CHANCE))
+    single = all(isinstance(i, str) and len(i) == 1 for i in items)
+    parts = list(wanted.replace(" ", "")) if single else wanted.split()
+    by_text = {str(i): i for i in items}
+    try:
+        outcome = [by_text[p] for p in parts]
+    except KeyError as exc:
+        raise MoveError(MoveError.MALFORMED, wanted, f"{exc.args[0]!r} is not one of the items arranged "
+                        f"({', '.join(sorted(by_text))})") from None
+    if sorted(map(str, outcome)) != sorted(map(str, items)):
+        counts = {t: sum(1 for i in items if str(i) == t) for t in by_text}
+        need = ", ".join(f"{n}x {t}" for t, n in counts.items())
+        raise MoveError(MoveError.ILLEGAL, wanted, f"an arrangement holds exactly {need} ({len(items)} items)")
+    for check, why in arr.require:
+        if not check(state, CHANCE, outcome):
+            raise MoveError(MoveError.ILLEGAL, wanted, why)
+    return Move(state.game.arrangement_rule(step), (tuple(outcome),), CHANCE)
+

@@ -1,0 +1,72 @@
+"""Deterministic randomness: seeds derived from a run seed, and sampling that is identical on every machine."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+
+
+def derive_seed(seed: int, *parts) -> int:
+    """A 63-bit seed derived from a run seed and labels (e.g. the game's index), stable across processes."""
+    text = ":".join([str(seed), *map(str, parts)])
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
+
+
+class Rng:
+    """A seeded random source whose draws depend only on the seed (not on Python's sampling helpers)."""
+
+    __slots__ = ("_random",)
+
+    def __init__(self, seed: int = 0):
+        self._random = random.Random(seed)
+
+    def below(self, n: int) -> int:
+        """A uniform integer in [0, n)."""
+        if n <= 0:
+            raise ValueError("below() needs n > 0")
+        bits = n.bit_length()
+        getrandbits = self._random.getrandbits
+        while True:
+            r = getrandbits(bits)
+            if r < n:
+                return r
+
+    def choice(self, items):
+        return items[self.below(len(items))]
+
+    def uniform(self) -> float:
+        """A float in [0, 1) built from 53 random bits."""
+        return self._random.getrandbits(53) / 9007199254740992.0
+
+    def weighted(self, weights) -> int:
+        """An index drawn with probability proportional to its weight."""
+        total = sum(weights)
+        x = self.uniform() * total
+        acc = 0.0
+        for i, w in enumerate(weights):
+            acc += w
+            if x < acc:
+                return i
+        return len(weights) - 1
+
+    def shuffle(self, items: list) -> list:
+        """Shuffle in place (Fisher-Yates) and return the list.
+
+        One draw of 32 bits per swap, scaled by multiply-and-shift: the bias is below n / 2**32,
+        far under anything a simulation can detect, and it is ten times faster than rejection.
+        """
+        n = len(items)
+        if n < 2:
+            return items
+        bits = self._random.getrandbits(32 * (n - 1))
+        for i in range(n - 1, 0, -1):
+            j = ((bits & 0xFFFFFFFF) * (i + 1)) >> 32
+            bits >>= 32
+            items[i], items[j] = items[j], items[i]
+        return items
+
+    def getstate(self):
+        return self._random.getstate()
+
+    def setstate(self, state):
+        self._random.setstate(state)

@@ -1,0 +1,356 @@
+"""Game state and play: legal moves, effects, turn flow, chance and simultaneous nodes, end and results."""
+
+from __future__ import annotations
+
+from ..errors import GameRuntimeError, MoveError
+from ..lang.builtins import RuleValueError
+from ..model.rules import END_TURN, Move, MoveRule
+from ..model.values import Cell, Piece, Record, text_of
+from .rng import Rng
+
+CHANCE = -1
+SIMULTANEOUS = -2
+TERMINAL = -4
+
+_MAX_AUTO_STEPS = 10_000
+
+
+def _copy(value):
+    t = type(value)
+    if t is list:
+        return [_copy(v) for v in value] if value and type(value[0]) in (list, dict) else value[:]
+    if t is dict:
+        return {k: _copy(v) for k, v in value.items()}
+    return value
+
+
+class State:
+    """One position of a game. Mutated in place by `apply`; `clone` gives an independent copy."""
+
+    __slots__ = ("game", "rules", "cells", "zones", "vars", "player", "step", "turn", "ply", "pending",
+                 "terminal", "winners", "capped", "history", "goto", "rng")
+
+    # -- construction ------------------------------------------------------------------------
+    @classmethod
+    def initial(cls, game) -> "State":
+        rules = game.rules
+        S = cls.__new__(cls)
+        S.game, S.rules = game, rules
+        S.cells = [None] * len(rules.board.cells)
+        S.player, S.step, S.turn, S.ply = 0, rules.start, 0, 0
+        S.pending, S.terminal, S.winners, S.capped, S.history, S.goto = {}, False, None, False, [], None
+        S.rng = Rng(0)
+        S.zones, S.vars = [], []
+        players = range(rules.num_players)
+        with _rule_errors(S, "initial state"):
+            for items, target in ((rules.zones, S.zones), (rules.vars, S.vars)):
+                for item in items:
+                    fn = item["init_fn"]
+                    empty = [] if items is rules.zones else None
+                    if item["per"] == "player":
+                        target.append([_copy(fn(S, None, p)) if fn else _copy(empty) for p in players])
+                    else:
+                        target.append(_copy(fn(S, None)) if fn else _copy(empty))
+            if rules.first_player is not None:
+                S.player = rules.first_player(S, None)
+        S._go(rules.start)
+        return S
+
+    def clone(self) -> "State":
+        S = State.__new__(State)
+        S.game, S.rules = self.game, self.rules
+        S.cells = self.cells[:]
+        S.zones = [_copy(z) for z in self.zones]
+        S.vars = [_copy(v) for v in self.vars]
+        S.player, S.step, S.turn, S.ply = self.player, self.step, self.turn, self.ply
+        S.pending = dict(self.pending)
+        S.terminal, S.winners, S.capped = self.terminal, self.winners, self.capped
+        S.history = self.history[:]
+        S.goto = None
+        S.rng = Rng(0)
+        S.rng.setstate(self.rng.getstate())
+        return S
+
+    # -- who moves ---------------------------------------------------------------------------
+    def current_player(self) -> int:
+        """The player to decide, or CHANCE, SIMULTANEOUS or TERMINAL."""
+        if self.terminal:
+            return TERMINAL
+        step = self.rules.steps[self.step]
+        if step.kind == "chance":
+            return CHANCE
+        if step.kind == "simultaneous":
+            return SIMULTANEOUS
+        return step.actor(self)
+
+    def is_terminal(self) -> bool:
+        return self.terminal
+
+    def is_chance_node(self) -> bool:
+        return not self.terminal and self.rules.steps[self.step].kind == "chance"
+
+    def is_simultaneous_node(self) -> bool:
+        return not self.terminal and self.rules.steps[self.step].kind == "simultaneous"
+
+    def acting_players(self) -> list[int]:
+        """Players who still have to choose at this node (several at a simultaneous step)."""
+        if self.terminal:
+            return []
+        step = self.rules.steps[self.step]
+        if step.kind == "chance":
+            return []
+        if step.kind == "simultaneous":
+            return [p for p in step.actors(self) if p not in self.pending]
+        return [step.actor(self)]
+
+    # -- legal moves -------------------------------------------------------------------------
+    def legal_moves(self, player: int | None = None) -> list[Move]:
+        """The legal decisions of `player` (default: the player to move), in generation order."""
+        if self.terminal:
+            return []
+        step = self.rules.steps[self.step]
+        if step.kind == "chance":
+            return [m for m, _ in self.chance_outcomes()]
+        if player is None:
+            if step.kind == "simultaneous":
+                waiting = self.acting_players()
+                if not waiting:
+                    return []
+                player = waiting[0]
+            else:
+                player = step.actor(self)
+        elif step.kind == "simultaneous" and player not in self.acting_players():
+            return []
+        elif step.kind == "decision" and player != step.actor(self):
+            return []
+        new, make = tuple.__new__, Move
+        try:
+            moves = [new(make, (rule, args, player)) for rule in step.moves for args in rule.generate(self, player)]
+        except _CONVERTED as exc:
+            raise _runtime_error(self, step.name, exc) from exc
+        if not moves:
+            if step.pass_rule is None:
+                raise GameRuntimeError(step.name, self.turn, f"{self.rules.player_names[player]} has no legal move "
+                                       "and the step declares no 'pass'")
+            moves = [Move(step.pass_rule, (), player)]
+        return moves
+
+    def chance_outcomes(self) -> list[tuple[Move, float]]:
+        """(outcome, probability) pairs at a chance node with enumerated outcomes."""
+        step = self.rules.steps[self.step]
+        if step.kind != "chance":
+            return []
+        if step.arrangement is not None:
+            raise MoveError(MoveError.ILLEGAL, "", f"step '{step.name}' draws a random arrangement; its outcomes "
+                            "are too many to list", "use sample_chance(rng), or name the arrangement")
+        weighted = []
+        with _rule_errors(self, step.name):
+            for rule in step.moves:
+                for args in rule.generate(self, CHANCE):
+                    w = rule.weight(self, CHANCE, *args)
+                    if w > 0:
+                        weighted.append((Move(rule, args, CHANCE), w))
+        total = sum(w for _, w in weighted)
+        if not weighted:
+            raise GameRuntimeError(step.name, self.turn, "the chance step has no outcome with a positive weight")
+        return [(m, w / total) for m, w in weighted]
+
+    def sample_chance(self, rng=None) -> Move:
+        """Draw the outcome of the current chance node with `rng` (default: the state's own seeded Rng)."""
+        rng = rng or self.rng
+        step = self.rules.steps[self.step]
+        if step.arrangement is not None:
+            arr = step.arrangement
+            with _rule_errors(self, step.name):
+                items = list(arr.items(self, CHANCE))
+                for _ in range(1_000_000):
+                    outcome = rng.shuffle(items[:])
+                    if all(check(self, CHANCE, outcome) for check, _ in arr.require):
+                        return Move(self.game.arrangement_rule(step), (tuple(outcome),), CHANCE)
+            raise GameRuntimeError(step.name, self.turn, "no arrangement meets the requirements")
+        outcomes = self.chance_outcomes()
+        return outcomes[rng.weighted([p for _, p in outcomes])][0]
+
+    # -- applying ----------------------------------------------------------------------------
+    def apply(self, move, player: int | None = None) -> None:
+        """Apply a Move (from legal_moves or chance_outcomes) or a move written in notation."""
+        if self.terminal:
+            raise MoveError(MoveError.ILLEGAL, str(move), "the game is over")
+        if isinstance(move, str):
+            move = self.parse_move(move, player)
+        rule, args, who = move
+        step = self.rules.steps[self.step]
+        self.history.append(move)
+        self.ply += 1
+        if step.kind == "simultaneous":
+            self.pending[who] = move
+            if self.acting_players():
+                return
+            choices = [Record(**self.pending[p].params()) if p in self.pending else None
+                       for p in range(self.rules.num_players)]
+            self.pending = {}
+            with _rule_errors(self, step.name):
+                step.effects(self, self.player, choices)
+            self._advance(step, None)
+            return
+        try:
+            rule.apply(self, who, *args)
+        except _CONVERTED as exc:
+            raise _runtime_error(self, rule.name, exc) from exc
+        self._advance(step, rule, who)
+
+    def apply_joint(self, moves) -> None:
+        """Apply one move per acting player at a simultaneous node (in seat order)."""
+        for move in moves:
+            self.apply(move)
+
+    def _advance(self, step, rule: MoveRule | None, me: int | None = None) -> None:
+        target, self.goto = self.goto, None
+        if target is None:
+            chooser = rule.next if rule is not None and rule.next is not None else step.next
+            try:
+                target = chooser(self, self.player if me is None or me < 0 else me)
+            except _CONVERTED as exc:
+                raise _runtime_error(self, step.name, exc) from exc
+        self._go(target)
+
+    def _go(self, target: str) -> None:
+        rules = self.rules
+        for _ in range(_MAX_AUTO_STEPS):
+            if target == END_TURN:
+                with _rule_errors(self, "next_player"):
+                    self.player = (rules.next_player(self, self.player) if rules.next_player is not None
+                                   else (self.player + 1) % rules.num_players)
+                self.turn += 1
+                target = rules.turn_start
+                cap = self.game.max_turns
+                if cap is not None and self.turn >= cap:
+                    self.step, self.terminal, self.capped, self.winners = target, True, True, []
+                    return
+            self.step = target
+            if self.ply and self._check_end():  # end conditions apply once play has begun
+                return
+            step = rules.steps[target]
+            if step.kind == "auto":
+                self.goto = None
+                with _rule_errors(self, step.name):
+                    step.effects(self, self.player)
+                    target, self.goto = self.goto, None
+                    if target is None:
+                        target = step.next(self, self.player)
+                continue
+            if step.kind == "chance" and step.arrangement is not None and step.arrangement.fixed is not None:
+                with _rule_errors(self, step.name):
+                    fixed = step.arrangement.fixed(self, CHANCE)
+                if fixed:
+                    move = self.parse_move(str(fixed))
+                    rule, args, _ = move
+                    with _rule_errors(self, step.name):
+                        rule.apply(self, CHANCE, *args)
+                        target, self.goto = self.goto, None
+                        if target is None:
+                            target = step.next(self, self.player)
+                    continue
+            return
+        raise GameRuntimeError(target, self.turn, "the flow went round automatic steps without reaching a decision")
+
+    def _check_end(self) -> bool:
+        for end in self.rules.end_rules:
+            try:
+                if not end.when(self):
+                    continue
+                if end.winners is not None:
+                    winners = end.winners(self)
+                    winners = [winners] if isinstance(winners, int) else list(winners or [])
+                else:
+                    winners = self._by_score(end.ties)
+            except _CONVERTED as exc:
+                raise _runtime_error(self, "end", exc) from exc
+            self.terminal, self.winners = True, sorted(set(winners))
+            return True
+        return False
+
+    def _by_score(self, ties: str) -> list[int]:
+        keys = [self._score_key(p) for p in range(self.rules.num_players)]
+        best = max(keys)
+        winners = [p for p, k in enumerate(keys) if k == best]
+        if len(winners) > 1 and ties == "draw":
+            return []
+        return winners
+
+    def _score_key(self, p):
+        rules = self.rules
+        score = rules.score(self, p) if rules.score is not None else 0
+        tiebreak = rules.tiebreak(self, p) if rules.tiebreak is not None else None
+        return (score, tiebreak) if tiebreak is not None else (score,)
+
+    # -- results -----------------------------------------------------------------------------
+    def returns(self) -> list[float]:
+        """+1 for each winner and -1 for the others; 0 for everybody in a draw or before the end."""
+        n = self.rules.num_players
+        if not self.terminal or not self.winners:
+            return [0.0] * n
+        return [1.0 if p in self.winners else -1.0 for p in range(n)]
+
+    def scores(self) -> list:
+        """Each player's score as the rule file defines it (None when it defines none)."""
+        if self.rules.score is None:
+            return [None] * self.rules.num_players
+        with _rule_errors(self, "scoring"):
+            return [self.rules.score(self, p) for p in range(self.rules.num_players)]
+
+    # -- notation ----------------------------------------------------------------------------
+    def parse_move(self, text: str, player: int | None = None) -> Move:
+        """The legal move (or chance outcome) written `text`; raises MoveError saying why not."""
+        from .notation import parse_move
+
+        return parse_move(self, text, player)
+
+    def move_to_string(self, move: Move) -> str:
+        return str(move)
+
+    # -- serialisation -----------------------------------------------------------------------
+    def to_json(self) -> dict:
+        from .serialize import state_to_json
+
+        return state_to_json(self)
+
+    def observation(self, player: int) -> dict:
+        """What `player` may see of this state (hidden zones and others' pending choices left out)."""
+        from .serialize import observation
+
+        return observation(self, player)
+
+    def __repr__(self) -> str:
+        who = "over" if self.terminal else f"step {self.step}, {self.rules.player_names[self.player]} to play"
+        return f"<{self.rules.name} state: turn {self.turn}, {who}>"
+
+
+_CONVERTED = (RuleValueError, ArithmeticError, LookupError, TypeError, AttributeError, ValueError)
+
+
+def _runtime_error(state, rule, exc) -> GameRuntimeError:
+    message = str(exc) if isinstance(exc, RuleValueError) else f"{type(exc).__name__}: {exc}"
+    return GameRuntimeError(str(rule), state.turn, message)
+
+
+class _rule_errors:
+    """Turn a failure inside generated rule code into a GameRuntimeError naming the rule and turn."""
+
+    __slots__ = ("state", "rule")
+
+    def __init__(self, state, rule):
+        self.state, self.rule = state, rule
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc is None or isinstance(exc, (GameRuntimeError, MoveError)):
+            return False
+        if isinstance(exc, _CONVERTED):
+            raise _runtime_error(self.state, self.rule, exc) from exc
+        return False
+
+
+__all__ = ["State", "CHANCE", "SIMULTANEOUS", "TERMINAL", "Cell", "Piece", "text_of"]

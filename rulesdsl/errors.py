@@ -1,0 +1,98 @@
+"""Problems found in rule files or input, located at file:line:col, and the errors that carry them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, order=True)
+class Location:
+    """A 1-based position inside a named source file."""
+
+    file: str
+    line: int = 0
+    col: int = 0
+
+    def __str__(self) -> str:
+        if not self.line:
+            return self.file
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a rule file, a move or an option, with a hint on how to fix it."""
+
+    message: str
+    location: Location | None = None
+    hint: str | None = None
+    source_line: str | None = None  # the offending line, shown with a caret under `location.col`
+    width: int = 1  # how many characters the caret covers
+
+    def sort_key(self):
+        loc = self.location or Location("")
+        return (loc.file, loc.line, loc.col, self.message)
+
+    def format(self) -> str:
+        head = f"{self.location}: " if self.location else ""
+        lines = [f"{head}error: {self.message}"]
+        if self.source_line is not None and self.location and self.location.col:
+            text = self.source_line.rstrip("\n")
+            lines.append(f"    {text}")
+            lines.append("    " + " " * (self.location.col - 1) + "^" * max(1, self.width))
+        if self.hint:
+            lines.append(f"  hint: {self.hint}")
+        return "\n".join(lines)
+
+
+class RulesDslError(Exception):
+    """Base class of every error rulesdsl reports to a user (never shown as a traceback)."""
+
+
+@dataclass
+class RulesError(RulesDslError):
+    """A rule file (or an overlay, option or setup) has one or more problems."""
+
+    problems: list[Problem] = field(default_factory=list)
+
+    def __post_init__(self):
+        super().__init__(self.format())
+
+    def format(self) -> str:
+        ordered = sorted(self.problems, key=Problem.sort_key)
+        return "\n".join(p.format() for p in ordered)
+
+    def __str__(self) -> str:
+        return self.format()
+
+
+class MoveError(RulesDslError):
+    """A move or chance outcome that cannot be applied; `kind` says why."""
+
+    MALFORMED = "malformed"
+    ILLEGAL = "illegal"
+    AMBIGUOUS = "ambiguous"
+
+    def __init__(self, kind: str, text: str, reason: str, hint: str | None = None):
+        self.kind, self.text, self.reason, self.hint = kind, text, reason, hint
+        message = f"{kind} move '{text}': {reason}"
+        super().__init__(message + (f" (hint: {hint})" if hint else ""))
+
+
+class GameRuntimeError(RulesDslError):
+    """A rule failed while the game was running (e.g. an index out of range in an effect)."""
+
+    def __init__(self, rule: str, turn: int, message: str, location: Location | None = None):
+        self.rule, self.turn, self.location = rule, turn, location
+        where = f" ({location})" if location else ""
+        super().__init__(f"rule '{rule}' failed on turn {turn}{where}: {message}")
+
+
+def did_you_mean(name: str, candidates) -> str | None:
+    """A 'did you mean' hint for a misspelt name, or None when nothing is close."""
+    import difflib
+
+    close = difflib.get_close_matches(name, sorted(set(map(str, candidates))), n=3, cutoff=0.6)
+    if not close:
+        return None
+    return "did you mean " + " or ".join(f"'{c}'" for c in close) + "?"

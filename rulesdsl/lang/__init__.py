@@ -1,0 +1,1 @@
+"""The expression and statement language: grammar, parser, AST, compiler and reference evaluator."""

@@ -1,0 +1,149 @@
+"""Small AST dataclasses for expressions and statements, each carrying its character span in the source string."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Node:
+    """Base of every AST node: `start` and `end` are character offsets in the source string."""
+
+    start: int = field(default=0, kw_only=True, compare=False)
+    end: int = field(default=0, kw_only=True, compare=False)
+
+
+@dataclass
+class Const(Node):
+    value: object
+
+
+@dataclass
+class Name(Node):
+    id: str
+
+
+@dataclass
+class ListExpr(Node):
+    items: list
+
+
+@dataclass
+class TupleExpr(Node):
+    items: list
+
+
+@dataclass
+class DictExpr(Node):
+    pairs: list  # [(key_node, value_node)]
+
+
+@dataclass
+class BinOp(Node):
+    op: str  # + - * / // % **
+    left: Node
+    right: Node
+
+
+@dataclass
+class UnaryOp(Node):
+    op: str  # - + not
+    operand: Node
+
+
+@dataclass
+class BoolOp(Node):
+    op: str  # and / or
+    left: Node
+    right: Node
+
+
+@dataclass
+class Compare(Node):
+    ops: list  # == != < <= > >= in notin
+    operands: list
+
+
+@dataclass
+class IfElse(Node):
+    cond: Node
+    then: Node
+    other: Node
+
+
+@dataclass
+class Range(Node):
+    low: Node
+    high: Node  # inclusive
+
+
+@dataclass
+class Attr(Node):
+    obj: Node
+    name: str
+
+
+@dataclass
+class Index(Node):
+    obj: Node
+    index: Node
+
+
+@dataclass
+class Slice(Node):
+    obj: Node
+    low: Node | None
+    high: Node | None
+
+
+@dataclass
+class Call(Node):
+    func: str
+    args: list
+    kwargs: list  # [(name, node)]
+
+
+@dataclass
+class For(Node):
+    """One `for targets in iterable if cond...` clause of a comprehension."""
+
+    targets: list
+    iterable: Node
+    conds: list
+
+
+@dataclass
+class Comprehension(Node):
+    """`[elt for ...]` (kind 'list') or `f(elt for ...)` handed to an aggregate built-in (kind 'gen')."""
+
+    elt: Node
+    fors: list
+    generator: bool = False
+
+
+@dataclass
+class Assign(Node):
+    target: Node
+    op: str  # = += -= *= //=
+    value: Node
+
+
+@dataclass
+class CallStmt(Node):
+    call: Call
+
+
+def walk(node):
+    """Yield `node` and all nodes below it."""
+    yield node
+    for value in vars(node).values():
+        if isinstance(value, Node):
+            yield from walk(value)
+        elif isinstance(value, list):
+            for item in value:
+                if isinstance(item, Node):
+                    yield from walk(item)
+                elif isinstance(item, tuple):
+                    for sub in item:
+                        if isinstance(sub, Node):
+                            yield from walk(sub)

@@ -1,0 +1,285 @@
+"""Check names and arity in expression ASTs and compile them to Python source, evaluated once into closures."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..errors import did_you_mean
+from . import ast as A
+from .builtins import Builtin
+
+_PY_BINOP = {"+": "+", "-": "-", "*": "*", "/": "/", "//": "//", "%": "%", "**": "**"}
+_PY_CMP = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">=", "in": "in", "notin": "not in"}
+
+
+class CompileProblem(Exception):
+    """A name, arity or structure error at characters [start, end) of the expression."""
+
+    def __init__(self, message: str, start: int, end: int, hint: str | None = None):
+        super().__init__(message)
+        self.message, self.start, self.end, self.hint = message, start, end, hint
+
+
+@dataclass
+class Binding:
+    """What a name means: Python source to read it, whether it can be assigned, and a constant value if known."""
+
+    code: str
+    assignable: bool = False
+    const: object = None
+    is_const: bool = False
+    kind: str = "value"  # value | local | var | zone | option
+
+
+@dataclass
+class Scope:
+    """Compile-time names, chained to an enclosing scope."""
+
+    names: dict = field(default_factory=dict)
+    parent: "Scope | None" = None
+
+    def lookup(self, name: str) -> Binding | None:
+        scope = self
+        while scope is not None:
+            if name in scope.names:
+                return scope.names[name]
+            scope = scope.parent
+        return None
+
+    def child(self, **bindings) -> "Scope":
+        return Scope(dict(bindings), self)
+
+    def all_names(self):
+        scope, seen = self, set()
+        while scope is not None:
+            seen.update(scope.names)
+            scope = scope.parent
+        return seen
+
+
+def local(name: str) -> Binding:
+    """A binding for a local variable (parameter, loop variable or effect temporary)."""
+    return Binding(f"L_{name}", assignable=True, kind="local")
+
+
+class Compiler:
+    """Turns AST nodes into Python source; constants and built-ins live in `namespace`."""
+
+    def __init__(self, builtins: dict[str, Builtin], namespace: dict, attributes: set[str] | None = None):
+        self.builtins = builtins
+        self.namespace = namespace
+        self.attributes = attributes  # known attribute names, for 'did you mean'; None: unchecked
+        self._consts: dict = {}
+        for b in builtins.values():
+            namespace[f"F_{b.name}"] = b.fn
+
+    # -- constants ---------------------------------------------------------------------------
+    def const(self, value) -> str:
+        """Python source for a constant value (a literal, or a name bound in the namespace)."""
+        if value is None or isinstance(value, (bool, int, float, str)) and type(value) in (bool, int, float, str):
+            return repr(value)
+        key = (type(value), id(value))
+        name = self._consts.get(key)
+        if name is None:
+            name = f"K{len(self._consts)}"
+            self._consts[key] = name
+            self.namespace[name] = value
+        return name
+
+    # -- expressions -------------------------------------------------------------------------
+    def expr(self, node: A.Node, scope: Scope) -> str:
+        method = getattr(self, "_" + type(node).__name__)
+        return method(node, scope)
+
+    def const_value(self, node: A.Node, scope: Scope):
+        """(True, value) when the expression is a compile-time constant, else (False, None)."""
+        if isinstance(node, A.Const):
+            return True, node.value
+        if isinstance(node, A.Name):
+            b = scope.lookup(node.id)
+            if b is not None and b.is_const:
+                return True, b.const
+        if isinstance(node, A.Attr) and isinstance(node.obj, A.Name):
+            b = scope.lookup(node.obj.id)
+            if b is not None and b.kind == "option":
+                return True, self._option(node, b)
+        return False, None
+
+    def _Const(self, node, scope):
+        return self.const(node.value)
+
+    def _Name(self, node, scope):
+        b = scope.lookup(node.id)
+        if b is None:
+            if node.id in self.builtins:
+                raise CompileProblem(f"'{node.id}' is a function: call it as {self.builtins[node.id].signature}",
+                                     node.start, node.end)
+            names = scope.all_names()
+            hint = did_you_mean(node.id, names) or "names are parameters, variables, zones, regions, tables and " \
+                                                   "'me', 'player', 'players'"
+            raise CompileProblem(f"unknown name '{node.id}'", node.start, node.end, hint)
+        if b.kind == "option":
+            raise CompileProblem("write option.<name> to read an option", node.start, node.end)
+        return b.code if not b.is_const else self.const(b.const)
+
+    def _ListExpr(self, node, scope):
+        return "[" + ", ".join(self.expr(i, scope) for i in node.items) + "]"
+
+    def _TupleExpr(self, node, scope):
+        return "(" + "".join(self.expr(i, scope) + ", " for i in node.items) + ")"
+
+    def _DictExpr(self, node, scope):
+        return "{" + ", ".join(f"{self.expr(k, scope)}: {self.expr(v, scope)}" for k, v in node.pairs) + "}"
+
+    def _BinOp(self, node, scope):
+        return f"({self.expr(node.left, scope)} {_PY_BINOP[node.op]} {self.expr(node.right, scope)})"
+
+    def _UnaryOp(self, node, scope):
+        op = "not " if node.op == "not" else node.op
+        return f"({op}{self.expr(node.operand, scope)})"
+
+    def _BoolOp(self, node, scope):
+        return f"({self.expr(node.left, scope)} {node.op} {self.expr(node.right, scope)})"
+
+    def _Compare(self, node, scope):
+        parts = [self.expr(node.operands[0], scope)]
+        for op, operand in zip(node.ops, node.operands[1:]):
+            parts.append(_PY_CMP[op])
+            known, value = self.const_value(operand, scope)
+            if op in ("in", "notin") and known and hasattr(value, "_members"):
+                parts.append(self.const(value._members))  # membership in a region: a set lookup
+            else:
+                parts.append(self.expr(operand, scope))
+        return "(" + " ".join(parts) + ")"
+
+    def _IfElse(self, node, scope):
+        return f"({self.expr(node.then, scope)} if {self.expr(node.cond, scope)} else {self.expr(node.other, scope)})"
+
+    def _Range(self, node, scope):
+        return f"range({self.expr(node.low, scope)}, ({self.expr(node.high, scope)}) + 1)"
+
+    def _option(self, node, binding):
+        options = binding.const
+        if node.name not in options:
+            raise CompileProblem(f"unknown option '{node.name}'", node.start, node.end,
+                                 did_you_mean(node.name, options) or
+                                 f"options of this game: {', '.join(sorted(options)) or 'none'}")
+        return options[node.name]
+
+    def _Attr(self, node, scope):
+        if isinstance(node.obj, A.Name):
+            b = scope.lookup(node.obj.id)
+            if b is not None and b.kind == "option":
+                return self.const(self._option(node, b))
+        if self.attributes is not None and node.name not in self.attributes:
+            raise CompileProblem(f"unknown attribute '{node.name}'", node.start, node.end,
+                                 did_you_mean(node.name, self.attributes) or
+                                 "attributes are declared on cells, pieces and players")
+        return f"{self.expr(node.obj, scope)}.{node.name}"
+
+    def _Index(self, node, scope):
+        return f"{self.expr(node.obj, scope)}[{self.expr(node.index, scope)}]"
+
+    def _Slice(self, node, scope):
+        low = self.expr(node.low, scope) if node.low else ""
+        high = self.expr(node.high, scope) if node.high else ""
+        return f"{self.expr(node.obj, scope)}[{low}:{high}]"
+
+    def _comprehension(self, node: A.Comprehension, scope: Scope) -> str:
+        clauses = []
+        inner = scope
+        for clause in node.fors:
+            iterable = self.expr(clause.iterable, inner)
+            inner = inner.child(**{t: local(t) for t in clause.targets})
+            targets = ", ".join(f"L_{t}" for t in clause.targets)
+            clauses.append(f"for {targets} in {iterable}")
+            clauses.extend(f"if {self.expr(c, inner)}" for c in clause.conds)
+        return f"{self.expr(node.elt, inner)} " + " ".join(clauses)
+
+    def _Comprehension(self, node, scope):
+        return "[" + self._comprehension(node, scope) + "]"
+
+    def check_call(self, node: A.Call) -> Builtin:
+        b = self.builtins.get(node.func)
+        if b is None:
+            raise CompileProblem(f"unknown function '{node.func}'", node.start, node.start + len(node.func),
+                                 did_you_mean(node.func, self.builtins) or
+                                 "see the language reference for the built-in functions")
+        n = len(node.args)
+        if n < b.min_args or (b.max_args is not None and n > b.max_args):
+            want = (f"{b.min_args}" if b.min_args == b.max_args else
+                    f"at least {b.min_args}" if b.max_args is None else f"{b.min_args} to {b.max_args}")
+            raise CompileProblem(f"{b.name}() takes {want} argument{'' if b.max_args == 1 else 's'}, got {n}",
+                                 node.start, node.end, f"usage: {b.signature}")
+        for name, value in node.kwargs:
+            if name not in b.keywords and "*" not in b.keywords:
+                raise CompileProblem(f"{b.name}() has no keyword '{name}'", value.start, value.end,
+                                     f"usage: {b.signature}")
+        if any(isinstance(a, A.Comprehension) and a.generator for a in node.args) and not b.aggregate:
+            raise CompileProblem(f"{b.name}() does not take a comprehension", node.start, node.end,
+                                 f"usage: {b.signature}; wrap it in brackets for a list: [x for x in xs]")
+        return b
+
+    def _Call(self, node, scope):
+        b = self.check_call(node)
+        if b.effect:
+            raise CompileProblem(f"{b.name}() changes the game: use it as an effect, not in a condition",
+                                 node.start, node.end, "effects are listed under 'do:'")
+        return self.call_code(node, b, scope)
+
+    def call_code(self, node: A.Call, b: Builtin, scope: Scope) -> str:
+        args = []
+        for a in node.args:
+            if isinstance(a, A.Comprehension) and a.generator:
+                args.append("(" + self._comprehension(a, scope) + ")")
+            else:
+                args.append(self.expr(a, scope))
+        kwargs = [f"{k}={self.expr(v, scope)}" for k, v in node.kwargs]
+        if b.fold and all(self.const_value(a, scope)[0] for a in node.args) and \
+                all(self.const_value(v, scope)[0] for _, v in node.kwargs):
+            values = [self.const_value(a, scope)[1] for a in node.args]
+            kw = {k: self.const_value(v, scope)[1] for k, v in node.kwargs}
+            try:
+                return self.const(b.fn(*values, **kw))
+            except Exception as exc:  # noqa: BLE001 - report the rule's own mistake at compile time
+                raise CompileProblem(f"{b.name}(): {exc}", node.start, node.end, f"usage: {b.signature}") from None
+        if b.inline is not None and not kwargs:
+            return "(" + b.inline.format(*args) + ")"
+        if b.state:
+            args.insert(0, "S")
+        return f"F_{b.name}({', '.join(args + kwargs)})"
+
+    # -- statements --------------------------------------------------------------------------
+    def target(self, node: A.Node, scope: Scope, declare: dict) -> str:
+        """Python source of an assignment target; a new bare name becomes an effect-local variable."""
+        if isinstance(node, A.Name):
+            b = scope.lookup(node.id)
+            if b is None:
+                b = local(node.id)
+                declare[node.id] = b
+                scope.names[node.id] = b
+                return b.code
+            if not b.assignable:
+                raise CompileProblem(f"'{node.id}' cannot be assigned", node.start, node.end,
+                                     "assign to a variable declared under 'vars:' or to a new local name")
+            return b.code
+        if isinstance(node, A.Index):
+            return f"{self.expr(node.obj, scope)}[{self.expr(node.index, scope)}]"
+        if isinstance(node, A.Attr):
+            raise CompileProblem("attributes cannot be assigned directly", node.start, node.end,
+                                 "pieces are values: use set_attr(cell, name, value) to change a piece")
+        raise CompileProblem("cannot assign to this", node.start, node.end)  # pragma: no cover
+
+    def stmt(self, node: A.Node, scope: Scope) -> list[str]:
+        """Python source lines for one statement."""
+        if isinstance(node, A.Assign):
+            value = self.expr(node.value, scope)
+            if node.op != "=" and isinstance(node.target, A.Name) and scope.lookup(node.target.id) is None:
+                raise CompileProblem(f"unknown name '{node.target.id}'", node.target.start, node.target.end,
+                                     did_you_mean(node.target.id, scope.all_names()))
+            target = self.target(node.target, scope, {})
+            return [f"{target} {node.op} {value}"]
+        if isinstance(node, A.CallStmt):
+            b = self.check_call(node.call)
+            return [self.call_code(node.call, b, scope)]
+        raise CompileProblem("not a statement", node.start, node.end)  # pragma: no cover

@@ -1,0 +1,85 @@
+"""A tiny tree-walking reference evaluator, kept beside the compiler so tests can check that they agree."""
+
+from __future__ import annotations
+
+import operator
+
+from . import ast as A
+
+_BIN = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+        "//": operator.floordiv, "%": operator.mod, "**": operator.pow}
+_CMP = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
+        ">=": operator.ge, "in": lambda a, b: a in b, "notin": lambda a, b: a not in b}
+
+
+def evaluate(node: A.Node, env: dict, builtins: dict, state=None):
+    """Value of an expression AST; names come from `env`, functions from `builtins`."""
+    ev = lambda n, e=env: evaluate(n, e, builtins, state)  # noqa: E731
+    match node:
+        case A.Const(value=v):
+            return v
+        case A.Name(id=name):
+            return env[name]
+        case A.ListExpr(items=items):
+            return [ev(i) for i in items]
+        case A.TupleExpr(items=items):
+            return tuple(ev(i) for i in items)
+        case A.DictExpr(pairs=pairs):
+            return {ev(k): ev(v) for k, v in pairs}
+        case A.BinOp(op=op, left=left, right=right):
+            return _BIN[op](ev(left), ev(right))
+        case A.UnaryOp(op="not", operand=x):
+            return not ev(x)
+        case A.UnaryOp(op="-", operand=x):
+            return -ev(x)
+        case A.UnaryOp(op="+", operand=x):
+            return +ev(x)
+        case A.BoolOp(op="and", left=left, right=right):
+            return ev(left) and ev(right)
+        case A.BoolOp(op="or", left=left, right=right):
+            return ev(left) or ev(right)
+        case A.Compare(ops=ops, operands=operands):
+            left = ev(operands[0])
+            for op, operand in zip(ops, operands[1:]):
+                right = ev(operand)
+                if not _CMP[op](left, right):
+                    return False
+                left = right
+            return True
+        case A.IfElse(cond=cond, then=then, other=other):
+            return ev(then) if ev(cond) else ev(other)
+        case A.Range(low=low, high=high):
+            return range(ev(low), ev(high) + 1)
+        case A.Attr(obj=obj, name=name):
+            value = ev(obj)
+            return value[name] if isinstance(value, dict) else getattr(value, name)
+        case A.Index(obj=obj, index=index):
+            return ev(obj)[ev(index)]
+        case A.Slice(obj=obj, low=low, high=high):
+            return ev(obj)[ev(low) if low else None: ev(high) if high else None]
+        case A.Comprehension(generator=False):
+            return list(_generate(node, env, builtins, state))
+        case A.Call(func=func, args=args, kwargs=kwargs):
+            b = builtins[func]
+            values = [_generate(a, env, builtins, state) if isinstance(a, A.Comprehension) and a.generator
+                      else ev(a) for a in args]
+            kw = {k: ev(v) for k, v in kwargs}
+            return b.fn(state, *values, **kw) if b.state else b.fn(*values, **kw)
+    raise TypeError(f"cannot evaluate {type(node).__name__}")  # pragma: no cover
+
+
+def _generate(comp: A.Comprehension, env, builtins, state):
+    def clauses(i, scope):
+        if i == len(comp.fors):
+            yield evaluate(comp.elt, scope, builtins, state)
+            return
+        clause = comp.fors[i]
+        for item in evaluate(clause.iterable, scope, builtins, state):
+            inner = dict(scope)
+            if len(clause.targets) == 1:
+                inner[clause.targets[0]] = item
+            else:
+                inner.update(zip(clause.targets, item))
+            if all(evaluate(c, inner, builtins, state) for c in clause.conds):
+                yield from clauses(i + 1, inner)
+    return clauses(0, env)

@@ -1,0 +1,209 @@
+"""Parse expression and statement strings with the Lark grammar into AST nodes with character positions."""
+
+from __future__ import annotations
+
+import ast as pyast
+from functools import lru_cache
+from importlib import resources
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+
+from . import ast as A
+
+
+class SyntaxProblem(Exception):
+    """An expression that does not parse: `offset` is the character it fails at."""
+
+    def __init__(self, message: str, offset: int, hint: str | None = None):
+        super().__init__(message)
+        self.message, self.offset, self.hint = message, offset, hint
+
+
+@lru_cache(maxsize=1)
+def _lark() -> Lark:
+    grammar = resources.files(__package__).joinpath("grammar.lark").read_text(encoding="utf-8")
+    return Lark(grammar, start=["expr", "stmt"], parser="lalr", propagate_positions=True,
+                maybe_placeholders=True)
+
+
+def _span(meta_or_token):
+    if isinstance(meta_or_token, Token):
+        return {"start": meta_or_token.start_pos, "end": meta_or_token.end_pos}
+    if getattr(meta_or_token, "empty", True):
+        return {"start": 0, "end": 0}
+    return {"start": meta_or_token.start_pos, "end": meta_or_token.end_pos}
+
+
+_BINOPS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "mod": "%", "pow": "**"}
+
+
+@v_args(meta=True)
+class _Builder(Transformer):
+    """Turn Lark parse trees into AST nodes."""
+
+    def int_(self, meta, children):
+        return A.Const(int(children[0]), **_span(children[0]))
+
+    def float_(self, meta, children):
+        return A.Const(float(children[0]), **_span(children[0]))
+
+    def string(self, meta, children):
+        return A.Const(pyast.literal_eval(str(children[0])), **_span(children[0]))
+
+    def true(self, meta, children):
+        return A.Const(True, **_span(meta))
+
+    def false(self, meta, children):
+        return A.Const(False, **_span(meta))
+
+    def none(self, meta, children):
+        return A.Const(None, **_span(meta))
+
+    def name(self, meta, children):
+        return A.Name(str(children[0]), **_span(children[0]))
+
+    def list_(self, meta, children):
+        return A.ListExpr([c for c in children if c is not None], **_span(meta))
+
+    def tuple_(self, meta, children):
+        return A.TupleExpr([c for c in children if c is not None], **_span(meta))
+
+    def dict_(self, meta, children):
+        return A.DictExpr([c for c in children if c is not None], **_span(meta))
+
+    def pair(self, meta, children):
+        return (children[0], children[1])
+
+    def listcomp(self, meta, children):
+        return A.Comprehension(children[0], children[1:], **_span(meta))
+
+    def comp_for(self, meta, children):
+        targets, iterable, *conds = children
+        return A.For(targets, iterable, [c for c in conds if c is not None], **_span(meta))
+
+    def targets(self, meta, children):
+        return [str(c) for c in children]
+
+    def ifelse(self, meta, children):
+        then, cond, other = children
+        return A.IfElse(cond, then, other, **_span(meta))
+
+    def or_(self, meta, children):
+        return A.BoolOp("or", children[0], children[1], **_span(meta))
+
+    def and_(self, meta, children):
+        return A.BoolOp("and", children[0], children[1], **_span(meta))
+
+    def not_(self, meta, children):
+        return A.UnaryOp("not", children[0], **_span(meta))
+
+    def comp_op(self, meta, children):
+        text = " ".join(str(c) for c in children)
+        return "notin" if text == "not in" else text
+
+    def compare(self, meta, children):
+        operands, ops = children[0::2], children[1::2]
+        return A.Compare(ops, operands, **_span(meta))
+
+    def range_(self, meta, children):
+        return A.Range(children[0], children[1], **_span(meta))
+
+    def neg(self, meta, children):
+        return A.UnaryOp("-", children[0], **_span(meta))
+
+    def pos(self, meta, children):
+        return A.UnaryOp("+", children[0], **_span(meta))
+
+    def attr(self, meta, children):
+        return A.Attr(children[0], str(children[1]), **_span(meta))
+
+    def index(self, meta, children):
+        return A.Index(children[0], children[1], **_span(meta))
+
+    def slice(self, meta, children):
+        return A.Slice(children[0], children[1], children[2], **_span(meta))
+
+    def arguments(self, meta, children):
+        return [c for c in children if c is not None]
+
+    def keyword(self, meta, children):
+        return ("kw", str(children[0]), children[1])
+
+    def call(self, meta, children):
+        name, args = children[0], children[1] or []
+        positional = [a for a in args if not isinstance(a, tuple)]
+        keywords = [(a[1], a[2]) for a in args if isinstance(a, tuple)]
+        if any(isinstance(a, tuple) for a in args[: len(positional)]):
+            raise SyntaxProblem("positional argument after keyword argument", meta.start_pos)
+        return A.Call(str(name), positional, keywords, **_span(meta))
+
+    def call_gen(self, meta, children):
+        name, elt, *fors = children
+        comp = A.Comprehension(elt, fors, True, start=elt.start, end=fors[-1].end)
+        return A.Call(str(name), [comp], [], **_span(meta))
+
+    def assign(self, meta, children):
+        return A.Assign(children[0], "=", children[1], **_span(meta))
+
+    def augassign(self, meta, children):
+        return A.Assign(children[0], str(children[1]), children[2], **_span(meta))
+
+    def call_stmt(self, meta, children):
+        return A.CallStmt(self.call(meta, children), **_span(meta))
+
+
+for _rule, _op in _BINOPS.items():
+    def _make(op):
+        def method(self, meta, children):
+            return A.BinOp(op, children[0], children[1], **_span(meta))
+        return method
+    setattr(_Builder, _rule, v_args(meta=True)(_make(_op)))
+
+_builder = _Builder()
+
+_TOKEN_WORDS = {
+    "RPAR": "')'", "LPAR": "'('", "RSQB": "']'", "LSQB": "'['", "COMMA": "','", "NAME": "a name",
+    "INT": "a number", "FLOAT": "a number", "STRING": "a string", "COLON": "':'", "DOT": "'.'",
+    "RBRACE": "'}'", "EQUAL": "'='", "$END": "end of expression",
+}
+
+
+def _expected(tokens) -> str:
+    if "NAME" in tokens and "INT" in tokens:
+        return "a value (a name, number, string, '(' or '[')"
+    words = sorted({_TOKEN_WORDS.get(t, f"'{t.lower()}'" if t.isalpha() else t) for t in tokens})
+    if len(words) > 6:
+        return "an operator or the end of the expression"
+    return ", ".join(words)
+
+
+def parse(text: str, start: str = "expr") -> A.Node:
+    """Parse `text` (an expression, or a statement when start='stmt'); raises SyntaxProblem."""
+    if not isinstance(text, str):
+        raise SyntaxProblem(f"expected an expression string, got {type(text).__name__}", 0)
+    if not text.strip():
+        raise SyntaxProblem("empty expression", 0, "write a condition or a value, e.g. 'money[me] >= 5'")
+    try:
+        tree = _lark().parse(text, start=start)
+        return _builder.transform(tree)
+    except VisitError as exc:
+        if isinstance(exc.orig_exc, SyntaxProblem):
+            raise exc.orig_exc from None
+        raise
+    except UnexpectedCharacters as exc:
+        raise SyntaxProblem(f"unexpected character {text[exc.pos_in_stream]!r}", exc.pos_in_stream,
+                            "strings are quoted with ' or \"; cells and regions are names") from None
+    except UnexpectedEOF as exc:
+        raise SyntaxProblem("the expression ends too early", len(text),
+                            f"expected {_expected(exc.expected)}") from None
+    except UnexpectedToken as exc:
+        if exc.token.type == "$END":
+            raise SyntaxProblem("the expression ends too early", len(text),
+                                f"expected {_expected(exc.expected)}") from None
+        hint = f"expected {_expected(exc.expected)}"
+        if start == "stmt" and str(exc.token) == "==":
+            hint = "an effect assigns with '=' or calls an effect such as move(a, b)"
+        raise SyntaxProblem(f"unexpected {str(exc.token)!r}", exc.token.start_pos, hint) from None
+    except UnexpectedInput as exc:  # pragma: no cover - other lark input errors
+        raise SyntaxProblem(str(exc).splitlines()[0], getattr(exc, "pos_in_stream", 0) or 0) from None

@@ -1,0 +1,1 @@
+"""The compiled game model: board geometry, pieces, move rules and steps."""

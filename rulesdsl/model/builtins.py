@@ -1,0 +1,314 @@
+"""Built-ins bound to one compiled game: board geometry, pieces, places (cells and zones) and effects."""
+
+from __future__ import annotations
+
+from ..lang.builtins import Builtin, RuleValueError
+from .values import Cell, Piece
+
+
+def _is_cell(x) -> bool:
+    return type(x) is Cell
+
+
+def game_builtins(game) -> dict[str, Builtin]:
+    """Built-ins whose meaning depends on `game` (its board, piece kinds, steps and players)."""
+    board = game.board
+    cells_by_name = board.by_name
+
+    def cell(name):
+        if isinstance(name, Cell):
+            return name
+        try:
+            return cells_by_name[str(name)]
+        except KeyError:
+            raise RuleValueError(f"no cell named '{name}'") from None
+
+    def step_(c, direction):
+        if c is None or direction is None:
+            return None
+        try:
+            return board.neighbours[direction][c]
+        except KeyError:
+            raise RuleValueError(f"unknown direction '{direction}'") from None
+
+    def ray(c, direction):
+        if c is None or direction is None:
+            return ()
+        try:
+            return board.rays[direction][c]
+        except KeyError:
+            raise RuleValueError(f"unknown direction '{direction}'") from None
+
+    def link(name, c, key=None):
+        try:
+            table = board.links[name][key]
+        except KeyError:
+            raise RuleValueError(f"no link '{name}'" + (f" for {key!r}" if key is not None else "")) from None
+        return None if c is None else table[c]
+
+    def walk(name, c, steps, key=None):
+        """The cells visited by following a link `steps` times, or none if it runs out."""
+        table = board.links[name][key]
+        path = []
+        for _ in range(steps):
+            c = table[c]
+            if c is None:
+                return None
+            path.append(c)
+        return path
+
+    def groups(cells):
+        adjacency = board.adjacency
+        members = set(cells)
+        seen, result = set(), []
+        for start in cells:
+            if start in seen:
+                continue
+            seen.add(start)
+            group, stack = [start], [start]
+            while stack:
+                for nb in adjacency[stack.pop()]:
+                    if nb in members and nb not in seen:
+                        seen.add(nb)
+                        group.append(nb)
+                        stack.append(nb)
+            result.append(group)
+        return result
+
+    def group_sizes(cells):
+        return sorted((len(g) for g in groups(cells)), reverse=True)
+
+    lines = board.lines
+
+    def can_push(S, frm, to, within):
+        line = lines.get((frm, to))
+        if line is None:
+            return False
+        path, beyond = line
+        cells = S.cells
+        within = getattr(within, "_members", within)
+        if to not in within:
+            return False
+        carried = 0
+        for c in path:
+            if cells[c] is not None:
+                carried += 1
+        for c in beyond:
+            if not carried:
+                return True
+            if c not in within:
+                return False
+            if cells[c] is None:
+                carried -= 1
+        return carried == 0
+
+    rays = board.rays
+
+    def push_targets(S, frm, direction, within):
+        """Every cell `to` along the ray for which can_push(frm, to, within) holds, in one pass."""
+        if direction is None:
+            return []
+        ray = rays[direction][frm]
+        cells = S.cells
+        within = getattr(within, "_members", within)
+        n = len(ray)
+        result = []
+        carried = 0
+        for k in range(n):
+            to = ray[k]
+            if cells[to] is not None:
+                carried += 1
+            if to not in within:
+                continue
+            need, j = carried, k + 1
+            while need and j < n:
+                c = ray[j]
+                if c not in within:
+                    break
+                if cells[c] is None:
+                    need -= 1
+                j += 1
+            if not need:
+                result.append(to)
+        return result
+
+    def push(S, frm, to):
+        line = lines.get((frm, to))
+        if line is None:
+            raise RuleValueError(f"push: {to} is not on a straight line from {frm}")
+        path, beyond = line
+        cells = S.cells
+        mover = cells[frm]
+        cells[frm] = None
+        carried = []
+        for c in path:
+            if cells[c] is not None:
+                carried.append(cells[c])
+                cells[c] = None
+        cells[to] = mover
+        for c in beyond:
+            if not carried:
+                return
+            if cells[c] is not None:
+                carried.append(cells[c])
+            cells[c] = carried.pop(0)
+        if carried:
+            raise RuleValueError(f"push from {frm} to {to} pushes pieces off the board")
+
+    kinds = game.kinds
+
+    def piece(kind, **attributes):
+        try:
+            return kinds[kind].make(attributes)
+        except KeyError:
+            raise RuleValueError(f"no piece kind '{kind}'") from None
+
+    def with_attr(p, **attributes):
+        if p is None:
+            raise RuleValueError("with_attr() of none: the cell is empty")
+        return kinds[p.kind].make({**dict(p.base), **attributes})
+
+    def owned(S, player, within=None):
+        cells = S.cells
+        return [c for c in (board.cells if within is None else within)
+                if cells[c] is not None and cells[c].owner == player]
+
+    def pieces(S, where):
+        if isinstance(where, list):
+            return list(where)
+        return [S.cells[c] for c in where if S.cells[c] is not None]
+
+    def occupied(S, within=None):
+        cells = S.cells
+        return [c for c in (board.cells if within is None else within) if cells[c] is not None]
+
+    # -- effects -----------------------------------------------------------------------------
+    def place(S, p, where):
+        if not isinstance(p, Piece):
+            raise RuleValueError(f"place(): {p!r} is not a piece")
+        if _is_cell(where):
+            if S.cells[where] is not None:
+                raise RuleValueError(f"place(): cell {where} is occupied by {S.cells[where]}")
+            S.cells[where] = p
+        elif isinstance(where, list):
+            where.append(p)
+        else:
+            raise RuleValueError(f"place(): {where!r} is not a cell or zone")
+
+    def remove(S, where, p=None):
+        if _is_cell(where):
+            if S.cells[where] is None:
+                raise RuleValueError(f"remove(): cell {where} is empty")
+            S.cells[where] = None
+        elif isinstance(where, list):
+            if p is None:
+                raise RuleValueError("remove() from a zone needs the piece to remove")
+            try:
+                where.remove(p)
+            except ValueError:
+                raise RuleValueError(f"remove(): no {p} in the zone") from None
+        else:
+            raise RuleValueError(f"remove(): {where!r} is not a cell or zone")
+
+    def move(S, src, dst, p=None):
+        if _is_cell(src):
+            p = S.cells[src]
+            if p is None:
+                raise RuleValueError(f"move(): cell {src} is empty")
+            S.cells[src] = None
+        else:
+            remove(S, src, p)
+        place(S, p, dst)
+
+    def move_all(S, src, dst):
+        if not isinstance(src, list) or not isinstance(dst, list):
+            raise RuleValueError("move_all() moves every piece from one zone to another")
+        dst.extend(src)
+        src.clear()
+
+    def set_attr(S, c, **attributes):
+        S.cells[c] = with_attr(S.cells[c], **attributes)
+
+    def goto(S, step):
+        if step not in game.steps:
+            raise RuleValueError(f"goto(): no step '{step}'")
+        S.goto = step
+
+    def end_turn(S):
+        S.goto = game.END_TURN
+
+    def can_move(S, player, step=None):
+        return game.has_moves(S, player, step)
+
+    def name_of(p):
+        return game.player_names[p]
+
+    def seat(name):
+        try:
+            return game.player_names.index(name)
+        except ValueError:
+            raise RuleValueError(f"no player named '{name}'") from None
+
+    def next_seat(p, k=1):
+        return (p + k) % game.num_players
+
+    B = Builtin
+    table = [
+        B("cell", cell, 1, 1, "cell(name)", "The cell with this name.", "board", fold=True),
+        B("at", lambda S, c: S.cells[c], 1, 1, "at(c)", "The piece on cell c, or none.", "board", state=True, inline="S.cells[{0}]"),
+        B("empty", lambda S, c: S.cells[c] is None, 1, 1, "empty(c)", "True when no piece stands on cell c.",
+          "board", state=True, inline="S.cells[{0}] is None"),
+        B("step", step_, 2, 2, "step(c, direction)", "The neighbour of c in a direction, or none.", "board",
+          fold=True),
+        B("ray", ray, 2, 2, "ray(c, direction)",
+          "The cells from c (exclusive) in a direction up to the edge of the board.", "board", fold=True),
+        B("link", link, 2, 3, "link(name, c, key=none)",
+          "Where a declared link leads from c (per key, e.g. per colour), or none.", "board", fold=True),
+        B("walk", walk, 3, 4, "walk(name, c, steps, key=none)",
+          "The cells passed by following a link `steps` times, or none if it runs out.", "board", fold=True),
+        B("groups", groups, 1, 1, "groups(cells)", "The connected groups among these cells (board adjacency).",
+          "board", fold=True),
+        B("group_sizes", group_sizes, 1, 1, "group_sizes(cells)",
+          "Sizes of the connected groups among these cells, largest first.", "board", fold=True),
+        B("can_push", can_push, 3, 3, "can_push(from, to, within)",
+          "True when the piece on `from` can move in a straight line to `to`, pushing the pieces in its way, "
+          "with every moved piece ending inside the region `within`.", "board", state=True),
+        B("push_targets", push_targets, 3, 3, "push_targets(from, direction, within)",
+          "The cells `to` along the direction from `from` for which can_push(from, to, within) holds.",
+          "board", state=True),
+        B("owned", owned, 1, 2, "owned(player, within=all cells)",
+          "The cells holding a piece whose `owner` is player.", "pieces", state=True),
+        B("occupied", occupied, 0, 1, "occupied(within=all cells)", "The cells holding a piece.", "pieces",
+          state=True),
+        B("pieces", pieces, 1, 1, "pieces(where)", "The pieces in a zone, or on the cells of a region.",
+          "pieces", state=True),
+        B("piece", piece, 1, 1, "piece(kind, attribute=value, ...)", "The piece of that kind and attributes.",
+          "pieces", keywords=("*",), fold=True),
+        B("with_attr", with_attr, 1, 1, "with_attr(piece, attribute=value, ...)",
+          "The same piece with some attributes changed.", "pieces", keywords=("*",), fold=True),
+        B("can_move", can_move, 1, 2, "can_move(player, step=current step)",
+          "True when the player would have a legal move (a pass does not count).", "flow", state=True),
+        B("name_of", name_of, 1, 1, "name_of(player)", "The player's name.", "players", fold=True),
+        B("seat", seat, 1, 1, "seat(name)", "The player with this name.", "players", fold=True),
+        B("next_seat", next_seat, 1, 2, "next_seat(player, k=1)", "The player k seats clockwise.", "players",
+          fold=True),
+        B("push", push, 2, 2, "push(from, to)",
+          "Move the piece on `from` in a straight line to `to`; pieces in its way are pushed ahead.",
+          "effects", state=True, effect=True),
+        B("place", place, 2, 2, "place(piece, where)", "Put a piece on an empty cell or into a zone.",
+          "effects", state=True, effect=True),
+        B("remove", remove, 1, 2, "remove(where, piece)", "Take the piece off a cell, or one piece out of a zone.",
+          "effects", state=True, effect=True),
+        B("move", move, 2, 3, "move(from, to, piece)",
+          "Move a piece between places (cells or zones); from a zone, name the piece.", "effects",
+          state=True, effect=True),
+        B("move_all", move_all, 2, 2, "move_all(from_zone, to_zone)", "Move every piece of one zone to another.",
+          "effects", state=True, effect=True),
+        B("set_attr", set_attr, 1, 1, "set_attr(c, attribute=value, ...)",
+          "Change attributes of the piece on cell c.", "effects", state=True, effect=True, keywords=("*",)),
+        B("goto", goto, 1, 1, "goto(step)", "Continue at this step after the current move.", "effects",
+          state=True, effect=True),
+        B("end_turn", end_turn, 0, 0, "end_turn()", "End the turn after the current move.", "effects",
+          state=True, effect=True),
+    ]
+    return {b.name: b for b in table}

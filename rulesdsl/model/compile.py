@@ -1,0 +1,814 @@
+"""Compile a validated rule document into the game model: names resolved, geometry precomputed, code generated."""
+
+from __future__ import annotations
+
+from ..errors import Problem, RulesError, did_you_mean
+from ..lang import ast as A
+from ..lang.builtins import RuleValueError, pure_builtins
+from ..lang.compiler import Binding, CompileProblem, Compiler, Scope, local
+from ..lang.parser import SyntaxProblem, parse
+from ..source import Document
+from .board import Board, Region
+from .builtins import game_builtins
+from .pieces import PieceKind
+from .rules import END_TURN, Arrangement, EndRule, MoveRule, Step
+from .game import Rules
+from .values import text_of
+
+_FAIL = object()  # marks an expression that did not compile (its problem is already recorded)
+
+
+class ModelCompiler:
+    """Builds a Rules object from a Document, collecting every problem instead of stopping at the first."""
+
+    def __init__(self, doc: Document, option_values: dict | None = None, variant: str | None = None):
+        self.doc = doc
+        self.data = doc.data
+        self.problems: list[Problem] = []
+        self.given_options = dict(option_values or {})
+        self.rules = Rules()
+        self.rules.source = doc.file
+        self.rules.variant = variant
+        self.namespace: dict = {"__builtins__": __builtins__}
+        self._fn_count = 0
+
+    # -- problems ---------------------------------------------------------------------------
+    def problem(self, path, message, hint=None, key=False):
+        self.problems.append(self.doc.problem(path, message, hint, key=key))
+
+    def _expr_problem(self, path, exc, text):
+        self.problems.append(self.doc.problem(path, exc.message, exc.hint, offset=exc.start if
+                                              isinstance(exc, CompileProblem) else exc.offset,
+                                              width=max(1, (exc.end - exc.start) if isinstance(exc, CompileProblem)
+                                                        else 1)))
+
+    # -- expressions ------------------------------------------------------------------------
+    def parse_at(self, path, text, start="expr"):
+        if isinstance(text, bool) or text is None or isinstance(text, (int, float)):
+            return A.Const(text)
+        if not isinstance(text, str):
+            self.problem(path, f"expected an expression (a string), got {type(text).__name__}")
+            return _FAIL
+        try:
+            return parse(text, start)
+        except SyntaxProblem as exc:
+            self.problems.append(self.doc.problem(path, exc.message, exc.hint, offset=exc.offset))
+            return _FAIL
+
+    def code(self, path, node, scope) -> str | object:
+        if node is _FAIL:
+            return _FAIL
+        try:
+            return self.compiler.expr(node, scope)
+        except CompileProblem as exc:
+            self._expr_problem(path, exc, None)
+            return _FAIL
+
+    def expr(self, path, text, scope):
+        """Compile the expression at `path` to Python source (or _FAIL)."""
+        return self.code(path, self.parse_at(path, text), scope)
+
+    def function(self, name: str, args: str, body: list[str]):
+        """Define a generated Python function in the game's namespace and return it."""
+        self._fn_count += 1
+        fname = f"{name}_{self._fn_count}"
+        source = f"def {fname}({args}):\n" + "\n".join("    " + line for line in body or ["pass"]) + "\n"
+        exec(compile(source, f"<rules:{self.doc.file}:{name}>", "exec"), self.namespace)  # noqa: S102
+        fn = self.namespace[fname]
+        fn.source = source
+        return fn
+
+    def lambda_(self, args: str, code: str):
+        return self.function("expr", args, [f"return {code}"])
+
+    def evaluate_now(self, path, text, scope, what="value"):
+        """Evaluate a load-time expression (data that depends on options, board geometry...)."""
+        code = self.expr(path, text, scope)
+        if code is _FAIL:
+            return _FAIL
+        try:
+            return self.lambda_("S, me", code)(None, None)
+        except Exception as exc:  # noqa: BLE001 - a rule file mistake, reported at its location
+            self.problem(path, f"cannot compute this {what}: {_describe(exc)}")
+            return _FAIL
+
+    # -- top level --------------------------------------------------------------------------
+    def compile(self) -> Rules:
+        d = self.data
+        r = self.rules
+        r.name = str(d.get("game", "untitled"))
+        r.description = str(d.get("description", "")).strip()
+        r.variants = {k: str((v or {}).get("description", "")) for k, v in (d.get("variants") or {}).items()}
+        self.builtins = pure_builtins()
+        self.compiler = None
+        self._options()
+        self.root = Scope({
+            "option": Binding("option", kind="option", const=r.option_values, is_const=True),
+            "me": Binding("me"),
+            "player": Binding("S.player", assignable=True),
+            "turn": Binding("S.turn"),
+        })
+        self._players()
+        self.builtins.update(game_builtins(r))
+        attributes = {"x", "y", "name", "index", "kind", "owner", "col", "row"}
+        attributes.update(*(set((v or {}).get("attributes", {}) or {}) | set((v or {}).get("derived", {}) or {})
+                            for v in (d.get("pieces") or {}).values()))
+        attributes.update(((d.get("board") or {}).get("attributes") or {}).keys())
+        self.compiler = Compiler(self.builtins, self.namespace, attributes)
+        self._data()
+        self._board()
+        self._pieces()
+        self._zones_and_vars()
+        if self.problems:
+            raise RulesError(self.problems)
+        self._moves()
+        self._flow()
+        self._end_and_scoring()
+        if self.problems:
+            raise RulesError(self.problems)
+        r.namespace = self.namespace
+        return r
+
+    def _options(self):
+        r = self.rules
+        declared = self.data.get("options") or {}
+        r.option_specs = declared
+        values = {}
+        for name, spec in declared.items():
+            spec = spec or {}
+            values[name] = spec.get("default")
+        for name, raw in self.given_options.items():
+            if name not in declared:
+                hint = did_you_mean(name, declared) or f"options of this game: {', '.join(declared) or 'none'}"
+                self.problems.append(Problem(f"unknown option '{name}'", None, hint))
+                continue
+            spec = declared[name] or {}
+            try:
+                values[name] = coerce_option(name, spec, raw)
+            except ValueError as exc:
+                self.problems.append(Problem(str(exc), None, spec.get("help")))
+        r.option_values = values
+
+    def _players(self):
+        r, d = self.rules, self.data
+        spec = d.get("players") or {}
+        count = spec.get("count", 2)
+        if isinstance(count, str):
+            count = self.evaluate_now(("players", "count"), count, self.root, "player count")
+        if not isinstance(count, int) or isinstance(count, bool) or count < 1:
+            if count is not _FAIL:
+                self.problem(("players", "count"), f"the number of players must be a whole number >= 1, got {count!r}")
+            count = 2
+        r.num_players = count
+        names = spec.get("names")
+        if isinstance(names, str):
+            names = self.evaluate_now(("players", "names"), names, self.root, "list of player names")
+        if names is None or names is _FAIL:
+            names = [f"p{i}" for i in range(count)]
+        names = [str(n) for n in names]
+        if len(names) < count:
+            self.problem(("players", "names"), f"{len(names)} names for {count} players",
+                         "give one name per player")
+            names += [f"p{i}" for i in range(len(names), count)]
+        r.player_names = names[:count]
+        self.root.names["players"] = Binding("", const=list(range(count)), is_const=True)
+        self.root.names["num_players"] = Binding("", const=count, is_const=True)
+
+    def _data(self):
+        for name, value in (self.data.get("data") or {}).items():
+            self.root.names[name] = Binding("", const=_freeze(value), is_const=True)
+        for name, text in (self.data.get("let") or {}).items():
+            value = self.evaluate_now(("let", name), text, self.root)
+            if value is not _FAIL:
+                self.root.names[name] = Binding("", const=value, is_const=True)
+
+    # -- board -------------------------------------------------------------------------------
+    def _board(self):
+        spec = self.data.get("board") or {}
+        board = self.rules.board  # filled in place: built-ins already hold it
+        grid = spec.get("grid")
+        if grid:
+            columns = grid.get("columns", 8)
+            columns = list(columns) if isinstance(columns, str) else (
+                [str(i) for i in range(1, columns + 1)] if isinstance(columns, int) else [str(c) for c in columns])
+            rows = grid.get("rows", 8)
+            rows = [str(i) for i in range(1, rows + 1)] if isinstance(rows, int) else [str(r) for r in rows]
+            template = grid.get("name", "{col}{row}")
+            for y, row in enumerate(rows, 1):
+                for x, col in enumerate(columns, 1):
+                    board.add_cell(template.format(col=col, row=row), x=x, y=y, col=col, row=row)
+        names = spec.get("cells")
+        if isinstance(names, str):
+            names = self.evaluate_now(("board", "cells"), names, self.root, "list of cells")
+            names = [] if names is _FAIL else names
+        for name in names or []:
+            if str(name) in board.by_name:
+                self.problem(("board", "cells"), f"cell '{name}' is defined twice")
+            else:
+                board.add_cell(str(name))
+        removed = spec.get("remove") or []
+        if removed:
+            for i, name in enumerate(removed):
+                if str(name) not in board.by_name:
+                    self.problem(("board", "remove", i), f"no cell named '{name}' to remove",
+                                 did_you_mean(str(name), board.by_name))
+            keep = [c for c in board.cells if c.name not in {str(n) for n in removed}]
+            old, board.cells, board.by_name = board.cells, [], {}
+            for c in keep:
+                attrs = {k: v for k, v in c.__dict__.items() if k not in ("name", "index")}
+                board.add_cell(c.name, **attrs)
+        if not board.cells:
+            self.problem(("board",), "the board has no cells", "declare 'grid:' or 'cells:' under 'board:'")
+            return
+        self.root.names["cells"] = Binding("", const=Region(board.cells), is_const=True)
+        for name, vec in (spec.get("directions") or {}).items():
+            board.directions[str(name)] = tuple(vec)
+        for name, value in (spec.get("regions") or {}).items():
+            self._region(board, name, value)
+        cell_scope = self.root.child(c=local("c"))
+        for name, text in (spec.get("attributes") or {}).items():
+            code = self.expr(("board", "attributes", name), text, cell_scope)
+            if code is _FAIL:
+                continue
+            fn = self.lambda_("S, me, L_c", code)
+            for c in board.cells:
+                try:
+                    setattr(c, name, fn(None, None, c))
+                except Exception as exc:  # noqa: BLE001
+                    self.problem(("board", "attributes", name), f"cannot compute '{name}' for cell {c}: "
+                                 f"{_describe(exc)}")
+                    break
+        for name, link in (spec.get("links") or {}).items():
+            self._link(board, name, link or {})
+        adjacency = spec.get("adjacency")
+        for i, d in enumerate(adjacency or []):
+            if d not in board.directions:
+                self.problem(("board", "adjacency", i), f"unknown direction '{d}'", did_you_mean(d, board.directions))
+        board.finish_geometry(adjacency)
+
+    def _cells_of(self, path, value, board):
+        if isinstance(value, str):
+            value = self.evaluate_now(path, value, self.root, "list of cells")
+            if value is _FAIL:
+                return None
+        if not isinstance(value, (list, tuple)):
+            self.problem(path, "a region is a list of cells (names, or an expression giving cells)")
+            return None
+        cells = []
+        for i, item in enumerate(value):
+            cell = board.by_name.get(str(item))
+            if cell is None:
+                self.problem(path + (i,) if not isinstance(self.doc._value(path), str) else path,
+                             f"no cell named '{item}'", did_you_mean(str(item), board.by_name))
+                continue
+            cells.append(cell)
+        return Region(cells)
+
+    def _region(self, board, name, value):
+        path = ("board", "regions", name)
+        if isinstance(value, dict):  # one region per key: {keys: expr, cells: expr using 'key'}
+            keys = self.evaluate_now(path + ("keys",), value.get("keys"), self.root, "list of keys")
+            if keys is _FAIL:
+                return
+            code = self.expr(path + ("cells",), value.get("cells"), self.root.child(key=local("key")))
+            if code is _FAIL:
+                return
+            fn = self.lambda_("S, me, L_key", code)
+            table = {}
+            for key in keys:
+                try:
+                    table[key] = self._cells_of(path + ("cells",), fn(None, None, key), board)
+                except Exception as exc:  # noqa: BLE001
+                    self.problem(path + ("cells",), f"cannot compute region '{name}' for {key!r}: {_describe(exc)}")
+                    return
+            board.regions[name] = table
+        else:
+            region = self._cells_of(path, value, board)
+            if region is None:
+                return
+            board.regions[name] = region
+        self.root.names[name] = Binding("", const=board.regions[name], is_const=True)
+
+    def _link(self, board, name, spec):
+        path = ("board", "links", name)
+        keys = [None]
+        scope = self.root.child(c=local("c"))
+        if "keys" in spec:
+            keys = self.evaluate_now(path + ("keys",), spec["keys"], self.root, "list of keys")
+            if keys is _FAIL:
+                return
+            scope = scope.child(key=local("key"))
+        code = self.expr(path + ("next",), spec.get("next"), scope)
+        if code is _FAIL:
+            return
+        fn = self.lambda_("S, me, L_c, L_key=None", code)
+        tables = {}
+        for key in keys:
+            row = []
+            for c in board.cells:
+                try:
+                    target = fn(None, None, c, key)
+                except Exception as exc:  # noqa: BLE001
+                    self.problem(path + ("next",), f"cannot compute link '{name}' from {c}: {_describe(exc)}")
+                    return
+                if target is not None and not hasattr(target, "index"):
+                    target = board.by_name.get(str(target))
+                row.append(target)
+            tables[key] = tuple(row)
+        board.links[name] = tables
+
+    # -- pieces, zones, vars -----------------------------------------------------------------
+    def _pieces(self):
+        kinds = self.rules.kinds
+        for kind, spec in (self.data.get("pieces") or {}).items():
+            spec = spec or {}
+            attributes = {}
+            for attr, domain in (spec.get("attributes") or {}).items():
+                if isinstance(domain, list):
+                    attributes[attr] = {"values": domain}
+                else:
+                    attributes[attr] = dict(domain or {})
+            kinds[kind] = PieceKind(kind, attributes, {})
+        for kind, spec in (self.data.get("pieces") or {}).items():
+            derived = {}
+            attrs = list(kinds[kind].attributes)
+            scope = self.root.child(**{a: local(a) for a in attrs})
+            for name, text in ((spec or {}).get("derived") or {}).items():
+                code = self.expr(("pieces", kind, "derived", name), text, scope)
+                if code is _FAIL:
+                    continue
+                fn = self.lambda_("S, me, " + ", ".join(f"L_{a}" for a in attrs), code)
+                derived[name] = (lambda f: lambda values: f(None, None, *values.values()))(fn)
+            kinds[kind].derived = derived
+
+    def _zones_and_vars(self):
+        r = self.rules
+        for i, (name, spec) in enumerate((self.data.get("zones") or {}).items()):
+            spec = spec or {}
+            r.zones.append({"name": name, "per": spec.get("per"), "visible": spec.get("visible", "all"),
+                            "init": spec.get("init")})
+            self.root.names[name] = Binding(f"S.zones[{i}]", kind="zone")
+        for i, (name, spec) in enumerate((self.data.get("vars") or {}).items()):
+            spec = spec if isinstance(spec, dict) else {"init": spec}
+            r.vars.append({"name": name, "per": spec.get("per"), "visible": spec.get("visible", "all"),
+                           "init": spec.get("init")})
+            self.root.names[name] = Binding(f"S.vars[{i}]", assignable=True, kind="var")
+        for group, items in (("zones", r.zones), ("vars", r.vars)):
+            for item in items:
+                path = (group, item["name"])
+                init = item["init"]
+                scope = self.root.child(owner=local("owner"))
+                if init is None:
+                    item["init_fn"] = None
+                    continue
+                code = self.expr(path + ("init",), init, scope)
+                item["init_fn"] = _FAIL if code is _FAIL else self.lambda_("S, me, L_owner=None", code)
+
+    # -- moves -------------------------------------------------------------------------------
+    def _moves(self):
+        moves = self.data.get("moves") or {}
+        for name, spec in moves.items():
+            rule = self.move_rule(("moves", name), name, spec or {}, self.root)
+            if rule is not None:
+                self.rules.moves[name] = rule
+
+    def _free_names(self, node):
+        return {n.id for n in A.walk(node) if isinstance(n, A.Name)} if node is not _FAIL else set()
+
+    def move_rule(self, path, name, spec, scope, extra_args=()) -> MoveRule | None:
+        """Compile one move (or chance outcome) definition into a MoveRule."""
+        params = list((spec.get("params") or {}).items())
+        lets = list((spec.get("let") or {}).items())
+        whens = spec.get("when") or []
+        if not isinstance(whens, list):
+            whens = [whens]
+        rule = MoveRule(name, path, [p for p, _ in params], [n for n, _ in lets])
+        inner = scope.child(**{n: local(n) for n in rule.arg_names})
+        binders = [p for p, _ in params] + [n for n, _ in lets]
+        levels = {}
+        ok = True
+        # Each loop level i binds param i; lets and checks go right after the last name they use.
+        slots: list[list[str]] = [[] for _ in range(len(params) + 1)]
+        explain_slots: list[list[str]] = [[] for _ in range(len(params) + 1)]
+        checks = []
+        seen = scope.child()
+        for i, (pname, dom) in enumerate(params):
+            seen.names[pname] = local(pname)
+            ppath, why = path + ("params", pname), None
+            if isinstance(dom, dict):  # {in: domain, why: message when a value is not in it}
+                dom, why, ppath = dom.get("in"), dom.get("why"), ppath + ("in",)
+            node = self.parse_at(ppath, dom)
+            code = self.code(ppath, node, scope.child(**seen.names))
+            if code is _FAIL:
+                ok = False
+                continue
+            used = self._free_names(node) & set(binders)
+            later = used - set(binders[:i])
+            if later:
+                self.problem(ppath, f"parameter '{pname}' uses '{sorted(later)[0]}', "
+                             "which is defined after it", "order the parameters so each uses only earlier ones")
+                ok = False
+            levels[pname] = i + 1
+            slots[i + 1].insert(0, f"for L_{pname} in {code}:")
+            explain_slots[i + 1].insert(0, f"if L_{pname} not in {code}: return {len(checks)}")
+            checks.append((f"{pname} must be one of {dom}", why))
+        for j, (lname, text) in enumerate(lets):
+            node = self.parse_at(path + ("let", lname), text)
+            code = self.code(path + ("let", lname), node, inner)
+            if code is _FAIL:
+                ok = False
+                continue
+            used = self._free_names(node) & set(binders)
+            later = used - set(binders[: len(params) + j])
+            if later:
+                self.problem(path + ("let", lname), f"'{lname}' uses '{sorted(later)[0]}', which is defined after it")
+                ok = False
+            level = max([levels.get(u, 0) for u in used] or [0])
+            levels[lname] = level
+            slots[level].append(f"L_{lname} = {code}")
+            explain_slots[level].append(f"L_{lname} = {code}")
+        for k, item in enumerate(whens):
+            cpath = path + ("when", k)
+            text, why = (item.get("test"), item.get("why")) if isinstance(item, dict) else (item, None)
+            if isinstance(item, dict):
+                cpath = cpath + ("test",)
+            node = self.parse_at(cpath, text)
+            code = self.code(cpath, node, inner)
+            if code is _FAIL:
+                ok = False
+                continue
+            used = self._free_names(node) & set(binders)
+            level = max([levels.get(u, 0) for u in used] or [0])
+            slots[level].append(f"if not {code}: continue" if level else f"if not {code}: return")
+            explain_slots[level].append(f"if not {code}: return {len(checks)}")
+            checks.append((str(text), why))
+        rule.checks = checks
+        arg_code = "(" + "".join(f"L_{a}, " for a in rule.arg_names) + ")"
+        # generator
+        body, indent = [], ""
+        for level, lines in enumerate(slots):
+            for line in lines:
+                if level == 0 and line.endswith(": continue"):
+                    line = line[: -len("continue")] + "return"
+                body.append(indent + line)
+                if line.startswith("for "):
+                    indent += "    "
+        body.append(indent + f"yield {arg_code}")
+        if not params:
+            body = [b for b in body]
+        body.insert(0, "if False: yield None")
+        explain_body = [line for lines in explain_slots for line in lines] + ["return -1"]
+        # effects
+        effect_scope = scope.child(**{n: local(n) for n in rule.arg_names})
+        effect_body = self.effects(path + ("do",), spec.get("do") or [], effect_scope)
+        if effect_body is _FAIL:
+            ok = False
+        # notation
+        template = spec.get("notation")
+        if template is None:
+            template = name + "".join(f" {{{p}}}" for p in rule.params)
+        rule.template = str(template)
+        note_code = self.template(path + ("notation",), str(template), inner)
+        if note_code is _FAIL:
+            ok = False
+        weight_code = None
+        if "weight" in spec:
+            weight_code = self.expr(path + ("weight",), spec["weight"], inner)
+            ok = ok and weight_code is not _FAIL
+        if not ok:
+            return None
+        sig = "S, me" + "".join(f", {a}" for a in extra_args)
+        args_sig = sig + "".join(f", L_{a}" for a in rule.arg_names)
+        rule.generate = self.function(f"gen_{_ident(name)}", sig, body)
+        rule.explain = self.function(f"explain_{_ident(name)}", sig + "".join(f", L_{p}" for p in rule.params),
+                                     explain_body)
+        rule.apply = self.function(f"do_{_ident(name)}", args_sig, effect_body)
+        rule.note = self.function(f"note_{_ident(name)}", "me" + "".join(f", L_{a}" for a in rule.arg_names),
+                                  [f"return {note_code}"])
+        if weight_code is not None:
+            rule.weight = self.function(f"weight_{_ident(name)}", args_sig, [f"return {weight_code}"])
+        return rule
+
+    def template(self, path, template: str, scope):
+        """Compile a notation template such as '{from}-{to}' into a Python string expression."""
+        parts, i = [], 0
+        while i < len(template):
+            j = template.find("{", i)
+            if j < 0:
+                parts.append(repr(template[i:]))
+                break
+            if j > i:
+                parts.append(repr(template[i:j]))
+            k = template.find("}", j)
+            if k < 0:
+                self.problems.append(self.doc.problem(path, "unclosed '{' in notation", "write {param}",
+                                                      offset=j))
+                return _FAIL
+            inner_text = template[j + 1:k]
+            try:
+                node = parse(inner_text)
+                no_state = Scope({n: b for n, b in _flatten(scope).items() if b.kind not in ("var", "zone")})
+                saved = {n: b for n, b in self.builtins.items() if b.state}
+                for n in saved:
+                    del self.builtins[n]
+                try:
+                    code = self.compiler.expr(node, no_state)
+                finally:
+                    self.builtins.update(saved)
+            except SyntaxProblem as exc:
+                self.problems.append(self.doc.problem(path, exc.message, exc.hint, offset=j + 1 + exc.offset))
+                return _FAIL
+            except CompileProblem as exc:
+                hint = exc.hint
+                if "unknown" in exc.message:
+                    hint = (hint + "; " if hint else "") + "notation may use only the move's params, lets and 'me'"
+                self.problems.append(self.doc.problem(path, exc.message, hint, offset=j + 1 + exc.start,
+                                                      width=max(1, exc.end - exc.start)))
+                return _FAIL
+            parts.append(f"F_text({code})")
+            i = k + 1
+        self.namespace["F_text"] = text_of
+        return " + ".join(parts) if parts else "''"
+
+    # -- effects -----------------------------------------------------------------------------
+    def effects(self, path, items, scope) -> list[str] | object:
+        """Python source lines for a list of effects (statements, if/else, for loops)."""
+        if isinstance(items, (str, dict)):
+            items = [items]
+        lines, ok = [], True
+        for k, item in enumerate(items):
+            ipath = path + (k,)
+            if isinstance(item, str):
+                node = self.parse_at(ipath, item, "stmt")
+                if node is _FAIL:
+                    ok = False
+                    continue
+                try:
+                    lines.extend(self.compiler.stmt(node, scope))
+                except CompileProblem as exc:
+                    self._expr_problem(ipath, exc, item)
+                    ok = False
+            elif isinstance(item, dict) and "if" in item:
+                cond = self.expr(ipath + ("if",), item["if"], scope)
+                then = self.effects(ipath + ("then",), item.get("then") or [], scope.child())
+                other = self.effects(ipath + ("else",), item.get("else") or [], scope.child())
+                if _FAIL in (cond, then, other):
+                    ok = False
+                    continue
+                lines.append(f"if {cond}:")
+                lines.extend("    " + ln for ln in then or ["pass"])
+                if other:
+                    lines.append("else:")
+                    lines.extend("    " + ln for ln in other)
+            elif isinstance(item, dict) and "for" in item:
+                head = item["for"]
+                node = self.parse_at(ipath + ("for",), f"[0 for {head}]" if isinstance(head, str) else head)
+                if node is _FAIL or not isinstance(node, A.Comprehension) or len(node.fors) != 1:
+                    if node is not _FAIL:
+                        self.problem(ipath + ("for",), "write the loop as 'name in collection'")
+                    ok = False
+                    continue
+                clause = node.fors[0]
+                iterable = self.code(ipath + ("for",), clause.iterable, scope)
+                body_scope = scope.child(**{t: local(t) for t in clause.targets})
+                conds = [self.code(ipath + ("for",), c, body_scope) for c in clause.conds]
+                body = self.effects(ipath + ("do",), item.get("do") or [], body_scope)
+                if _FAIL in [iterable, body, *conds]:
+                    ok = False
+                    continue
+                lines.append(f"for {', '.join('L_' + t for t in clause.targets)} in {iterable}:")
+                for c in conds:
+                    lines.append(f"    if not {c}: continue")
+                lines.extend("    " + ln for ln in body or ["pass"])
+            else:
+                self.problem(ipath, "an effect is a statement string, or a mapping with 'if:' or 'for:'",
+                             "e.g.  - \"move(from, to)\"   or   - if: \"cond\"\\n    then: [...]")
+                ok = False
+        return lines if ok else _FAIL
+
+    # -- flow --------------------------------------------------------------------------------
+    def _flow(self):
+        r = self.rules
+        flow = self.data.get("flow") or {}
+        steps = flow.get("steps") or {}
+        if not steps:
+            self.problem(("flow",), "the game has no steps", "declare flow: steps: with at least one step")
+            return
+        r.steps = {}
+        for name in steps:  # names first, so 'next' and goto() can refer to any step
+            r.steps[name] = None
+        for name, spec in steps.items():
+            step = self._step(("flow", "steps", name), name, spec or {})
+            if step is not None:
+                r.steps[name] = step
+        r.start = flow.get("start", next(iter(steps)))
+        r.turn_start = flow.get("turn_start", r.start)
+        for key in ("start", "turn_start"):
+            if getattr(r, key) not in steps:
+                self.problem(("flow", key), f"no step named '{getattr(r, key)}'", did_you_mean(getattr(r, key), steps))
+        first = flow.get("first_player", 0)
+        code = self.expr(("flow", "first_player"), first, self.root)
+        r.first_player = None if code is _FAIL else self.lambda_("S, me", code)
+        nxt = flow.get("next_player")
+        if nxt is not None:
+            code = self.expr(("flow", "next_player"), nxt, self.root)
+            r.next_player = None if code is _FAIL else self.lambda_("S, me", code)
+        r.max_turns = flow.get("max_turns")
+
+    def _next(self, path, value, scope):
+        """Compile a step's 'next': a step name, or a list of {if, to} cases ending with {to}."""
+        steps = self.rules.steps
+        if value is None:
+            return lambda S, me: END_TURN
+
+        def check(name, p):
+            if name != END_TURN and name not in steps:
+                self.problem(p, f"no step named '{name}'", did_you_mean(str(name), list(steps) + [END_TURN]))
+                return False
+            return True
+
+        if isinstance(value, str):
+            return (lambda S, me, v=value: v) if check(value, path) else None
+        if not isinstance(value, list):
+            self.problem(path, "'next' is a step name or a list of {if: condition, to: step}")
+            return None
+        body, ok = [], True
+        for k, case in enumerate(value):
+            case = case or {}
+            target = case.get("to")
+            ok = check(target, path + (k, "to")) and ok
+            if "if" in case:
+                code = self.expr(path + (k, "if"), case["if"], scope)
+                if code is _FAIL:
+                    ok = False
+                    continue
+                body.append(f"if {code}: return {target!r}")
+            else:
+                body.append(f"return {target!r}")
+        body.append(f"return {END_TURN!r}")
+        return self.function("next", "S, me", body) if ok else None
+
+    def _step(self, path, name, spec) -> Step | None:
+        r = self.rules
+        if "chance" in spec:
+            kind = "chance"
+        elif "actors" in spec:
+            kind = "simultaneous"
+        elif "moves" in spec:
+            kind = "decision"
+        else:
+            kind = "auto"
+        step = Step(name, kind, path)
+        step.next = self._next(path + ("next",), spec.get("next"), self.root)
+        if kind in ("decision", "simultaneous"):
+            for i, mname in enumerate(spec.get("moves") or []):
+                if mname not in r.moves:
+                    if mname not in (self.data.get("moves") or {}):
+                        self.problem(path + ("moves", i), f"no move named '{mname}'",
+                                     did_you_mean(str(mname), self.data.get("moves") or {}))
+                    continue
+                step.moves.append(r.moves[mname])
+            pass_spec = spec.get("pass")
+            if pass_spec is not None:
+                if isinstance(pass_spec, str):
+                    pass_spec = {"notation": pass_spec}
+                rule = self.move_rule(path + ("pass",), "pass",
+                                      {"notation": pass_spec.get("notation", "pass"), "do": pass_spec.get("do")},
+                                      self.root)
+                if rule is not None:
+                    rule.is_pass = True
+                    if "next" in pass_spec:
+                        rule.next = self._next(path + ("pass", "next"), pass_spec["next"], self.root)
+                    step.pass_rule = rule
+        if kind == "decision":
+            code = self.expr(path + ("actor",), spec.get("actor", "player"), self.root)
+            step.actor = None if code is _FAIL else self.lambda_("S, me=None", code)
+        elif kind == "simultaneous":
+            code = self.expr(path + ("actors",), spec.get("actors"), self.root)
+            step.actors = None if code is _FAIL else self.lambda_("S, me=None", code)
+            scope = self.root.child(choices=local("choices"))
+            body = self.effects(path + ("resolve",), spec.get("resolve") or [], scope)
+            if body is not _FAIL:
+                step.effects = self.function(f"resolve_{_ident(name)}", "S, me, L_choices", body)
+        elif kind == "auto":
+            body = self.effects(path + ("do",), spec.get("do") or [], self.root.child())
+            if body is not _FAIL:
+                step.effects = self.function(f"auto_{_ident(name)}", "S, me", body)
+        else:
+            self._chance(path + ("chance",), step, spec["chance"] or {})
+        return step
+
+    def _chance(self, path, step, spec):
+        if "arrangement" in spec:
+            items = self.expr(path + ("arrangement",), spec["arrangement"], self.root)
+            scope = self.root.child(outcome=local("outcome"))
+            require = []
+            for k, item in enumerate(spec.get("require") or []):
+                text, why = (item.get("test"), item.get("why")) if isinstance(item, dict) else (item, None)
+                cpath = path + ("require", k) + (("test",) if isinstance(item, dict) else ())
+                code = self.expr(cpath, text, scope)
+                if code is not _FAIL:
+                    require.append((self.lambda_("S, me, L_outcome", code), why or str(text)))
+            fixed = None
+            if spec.get("fixed") is not None:
+                code = self.expr(path + ("fixed",), spec["fixed"], self.root)
+                fixed = None if code is _FAIL else self.lambda_("S, me", code)
+            body = self.effects(path + ("do",), spec.get("do") or [], scope.child())
+            if items is _FAIL or body is _FAIL:
+                return
+            step.arrangement = Arrangement(self.lambda_("S, me", items), require, fixed,
+                                           self.function(f"arrange_{_ident(step.name)}", "S, me, L_outcome", body),
+                                           path=path, name=step.name)
+        elif "outcomes" in spec:
+            outcome = dict(spec["outcomes"] or {})
+            outcome.setdefault("weight", 1)
+            rule = self.move_rule(path + ("outcomes",), step.name, outcome, self.root)
+            if rule is not None:
+                step.moves.append(rule)
+        else:
+            self.problem(path, "a chance step needs 'outcomes:' (enumerated, with weights) or 'arrangement:'")
+
+    # -- end and scoring ---------------------------------------------------------------------
+    def _end_and_scoring(self):
+        r = self.rules
+        for k, spec in enumerate(self.data.get("end") or []):
+            path = ("end", k)
+            spec = spec or {}
+            when = self.expr(path + ("when",), spec.get("when"), self.root)
+            winners = spec.get("winners", "highest_score")
+            winners_fn = None
+            if winners != "highest_score":
+                code = self.expr(path + ("winners",), winners, self.root)
+                if code is _FAIL:
+                    continue
+                winners_fn = self.lambda_("S, me=None", code)
+            if when is _FAIL:
+                continue
+            r.end_rules.append(EndRule(path, self.lambda_("S, me=None", when), winners_fn,
+                                       spec.get("ties", "draw")))
+        scoring = self.data.get("scoring") or {}
+        for key in ("score", "tiebreak"):
+            if scoring.get(key) is not None:
+                code = self.expr(("scoring", key), scoring[key], self.root)
+                if code is not _FAIL:
+                    setattr(r, key, self.lambda_("S, me", code))
+
+
+def _flatten(scope: Scope) -> dict:
+    chain = []
+    while scope is not None:
+        chain.append(scope.names)
+        scope = scope.parent
+    merged = {}
+    for names in reversed(chain):
+        merged.update(names)
+    return merged
+
+
+def _ident(name: str) -> str:
+    return "".join(ch if ch.isalnum() else "_" for ch in str(name))
+
+
+def _describe(exc: Exception) -> str:
+    if isinstance(exc, RuleValueError):
+        return str(exc)
+    if isinstance(exc, (KeyError, IndexError)):
+        return f"no entry {exc}" if isinstance(exc, KeyError) else "index out of range"
+    if isinstance(exc, ZeroDivisionError):
+        return "division by zero"
+    if isinstance(exc, TypeError):
+        return f"wrong kind of value ({exc})"
+    return str(exc) or type(exc).__name__
+
+
+def _freeze(value):
+    return value
+
+
+def coerce_option(name: str, spec: dict, raw):
+    """Convert an option value given as text (command line) or YAML to the option's declared type."""
+    kind = spec.get("type", "string")
+    choices = spec.get("choices")
+    try:
+        if kind == "int":
+            value = int(raw)
+            if "min" in spec and value < spec["min"] or "max" in spec and value > spec["max"]:
+                raise ValueError(f"option {name} must be between {spec.get('min')} and {spec.get('max')}, got {value}")
+        elif kind == "bool":
+            if isinstance(raw, bool):
+                value = raw
+            elif str(raw).lower() in ("true", "yes", "1", "on"):
+                value = True
+            elif str(raw).lower() in ("false", "no", "0", "off"):
+                value = False
+            else:
+                raise ValueError(f"option {name} is true or false, got {raw!r}")
+        else:
+            value = str(raw)
+    except (TypeError, ValueError) as exc:
+        if str(exc).startswith("option"):
+            raise
+        raise ValueError(f"option {name} must be {'a whole number' if kind == 'int' else kind}, got {raw!r}") from None
+    if choices is not None and value not in choices:
+        raise ValueError(f"option {name} must be one of {', '.join(map(str, choices))}, got {value!r}")
+    return value

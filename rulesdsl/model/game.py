@@ -1,0 +1,76 @@
+"""The Rules object: everything compiled from one rule file (with its variant and options) that play needs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .board import Board
+from .rules import END_TURN
+
+
+@dataclass
+class Rules:
+    """A compiled game description. The engine runs states against it; it holds no state itself."""
+
+    END_TURN = END_TURN
+
+    name: str = ""
+    description: str = ""
+    source: str = ""
+    variant: str | None = None
+    variants: dict = field(default_factory=dict)  # name -> description
+    option_specs: dict = field(default_factory=dict)
+    option_values: dict = field(default_factory=dict)
+    num_players: int = 2
+    player_names: list = field(default_factory=list)
+    board: Board = field(default_factory=Board)
+    kinds: dict = field(default_factory=dict)
+    zones: list = field(default_factory=list)
+    vars: list = field(default_factory=list)
+    moves: dict = field(default_factory=dict)
+    steps: dict = field(default_factory=dict)
+    start: str = ""
+    turn_start: str = ""
+    first_player: object = None
+    next_player: object = None
+    max_turns: int | None = None
+    end_rules: list = field(default_factory=list)
+    score: object = None
+    tiebreak: object = None
+    namespace: dict = field(default_factory=dict, repr=False)
+
+    def has_moves(self, S, player, step_name=None) -> bool:
+        """True when `player` would have a legal (non-pass) move at the step (default: the current one)."""
+        step = self.steps[step_name or S.step]
+        for rule in step.moves:
+            for _ in rule.generate(S, player):
+                return True
+        return False
+
+    @property
+    def has_chance(self) -> bool:
+        return any(s.kind == "chance" for s in self.steps.values())
+
+    @property
+    def has_simultaneous(self) -> bool:
+        return any(s.kind == "simultaneous" for s in self.steps.values())
+
+    @property
+    def has_hidden_information(self) -> bool:
+        return any(item["visible"] != "all" for item in self.zones + self.vars) or self.has_simultaneous
+
+    def summary(self) -> str:
+        """A one-line description of the game for `validate`."""
+        players = f"{self.num_players} players"
+        if self.player_names and not all(n == f"p{i}" for i, n in enumerate(self.player_names)):
+            players += f" ({', '.join(self.player_names)})"
+        features = [players, f"{len(self.board.cells)} cells", f"{len(self.moves)} moves",
+                    f"{len(self.steps)} steps",
+                    "chance" if self.has_chance else "no chance",
+                    "hidden information" if self.has_hidden_information else "perfect information",
+                    "simultaneous moves" if self.has_simultaneous else "sequential moves"]
+        if self.variants:
+            features.append("variants: " + ", ".join(self.variants))
+        if self.option_specs:
+            features.append("options: " + ", ".join(self.option_specs))
+        return f"{self.name}: " + ", ".join(features)

@@ -1,0 +1,45 @@
+"""Piece kinds: declared attributes with their domains, derived attributes, and interning of piece values."""
+
+from __future__ import annotations
+
+from ..lang.builtins import RuleValueError
+from .values import Piece
+
+
+class PieceKind:
+    """One kind of piece; `make` returns the single interned Piece for a set of attribute values."""
+
+    def __init__(self, name: str, attributes: dict, derived: dict):
+        self.name = name
+        self.attributes = attributes  # name -> {"values": list | None, "default": value}
+        self.derived = derived  # name -> callable(**attrs) -> value, filled in by the compiler
+        self._interned: dict[tuple, Piece] = {}
+
+    def make(self, given: dict) -> Piece:
+        key = []
+        for attr, spec in self.attributes.items():
+            if attr in given:
+                value = given[attr]
+            elif "default" in spec:
+                value = spec["default"]
+            else:
+                raise RuleValueError(f"piece '{self.name}' needs a value for '{attr}'")
+            values = spec.get("values")
+            if values is not None and value not in values:
+                raise RuleValueError(f"'{value}' is not a {attr} of piece '{self.name}' "
+                                     f"(one of: {', '.join(map(str, values))})")
+            key.append((attr, value))
+        unknown = set(given) - set(self.attributes)
+        if unknown:
+            raise RuleValueError(f"piece '{self.name}' has no attribute '{sorted(unknown)[0]}'")
+        key = tuple(key)
+        piece = self._interned.get(key)
+        if piece is None:
+            values = dict(key)
+            attributes = dict(values)
+            for name, fn in self.derived.items():
+                attributes[name] = fn(values)
+            attributes.setdefault("owner", None)
+            piece = Piece(self.name, key, attributes)
+            self._interned[key] = piece
+        return piece

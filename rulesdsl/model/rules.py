@@ -1,0 +1,110 @@
+"""The compiled game model: steps, move rules and moves, ready for the engine to run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from .values import text_of
+
+END_TURN = "end_turn"
+
+
+class Move(tuple):
+    """A decision or chance outcome: (rule, args, player). Prints in the game's notation."""
+
+    __slots__ = ()
+
+    def __new__(cls, rule, args, player):
+        return tuple.__new__(cls, (rule, args, player))
+
+    @property
+    def rule(self) -> "MoveRule":
+        return self[0]
+
+    @property
+    def args(self) -> tuple:
+        return self[1]
+
+    @property
+    def player(self) -> int:
+        return self[2]
+
+    @property
+    def name(self) -> str:
+        return self[0].name
+
+    def params(self) -> dict:
+        """The move's parameters and lets by name."""
+        return dict(zip(self[0].arg_names, self[1]))
+
+    def __str__(self) -> str:
+        return self[0].format(self[1], self[2])
+
+    def __repr__(self) -> str:
+        return f"Move({self})"
+
+
+@dataclass
+class MoveRule:
+    """One kind of move (or chance outcome), compiled: generator, effects, notation, explanation."""
+
+    name: str
+    path: tuple  # where it is defined in the rule file
+    params: list[str]
+    lets: list[str]
+    generate: Callable = None  # (S, me) -> iterator of args tuples
+    apply: Callable = None  # (S, me, *args) -> None
+    explain: Callable = None  # (S, me, *params) -> index of the first failing check, or -1
+    checks: list = field(default_factory=list)  # [(description, why)] in explain order
+    note: Callable = None  # (me, *args) -> notation text
+    weight: Callable | None = None  # chance outcomes: (S, me, *args) -> relative weight
+    next: object = None  # overrides the step's next (a pass, say)
+    is_pass: bool = False
+    template: str = ""
+
+    @property
+    def arg_names(self) -> list[str]:
+        return self.params + self.lets
+
+    def format(self, args, player) -> str:
+        return self.note(player, *args)
+
+
+@dataclass
+class Arrangement:
+    """A chance step whose outcome is a uniformly random arrangement of given items."""
+
+    items: Callable  # (S, me) -> list
+    require: list  # [(check(S, me, outcome) -> bool, why)]
+    fixed: Callable | None  # (S, me) -> notation text or falsy
+    apply: Callable  # (S, me, outcome)
+    single_chars: bool = True
+    path: tuple = ()
+    name: str = ""
+
+
+@dataclass
+class Step:
+    """A node type of the game's flow: who decides (a player, chance, several at once, nobody) and what next."""
+
+    name: str
+    kind: str  # decision | chance | simultaneous | auto
+    path: tuple
+    moves: list = field(default_factory=list)  # MoveRules (decisions, simultaneous) or outcome rules (chance)
+    actor: Callable | None = None  # decision: (S) -> player
+    actors: Callable | None = None  # simultaneous: (S) -> list of players
+    pass_rule: MoveRule | None = None
+    arrangement: Arrangement | None = None
+    effects: Callable | None = None  # auto: do; simultaneous: resolve  (S, me[, choices])
+    next: Callable = None  # (S, me) -> step name or END_TURN
+
+
+@dataclass
+class EndRule:
+    """An end condition and how the winners are decided."""
+
+    path: tuple
+    when: Callable  # (S) -> bool
+    winners: Callable | None  # (S) -> list of players; None: by score
+    ties: str = "draw"  # by score: draw | share

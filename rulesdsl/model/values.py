@@ -1,0 +1,83 @@
+"""Runtime values of the rules language: cells (named integers), interned pieces and records."""
+
+from __future__ import annotations
+
+
+class Cell(int):
+    """A board cell: an integer index (fast to use as a list index) that prints as its name."""
+
+    def __new__(cls, index: int, name: str, **attributes):
+        cell = super().__new__(cls, index)
+        cell.name = name
+        cell.index = index
+        cell.__dict__.update(attributes)
+        return cell
+
+    def __repr__(self) -> str:
+        return self.name
+
+    __str__ = __repr__
+
+    def __reduce__(self):  # cells travel between processes as plain data
+        return (Cell, (int(self), self.name), {k: v for k, v in self.__dict__.items() if k not in ("name", "index")})
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+    __hash__ = int.__hash__
+    __eq__ = int.__eq__
+
+
+class Piece:
+    """An immutable, interned game piece: equal attributes mean the very same object."""
+
+    __slots__ = ("kind", "base", "__dict__")
+
+    def __init__(self, kind: str, base: tuple, attributes: dict):
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "base", base)  # ((name, value), ...) of declared attributes
+        self.__dict__.update(attributes)
+
+    def __setattr__(self, name, value):
+        raise AttributeError("pieces are values: use with_attr() or set_attr() to make a changed piece")
+
+    def __repr__(self) -> str:
+        symbol = self.__dict__.get("symbol")
+        if symbol is not None:
+            return str(symbol)
+        return self.kind + "(" + ", ".join(f"{k}={v}" for k, v in self.base) + ")"
+
+    __str__ = __repr__
+
+    def __lt__(self, other):  # stable ordering for sorted() over pieces
+        return (self.kind, repr(self.base)) < (other.kind, repr(other.base))
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, **dict(self.base)}
+
+
+class Record:
+    """A small read-only bag of named values (e.g. each player's choice at a simultaneous step)."""
+
+    def __init__(self, **fields):
+        self.__dict__.update(fields)
+
+    def __repr__(self) -> str:
+        return "{" + ", ".join(f"{k}: {v}" for k, v in self.__dict__.items()) + "}"
+
+    def __eq__(self, other):
+        return isinstance(other, Record) and self.__dict__ == other.__dict__
+
+    def __hash__(self):
+        return hash(tuple(sorted(self.__dict__.items(), key=lambda kv: kv[0])))
+
+
+def text_of(value) -> str:
+    """How a value prints in notation and messages."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "none"
+    if isinstance(value, (list, tuple)):
+        return " ".join(text_of(v) for v in value)
+    return str(value)
