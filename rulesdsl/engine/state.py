@@ -243,7 +243,12 @@ class State:
                 with _rule_errors(self, step.name):
                     fixed = step.arrangement.fixed(self, CHANCE)
                 if fixed:
-                    move = self.parse_move(str(fixed))
+                    try:
+                        move = self.parse_move(str(fixed))
+                    except MoveError as exc:
+                        raise MoveError(MoveError.ILLEGAL, str(fixed), f"the fixed outcome of step '{target}' "
+                                        f"(from {step.arrangement.fixed_text}) is not valid: {exc.reason}",
+                                        exc.hint) from None
                     rule, args, _ = move
                     with _rule_errors(self, step.name):
                         rule.apply(self, CHANCE, *args)

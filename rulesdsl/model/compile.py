@@ -718,7 +718,7 @@ class ModelCompiler:
                 return
             step.arrangement = Arrangement(self.lambda_("S, me", items), require, fixed,
                                            self.function(f"arrange_{_ident(step.name)}", "S, me, L_outcome", body),
-                                           path=path, name=step.name)
+                                           fixed_text=str(spec.get("fixed", "")), path=path, name=step.name)
         elif "outcomes" in spec:
             outcome = dict(spec["outcomes"] or {})
             outcome.setdefault("weight", 1)

@@ -79,7 +79,7 @@ class Arrangement:
     require: list  # [(check(S, me, outcome) -> bool, why)]
     fixed: Callable | None  # (S, me) -> notation text or falsy
     apply: Callable  # (S, me, outcome)
-    single_chars: bool = True
+    fixed_text: str = ""
     path: tuple = ()
     name: str = ""
 

@@ -1,0 +1,383 @@
+"""The `rulesdsl` command: validate rule files, play in the terminal, simulate, list moves, perft, replay."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from . import __version__
+from .agents import AGENTS, make_agent
+from .api import load_game
+from .engine.rng import Rng
+from .engine.state import CHANCE, SIMULTANEOUS
+from .errors import Location, MoveError, Problem, RulesDslError, RulesError
+from .loading import bundled_games, load_document, resolve_path
+from .render import render_state
+from .sim.log import make_log, read_log, replay
+from .sim.runner import entry, play_game
+from .sim.simulate import simulate
+
+
+class UsageError(RulesDslError):
+    """A command-line argument that cannot be used."""
+
+
+def _options(pairs) -> dict:
+    options = {}
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--option expects NAME=VALUE, got '{pair}'")
+        options[key.strip()] = value
+    return options
+
+
+def _load(args, variant=None):
+    return load_game(args.file, variant if variant is not None else getattr(args, "variant", None),
+                     _options(getattr(args, "option", None)), getattr(args, "max_turns", None))
+
+
+def _start_state(game, args):
+    """The initial state, or one read with --state, with --setup applied to the opening chance step."""
+    if getattr(args, "state", None):
+        try:
+            data = json.loads(Path(args.state).read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise UsageError(f"cannot read {args.state}: {exc}") from None
+        except json.JSONDecodeError as exc:
+            raise RulesError([Problem(f"not JSON: {exc.msg}", Location(args.state, exc.lineno, exc.colno))]) from None
+        return game.state_from_json(data, args.state)
+    state = game.new_initial_state(getattr(args, "seed", 0) or 0)
+    setup = getattr(args, "setup", None)
+    if setup:
+        if state.current_player() != CHANCE:
+            raise UsageError(f"--setup names the outcome of the opening chance step, but {game.name} starts with "
+                             "a decision")
+        state.apply(state.parse_move(setup))
+    return state
+
+
+# -- validate -----------------------------------------------------------------------------------
+def cmd_validate(args) -> int:
+    failed = False
+    for file in args.file:
+        try:
+            game = load_game(file, args.variant, _options(args.option))
+            print(f"{file}: ok - {game.summary()}")
+            doc = load_document(file)
+            for name, spec in (doc.data.get("variants") or {}).items():
+                if args.variant is None:
+                    load_game(file, name, _options(args.option))
+                    print(f"  variant {name}: ok - {(spec or {}).get('description', '')}")
+            for name, spec in (doc.data.get("options") or {}).items():
+                spec = spec or {}
+                choices = f" (one of {', '.join(map(str, spec['choices']))})" if spec.get("choices") else ""
+                print(f"  option {name}={spec.get('default', '')!s}{choices}: {spec.get('help', '')}")
+        except RulesError as exc:
+            failed = True
+            print(exc.format(), file=sys.stderr)
+            print(f"{file}: {len(exc.problems)} problem{'s' if len(exc.problems) != 1 else ''}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+# -- moves, show, perft --------------------------------------------------------------------------
+def cmd_moves(args) -> int:
+    game = _load(args)
+    state = _start_state(game, args)
+    if state.terminal:
+        print("the game is over: no moves")
+        return 0
+    if state.current_player() == CHANCE:
+        try:
+            outcomes = state.chance_outcomes()
+        except MoveError as exc:
+            print(f"chance step '{state.step}': {exc.reason}")
+            return 0
+        for move, p in outcomes:
+            print(f"{move}\t{p:.6g}")
+        return 0
+    players = state.acting_players()
+    for p in players:
+        moves = state.legal_moves(p)
+        if args.json:
+            print(json.dumps({"player": game.player_names[p], "moves": [str(m) for m in moves]}))
+        else:
+            if len(players) > 1:
+                print(f"{game.player_names[p]}:")
+            for m in moves:
+                print(m)
+    return 0
+
+
+def cmd_show(args) -> int:
+    game = _load(args)
+    state = _start_state(game, args)
+    print(render_state(state))
+    if args.json:
+        print(json.dumps(state.to_json(), indent=2))
+    return 0
+
+
+def perft(state, depth: int) -> int:
+    """Number of move paths of exactly `depth` moves (chance outcomes count as moves)."""
+    if depth == 0:
+        return 1
+    if state.terminal:
+        return 0
+    if state.current_player() == SIMULTANEOUS:
+        moves = [m for p in state.acting_players()[:1] for m in state.legal_moves(p)]
+    else:
+        moves = state.legal_moves()
+    if depth == 1:
+        return len(moves)
+    total = 0
+    for move in moves:
+        child = state.clone()
+        child.apply(move)
+        total += perft(child, depth - 1)
+    return total
+
+
+def cmd_perft(args) -> int:
+    game = _load(args)
+    state = _start_state(game, args)
+    for depth in range(1, args.depth + 1) if args.all else [args.depth]:
+        start = time.perf_counter()
+        count = perft(state, depth)
+        print(f"depth {depth}: {count:,} ({time.perf_counter() - start:.2f} s)")
+    return 0
+
+
+# -- play ----------------------------------------------------------------------------------------
+def _human_move(state, player, legal, names, stream_in):
+    prompt = f"{names[player]}> "
+    while True:
+        print(prompt, end="", flush=True)
+        line = stream_in.readline()
+        if not line:
+            raise KeyboardInterrupt
+        text = line.strip()
+        if text in ("?", "help", "moves"):
+            print("legal: " + ", ".join(str(m) for m in legal))
+            continue
+        if text in ("quit", "exit"):
+            raise KeyboardInterrupt
+        if not text:
+            continue
+        try:
+            return state.parse_move(text, player)
+        except MoveError as exc:
+            print(f"  {exc.kind} move: {exc.reason}")
+            if exc.hint:
+                print(f"  {exc.hint}")
+
+
+def cmd_play(args) -> int:
+    game = _load(args)
+    seats = [s.strip() for s in args.seats.split(",")] if args.seats else ["human"] * game.num_players
+    if len(seats) != game.num_players:
+        raise UsageError(f"--seats names {len(seats)} seats; {game.name} has {game.num_players} players "
+                         f"({', '.join(game.player_names)})")
+    agents = [None if s == "human" else make_agent(s) for s in seats]
+    state = _start_state(game, args)
+    rng = Rng(args.seed or 0)
+    names = game.player_names
+    entries = []
+    print(f"{game.name} - seats: " + ", ".join(f"{n}={s}" for n, s in zip(names, seats)))
+    print("type a move in the game's notation, '?' for the legal moves, 'quit' to stop\n")
+    try:
+        while not state.terminal:
+            player = state.current_player()
+            if player == CHANCE:
+                move = state.sample_chance(rng)
+                print(f"[{state.step}] {move}")
+                entries.append(entry(move, False))
+                state.apply(move)
+                continue
+            print(render_state(state, viewer=player if player >= 0 else None))
+            for p in state.acting_players():
+                legal = state.legal_moves(p)
+                simultaneous = player == SIMULTANEOUS
+                if agents[p] is None:
+                    move = _human_move(state, p, legal, names, sys.stdin)
+                else:
+                    move = agents[p].choose(state, p, legal, rng)
+                    print(f"{names[p]} plays {'(secret)' if simultaneous else move}")
+                entries.append(entry(move, simultaneous))
+                state.apply(move)
+            print()
+    except KeyboardInterrupt:
+        print("\ngame stopped")
+        return 130
+    print(render_state(state))
+    if args.log:
+        from .sim.runner import GameRecord
+
+        record = GameRecord(args.seed or 0, seats, entries, list(state.winners or []), state.scores(), state.ply,
+                            state.turn, state.capped)
+        Path(args.log).write_text(json.dumps(make_log(game, record, state), indent=1) + "\n", encoding="utf-8")
+        print(f"log written to {args.log}")
+    return 0
+
+
+# -- simulate and replay -------------------------------------------------------------------------
+def cmd_simulate(args) -> int:
+    agents = [a.strip() for a in args.agents.split(",")]
+    variants = args.variant or [None]
+    out = open(args.out, "w", encoding="utf-8") if args.out else None
+    try:
+        for variant in variants:
+            game = _load(args, variant)
+            if len(agents) != game.num_players:
+                raise UsageError(f"--agents names {len(agents)} agents; {game.name} has {game.num_players} players")
+            for a in agents:
+                make_agent(a)
+            summary = simulate(game, args.games, args.seed, agents, out)
+            print(summary.format())
+    finally:
+        if out:
+            out.close()
+    if args.out:
+        print(f"results written to {args.out}")
+    return 0
+
+
+def cmd_replay(args) -> int:
+    if Path(args.log).suffix == ".jsonl":
+        lines = Path(args.log).read_text(encoding="utf-8").splitlines()
+        logs = [dict(json.loads(line), rulesdsl_log=1) for line in lines if line.strip()]
+    else:
+        logs = [read_log(args.log)]
+    bad = 0
+    for i, log in enumerate(logs):
+        state, problems = replay(log, args.log, args.rules)
+        label = f"game {log.get('index', i)}" if len(logs) > 1 else args.log
+        if problems:
+            bad += 1
+            print(f"{label}: replay differs: " + "; ".join(problems))
+        elif len(logs) == 1 or args.verbose:
+            print(f"{label}: {len(log['moves'])} moves replayed and verified")
+            if len(logs) == 1:
+                print(render_state(state))
+    if len(logs) > 1:
+        print(f"{len(logs) - bad} of {len(logs)} games replayed and verified")
+    return 1 if bad else 0
+
+
+def cmd_games(args) -> int:
+    for name, path in bundled_games().items():
+        try:
+            print(f"{name:<14} {load_game(path).summary()}")
+        except RulesError as exc:
+            print(f"{name:<14} (invalid: {len(exc.problems)} problems)")
+    return 0
+
+
+# -- argument parsing ----------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="rulesdsl", description="Tabletop games as YAML rule files: validate, "
+                                     "play, simulate.")
+    parser.add_argument("--version", action="version", version=f"rulesdsl {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show internal tracebacks")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def game_args(p, variants="one"):
+        p.add_argument("file", help="a rule file, or the name of a bundled game (see 'rulesdsl games')")
+        if variants == "many":
+            p.add_argument("--variant", action="append", help="a variant of the file (repeat to compare variants)")
+        else:
+            p.add_argument("--variant", help="a variant declared in the file")
+        p.add_argument("--option", action="append", metavar="NAME=VALUE", help="set a game option (repeatable)")
+
+    def start_args(p):
+        p.add_argument("--setup", help="the outcome of the opening chance step, in notation (e.g. a Mabula setup)")
+        p.add_argument("--state", help="start from a state saved as JSON")
+        p.add_argument("--seed", type=int, default=0, help="seed for the state's own randomness")
+
+    p = sub.add_parser("validate", help="check rule files and summarise them")
+    p.add_argument("file", nargs="+", help="rule files")
+    p.add_argument("--variant", help="check only this variant")
+    p.add_argument("--option", action="append", metavar="NAME=VALUE")
+    p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser("play", help="play in the terminal")
+    game_args(p)
+    start_args(p)
+    p.add_argument("--seats", help=f"one per player: human or an agent ({', '.join(AGENTS)})")
+    p.add_argument("--log", help="write the game's log to this file")
+    p.add_argument("--max-turns", type=int, help="stop after this many turns (a draw)")
+    p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser("simulate", help="run many seeded games and report statistics")
+    game_args(p, "many")
+    p.add_argument("--games", type=int, default=100, help="number of games (default 100)")
+    p.add_argument("--seed", type=int, default=0, help="run seed; game i uses a seed derived from it and i")
+    p.add_argument("--agents", required=True, help=f"comma-separated, one per seat ({', '.join(AGENTS)})")
+    p.add_argument("--out", help="write one JSON line per game to this file")
+    p.add_argument("--max-turns", type=int, help="turn cap: games still running are stopped and scored as draws")
+    p.set_defaults(func=cmd_simulate)
+
+    p = sub.add_parser("moves", help="list the legal moves in notation")
+    game_args(p)
+    start_args(p)
+    p.add_argument("--json", action="store_true", help="JSON output")
+    p.set_defaults(func=cmd_moves)
+
+    p = sub.add_parser("show", help="print a position")
+    game_args(p)
+    start_args(p)
+    p.add_argument("--json", action="store_true", help="also print the state as JSON")
+    p.set_defaults(func=cmd_show)
+
+    p = sub.add_parser("perft", help="count move paths to a depth")
+    game_args(p)
+    start_args(p)
+    p.add_argument("--depth", type=int, required=True)
+    p.add_argument("--all", action="store_true", help="print every depth from 1")
+    p.set_defaults(func=cmd_perft)
+
+    p = sub.add_parser("replay", help="re-run a game log (or a results .jsonl) and verify it")
+    p.add_argument("log")
+    p.add_argument("--rules", help="replay against this rule file instead of the logged one")
+    p.add_argument("--verbose", action="store_true")
+    p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("games", help="list the bundled games")
+    p.set_defaults(func=cmd_games)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "file", None) and isinstance(args.file, str):
+        args.file = str(resolve_path(args.file))
+    elif getattr(args, "file", None):
+        args.file = [str(resolve_path(f)) for f in args.file]
+    try:
+        return args.func(args)
+    except RulesDslError as exc:
+        text = exc.format() if isinstance(exc, RulesError) else str(exc)
+        print(text if text.startswith(("error", "/")) or ":" in text.split()[0] else f"error: {text}",
+              file=sys.stderr)
+        return 1
+    except ValueError as exc:  # bad agent names and similar argument mistakes
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+    except Exception:  # noqa: BLE001 - an internal bug: a short message unless --debug
+        if args.debug:
+            raise
+        import traceback
+
+        last = traceback.format_exc().strip().splitlines()[-1]
+        print(f"internal error: {last}\n(this is a bug in rulesdsl; rerun with --debug for details)", file=sys.stderr)
+        return 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,84 @@
+"""Plain-text pictures of a state: grid boards drawn as grids, other boards listed, then zones and variables."""
+
+from __future__ import annotations
+
+from .engine.serialize import encode
+from .engine.state import CHANCE, SIMULTANEOUS, TERMINAL
+
+
+def _symbol(piece) -> str:
+    if piece is None:
+        return "."
+    return str(piece)
+
+
+def _grid(S) -> list[str] | None:
+    cells = S.rules.board.cells
+    coords = {(c.x, c.y): c for c in cells if hasattr(c, "x") and hasattr(c, "y")}
+    if not coords or len(coords) != len(cells):
+        return None
+    xs = sorted({x for x, _ in coords})
+    ys = sorted({y for _, y in coords}, reverse=True)
+    col_label = {c.x: getattr(c, "col", str(c.x)) for c in cells}
+    row_label = {c.y: getattr(c, "row", str(c.y)) for c in cells}
+    width = max(1, max(len(_symbol(S.cells[c])) for c in cells))
+    label_w = max(len(str(v)) for v in row_label.values())
+    lines = []
+    for y in ys:
+        row = [(_symbol(S.cells[coords[(x, y)]]) if (x, y) in coords else " ").rjust(width) for x in xs]
+        lines.append(f"{str(row_label[y]).rjust(label_w)}  " + " ".join(row))
+    lines.append(" " * (label_w + 2) + " ".join(str(col_label[x]).rjust(width) for x in xs))
+    return lines
+
+
+def _value_text(value) -> str:
+    if isinstance(value, list):
+        return "[" + ", ".join(_value_text(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_value_text(v)}" for k, v in value.items()) + "}"
+    return "none" if value is None else str(value)
+
+
+def render_state(S, viewer: int | None = None) -> str:
+    """The state as text; with `viewer`, hidden zones and variables of others are shown as counts."""
+    rules = S.rules
+    names = rules.player_names
+    lines = _grid(S)
+    if lines is None:
+        occupied = [f"{c.name}:{_symbol(S.cells[c])}" for c in rules.board.cells if S.cells[c] is not None]
+        lines = ["cells: " + (" ".join(occupied) if occupied else "(empty)")]
+    for group, items, values in (("zone", rules.zones, S.zones), ("var", rules.vars, S.vars)):
+        for i, spec in enumerate(items):
+            value = values[i]
+
+            def shown(v, owner):
+                hidden = spec["visible"] == "none" or (spec["visible"] == "owner" and viewer is not None
+                                                       and owner != viewer)
+                if hidden:
+                    return f"({len(v)} hidden)" if isinstance(v, list) else "(hidden)"
+                return _value_text(v)
+
+            if spec["per"] == "player":
+                parts = ", ".join(f"{names[p]} {shown(v, p)}" for p, v in enumerate(value))
+                lines.append(f"{spec['name']}: {parts}")
+            else:
+                lines.append(f"{spec['name']}: {shown(value, None)}")
+    who = S.current_player()
+    if who == TERMINAL:
+        if S.capped:
+            status = f"game stopped at the turn cap ({S.turn} turns): a draw"
+        elif S.winners:
+            status = "winner: " + ", ".join(names[p] for p in S.winners)
+        else:
+            status = "the game is a draw"
+        scores = S.scores()
+        if any(s is not None for s in scores):
+            status += "  (scores: " + ", ".join(f"{names[p]} {encode(s)}" for p, s in enumerate(scores)) + ")"
+    elif who == CHANCE:
+        status = f"chance: {S.step}"
+    elif who == SIMULTANEOUS:
+        status = f"{S.step}: waiting for " + ", ".join(names[p] for p in S.acting_players())
+    else:
+        status = f"turn {S.turn + 1}: {names[who]} to play ({S.step})"
+    lines.append(status)
+    return "\n".join(lines)

@@ -1,0 +1,1 @@
+"""Running games: one game with agents, logs and replays, and many games with statistics."""
