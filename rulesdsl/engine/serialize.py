@@ -108,12 +108,16 @@ def state_from_json(game, data: dict, source: str = "state"):
         raise RulesError(problems)
     S.step, S.player, S.turn, S.ply = data["step"], int(data.get("player", 0)), int(data.get("turn", 0)), \
         int(data.get("ply", 0))
-    S.terminal, S.winners, S.capped = bool(data.get("terminal")), data.get("winners"), bool(data.get("capped"))
+    S.terminal, S.winners, S.capped = False, None, bool(data.get("capped"))
     S.history = []
     S.pending = {}
     for p, text in (data.get("pending") or {}).items():
         S.pending[int(p)] = S.parse_move(text, int(p))
     S.history = list(data.get("history") or [])
+    if S.capped:
+        S.terminal, S.winners = True, []
+    elif S.ply:
+        S._check_end()  # whether the game is over follows from the position, not from the file
     return S
 
 

@@ -1,0 +1,34 @@
+"""Shared test helpers: paths, bundled games, and positions built from compact descriptions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import rulesdsl
+
+ROOT = Path(__file__).resolve().parent.parent
+GAMES = ROOT / "games"
+
+
+def game_path(name: str) -> str:
+    return str(GAMES / f"{name}.yaml")
+
+
+def load(name: str, **kwargs):
+    return rulesdsl.load_game(game_path(name), **kwargs)
+
+
+def position(game, cells: dict, step: str, player: int = 0, zones: dict | None = None, vars: dict | None = None,
+             ply: int = 1, turn: int = 0):
+    """A state with the given pieces (cell name -> piece JSON), built through the public JSON format."""
+    data = game.new_initial_state().to_json()
+    data.update(cells=cells, step=step, player=player, ply=ply, turn=turn, history=[])
+    if zones is not None:
+        data["zones"].update(zones)
+    if vars is not None:
+        data["vars"].update(vars)
+    return game.state_from_json(data)
+
+
+def notations(moves) -> list[str]:
+    return sorted(str(m) for m in moves)
