@@ -1,0 +1,139 @@
+"""The rulesdsl command end to end: each subcommand's output, exit codes and error reporting."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from rulesdsl.cli import main
+
+from .helpers import game_path
+
+ALT = "WBWBWBWBWBWBWBWBWBWBWBWB"
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return code, out, err
+
+
+def test_validate_summarises_the_game_and_its_variants(capsys):
+    code, out, _ = run(capsys, "validate", game_path("mabula"))
+    assert code == 0
+    assert "Mabula: 2 players (white, black)" in out and "variants: product" in out
+    assert "variant product: ok" in out and "option setup=" in out
+
+
+def test_bundled_game_names_work_as_files(capsys):
+    code, out, _ = run(capsys, "validate", "mabula")
+    assert code == 0 and "ok" in out
+
+
+def test_games_lists_bundled_games(capsys):
+    code, out, _ = run(capsys, "games")
+    assert code == 0 and out.startswith("mabula")
+
+
+def test_moves_from_a_setup(capsys):
+    code, out, _ = run(capsys, "moves", "mabula", "--setup", ALT)
+    lines = out.split()
+    assert code == 0 and len(lines) == 72 and lines[0] == "b1-b2"
+
+
+def test_moves_from_a_saved_state(capsys, tmp_path):
+    import rulesdsl
+
+    state = rulesdsl.load_game(game_path("mabula")).new_initial_state()
+    state.apply(ALT)
+    state.apply("b1-b4")
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps(state.to_json()))
+    code, out, _ = run(capsys, "moves", "mabula", "--state", str(path), "--json")
+    data = json.loads(out)
+    assert code == 0 and data["player"] == "black" and "c1-c2" in data["moves"]
+
+
+def test_perft(capsys):
+    code, out, _ = run(capsys, "perft", "mabula", "--setup", ALT, "--depth", "2", "--all")
+    assert code == 0 and "depth 1: 72 " in out and "depth 2: 5,040 " in out
+
+
+def test_simulate_reports_and_writes_results(capsys, tmp_path):
+    results = tmp_path / "results.jsonl"
+    code, out, _ = run(capsys, "simulate", "mabula", "--games", "30", "--seed", "7", "--agents", "random,random",
+                       "--out", str(results))
+    assert code == 0
+    assert "Mabula: 30 games" in out and "95% CI" in out and "games/s" in out and "draws" in out
+    lines = [json.loads(line) for line in results.read_text().splitlines()]
+    assert len(lines) == 30 and lines[0]["index"] == 0 and lines[0]["moves"][0].count("W") == 12
+    code, out, _ = run(capsys, "replay", str(results))
+    assert code == 0 and "30 of 30 games replayed and verified" in out
+
+
+def test_simulate_compares_variants(capsys):
+    code, out, _ = run(capsys, "simulate", "mabula", "--games", "10", "--agents", "random,random",
+                       "--variant", "product")
+    assert code == 0 and "Mabula [product]: 10 games" in out
+
+
+def test_simulate_is_reproducible(capsys, tmp_path):
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    for path in (a, b):
+        run(capsys, "simulate", "mabula", "--games", "5", "--seed", "3", "--agents", "random,random",
+            "--out", str(path))
+    assert a.read_text() == b.read_text()
+
+
+def test_play_against_an_agent_with_a_log(capsys, monkeypatch, tmp_path):
+    # white types moves (one illegal, one malformed first); black is the 'first' agent
+    moves = ["c1-c2", "nonsense", "b1-b2"]
+    log = tmp_path / "game.json"
+    script = "\n".join(moves) + "\n" + "\n".join(["?"] + ["quit"]) + "\n"
+    monkeypatch.setattr("sys.stdin", io.StringIO(script))
+    code, out, _ = run(capsys, "play", "mabula", "--seats", "human,first", "--setup", ALT, "--log", str(log))
+    assert code == 130  # stopped with 'quit'
+    assert "illegal move: only your own marbles" in out
+    assert "malformed move" in out
+    assert "black plays c1-c2" in out
+
+
+def test_play_to_the_end_and_replay_the_log(capsys, tmp_path):
+    log = tmp_path / "game.json"
+    code, out, _ = run(capsys, "play", "mabula", "--seats", "random,random", "--seed", "5", "--log", str(log))
+    assert code == 0 and ("winner:" in out or "draw" in out)
+    data = json.loads(log.read_text())
+    assert data["moves"] and data["result"]["plies"] == len(data["moves"])
+    code, out, _ = run(capsys, "replay", str(log))
+    assert code == 0 and "replayed and verified" in out
+
+
+def test_replay_detects_a_tampered_log(capsys, tmp_path):
+    log = tmp_path / "game.json"
+    run(capsys, "play", "mabula", "--seats", "random,random", "--seed", "5", "--log", str(log))
+    data = json.loads(log.read_text())
+    data["result"]["winners"] = [1 - w for w in data["result"]["winners"]] or [0]
+    log.write_text(json.dumps(data))
+    code, out, _ = run(capsys, "replay", str(log))
+    assert code == 1 and "winners differ" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["moves", "mabula", "--option", "colour=red"], "unknown option 'colour'"),
+    (["moves", "mabula", "--option", "setup"], "--option expects NAME=VALUE"),
+    (["moves", "mabula", "--variant", "prodcut"], "did you mean 'product'?"),
+    (["moves", "mabula", "--setup", "WWW"], "an arrangement holds exactly"),
+    (["moves", "no/such/file.yaml"], "no such file"),
+    (["play", "mabula", "--seats", "human"], "names 1 seats"),
+])
+def test_user_mistakes_get_one_clear_line(capsys, argv, message):
+    code, out, err = run(capsys, *argv)
+    assert code == 1 and message in err
+
+
+def test_unknown_agent(capsys):
+    code, _, err = run(capsys, "simulate", "mabula", "--agents", "random,randon", "--games", "1")
+    assert code == 2 and "unknown agent 'randon'" in err and "did you mean 'random'" in err
