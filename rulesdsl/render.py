@@ -43,7 +43,7 @@ def render_state(S, viewer: int | None = None) -> str:
     """The state as text; with `viewer`, hidden zones and variables of others are shown as counts."""
     rules = S.rules
     names = rules.player_names
-    lines = _grid(S)
+    lines = _grid(S) if rules.board.cells else []
     if lines is None:
         occupied = [f"{c.name}:{_symbol(S.cells[c])}" for c in rules.board.cells if S.cells[c] is not None]
         lines = ["cells: " + (" ".join(occupied) if occupied else "(empty)")]
