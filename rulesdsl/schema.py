@@ -6,7 +6,6 @@ import json
 from functools import lru_cache
 
 from jsonschema import Draft202012Validator
-from jsonschema.exceptions import relevance
 
 from .errors import Problem, did_you_mean
 from .loading import package_dir
@@ -24,49 +23,147 @@ def _validator() -> Draft202012Validator:
     return Draft202012Validator(rule_schema())
 
 
+def _branches(error) -> list[list]:
+    """The errors of an anyOf/oneOf failure, grouped by the alternative they come from."""
+    groups: dict = {}
+    for e in error.context:
+        groups.setdefault(e.relative_schema_path[0], []).append(e)
+    return list(groups.values())
+
+
+def _type_miss(error, path) -> bool:
+    """True when `error` says the value at `path` is not even of the alternative's type."""
+    if tuple(error.absolute_path) != path:
+        return False
+    if error.validator == "type":
+        return True
+    if error.validator in ("anyOf", "oneOf") and error.context:
+        return all(any(_type_miss(e, path) for e in branch) for branch in _branches(error))
+    return False
+
+
 def _leaf_errors(error):
-    """The most specific errors under a oneOf/anyOf failure (what the user most likely meant)."""
-    if not error.context:
+    """The errors under an anyOf/oneOf failure that concern the alternative the user most likely meant.
+
+    Alternatives whose type does not fit the value are ignored; when exactly one fits (or one gets
+    deepest into the value), its own errors are reported instead of a vague 'wrong form'.
+    """
+    if error.validator not in ("anyOf", "oneOf") or not error.context:
         return [error]
-    best = sorted(error.context, key=relevance)[-1]
-    deepest = [e for e in error.context if len(e.absolute_path) == len(best.absolute_path)]
-    if len(best.absolute_path) > len(error.absolute_path):
-        return [e for leaf in deepest for e in _leaf_errors(leaf)][:1]
-    return [error]
+    path = tuple(error.absolute_path)
+    fitting = [b for b in _branches(error) if not any(_type_miss(e, path) for e in b)]
+    if not fitting:
+        return [error]
+    if len(fitting) > 1:
+        depth = [max(len(e.absolute_path) for e in b) for b in fitting]
+        if depth.count(max(depth)) > 1:
+            return [error]
+        fitting = [fitting[depth.index(max(depth))]]
+    return [leaf for e in fitting[0] for leaf in _leaf_errors(e)]
 
 
-def _message(error, doc: Document) -> tuple[str, str | None, bool]:
+def _types(error) -> list[str]:
+    """The JSON types an anyOf/oneOf would accept (from the alternatives' 'type' errors)."""
+    path, found = tuple(error.absolute_path), []
+    for e in error.context:
+        if tuple(e.absolute_path) != path:
+            continue
+        want = _types(e) if e.validator in ("anyOf", "oneOf") else \
+            (e.validator_value if isinstance(e.validator_value, list) else [e.validator_value]) \
+            if e.validator == "type" else []
+        found += [w for w in want if w not in found]
+    if "number" in found and "integer" in found:
+        found.remove("integer")
+    return found
+
+
+def _description(error) -> str | None:
+    """The description of the schema that failed, or of the nearest enclosing schema that has one."""
+    own = error.schema.get("description") if isinstance(error.schema, dict) else None
+    if isinstance(own, str):
+        return own
+    root = rule_schema()
+    node, found = root, None
+    for part in error.absolute_schema_path:
+        try:
+            node = node[part]
+        except (KeyError, IndexError, TypeError):
+            break
+        while isinstance(node, dict):
+            if isinstance(node.get("description"), str):
+                found = node["description"]
+            if "$ref" not in node:
+                break
+            node = _resolve(root, node["$ref"])
+    return found
+
+
+def _resolve(root: dict, ref: str):
+    node = root
+    for part in ref.lstrip("#/").split("/"):
+        node = node[part]
+    return node
+
+
+def _items(n: int) -> str:
+    return f"{n} item{'' if n == 1 else 's'}"
+
+
+def _unknown_keys(error) -> list:
+    allowed = error.schema.get("properties") or {}
+    return [k for k in error.instance if k not in allowed]
+
+
+def _message(error, doc: Document, key: str | None = None) -> tuple[str, str | None, bool]:
     """(message, hint, point at key) in the rule file's own words."""
     path = tuple(error.absolute_path)
     where = "/".join(map(str, path)) or "the file"
     if error.validator == "additionalProperties":
-        extra = [k for k in error.instance if k not in (error.schema.get("properties") or {})]
         known = list((error.schema.get("properties") or {}).keys())
-        name = extra[0] if extra else "?"
-        hint = did_you_mean(str(name), known) or (f"allowed here: {', '.join(known)}" if known else None)
-        return f"unknown key '{name}' in {where}", hint, True
+        hint = did_you_mean(str(key), known) or (f"allowed here: {', '.join(known)}" if known else None)
+        inside = f"in {where}" if path else "at the top level"
+        return f"unknown key '{key}' {inside}", hint, True
     if error.validator == "required":
-        return f"{where} is missing {error.message.split(' is a required')[0]}", \
-            error.schema.get("description"), False
+        name = error.message.split(" is a required")[0]
+        prop = (error.schema.get("properties") or {}).get(name.strip("'\""), {})
+        hint = prop.get("description") if isinstance(prop, dict) else None
+        return f"{where} is missing {name}", hint or _description(error), False
     if error.validator == "enum":
         options = ", ".join(map(repr, error.validator_value))
         return f"{where}: {error.instance!r} is not allowed", f"use one of {options}", False
     if error.validator == "type":
         want = error.validator_value
         want = " or ".join(want) if isinstance(want, list) else want
-        return f"{where} should be {_article(want)}, not {_json_type(error.instance)}", \
-            error.schema.get("description"), False
-    if error.validator in ("oneOf", "anyOf"):
+        return f"{where} should be {_article(want)}, not {_json_type(error.instance)}", _description(error), False
+    if error.validator in ("anyOf", "oneOf"):
+        types = _types(error)
+        if types and _type_miss(error, path):
+            return f"{where} should be {_article(' or '.join(types))}, not {_json_type(error.instance)}", \
+                _description(error), False
         descriptions = [s.get("description") for s in error.validator_value if isinstance(s, dict)]
-        hint = error.schema.get("description") or next((d for d in descriptions if d), None)
+        hint = _description(error) or next((d for d in descriptions if d), None)
         return f"{where} has the wrong form", hint, False
-    return f"{where}: {error.message}", error.schema.get("description"), False
+    if error.validator in ("minItems", "maxItems"):
+        n, low = error.validator_value, error.validator == "minItems"
+        exact = error.schema.get("minItems") == error.schema.get("maxItems")
+        want = _items(n) if exact else f"{'at least' if low else 'at most'} {_items(n)}"
+        return f"{where} should have {want}, not {len(error.instance)}", _description(error), False
+    if error.validator in ("minimum", "maximum"):
+        word = "at least" if error.validator == "minimum" else "at most"
+        return f"{where} should be {word} {error.validator_value}, not {error.instance!r}", \
+            _description(error), False
+    if error.validator == "minProperties" and error.validator_value == 1:
+        return f"{where} is empty", _description(error), False
+    return f"{where}: {error.message}", _description(error), False
 
 
 def _article(word: str) -> str:
     names = {"object": "a mapping", "array": "a list", "string": "a string", "integer": "a whole number",
-             "number": "a number", "boolean": "true or false", "null": "empty"}
-    return " or ".join(names.get(w.strip(), w) for w in word.split(" or "))
+             "number": "a number", "boolean": "true/false", "null": "empty"}
+    words = [names.get(w.strip(), w.strip()) for w in word.split(" or ")]
+    if words == ["true/false"]:
+        return "true or false"
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
 
 
 def _json_type(value) -> str:
@@ -85,17 +182,27 @@ def _json_type(value) -> str:
 
 def validate_structure(doc: Document) -> list[Problem]:
     """Every schema violation of `doc`, each located at its YAML node."""
+    leaves = [leaf for error in _validator().iter_errors(doc.data) for leaf in _leaf_errors(error)]
+    # An unknown key that looks like a missing required one ('flowz' for 'flow') says it all: one problem.
+    suggested = {}
+    for leaf in leaves:
+        if leaf.validator == "additionalProperties":
+            known = list((leaf.schema.get("properties") or {}).keys())
+            for name in _unknown_keys(leaf):
+                for close in (did_you_mean(str(name), known) or "").split("'")[1::2]:
+                    suggested.setdefault(tuple(leaf.absolute_path), set()).add(close)
     problems, seen = [], set()
-    for error in sorted(_validator().iter_errors(doc.data), key=lambda e: list(map(str, e.absolute_path))):
-        for leaf in _leaf_errors(error):
-            message, hint, at_key = _message(leaf, doc)
-            path = tuple(leaf.absolute_path)
-            if leaf.validator == "additionalProperties":
-                extra = [k for k in leaf.instance if k not in (leaf.schema.get("properties") or {})]
-                path = path + (extra[0],) if extra else path
-            problem = doc.problem(path, message, hint, key=at_key)
-            key = (problem.location, message)
-            if key not in seen:
-                seen.add(key)
+    for leaf in leaves:
+        path = tuple(leaf.absolute_path)
+        if leaf.validator == "required":
+            missing = leaf.message.split(" is a required")[0].strip("'\"")
+            if missing in suggested.get(path, ()):
+                continue
+        keys = _unknown_keys(leaf) if leaf.validator == "additionalProperties" else [None]
+        for key in keys:
+            message, hint, at_key = _message(leaf, doc, key)
+            problem = doc.problem(path + ((key,) if key is not None else ()), message, hint, key=at_key)
+            if (problem.location, message) not in seen:
+                seen.add((problem.location, message))
                 problems.append(problem)
     return problems

@@ -55,6 +55,11 @@ class Document:
                 width: int = 1, key: bool = False) -> Problem:
         """A Problem located at the node (or at a character inside it)."""
         loc, line = self.locate(path, offset, key)
+        if offset is not None and width > 1 and line is not None:
+            end, _ = self.locate(path, offset + width - 1)
+            if end.line == loc.line and end.col >= loc.col:
+                width = end.col - loc.col + 1  # escapes make the source longer than the value
+            width = max(1, min(width, len(line.rstrip()) - loc.col + 1))  # the caret stays on its line
         return Problem(message, loc, hint, line if offset is not None else None, width)
 
     def _value(self, path):
@@ -72,20 +77,113 @@ def _offset_location(info: NodeInfo, value, offset: int) -> Location:
     loc = info.loc
     if not isinstance(value, str):
         return loc
-    if info.style in ("|", ">"):
-        before = value[:offset]
-        line_index = before.count("\n")
-        col_in_line = offset - (before.rfind("\n") + 1)
-        content_line = loc.line + 1 + line_index  # block content starts on the line after the indicator
-        indent = 0
-        if 0 < content_line <= len(info.lines):
-            text = info.lines[content_line - 1]
-            indent = len(text) - len(text.lstrip(" "))
-        return Location(loc.file, content_line, indent + col_in_line + 1)
-    shift = 1 if info.style in ("'", '"') else 0
-    if "\n" in value[:offset]:  # a folded multi-line flow scalar: point at its start
+    positions = _char_positions(info, value)
+    if not positions:
         return loc
-    return Location(loc.file, loc.line, loc.col + shift + offset)
+    if offset < len(positions):
+        line, col, _ = positions[offset]
+    else:  # just after the last character (an expression that ends too early)
+        line, col, real = positions[-1]
+        col += 1 if real else 0
+    return Location(loc.file, line, col)
+
+
+def _char_positions(info: NodeInfo, value: str) -> list[tuple[int, int, bool]] | None:
+    """(line, col, in source) of every character of a string scalar's value; None when it cannot be mapped.
+
+    Characters that YAML makes up (a folded line break, the newline ending a block) have no column of
+    their own: they are placed just after the character before them, with `in source` False.
+    """
+    if not value:
+        return None
+    if info.style in ("|", ">"):
+        positions = _block_positions(info, value)
+    else:
+        positions = _flow_positions(info, value)
+    if positions is None or len(positions) < len(value) or any(p is None for p in positions):
+        return None
+    return positions[: len(value)]
+
+
+def _block_positions(info: NodeInfo, value: str):
+    """Positions for a literal (|) or folded (>) block scalar: every content line appears verbatim in it."""
+    lines, header = info.lines, info.loc.line  # the content starts on the line after the '|' or '>'
+    indent = next((len(t) - len(t.lstrip(" ")) for t in lines[header:] if t.strip()), None)
+    if indent is None:
+        return None
+    positions: list = [None] * len(value)
+    cursor, last = 0, None
+    for number, text in enumerate(lines[header:], header + 1):
+        if text.strip() and len(text) - len(text.lstrip(" ")) < indent:
+            break
+        segment = text[indent:].rstrip("\r")
+        if not segment:
+            continue
+        at = value.find(segment, cursor)
+        if at < 0:
+            segment = segment.rstrip()
+            at = value.find(segment, cursor)
+            if at < 0:
+                return None
+        for k in range(cursor, at):  # line breaks (or spaces, when folded) between the lines
+            positions[k] = (last[0], last[1] + 1, False) if last else (number, indent + 1, False)
+        for k in range(len(segment)):
+            positions[at + k] = (number, indent + k + 1, True)
+        cursor, last = at + len(segment), (number, indent + len(segment))
+    for k in range(cursor, len(value)):  # the final newline(s)
+        positions[k] = (last[0], last[1] + 1, False) if last else None
+    return positions
+
+
+def _flow_positions(info: NodeInfo, value: str):
+    """Positions for a plain, 'single' or "double" quoted scalar, possibly folded over several lines."""
+    style, lines = info.style, info.lines
+    index, col = info.loc.line - 1, info.loc.col - 1 + (1 if info.style in ("'", '"') else 0)
+    positions: list = []
+    first = True
+    while index < len(lines) and len(positions) < len(value):
+        text = lines[index].rstrip("\r")
+        j = col if first else len(text) - len(text.lstrip(" \t"))
+        chars, closed, joined = [], False, False  # joined: a double-quoted line ending in '\\'
+        while j < len(text):
+            ch = text[j]
+            if style == "'" and ch == "'":
+                if text[j + 1: j + 2] != "'":
+                    closed = True
+                    break
+                chars.append((j, False))
+                j += 2
+            elif style == '"' and ch == '"':
+                closed = True
+                break
+            elif style == '"' and ch == "\\":
+                if not text[j + 1:].strip():
+                    joined = True
+                    break
+                chars.append((j, False))
+                j += {"x": 4, "u": 6, "U": 10}.get(text[j + 1], 2)
+            elif style is None and ch == "#" and j > 0 and text[j - 1] in " \t":
+                break
+            else:
+                chars.append((j, True))
+                j += 1
+        if not closed:
+            while chars and chars[-1][1] and text[chars[-1][0]] in " \t":
+                chars.pop()  # trailing spaces do not survive the line fold
+        for c, verbatim in chars:
+            if verbatim and len(positions) < len(value) and value[len(positions)] != text[c]:
+                return None
+            positions.append((index + 1, c + 1, True))
+        if closed:
+            break
+        end = (index + 1, (chars[-1][0] + 1 if chars else j) + 1, False)
+        index, first = index + 1, False
+        blanks = 0
+        while index < len(lines) and not lines[index].strip():
+            blanks, index = blanks + 1, index + 1
+        if not joined or blanks:
+            positions.extend([end] * (blanks or 1))
+    return positions
 
 
 class _Loader(yaml.SafeLoader):
@@ -102,12 +200,7 @@ def load_text(text: str, file: str) -> Document:
         finally:
             loader.dispose()
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        loc = Location(file, mark.line + 1, mark.column + 1) if mark else Location(file)
-        line = lines[mark.line] if mark and mark.line < len(lines) else None
-        message = f"YAML syntax: {exc.problem or exc.context}"
-        hint = "check indentation, quoting and ':' after keys; quote strings that contain ': ' or start with '{' '[' '*' '&'"
-        raise RulesError([Problem(message, loc, hint, line)]) from None
+        raise RulesError([_yaml_problem(exc, file, lines, text)]) from None
     except yaml.YAMLError as exc:
         raise RulesError([Problem(f"YAML error: {exc}", Location(file))]) from None
     if root is None:
@@ -120,6 +213,83 @@ def load_text(text: str, file: str) -> Document:
     if problems:
         raise RulesError(problems)
     return doc
+
+
+_YAML_HINT = "check indentation, quoting and ':' after keys; quote strings that contain ': ' or start with " \
+             "'{' '[' '*' '&'"
+
+
+def _quoted_before(text: str, mark):
+    """The last quoted scalar token that ends before `mark`, if it runs over several lines (else None)."""
+    last = None
+    try:
+        for token in yaml.scan(text):
+            if token.start_mark.index >= mark.index:
+                break
+            if isinstance(token, yaml.ScalarToken):
+                last = token
+    except yaml.YAMLError:
+        pass
+    if last is not None and last.style in ("'", '"') and last.end_mark.line > last.start_mark.line:
+        return last
+    return None
+
+
+def _yaml_problem(exc: yaml.MarkedYAMLError, file: str, lines: list[str], text: str = "") -> Problem:
+    """A YAML syntax error in the words of a rule-file author, at the character that explains it best."""
+    problem, context = exc.problem or "", exc.context or ""
+    mark, at = exc.problem_mark or exc.context_mark, None
+    message, hint = f"YAML syntax: {problem or context}", _YAML_HINT
+    opened = exc.context_mark
+    where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "the end of the file"
+    if problem == "mapping values are not allowed here":
+        message = "YAML syntax: ':' is not allowed here"
+        hint = ("a line indented deeper than the line above continues that line's value: indent keys of one "
+                "mapping equally; a value that contains ': ' must be quoted")
+    elif problem.startswith("expected ',' or ") and opened and "flow" in context:
+        bracket = "[" if "sequence" in context else "{"
+        at, message = opened, f"YAML syntax: '{bracket}' is not closed"
+        hint = (f"close it with '{']' if bracket == '[' else '}'}' (YAML read on to {where} without finding it); "
+                "a value that starts with '[' or '{' but is not a list or mapping must be quoted")
+    elif problem == "found unexpected end of stream" and opened and "quoted" in context:
+        at, message = opened, "YAML syntax: this quoted string is not closed"
+        hint = "end it with the same quote it starts with"
+    elif problem == "could not find expected ':'" and opened:
+        at, message = opened, "YAML syntax: this key has no ':' after it"
+        hint = "write 'key: value'; a line indented deeper than the line above continues that line"
+    elif problem.startswith("expected <block end>, but found ") and mark:
+        found = problem.split("but found ", 1)[1].strip("'")
+        line_text = lines[mark.line] if mark.line < len(lines) else ""
+        starts_line = not line_text[: mark.column].strip()
+        message = {"<scalar>": "YAML syntax: unexpected text", "-": "YAML syntax: unexpected list item '-'",
+                   "<block mapping start>": "YAML syntax: this line's indentation does not match the lines above"
+                   }.get(found, f"YAML syntax: unexpected {found}")
+        runaway = _quoted_before(text, mark) if found == "<scalar>" else None
+        if runaway is not None:  # a quote left open swallows the line break and ends at the next quote
+            at = runaway.start_mark
+            message = f"YAML syntax: this quoted string runs on to line {runaway.end_mark.line + 1}"
+            hint = (f"close the quote on this line (YAML ended the string at line {runaway.end_mark.line + 1}, "
+                    f"column {runaway.end_mark.column}, and cannot read what follows it)")
+        elif found == "<scalar>" and not starts_line:
+            hint = ("text follows a quoted string or a [list] / {mapping} on the same line: quote the whole value "
+                    "(e.g. notation: \"{from}-{to}\"), or close a quote left open on an earlier line")
+        elif found == "-" and opened:
+            hint = (f"the items of one list start in the same column; here YAML expected a key of the mapping at "
+                    f"line {opened.line + 1}, column {opened.column + 1}")
+        elif opened:
+            hint = (f"the keys of the mapping at line {opened.line + 1} start in column {opened.column + 1}: line "
+                    "this one up with them, or, to continue the value above, quote that value or join the lines")
+    elif "'\\t'" in problem:
+        message = "YAML syntax: a tab character"
+        hint = "indent with spaces: YAML does not allow tabs in indentation"
+    elif problem.startswith("found undefined alias"):
+        message = f"YAML syntax: {problem} (a value starting with '*' is an alias)"
+        hint = "quote values that start with '*', '&' or '!'"
+    at = at or mark
+    if at is None:
+        return Problem(message, Location(file), hint)
+    line = lines[at.line] if at.line < len(lines) else None
+    return Problem(message, Location(file, at.line + 1, at.column + 1), hint, line)
 
 
 def load_file(path: str | Path, display: str | None = None) -> Document:

@@ -119,3 +119,11 @@ def test_the_player_count_is_an_option():
     state = game.new_initial_state()
     state.apply("prize 1")
     assert state.acting_players() == [0, 1, 2, 3] and len(state.legal_moves(3)) == 6
+
+
+def test_pending_choices_stay_secret_after_a_json_round_trip(game):
+    state = revealed(game)
+    state.apply("bid 2", 0)
+    copy = game.state_from_json(json.loads(json.dumps(state.to_json())))
+    view = copy.observation(1)
+    assert view["pending"] == {"0": "chosen"} and "bid 2" not in json.dumps(view)

@@ -52,16 +52,12 @@ class Rng:
     def shuffle(self, items: list) -> list:
         """Shuffle in place (Fisher-Yates) and return the list.
 
-        One draw of 32 bits per swap, scaled by multiply-and-shift: the bias is below n / 2**32,
-        far under anything a simulation can detect, and it is ten times faster than rejection.
+        Each swap index scales one 53-bit uniform float: the bias is below n / 2**53, far under
+        anything a simulation can detect, and it avoids a rejection loop per item.
         """
-        n = len(items)
-        if n < 2:
-            return items
-        bits = self._random.getrandbits(32 * (n - 1))
-        for i in range(n - 1, 0, -1):
-            j = ((bits & 0xFFFFFFFF) * (i + 1)) >> 32
-            bits >>= 32
+        rand = self._random.random
+        for i in range(len(items) - 1, 0, -1):
+            j = int(rand() * (i + 1))
             items[i], items[j] = items[j], items[i]
         return items
 

@@ -114,6 +114,8 @@ def state_from_json(game, data: dict, source: str = "state"):
     for p, text in (data.get("pending") or {}).items():
         S.pending[int(p)] = S.parse_move(text, int(p))
     S.history = list(data.get("history") or [])
+    if S.pending:  # the last entries are the pending choices: keep them as moves, so views can hide them
+        S.history[-len(S.pending):] = list(S.pending.values())
     if S.capped:
         S.terminal, S.winners = True, []
     elif S.ply:

@@ -331,7 +331,7 @@ class State:
         return f"<{self.rules.name} state: turn {self.turn}, {who}>"
 
 
-_CONVERTED = (RuleValueError, ArithmeticError, LookupError, TypeError, AttributeError, ValueError)
+_CONVERTED = (RuleValueError, ArithmeticError, LookupError, TypeError, AttributeError, ValueError, RecursionError)
 
 
 def _runtime_error(state, rule, exc) -> GameRuntimeError:

@@ -190,6 +190,10 @@ def _keys(d):
     return list(d)
 
 
+def _values(d):
+    return list(d.values())
+
+
 def _get(d, key, default=None):
     if isinstance(d, dict):
         return d.get(key, default)
@@ -248,6 +252,8 @@ def pure_builtins() -> dict[str, Builtin]:
         B("repeat", _repeat, 2, 2, "repeat(x, n)", "A list holding x n times.", "collections", fold=True),
         B("keys", _keys, 1, 1, "keys(table)", "The keys of a table (mapping), in file order.", "collections",
           fold=True),
+        B("values", _values, 1, 1, "values(table)", "The values of a table (mapping), in key order.",
+          "collections", fold=True),
         B("get", _get, 2, 3, "get(table, key, default=none)", "A table entry, or the default when missing.",
           "collections", fold=True),
         B("join", _join, 1, 2, "join(xs, sep='')", "The items' text joined by sep.", "strings", fold=True),

@@ -8,6 +8,13 @@ from ..errors import did_you_mean
 from . import ast as A
 from .builtins import Builtin
 
+# Python functions people reach for, and what the rule language has instead.
+_PYTHON_HINTS = {
+    "len": "the length of a list is size(xs)",
+    "range": "a range of whole numbers is written low..high (both included), e.g. 1..num_players",
+    "filter": "filter with a comprehension: [x for x in xs if condition]",
+    "map": "transform with a comprehension: [f(x) for x in xs]",
+}
 _PY_BINOP = {"+": "+", "-": "-", "*": "*", "/": "/", "//": "//", "%": "%", "**": "**"}
 _PY_CMP = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">=", "in": "in", "notin": "not in"}
 
@@ -15,9 +22,10 @@ _PY_CMP = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">=", "
 class CompileProblem(Exception):
     """A name, arity or structure error at characters [start, end) of the expression."""
 
-    def __init__(self, message: str, start: int, end: int, hint: str | None = None):
+    def __init__(self, message: str, start: int, end: int, hint: str | None = None, quiet: bool = False):
         super().__init__(message)
         self.message, self.start, self.end, self.hint = message, start, end, hint
+        self.quiet = quiet  # a consequence of a problem already reported elsewhere: not worth repeating
 
 
 @dataclass
@@ -70,14 +78,21 @@ class Compiler:
         self.namespace = namespace
         self.attributes = attributes  # known attribute names, for 'did you mean'; None: unchecked
         self._consts: dict = {}
+        self._fresh = 0  # comprehension variables renamed so as not to hide an outer name (_loop_local)
+        self.add_builtins(builtins)
+
+    def add_builtins(self, builtins: dict[str, Builtin]) -> None:
+        """Make more built-ins callable (e.g. those of a game, once its players are known)."""
+        self.builtins.update(builtins)
         for b in builtins.values():
-            namespace[f"F_{b.name}"] = b.fn
+            self.namespace[f"F_{b.name}"] = b.fn
 
     # -- constants ---------------------------------------------------------------------------
     def const(self, value) -> str:
         """Python source for a constant value (a literal, or a name bound in the namespace)."""
         if value is None or isinstance(value, (bool, int, float, str)) and type(value) in (bool, int, float, str):
-            return repr(value)
+            text = repr(value)
+            return f"({text})" if text.startswith("-") else text  # -3 ** 2 would be -(3 ** 2) in Python
         key = (type(value), id(value))
         name = self._consts.get(key)
         if name is None:
@@ -114,12 +129,14 @@ class Compiler:
             if node.id in self.builtins:
                 raise CompileProblem(f"'{node.id}' is a function: call it as {self.builtins[node.id].signature}",
                                      node.start, node.end)
-            names = scope.all_names()
+            names = scope.all_names() | {"true", "false", "none"}
             hint = did_you_mean(node.id, names) or "names are parameters, variables, zones, regions, tables and " \
                                                    "'me', 'player', 'players'"
             raise CompileProblem(f"unknown name '{node.id}'", node.start, node.end, hint)
         if b.kind == "option":
             raise CompileProblem("write option.<name> to read an option", node.start, node.end)
+        if b.kind == "broken":  # its definition has a problem, reported there
+            raise CompileProblem(f"'{node.id}' is not defined (see its own error)", node.start, node.end, quiet=True)
         return b.code if not b.is_const else self.const(b.const)
 
     def _ListExpr(self, node, scope):
@@ -161,7 +178,7 @@ class Compiler:
     def _option(self, node, binding):
         options = binding.const
         if node.name not in options:
-            raise CompileProblem(f"unknown option '{node.name}'", node.start, node.end,
+            raise CompileProblem(f"unknown option '{node.name}'", node.end - len(node.name), node.end,
                                  did_you_mean(node.name, options) or
                                  f"options of this game: {', '.join(sorted(options)) or 'none'}")
         return options[node.name]
@@ -172,7 +189,7 @@ class Compiler:
             if b is not None and b.kind == "option":
                 return self.const(self._option(node, b))
         if self.attributes is not None and node.name not in self.attributes:
-            raise CompileProblem(f"unknown attribute '{node.name}'", node.start, node.end,
+            raise CompileProblem(f"unknown attribute '{node.name}'", node.end - len(node.name), node.end,
                                  did_you_mean(node.name, self.attributes) or
                                  "attributes are declared on cells, pieces and players")
         return f"{self.expr(node.obj, scope)}.{node.name}"
@@ -185,13 +202,23 @@ class Compiler:
         high = self.expr(node.high, scope) if node.high else ""
         return f"{self.expr(node.obj, scope)}[{low}:{high}]"
 
+    def _loop_local(self, name: str, scope: Scope) -> Binding:
+        """A comprehension variable. Python makes it local to the whole comprehension, while in the rules
+        language (and the reference evaluator) the iterables and conditions before it still see an outer
+        name it shadows: a shadowing variable therefore gets a Python name of its own."""
+        if scope.lookup(name) is None:
+            return local(name)
+        self._fresh += 1
+        return Binding(f"C{self._fresh}_{name}", assignable=True, kind="local")
+
     def _comprehension(self, node: A.Comprehension, scope: Scope) -> str:
         clauses = []
         inner = scope
         for clause in node.fors:
             iterable = self.expr(clause.iterable, inner)
-            inner = inner.child(**{t: local(t) for t in clause.targets})
-            targets = ", ".join(f"L_{t}" for t in clause.targets)
+            bindings = {t: self._loop_local(t, inner) for t in clause.targets}
+            inner = inner.child(**bindings)
+            targets = ", ".join(bindings[t].code for t in clause.targets)
             clauses.append(f"for {targets} in {iterable}")
             clauses.extend(f"if {self.expr(c, inner)}" for c in clause.conds)
         return f"{self.expr(node.elt, inner)} " + " ".join(clauses)
@@ -203,7 +230,7 @@ class Compiler:
         b = self.builtins.get(node.func)
         if b is None:
             raise CompileProblem(f"unknown function '{node.func}'", node.start, node.start + len(node.func),
-                                 did_you_mean(node.func, self.builtins) or
+                                 did_you_mean(node.func, self.builtins) or _PYTHON_HINTS.get(node.func) or
                                  "see the language reference for the built-in functions")
         n = len(node.args)
         if n < b.min_args or (b.max_args is not None and n > b.max_args):
@@ -213,8 +240,10 @@ class Compiler:
                                  node.start, node.end, f"usage: {b.signature}")
         for name, value in node.kwargs:
             if name not in b.keywords and "*" not in b.keywords:
-                raise CompileProblem(f"{b.name}() has no keyword '{name}'", value.start, value.end,
-                                     f"usage: {b.signature}")
+                start, end = getattr(node, "keyword_spans", {}).get(name, (value.start, value.end))
+                close = did_you_mean(name, [k for k in b.keywords if k != "*"])
+                raise CompileProblem(f"{b.name}() has no keyword '{name}'", start, end,
+                                     (close + " " if close else "") + f"usage: {b.signature}")
         if any(isinstance(a, A.Comprehension) and a.generator for a in node.args) and not b.aggregate:
             raise CompileProblem(f"{b.name}() does not take a comprehension", node.start, node.end,
                                  f"usage: {b.signature}; wrap it in brackets for a list: [x for x in xs]")

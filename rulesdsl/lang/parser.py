@@ -128,15 +128,22 @@ class _Builder(Transformer):
         return [c for c in children if c is not None]
 
     def keyword(self, meta, children):
-        return ("kw", str(children[0]), children[1])
+        return ("kw", str(children[0]), children[1], _span(children[0]))
 
     def call(self, meta, children):
         name, args = children[0], children[1] or []
         positional = [a for a in args if not isinstance(a, tuple)]
         keywords = [(a[1], a[2]) for a in args if isinstance(a, tuple)]
-        if any(isinstance(a, tuple) for a in args[: len(positional)]):
-            raise SyntaxProblem("positional argument after keyword argument", meta.start_pos)
-        return A.Call(str(name), positional, keywords, **_span(meta))
+        after_keyword = False
+        for a in args:
+            if isinstance(a, tuple):
+                after_keyword = True
+            elif after_keyword:
+                raise SyntaxProblem("positional argument after keyword argument", a.start,
+                                    "put keyword arguments (name=value) after the positional ones")
+        node = A.Call(str(name), positional, keywords, **_span(meta))
+        node.keyword_spans = {a[1]: (a[3]["start"], a[3]["end"]) for a in args if isinstance(a, tuple)}
+        return node
 
     def call_gen(self, meta, children):
         name, elt, *fors = children
@@ -178,6 +185,39 @@ def _expected(tokens) -> str:
     return ", ".join(words)
 
 
+def _unclosed(text: str):
+    """The innermost bracket of `text` left open (its character and position), or None."""
+    stack, quote, i = [], None, 0
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == quote:
+                quote = None
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            stack.append(i)
+        elif ch in ")]}" and stack:
+            stack.pop()
+        i += 1
+    return (text[stack[-1]], stack[-1]) if stack else None
+
+
+def _early_hint(text: str, expected) -> str:
+    hint = f"expected {_expected(expected)}"
+    open_ = _unclosed(text)
+    if open_ is None:
+        return hint
+    ch, at = open_
+    name = text[:at].rstrip()
+    name = name[len(name.rstrip("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")):]
+    what = f"the '{ch}' of '{name}{ch}'" if name and at == len(text[:at].rstrip()) and name[0].isalpha() \
+        else f"a '{ch}'"
+    return f"{what} is never closed ({hint})"
+
+
 def parse(text: str, start: str = "expr") -> A.Node:
     """Parse `text` (an expression, or a statement when start='stmt'); raises SyntaxProblem."""
     if not isinstance(text, str):
@@ -195,15 +235,16 @@ def parse(text: str, start: str = "expr") -> A.Node:
         raise SyntaxProblem(f"unexpected character {text[exc.pos_in_stream]!r}", exc.pos_in_stream,
                             "strings are quoted with ' or \"; cells and regions are names") from None
     except UnexpectedEOF as exc:
-        raise SyntaxProblem("the expression ends too early", len(text),
-                            f"expected {_expected(exc.expected)}") from None
+        raise SyntaxProblem("the expression ends too early", len(text), _early_hint(text, exc.expected)) from None
     except UnexpectedToken as exc:
         if exc.token.type == "$END":
             raise SyntaxProblem("the expression ends too early", len(text),
-                                f"expected {_expected(exc.expected)}") from None
+                                _early_hint(text, exc.expected)) from None
         hint = f"expected {_expected(exc.expected)}"
         if start == "stmt" and str(exc.token) == "==":
             hint = "an effect assigns with '=' or calls an effect such as move(a, b)"
+        elif str(exc.token) == "=":
+            hint = "to compare, write '=='; '=' assigns, and only in effects"
         raise SyntaxProblem(f"unexpected {str(exc.token)!r}", exc.token.start_pos, hint) from None
     except UnexpectedInput as exc:  # pragma: no cover - other lark input errors
         raise SyntaxProblem(str(exc).splitlines()[0], getattr(exc, "pos_in_stream", 0) or 0) from None

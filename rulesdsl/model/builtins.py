@@ -75,65 +75,70 @@ def game_builtins(game) -> dict[str, Builtin]:
             result.append(group)
         return result
 
+    def lines(length, directions=None):
+        """Every straight run of `length` cells along the given directions (default: all declared)."""
+        names = board.directions if directions is None else [directions] if isinstance(directions, str) \
+            else directions
+        found = []
+        for d in names:
+            if d not in board.rays:
+                raise RuleValueError(f"unknown direction '{d}'")
+            for c in board.cells:
+                ray = board.rays[d][c]
+                if len(ray) >= length - 1:
+                    found.append((c,) + ray[: length - 1])
+        return found
+
     def group_sizes(cells):
         return sorted((len(g) for g in groups(cells)), reverse=True)
 
-    lines = board.lines
+    straight = board.lines
 
-    def can_push(S, frm, to, within):
-        line = lines.get((frm, to))
-        if line is None:
-            return False
-        path, beyond = line
-        cells = S.cells
-        within = getattr(within, "_members", within)
-        if to not in within:
-            return False
-        carried = 0
-        for c in path:
-            if cells[c] is not None:
-                carried += 1
-        for c in beyond:
-            if not carried:
-                return True
-            if c not in within:
-                return False
-            if cells[c] is None:
-                carried -= 1
-        return carried == 0
+    segment_cache: dict = {}
 
-    rays = board.rays
+    def segments(frm, direction, within):
+        """The ray from `frm` cut into maximal runs of cells inside `within`: [(start, end)] indices."""
+        key = (frm, direction, id(within))
+        found = segment_cache.get(key)
+        if found is None:
+            members = getattr(within, "_members", within)
+            ray = board.rays[direction][frm]
+            runs, start = [], None
+            for k, c in enumerate(ray + (None,)):
+                inside = c is not None and c in members
+                if inside and start is None:
+                    start = k
+                elif not inside and start is not None:
+                    runs.append((start, k))
+                    start = None
+            found = segment_cache[key] = (ray, tuple(runs), within)  # keep `within` alive: its id is the key
+        return found
 
     def push_targets(S, frm, direction, within):
-        """Every cell `to` along the ray for which can_push(frm, to, within) holds, in one pass."""
+        """Every `to` for which can_push(frm, to, within) holds.
+
+        Moving to ray index k carries the pieces on ray[0..k]; they fit iff the free cells after k in
+        the same run of `within` cells are at least as many. That reduces to k <= end - 1 - P, where P
+        counts the pieces on ray[0:end]: one count per run instead of a walk per target.
+        """
         if direction is None:
             return []
-        ray = rays[direction][frm]
+        ray, runs, _ = segments(frm, direction, within)
         cells = S.cells
-        within = getattr(within, "_members", within)
-        n = len(ray)
         result = []
-        carried = 0
-        for k in range(n):
-            to = ray[k]
-            if cells[to] is not None:
-                carried += 1
-            if to not in within:
-                continue
-            need, j = carried, k + 1
-            while need and j < n:
-                c = ray[j]
-                if c not in within:
-                    break
-                if cells[c] is None:
-                    need -= 1
-                j += 1
-            if not need:
-                result.append(to)
+        for start, end in runs:
+            pieces = end - list(map(cells.__getitem__, ray[:end])).count(None)
+            result.extend(ray[start:end - pieces])
         return result
 
+    def can_push(S, frm, to, within):
+        for direction, rays in board.rays.items():
+            if to in rays[frm]:
+                return to in push_targets(S, frm, direction, within)
+        return False
+
     def push(S, frm, to):
-        line = lines.get((frm, to))
+        line = straight.get((frm, to))
         if line is None:
             raise RuleValueError(f"push: {to} is not on a straight line from {frm}")
         path, beyond = line
@@ -268,6 +273,9 @@ def game_builtins(game) -> dict[str, Builtin]:
           "The cells passed by following a link `steps` times, or none if it runs out.", "board", fold=True),
         B("groups", groups, 1, 1, "groups(cells)", "The connected groups among these cells (board adjacency).",
           "board", fold=True),
+        B("lines", lines, 1, 2, "lines(length, directions=all)",
+          "Every straight line of `length` cells along the directions (a name or a list); for n-in-a-row "
+          "goals. Opposite directions give each line twice: list one of each pair.", "board", fold=True),
         B("group_sizes", group_sizes, 1, 1, "group_sizes(cells)",
           "Sizes of the connected groups among these cells, largest first.", "board", fold=True),
         B("can_push", can_push, 3, 3, "can_push(from, to, within)",

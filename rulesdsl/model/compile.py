@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ..errors import Problem, RulesError, did_you_mean
+from ..errors import Location, Problem, RulesError, did_you_mean
 from ..lang import ast as A
-from ..lang.builtins import RuleValueError, pure_builtins
+from ..lang.builtins import Builtin, RuleValueError, pure_builtins
 from ..lang.compiler import Binding, CompileProblem, Compiler, Scope, local
 from ..lang.parser import SyntaxProblem, parse
 from ..source import Document
@@ -16,6 +16,7 @@ from .game import Rules
 from .values import text_of
 
 _FAIL = object()  # marks an expression that did not compile (its problem is already recorded)
+_BROKEN = Binding("", kind="broken")  # a name whose definition failed: uses of it are not reported again
 
 
 class ModelCompiler:
@@ -37,6 +38,8 @@ class ModelCompiler:
         self.problems.append(self.doc.problem(path, message, hint, key=key))
 
     def _expr_problem(self, path, exc, text):
+        if getattr(exc, "quiet", False):
+            return
         self.problems.append(self.doc.problem(path, exc.message, exc.hint, offset=exc.start if
                                               isinstance(exc, CompileProblem) else exc.offset,
                                               width=max(1, (exc.end - exc.start) if isinstance(exc, CompileProblem)
@@ -54,6 +57,29 @@ class ModelCompiler:
         except SyntaxProblem as exc:
             self.problems.append(self.doc.problem(path, exc.message, exc.hint, offset=exc.offset))
             return _FAIL
+
+    def loop_head(self, path, head):
+        """Parse the head of a 'for:' effect ("name in collection") as a one-clause comprehension."""
+        if not isinstance(head, str):
+            return self.parse_at(path, head)
+        prefix = "[0 for "
+        try:
+            node = parse(f"{prefix}{head}]")
+        except SyntaxProblem as exc:
+            if exc.offset - len(prefix) >= len(head.rstrip()):  # at the wrapper's ']': the text ended too early
+                try:
+                    parse(prefix + head)
+                except SyntaxProblem as inner:
+                    exc = inner
+            offset = min(max(0, exc.offset - len(prefix)), len(head))
+            self.problems.append(self.doc.problem(path, exc.message, exc.hint, offset=offset))
+            return _FAIL
+        for sub in A.walk(node):  # positions in the user's text, not in the wrapper
+            sub.start, sub.end = max(0, sub.start - len(prefix)), max(0, sub.end - len(prefix))
+            spans = getattr(sub, "keyword_spans", None)
+            if spans:
+                sub.keyword_spans = {k: (a - len(prefix), b - len(prefix)) for k, (a, b) in spans.items()}
+        return node
 
     def code(self, path, node, scope) -> str | object:
         if node is _FAIL:
@@ -100,7 +126,13 @@ class ModelCompiler:
         r.description = str(d.get("description", "")).strip()
         r.variants = {k: str((v or {}).get("description", "")) for k, v in (d.get("variants") or {}).items()}
         self.builtins = pure_builtins()
-        self.compiler = None
+        attributes = {"x", "y", "name", "index", "kind", "owner", "col", "row"}
+        attributes.update(*(set((v or {}).get("attributes", {}) or {}) | set((v or {}).get("derived", {}) or {})
+                            for v in (d.get("pieces") or {}).values()))
+        attributes.update(((d.get("board") or {}).get("attributes") or {}).keys())
+        for move in (d.get("moves") or {}).values():  # simultaneous choices read as choices[p].<param>
+            attributes.update((move or {}).get("params") or {}, (move or {}).get("let") or {})
+        self.compiler = Compiler(self.builtins, self.namespace, attributes)
         self._options()
         self.root = Scope({
             "option": Binding("option", kind="option", const=r.option_values, is_const=True),
@@ -109,18 +141,12 @@ class ModelCompiler:
             "turn": Binding("S.turn"),
         })
         self._players()
-        self.builtins.update(game_builtins(r))
-        attributes = {"x", "y", "name", "index", "kind", "owner", "col", "row"}
-        attributes.update(*(set((v or {}).get("attributes", {}) or {}) | set((v or {}).get("derived", {}) or {})
-                            for v in (d.get("pieces") or {}).values()))
-        attributes.update(((d.get("board") or {}).get("attributes") or {}).keys())
-        self.compiler = Compiler(self.builtins, self.namespace, attributes)
+        self.compiler.add_builtins(game_builtins(r))
         self._data()
         self._board()
         self._pieces()
         self._zones_and_vars()
-        if self.problems:
-            raise RulesError(self.problems)
+        self._functions()
         self._moves()
         self._flow()
         self._end_and_scoring()
@@ -137,16 +163,22 @@ class ModelCompiler:
         for name, spec in declared.items():
             spec = spec or {}
             values[name] = spec.get("default")
+            if values[name] is not None and "type" in spec:  # the default must itself be a valid value
+                try:
+                    coerce_option(name, spec, values[name])
+                except ValueError as exc:
+                    self.problem(("options", name, "default"), f"the default of {exc}", spec.get("help"))
+        here = Location(self.doc.file)  # options given on the command line have no line to point at
         for name, raw in self.given_options.items():
             if name not in declared:
                 hint = did_you_mean(name, declared) or f"options of this game: {', '.join(declared) or 'none'}"
-                self.problems.append(Problem(f"unknown option '{name}'", None, hint))
+                self.problems.append(Problem(f"unknown option '{name}'", here, hint))
                 continue
             spec = declared[name] or {}
             try:
                 values[name] = coerce_option(name, spec, raw)
             except ValueError as exc:
-                self.problems.append(Problem(str(exc), None, spec.get("help")))
+                self.problems.append(Problem(str(exc), here, spec.get("help")))
         r.option_values = values
 
     def _players(self):
@@ -179,8 +211,7 @@ class ModelCompiler:
             self.root.names[name] = Binding("", const=_freeze(value), is_const=True)
         for name, text in (self.data.get("let") or {}).items():
             value = self.evaluate_now(("let", name), text, self.root)
-            if value is not _FAIL:
-                self.root.names[name] = Binding("", const=value, is_const=True)
+            self.root.names[name] = _BROKEN if value is _FAIL else Binding("", const=value, is_const=True)
 
     # -- board -------------------------------------------------------------------------------
     def _board(self):
@@ -217,9 +248,6 @@ class ModelCompiler:
             for c in keep:
                 attrs = {k: v for k, v in c.__dict__.items() if k not in ("name", "index")}
                 board.add_cell(c.name, **attrs)
-        if not board.cells:
-            self.problem(("board",), "the board has no cells", "declare 'grid:' or 'cells:' under 'board:'")
-            return
         self.root.names["cells"] = Binding("", const=Region(board.cells), is_const=True)
         for name, vec in (spec.get("directions") or {}).items():
             board.directions[str(name)] = tuple(vec)
@@ -265,6 +293,7 @@ class ModelCompiler:
         return Region(cells)
 
     def _region(self, board, name, value):
+        self.root.names[name] = _BROKEN  # until it is computed
         path = ("board", "regions", name)
         if isinstance(value, dict):  # one region per key: {keys: expr, cells: expr using 'key'}
             keys = self.evaluate_now(path + ("keys",), value.get("keys"), self.root, "list of keys")
@@ -364,6 +393,35 @@ class ModelCompiler:
                 code = self.expr(path + ("init",), init, scope)
                 item["init_fn"] = _FAIL if code is _FAIL else self.lambda_("S, me, L_owner=None", code)
 
+    def _functions(self):
+        """User functions: named expressions with parameters, called like built-ins."""
+        specs = self.data.get("functions") or {}
+        for name, spec in specs.items():
+            spec = spec or {}
+            if name in self.builtins:
+                self.problem(("functions", name), f"'{name}' is already a built-in function", "choose another name",
+                             key=True)
+                continue
+            params = [str(p) for p in spec.get("params") or []]
+            call = "".join(f", {{{i}}}" for i in range(len(params)))
+            self.builtins[name] = Builtin(name, None, len(params), len(params), f"{name}({', '.join(params)})",
+                                          str(spec.get("description", "")), "functions", state=True,
+                                          inline=f"U_{_ident(name)}(S, me{call})")
+        for name, spec in specs.items():
+            spec = spec or {}
+            b = self.builtins.get(name)
+            if b is None or b.category != "functions":
+                continue
+            params = [str(p) for p in spec.get("params") or []]
+            code = self.expr(("functions", name, "value"), spec.get("value"), self.root.child(
+                **{p: local(p) for p in params}))
+            if code is _FAIL:
+                continue
+            fn = self.function(f"U_{_ident(name)}", "S, me" + "".join(f", L_{p}" for p in params),
+                               [f"return {code}"])
+            self.namespace[f"U_{_ident(name)}"] = fn
+            b.fn = (lambda f: lambda S, *args: f(S, None, *args))(fn)
+
     # -- moves -------------------------------------------------------------------------------
     def _moves(self):
         moves = self.data.get("moves") or {}
@@ -390,6 +448,8 @@ class ModelCompiler:
         # Each loop level i binds param i; lets and checks go right after the last name they use.
         slots: list[list[str]] = [[] for _ in range(len(params) + 1)]
         explain_slots: list[list[str]] = [[] for _ in range(len(params) + 1)]
+        level_lets: list[list] = [[] for _ in range(len(params) + 1)]  # (name, line) per loop level
+        level_checks: list[list] = [[] for _ in range(len(params) + 1)]  # (anchor let, gen line, explain line)
         checks = []
         seen = scope.child()
         for i, (pname, dom) in enumerate(params):
@@ -425,8 +485,7 @@ class ModelCompiler:
                 ok = False
             level = max([levels.get(u, 0) for u in used] or [0])
             levels[lname] = level
-            slots[level].append(f"L_{lname} = {code}")
-            explain_slots[level].append(f"L_{lname} = {code}")
+            level_lets[level].append((lname, f"L_{lname} = {code}"))
         for k, item in enumerate(whens):
             cpath = path + ("when", k)
             text, why = (item.get("test"), item.get("why")) if isinstance(item, dict) else (item, None)
@@ -439,9 +498,21 @@ class ModelCompiler:
                 continue
             used = self._free_names(node) & set(binders)
             level = max([levels.get(u, 0) for u in used] or [0])
-            slots[level].append(f"if not {code}: continue" if level else f"if not {code}: return")
-            explain_slots[level].append(f"if not {code}: return {len(checks)}")
+            # a check runs right after the last let of its level that it needs (or before all of them)
+            anchor = max([i for i, (n, _) in enumerate(level_lets[level]) if n in used] or [-1])
+            level_checks[level].append((anchor, f"if not {code}: continue" if level else f"if not {code}: return",
+                                        f"if not {code}: return {len(checks)}"))
             checks.append((str(text), why))
+        for level in range(len(slots)):
+            lets_here = level_lets[level]
+            for anchor in range(-1, len(lets_here)):
+                if anchor >= 0:
+                    slots[level].append(lets_here[anchor][1])
+                    explain_slots[level].append(lets_here[anchor][1])
+                for at, gen_line, explain_line in level_checks[level]:
+                    if at == anchor:
+                        slots[level].append(gen_line)
+                        explain_slots[level].append(explain_line)
         rule.checks = checks
         arg_code = "(" + "".join(f"L_{a}, " for a in rule.arg_names) + ")"
         # generator
@@ -519,8 +590,15 @@ class ModelCompiler:
                 self.problems.append(self.doc.problem(path, exc.message, exc.hint, offset=j + 1 + exc.offset))
                 return _FAIL
             except CompileProblem as exc:
+                if exc.quiet:
+                    return _FAIL
                 hint = exc.hint
-                if "unknown" in exc.message:
+                if exc.message.startswith("unknown name"):
+                    usable = sorted(n for n, b in _flatten(scope).items() if b.kind == "local")
+                    hint = did_you_mean(exc.message.split("'")[1], usable) or \
+                        "notation may use only the move's params and lets" + \
+                        (f" ({', '.join(usable)})" if usable else "") + " and 'me'"
+                elif "unknown" in exc.message:
                     hint = (hint + "; " if hint else "") + "notation may use only the move's params, lets and 'me'"
                 self.problems.append(self.doc.problem(path, exc.message, hint, offset=j + 1 + exc.start,
                                                       width=max(1, exc.end - exc.start)))
@@ -548,6 +626,10 @@ class ModelCompiler:
                 except CompileProblem as exc:
                     self._expr_problem(ipath, exc, item)
                     ok = False
+                    if isinstance(node, A.Assign) and isinstance(node.target, A.Name) \
+                            and scope.lookup(node.target.id) is None:
+                        scope.names[node.target.id] = local(node.target.id)  # no knock-on 'unknown name'
+
             elif isinstance(item, dict) and "if" in item:
                 cond = self.expr(ipath + ("if",), item["if"], scope)
                 then = self.effects(ipath + ("then",), item.get("then") or [], scope.child())
@@ -561,8 +643,7 @@ class ModelCompiler:
                     lines.append("else:")
                     lines.extend("    " + ln for ln in other)
             elif isinstance(item, dict) and "for" in item:
-                head = item["for"]
-                node = self.parse_at(ipath + ("for",), f"[0 for {head}]" if isinstance(head, str) else head)
+                node = self.loop_head(ipath + ("for",), item["for"])
                 if node is _FAIL or not isinstance(node, A.Comprehension) or len(node.fors) != 1:
                     if node is not _FAIL:
                         self.problem(ipath + ("for",), "write the loop as 'name in collection'")
@@ -664,8 +745,11 @@ class ModelCompiler:
             for i, mname in enumerate(spec.get("moves") or []):
                 if mname not in r.moves:
                     if mname not in (self.data.get("moves") or {}):
+                        declared = self.data.get("moves") or {}
                         self.problem(path + ("moves", i), f"no move named '{mname}'",
-                                     did_you_mean(str(mname), self.data.get("moves") or {}))
+                                     did_you_mean(str(mname), declared) or
+                                     (f"moves of this game: {', '.join(map(str, declared))}" if declared else
+                                      "declare it under 'moves:'"))
                     continue
                 step.moves.append(r.moves[mname])
             pass_spec = spec.get("pass")
