@@ -64,23 +64,37 @@ def _start_state(game, args):
 def cmd_validate(args) -> int:
     failed = False
     for file in args.file:
+        problems = 0
         try:
             game = load_game(file, args.variant, _options(args.option))
-            print(f"{file}: ok - {game.summary()}")
-            doc = load_document(file)
+        except RulesError as exc:
+            print(exc.format(), file=sys.stderr)
+            print(f"{file}: {_count(len(exc.problems))}", file=sys.stderr)
+            failed = True
+            continue
+        print(f"{file}: ok - {game.summary()}")
+        doc = load_document(file)
+        if args.variant is None:
             for name, spec in (doc.data.get("variants") or {}).items():
-                if args.variant is None:
+                try:
                     load_game(file, name, _options(args.option))
                     print(f"  variant {name}: ok - {(spec or {}).get('description', '')}")
-            for name, spec in (doc.data.get("options") or {}).items():
-                spec = spec or {}
-                choices = f" (one of {', '.join(map(str, spec['choices']))})" if spec.get("choices") else ""
-                print(f"  option {name}={spec.get('default', '')!s}{choices}: {spec.get('help', '')}")
-        except RulesError as exc:
+                except RulesError as exc:
+                    problems += len(exc.problems)
+                    print(f"  variant {name}: {_count(len(exc.problems))}")
+                    print(exc.format(), file=sys.stderr)
+        for name, spec in (doc.data.get("options") or {}).items():
+            spec = spec or {}
+            choices = f" (one of {', '.join(map(str, spec['choices']))})" if spec.get("choices") else ""
+            print(f"  option {name}={spec.get('default', '')!s}{choices}: {spec.get('help', '')}")
+        if problems:
             failed = True
-            print(exc.format(), file=sys.stderr)
-            print(f"{file}: {len(exc.problems)} problem{'s' if len(exc.problems) != 1 else ''}", file=sys.stderr)
+            print(f"{file}: {_count(problems)}", file=sys.stderr)
     return 1 if failed else 0
+
+
+def _count(n: int) -> str:
+    return f"{n} problem{'s' if n != 1 else ''}"
 
 
 # -- moves, show, perft --------------------------------------------------------------------------

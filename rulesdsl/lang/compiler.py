@@ -90,7 +90,8 @@ class Compiler:
     # -- constants ---------------------------------------------------------------------------
     def const(self, value) -> str:
         """Python source for a constant value (a literal, or a name bound in the namespace)."""
-        if value is None or isinstance(value, (bool, int, float, str)) and type(value) in (bool, int, float, str):
+        if value is None or isinstance(value, (bool, int, float, str)) and type(value) in (bool, int, float, str) \
+                and not (isinstance(value, float) and value != value or value in (float("inf"), float("-inf"))):
             text = repr(value)
             return f"({text})" if text.startswith("-") else text  # -3 ** 2 would be -(3 ** 2) in Python
         key = (type(value), id(value))
@@ -202,7 +203,7 @@ class Compiler:
         high = self.expr(node.high, scope) if node.high else ""
         return f"{self.expr(node.obj, scope)}[{low}:{high}]"
 
-    def _loop_local(self, name: str, scope: Scope) -> Binding:
+    def loop_local(self, name: str, scope: Scope) -> Binding:
         """A comprehension variable. Python makes it local to the whole comprehension, while in the rules
         language (and the reference evaluator) the iterables and conditions before it still see an outer
         name it shadows: a shadowing variable therefore gets a Python name of its own."""
@@ -216,7 +217,7 @@ class Compiler:
         inner = scope
         for clause in node.fors:
             iterable = self.expr(clause.iterable, inner)
-            bindings = {t: self._loop_local(t, inner) for t in clause.targets}
+            bindings = {t: self.loop_local(t, inner) for t in clause.targets}
             inner = inner.child(**bindings)
             targets = ", ".join(bindings[t].code for t in clause.targets)
             clauses.append(f"for {targets} in {iterable}")

@@ -145,10 +145,17 @@ class _Builder(Transformer):
         node.keyword_spans = {a[1]: (a[3]["start"], a[3]["end"]) for a in args if isinstance(a, tuple)}
         return node
 
+    def gen_keyword(self, meta, children):
+        return ("kw", str(children[0]), children[1], _span(children[0]))
+
     def call_gen(self, meta, children):
-        name, elt, *fors = children
+        name, elt, *rest = children
+        fors = [c for c in rest if isinstance(c, A.For)]
+        keywords = [c for c in rest if isinstance(c, tuple)]
         comp = A.Comprehension(elt, fors, True, start=elt.start, end=fors[-1].end)
-        return A.Call(str(name), [comp], [], **_span(meta))
+        node = A.Call(str(name), [comp], [(k[1], k[2]) for k in keywords], **_span(meta))
+        node.keyword_spans = {k[1]: (k[3]["start"], k[3]["end"]) for k in keywords}
+        return node
 
     def assign(self, meta, children):
         return A.Assign(children[0], "=", children[1], **_span(meta))

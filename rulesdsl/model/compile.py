@@ -206,9 +206,31 @@ class ModelCompiler:
         self.root.names["players"] = Binding("", const=list(range(count)), is_const=True)
         self.root.names["num_players"] = Binding("", const=count, is_const=True)
 
+    def declare(self, path, name) -> None:
+        """Record that `path` declares `name`; a second declaration of one name is a problem."""
+        first = self._declared.get(name)
+        if first is not None:
+            where, _ = self.doc.locate(first, key=True)
+            self.problem(path, f"'{name}' is already declared (at {first[0]}: line {where.line})",
+                         "data, lets, functions, regions, zones and variables share one set of names", key=True)
+        elif name in self.root.names:
+            self.problem(path, f"'{name}' is a name the language defines", "choose another name", key=True)
+        else:
+            self._declared[name] = path
+
+    def _declare_all(self):
+        board = self.data.get("board") or {}
+        for group, items in (("data", self.data.get("data")), ("let", self.data.get("let")),
+                             ("functions", self.data.get("functions")), ("zones", self.data.get("zones")),
+                             ("vars", self.data.get("vars")), ("board", board.get("regions"))):
+            for name in items or {}:
+                self.declare((group, "regions", name) if group == "board" else (group, name), name)
+
     def _data(self):
+        self._declared: dict = {}
+        self._declare_all()
         for name, value in (self.data.get("data") or {}).items():
-            self.root.names[name] = Binding("", const=_freeze(value), is_const=True)
+            self.root.names[name] = Binding("", const=value, is_const=True)
         for name, text in (self.data.get("let") or {}).items():
             value = self.evaluate_now(("let", name), text, self.root)
             self.root.names[name] = _BROKEN if value is _FAIL else Binding("", const=value, is_const=True)
@@ -651,13 +673,15 @@ class ModelCompiler:
                     continue
                 clause = node.fors[0]
                 iterable = self.code(ipath + ("for",), clause.iterable, scope)
-                body_scope = scope.child(**{t: local(t) for t in clause.targets})
+                # a loop variable never overwrites a parameter or local of the same name outside the loop
+                targets = {t: self.compiler.loop_local(t, scope) for t in clause.targets}
+                body_scope = scope.child(**targets)
                 conds = [self.code(ipath + ("for",), c, body_scope) for c in clause.conds]
                 body = self.effects(ipath + ("do",), item.get("do") or [], body_scope)
                 if _FAIL in [iterable, body, *conds]:
                     ok = False
                     continue
-                lines.append(f"for {', '.join('L_' + t for t in clause.targets)} in {iterable}:")
+                lines.append(f"for {', '.join(targets[t].code for t in clause.targets)} in {iterable}:")
                 for c in conds:
                     lines.append(f"    if not {c}: continue")
                 lines.extend("    " + ln for ln in body or ["pass"])
@@ -863,10 +887,6 @@ def _describe(exc: Exception) -> str:
     if isinstance(exc, TypeError):
         return f"wrong kind of value ({exc})"
     return str(exc) or type(exc).__name__
-
-
-def _freeze(value):
-    return value
 
 
 def coerce_option(name: str, spec: dict, raw):
