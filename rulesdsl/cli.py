@@ -18,7 +18,7 @@ from .loading import bundled_games, load_document, resolve_path
 from .render import render_state
 from .sim.log import make_log, read_log, replay
 from .sim.runner import entry, play_game
-from .sim.simulate import simulate
+from .sim.simulate import compare_lengths, simulate
 
 
 class UsageError(RulesDslError):
@@ -241,6 +241,7 @@ def cmd_play(args) -> int:
 def cmd_simulate(args) -> int:
     agents = [a.strip() for a in args.agents.split(",")]
     variants = args.variant or [None]
+    summaries = []
     out = open(args.out, "w", encoding="utf-8") if args.out else None
     try:
         for variant in variants:
@@ -250,7 +251,10 @@ def cmd_simulate(args) -> int:
             for a in agents:
                 make_agent(a)
             summary = simulate(game, args.games, args.seed, agents, out)
+            summaries.append(summary)
             print(summary.format())
+        if len(summaries) > 1:
+            print(compare_lengths(summaries))
     finally:
         if out:
             out.close()

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from ..agents import make_agent
 from ..engine.rng import derive_seed
 from .runner import play_game
-from .stats import mean_sd, wilson
+from .stats import mean_sd, paired_p_value, welch_p_value, wilson
 
 
 @dataclass
@@ -25,6 +25,7 @@ class Summary:
     draws: int = 0
     capped: int = 0
     lengths: list = field(default_factory=list)
+    seeds: list = field(default_factory=list)
     turns: list = field(default_factory=list)
     rule_counts: dict = field(default_factory=dict)
     elapsed: float = 0.0
@@ -39,6 +40,7 @@ class Summary:
             self.draws += 1
         self.capped += bool(record.capped)
         self.lengths.append(record.plies)
+        self.seeds.append(record.seed)
         self.turns.append(record.turns)
         for name, n in record.rule_counts.items():
             self.rule_counts[name] = self.rule_counts.get(name, 0) + n
@@ -84,3 +86,23 @@ def simulate(game, games: int, seed: int, agent_names: list[str], out=None, on_g
             on_game(index, record)
     summary.elapsed = time.perf_counter() - start
     return summary
+
+
+def compare_lengths(summaries: list[Summary]) -> str:
+    """Game length of each variant against the first, with the p-value of the difference (Welch)."""
+    base = summaries[0]
+    lines = ["game length by variant (moves and outcomes):"]
+    for summary in summaries:
+        m, sd = mean_sd(summary.lengths)
+        half = 1.96 * sd / (len(summary.lengths) ** 0.5) if summary.lengths else 0.0
+        label = summary.variant or "(base rules)"
+        line = f"  {label:<20} mean {m:8.1f}  95% CI [{m - half:.1f}, {m + half:.1f}]"
+        if summary is not base:
+            paired = summary.seeds == base.seeds  # same seeds: compare game by game
+            p = (paired_p_value if paired else welch_p_value)(base.lengths, summary.lengths)
+            verdict = "significant" if p < 0.05 else "not significant"
+            test = "paired by seed" if paired else "Welch"
+            line += (f"  vs {base.variant or '(base rules)'}: {m - mean_sd(base.lengths)[0]:+.1f}, "
+                     f"p = {p:.3g} ({verdict}, {test})")
+        lines.append(line)
+    return "\n".join(lines)

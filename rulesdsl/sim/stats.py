@@ -38,3 +38,14 @@ def welch_p_value(a, b) -> float:
         return 1.0 if ma == mb else 0.0
     t = abs(ma - mb) / se
     return math.erfc(t / math.sqrt(2))
+
+
+def paired_p_value(a, b) -> float:
+    """Two-sided p-value that paired samples (same seeds) have the same mean (t on the differences, normal approx.)."""
+    diffs = [y - x for x, y in zip(a, b)]
+    m, sd = mean_sd(diffs)
+    if len(diffs) < 2:
+        return 1.0
+    if sd == 0:
+        return 1.0 if m == 0 else 0.0
+    return math.erfc(abs(m) / (sd / math.sqrt(len(diffs))) / math.sqrt(2))
