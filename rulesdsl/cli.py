@@ -285,6 +285,33 @@ def cmd_replay(args) -> int:
     return 1 if bad else 0
 
 
+def builtin_reference(markdown: bool) -> str:
+    """Every built-in function by category, as text or as the markdown tables of docs/language.md."""
+    from .lang.builtins import pure_builtins
+    from .model.builtins import game_builtins
+    from .model.game import Rules
+
+    table = {**pure_builtins(), **game_builtins(Rules())}
+    order = ["numbers", "strings", "collections", "board", "pieces", "players", "flow", "effects"]
+    order += sorted({b.category for b in table.values()} - set(order))
+    lines = []
+    for category in order:
+        entries = [b for b in table.values() if b.category == category]
+        if markdown:
+            lines += [f"### {category.capitalize()}", "", "| function | meaning |", "|---|---|"]
+            lines += [f"| `{b.signature.replace('|', chr(92) + '|')}` | {b.doc} |" for b in entries]
+        else:
+            lines.append(f"{category}:")
+            lines += [f"  {b.signature}\n      {b.doc}" for b in entries]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def cmd_functions(args) -> int:
+    print(builtin_reference(args.markdown))
+    return 0
+
+
 def cmd_games(args) -> int:
     for name, path in bundled_games().items():
         try:
@@ -362,6 +389,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rules", help="replay against this rule file instead of the logged one")
     p.add_argument("--verbose", action="store_true")
     p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("functions", help="list the built-in functions of the rules language")
+    p.add_argument("--markdown", action="store_true", help="as markdown tables (as in docs/language.md)")
+    p.set_defaults(func=cmd_functions)
 
     p = sub.add_parser("games", help="list the bundled games")
     p.set_defaults(func=cmd_games)

@@ -93,8 +93,9 @@ def load_document(path: str | Path, variant: str | None = None, _seen: tuple = (
             raise RulesError([doc.problem(("extends",), f"'{base_name}' extends itself (through {path})")])
         if not base_path.is_file():
             raise RulesError([doc.problem(("extends",), f"cannot find the base rule file '{base_name}'",
-                                          "give a path relative to this file, or a bundled game name such as "
-                                          + ", ".join(f"'{g}'" for g in bundled_games()))])
+                                          did_you_mean(Path(str(base_name)).stem, bundled_games())
+                                          or "give a path relative to this file, or the name of a bundled game "
+                                          "(listed by 'rulesdsl games')")])
         base = load_document(base_path, None, _seen + (path.resolve(),))
         patch = {k: v for k, v in doc.data.items() if k != "extends"}
         patch_nodes = {p: i for p, i in doc.nodes.items() if p and p[0] != "extends"}

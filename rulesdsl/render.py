@@ -61,6 +61,9 @@ def render_state(S, viewer: int | None = None) -> str:
             if spec["per"] == "player":
                 parts = ", ".join(f"{names[p]} {shown(v, p)}" for p, v in enumerate(value))
                 lines.append(f"{spec['name']}: {parts}")
+            elif spec.get("keys") is not None:
+                parts = ", ".join(f"{k} {shown(v, k)}" for k, v in value.items())
+                lines.append(f"{spec['name']}: {parts}")
             else:
                 lines.append(f"{spec['name']}: {shown(value, None)}")
     who = S.current_player()

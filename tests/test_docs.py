@@ -34,3 +34,9 @@ def test_readme_starts_with_the_two_commands():
     assert block[1] == "pip install '.[test]' && python -m pytest"
     ci = (ROOT / ".ci" / "run").read_text()
     assert "pip install --quiet '.[test]' && python3 -m pytest" in ci
+
+
+def test_builtin_tables_are_current():
+    from rulesdsl.cli import builtin_reference
+
+    assert builtin_reference(True).strip() in REFERENCE, "regenerate: rulesdsl functions --markdown"

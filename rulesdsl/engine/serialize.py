@@ -138,6 +138,8 @@ def observation(S, player: int) -> dict:
             value = values[i]
             if spec["per"] == "player":
                 out[spec["name"]] = [encode(v) if visible(spec, p) else _hidden(v) for p, v in enumerate(value)]
+            elif spec.get("keys") is not None:  # one zone per key; 'owner' visibility when keys are players
+                out[spec["name"]] = encode({k: v if visible(spec, k) else _hidden(v) for k, v in value.items()})
             else:
                 out[spec["name"]] = encode(value) if visible(spec, None) else _hidden(value)
         full[group] = out

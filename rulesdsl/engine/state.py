@@ -49,6 +49,8 @@ class State:
                     empty = [] if items is rules.zones else None
                     if item["per"] == "player":
                         target.append([_copy(fn(S, None, p)) if fn else _copy(empty) for p in players])
+                    elif item.get("keys") is not None:
+                        target.append({k: _copy(fn(S, None, None, k)) if fn else [] for k in item["keys"]})
                     else:
                         target.append(_copy(fn(S, None)) if fn else _copy(empty))
             if rules.first_player is not None:
@@ -125,7 +127,11 @@ class State:
             return []
         new, make = tuple.__new__, Move
         try:
-            moves = [new(make, (rule, args, player)) for rule in step.moves for args in rule.generate(self, player)]
+            if step.tiers:
+                moves = self._tiered(step, player)
+            else:
+                moves = [new(make, (rule, args, player)) for rule in step.moves
+                         for args in rule.generate(self, player)]
         except _CONVERTED as exc:
             raise _runtime_error(self, step.name, exc) from exc
         if not moves:
@@ -133,6 +139,25 @@ class State:
                 raise GameRuntimeError(step.name, self.turn, f"{self.rules.player_names[player]} has no legal move "
                                        "and the step declares no 'pass'")
             moves = [Move(step.pass_rule, (), player)]
+        return moves
+
+    def _tiered(self, step, player) -> list[Move]:
+        """Moves of the first tier that has any; with fallback_by, chosen separately per value of that param."""
+        moves, settled = [], set()
+        group = step.fallback_by
+        for tier in step.tiers:
+            found = set()
+            for rule in tier:
+                index = rule.arg_names.index(group) if group is not None else None
+                for args in rule.generate(self, player):
+                    value = args[index] if index is not None else None
+                    if value in settled:
+                        continue
+                    found.add(value)
+                    moves.append(Move(rule, args, player))
+            settled |= found
+            if group is None and moves:
+                break
         return moves
 
     def chance_outcomes(self) -> list[tuple[Move, float]]:

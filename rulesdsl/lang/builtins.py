@@ -200,6 +200,23 @@ def _get(d, key, default=None):
     return d[key] if 0 <= key < len(d) else default
 
 
+def _table(pairs):
+    table = {}
+    for pair in pairs:
+        try:
+            key, value = pair
+        except (TypeError, ValueError):
+            raise RuleValueError(f"table(): {pair!r} is not a (key, value) pair") from None
+        table[key] = value
+    return table
+
+
+def _check(cond, message):
+    if not cond:
+        raise RuleValueError(str(message))
+    return True
+
+
 def pure_builtins() -> dict[str, Builtin]:
     """The built-ins that need no game: arithmetic, collections and strings."""
     B = Builtin
@@ -256,6 +273,12 @@ def pure_builtins() -> dict[str, Builtin]:
           "collections", fold=True),
         B("get", _get, 2, 3, "get(table, key, default=none)", "A table entry, or the default when missing.",
           "collections", fold=True),
+        B("table", _table, 1, 1, "table(pairs) | table((k, v) for k in ks)",
+          "A new table (mapping) from (key, value) pairs, in order; a later pair with the same key wins.",
+          "collections", aggregate=True),
+        B("check", _check, 2, 2, "check(cond, message)",
+          "True when cond holds, otherwise an error with the message: in a `let`, a rule file (or option "
+          "combination) that breaks an assumption is reported at load time.", "checks"),
         B("join", _join, 1, 2, "join(xs, sep='')", "The items' text joined by sep.", "strings", fold=True),
         B("split", _split, 1, 2, "split(s, sep=none)", "The characters of s, or its parts between sep.",
           "strings", fold=True),

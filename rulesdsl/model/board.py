@@ -29,6 +29,7 @@ class Board:
     neighbours: dict = field(default_factory=dict)  # direction -> tuple(cell or None) indexed by cell
     rays: dict = field(default_factory=dict)  # direction -> tuple(tuple of cells) indexed by cell
     links: dict = field(default_factory=dict)  # link name -> {key: tuple(cell or None)}
+    link_switches: dict = field(default_factory=dict)  # link name -> {key: tuple(key to continue with, or None)}
     regions: dict = field(default_factory=dict)  # name -> Region
     adjacency: tuple = ()  # per cell: tuple of neighbouring cells (for groups)
     lines: dict = field(default_factory=dict)  # (from, to) -> (path cells after from up to to, cells beyond)

@@ -46,16 +46,29 @@ def game_builtins(game) -> dict[str, Builtin]:
             raise RuleValueError(f"no link '{name}'" + (f" for {key!r}" if key is not None else "")) from None
         return None if c is None else table[c]
 
-    def walk(name, c, steps, key=None):
-        """The cells visited by following a link `steps` times, or none if it runs out."""
-        table = board.links[name][key]
+    def route(name, c, steps, key=None):
+        """[(cell, key)] after each of `steps` steps along a link (a link may switch key), or none if it runs out."""
+        try:
+            tables, switches = board.links[name], board.link_switches[name]
+            table, switch = tables[key], switches[key]
+        except KeyError:
+            raise RuleValueError(f"no link '{name}'" + (f" for {key!r}" if key is not None else "")) from None
         path = []
         for _ in range(steps):
-            c = table[c]
-            if c is None:
+            nxt = table[c]
+            if nxt is None:
                 return None
-            path.append(c)
+            if switch[c] is not None:
+                key = switch[c]
+                table, switch = tables[key], switches[key]
+            c = nxt
+            path.append((c, key))
         return path
+
+    def walk(name, c, steps, key=None):
+        """The cells visited by following a link `steps` times, or none if it runs out."""
+        path = route(name, c, steps, key)
+        return None if path is None else [cell for cell, _ in path]
 
     def groups(cells):
         adjacency = board.adjacency
@@ -271,6 +284,9 @@ def game_builtins(game) -> dict[str, Builtin]:
           "Where a declared link leads from c (per key, e.g. per colour), or none.", "board", fold=True),
         B("walk", walk, 3, 4, "walk(name, c, steps, key=none)",
           "The cells passed by following a link `steps` times, or none if it runs out.", "board", fold=True),
+        B("route", route, 3, 4, "route(name, c, steps, key=none)",
+          "Like walk, but each step as a pair (cell, key): the key a link switched to (e.g. a fast lane).",
+          "board", fold=True),
         B("groups", groups, 1, 1, "groups(cells)", "The connected groups among these cells (board adjacency).",
           "board", fold=True),
         B("lines", lines, 1, 2, "lines(length, directions=all)",

@@ -353,20 +353,30 @@ class ModelCompiler:
         if code is _FAIL:
             return
         fn = self.lambda_("S, me, L_c, L_key=None", code)
-        tables = {}
+        tables, switches = {}, {}
         for key in keys:
-            row = []
+            row, switch = [], []
             for c in board.cells:
                 try:
                     target = fn(None, None, c, key)
                 except Exception as exc:  # noqa: BLE001
                     self.problem(path + ("next",), f"cannot compute link '{name}' from {c}: {_describe(exc)}")
                     return
+                new_key = None
+                if isinstance(target, (list, tuple)):  # [cell, key]: the walk goes on with the other key's table
+                    if len(target) != 2 or target[1] not in keys:
+                        self.problem(path + ("next",), f"link '{name}' from {c} gives {list(target)!r}",
+                                     "a link gives a cell, none, or [cell, key] with one of its keys")
+                        return
+                    target, new_key = target
                 if target is not None and not hasattr(target, "index"):
                     target = board.by_name.get(str(target))
                 row.append(target)
+                switch.append(new_key)
             tables[key] = tuple(row)
+            switches[key] = tuple(switch)
         board.links[name] = tables
+        board.link_switches[name] = switches
 
     # -- pieces, zones, vars -----------------------------------------------------------------
     def _pieces(self):
@@ -396,7 +406,11 @@ class ModelCompiler:
         r = self.rules
         for i, (name, spec) in enumerate((self.data.get("zones") or {}).items()):
             spec = spec or {}
-            r.zones.append({"name": name, "per": spec.get("per"), "visible": spec.get("visible", "all"),
+            keys = None
+            if spec.get("keys") is not None:
+                keys = self.evaluate_now(("zones", name, "keys"), spec["keys"], self.root, "list of keys")
+                keys = [] if keys is _FAIL else list(keys)
+            r.zones.append({"name": name, "per": spec.get("per"), "keys": keys, "visible": spec.get("visible", "all"),
                             "init": spec.get("init")})
             self.root.names[name] = Binding(f"S.zones[{i}]", kind="zone")
         for i, (name, spec) in enumerate((self.data.get("vars") or {}).items()):
@@ -408,12 +422,12 @@ class ModelCompiler:
             for item in items:
                 path = (group, item["name"])
                 init = item["init"]
-                scope = self.root.child(owner=local("owner"))
+                scope = self.root.child(owner=local("owner"), key=local("key"))
                 if init is None:
                     item["init_fn"] = None
                     continue
                 code = self.expr(path + ("init",), init, scope)
-                item["init_fn"] = _FAIL if code is _FAIL else self.lambda_("S, me, L_owner=None", code)
+                item["init_fn"] = _FAIL if code is _FAIL else self.lambda_("S, me, L_owner=None, L_key=None", code)
 
     def _functions(self):
         """User functions: named expressions with parameters, called like built-ins."""
@@ -451,19 +465,67 @@ class ModelCompiler:
             rule = self.move_rule(("moves", name), name, spec or {}, self.root)
             if rule is not None:
                 self.rules.moves[name] = rule
+        for rule in list(self.rules.moves.values()):
+            if rule.part_specs:
+                self._parts(rule)
+
+    def _parts(self, rule: MoveRule) -> None:
+        """A compound move: after its own params, each part is a legal move of another kind, made in order."""
+        from .parts import compound
+
+        base = rule.inputs + rule.arg_names
+        parts = []
+        for i, spec in enumerate(rule.part_specs):
+            path = rule.path + ("parts", i)
+            spec = spec or {}
+            target = self.rules.moves.get(spec.get("move"))
+            if target is None:
+                self.problem(path + ("move",), f"no move named '{spec.get('move')}'",
+                             did_you_mean(str(spec.get("move")), self.rules.moves))
+                continue
+            if target.part_specs:
+                self.problem(path + ("move",), "a part cannot itself have parts")
+                continue
+            scope = self.root.child(**{n: local(n) for n in base}, parts=local("parts"))
+            given = spec.get("inputs") or {}
+            missing = [n for n in target.inputs if n not in given]
+            if missing:
+                self.problem(path, f"move '{target.name}' needs input '{missing[0]}'",
+                             f"give it under inputs: ({', '.join(target.inputs)})")
+                continue
+            codes = [self.expr(path + ("inputs", n), given[n], scope) for n in target.inputs]
+            when = None
+            if spec.get("when") is not None:
+                when = self.expr(path + ("when",), spec["when"], scope.child(part=local("part")))
+            if _FAIL in codes or when is _FAIL:
+                continue
+            sig = "S, me" + "".join(f", L_{n}" for n in base) + ", L_parts"
+            inputs_fn = self.function(f"inputs_{_ident(rule.name)}_{i}", sig, ["return (" + "".join(
+                c + ", " for c in codes) + ")"])
+            when_fn = None if when is None else self.function(f"when_{_ident(rule.name)}_{i}", sig + ", L_part",
+                                                               [f"return {when}"])
+            parts.append((target, inputs_fn, when_fn))
+        if len(parts) == len(rule.part_specs):
+            compound(rule, parts)
 
     def _free_names(self, node):
         return {n.id for n in A.walk(node) if isinstance(n, A.Name)} if node is not _FAIL else set()
 
-    def move_rule(self, path, name, spec, scope, extra_args=()) -> MoveRule | None:
+    def move_rule(self, path, name, spec, scope) -> MoveRule | None:
         """Compile one move (or chance outcome) definition into a MoveRule."""
+        extra_args = [f"L_{i}" for i in spec.get("inputs") or []]
+        scope = scope.child(**{str(i): local(str(i)) for i in spec.get("inputs") or []})
         params = list((spec.get("params") or {}).items())
         lets = list((spec.get("let") or {}).items())
         whens = spec.get("when") or []
         if not isinstance(whens, list):
             whens = [whens]
         rule = MoveRule(name, path, [p for p, _ in params], [n for n, _ in lets])
+        rule.inputs = [str(i) for i in spec.get("inputs") or []]
+        rule.part_specs = spec.get("parts") or []
         inner = scope.child(**{n: local(n) for n in rule.arg_names})
+        if rule.part_specs:
+            inner.names["parts"] = local("parts")
         binders = [p for p, _ in params] + [n for n, _ in lets]
         levels = {}
         ok = True
@@ -576,8 +638,9 @@ class ModelCompiler:
         rule.explain = self.function(f"explain_{_ident(name)}", sig + "".join(f", L_{p}" for p in rule.params),
                                      explain_body)
         rule.apply = self.function(f"do_{_ident(name)}", args_sig, effect_body)
-        rule.note = self.function(f"note_{_ident(name)}", "me" + "".join(f", L_{a}" for a in rule.arg_names),
-                                  [f"return {note_code}"])
+        rule.note = self.function(f"note_{_ident(name)}", "me" + "".join(f", {a}" for a in extra_args)
+                                  + "".join(f", L_{a}" for a in rule.arg_names)
+                                  + (", L_parts" if rule.part_specs else ""), [f"return {note_code}"])
         if weight_code is not None:
             rule.weight = self.function(f"weight_{_ident(name)}", args_sig, [f"return {weight_code}"])
         return rule
@@ -766,16 +829,35 @@ class ModelCompiler:
         step = Step(name, kind, path)
         step.next = self._next(path + ("next",), spec.get("next"), self.root)
         if kind in ("decision", "simultaneous"):
-            for i, mname in enumerate(spec.get("moves") or []):
-                if mname not in r.moves:
-                    if mname not in (self.data.get("moves") or {}):
-                        declared = self.data.get("moves") or {}
-                        self.problem(path + ("moves", i), f"no move named '{mname}'",
-                                     did_you_mean(str(mname), declared) or
-                                     (f"moves of this game: {', '.join(map(str, declared))}" if declared else
-                                      "declare it under 'moves:'"))
-                    continue
-                step.moves.append(r.moves[mname])
+            entries = spec.get("moves") or []
+            tiered = any(isinstance(e, list) for e in entries)
+            for i, entry in enumerate(entries):
+                tier = []
+                for j, mname in enumerate(entry if isinstance(entry, list) else [entry]):
+                    mpath = path + ("moves", i) + ((j,) if isinstance(entry, list) else ())
+                    if mname not in r.moves:
+                        if mname not in (self.data.get("moves") or {}):
+                            declared = self.data.get("moves") or {}
+                            self.problem(mpath, f"no move named '{mname}'",
+                                         did_you_mean(str(mname), declared) or
+                                         (f"moves of this game: {', '.join(map(str, declared))}" if declared else
+                                          "declare it under 'moves:'"))
+                        continue
+                    rule = r.moves[mname]
+                    if rule.inputs:
+                        self.problem(mpath, f"move '{mname}' takes inputs ({', '.join(rule.inputs)}), so it can only "
+                                     "be a part of another move")
+                        continue
+                    group = spec.get("fallback_by")
+                    if group is not None and group not in rule.arg_names:
+                        self.problem(mpath, f"move '{mname}' has no parameter '{group}' to fall back by",
+                                     "every move of a tiered step needs the 'fallback_by' parameter")
+                        continue
+                    tier.append(rule)
+                    step.moves.append(rule)
+                if tiered:
+                    step.tiers.append(tier)
+            step.fallback_by = spec.get("fallback_by")
             pass_spec = spec.get("pass")
             if pass_spec is not None:
                 if isinstance(pass_spec, str):

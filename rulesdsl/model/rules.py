@@ -62,10 +62,13 @@ class MoveRule:
     next: object = None  # overrides the step's next (a pass, say)
     is_pass: bool = False
     template: str = ""
+    inputs: list = field(default_factory=list)  # values given by the compound move that uses this one
+    part_specs: list = field(default_factory=list)  # a compound move's parts, as written
+    parts: list = field(default_factory=list)  # compiled: [(rule, inputs_fn, when_fn)]
 
     @property
     def arg_names(self) -> list[str]:
-        return self.params + self.lets
+        return self.params + self.lets + (["parts"] if self.part_specs else [])
 
     def format(self, args, player) -> str:
         return self.note(player, *args)
@@ -92,6 +95,8 @@ class Step:
     kind: str  # decision | chance | simultaneous | auto
     path: tuple
     moves: list = field(default_factory=list)  # MoveRules (decisions, simultaneous) or outcome rules (chance)
+    tiers: list = field(default_factory=list)  # [[MoveRule]]: a later tier is legal only where earlier ones are empty
+    fallback_by: str | None = None  # tiers fall back separately for each value of this parameter
     actor: Callable | None = None  # decision: (S) -> player
     actors: Callable | None = None  # simultaneous: (S) -> list of players
     pass_rule: MoveRule | None = None
