@@ -220,6 +220,8 @@ class State:
             return
         try:
             rule.apply(self, who, *args)
+            if step.after is not None:
+                step.after(self, who, Record(**move.params()))
         except _CONVERTED as exc:
             raise _runtime_error(self, rule.name, exc) from exc
         self._advance(step, rule, who)

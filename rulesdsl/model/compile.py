@@ -221,7 +221,8 @@ class ModelCompiler:
     def _declare_all(self):
         board = self.data.get("board") or {}
         for group, items in (("data", self.data.get("data")), ("let", self.data.get("let")),
-                             ("functions", self.data.get("functions")), ("zones", self.data.get("zones")),
+                             ("functions", self.data.get("functions")),
+                             ("procedures", self.data.get("procedures")), ("zones", self.data.get("zones")),
                              ("vars", self.data.get("vars")), ("board", board.get("regions"))):
             for name in items or {}:
                 self.declare((group, "regions", name) if group == "board" else (group, name), name)
@@ -430,33 +431,39 @@ class ModelCompiler:
                 item["init_fn"] = _FAIL if code is _FAIL else self.lambda_("S, me, L_owner=None, L_key=None", code)
 
     def _functions(self):
-        """User functions: named expressions with parameters, called like built-ins."""
-        specs = self.data.get("functions") or {}
-        for name, spec in specs.items():
-            spec = spec or {}
-            if name in self.builtins:
-                self.problem(("functions", name), f"'{name}' is already a built-in function", "choose another name",
-                             key=True)
-                continue
-            params = [str(p) for p in spec.get("params") or []]
-            call = "".join(f", {{{i}}}" for i in range(len(params)))
-            self.builtins[name] = Builtin(name, None, len(params), len(params), f"{name}({', '.join(params)})",
-                                          str(spec.get("description", "")), "functions", state=True,
-                                          inline=f"U_{_ident(name)}(S, me{call})")
-        for name, spec in specs.items():
-            spec = spec or {}
-            b = self.builtins.get(name)
-            if b is None or b.category != "functions":
-                continue
-            params = [str(p) for p in spec.get("params") or []]
-            code = self.expr(("functions", name, "value"), spec.get("value"), self.root.child(
-                **{p: local(p) for p in params}))
-            if code is _FAIL:
-                continue
-            fn = self.function(f"U_{_ident(name)}", "S, me" + "".join(f", L_{p}" for p in params),
-                               [f"return {code}"])
-            self.namespace[f"U_{_ident(name)}"] = fn
-            b.fn = (lambda f: lambda S, *args: f(S, None, *args))(fn)
+        """User functions (named expressions) and procedures (named effects), called like built-ins."""
+        kinds = (("functions", "value", "U"), ("procedures", "do", "P"))
+        for section, _, prefix in kinds:
+            for name, spec in (self.data.get(section) or {}).items():
+                spec = spec or {}
+                if name in self.builtins:
+                    self.problem((section, name), f"'{name}' is already a built-in function", "choose another name",
+                                 key=True)
+                    continue
+                params = [str(p) for p in spec.get("params") or []]
+                call = "".join(f", {{{i}}}" for i in range(len(params)))
+                self.builtins[name] = Builtin(name, None, len(params), len(params), f"{name}({', '.join(params)})",
+                                              str(spec.get("description", "")), section, state=True,
+                                              effect=section == "procedures",
+                                              inline=f"{prefix}_{_ident(name)}(S, me{call})")
+        for section, body_key, prefix in kinds:
+            for name, spec in (self.data.get(section) or {}).items():
+                spec = spec or {}
+                b = self.builtins.get(name)
+                if b is None or b.category != section:
+                    continue
+                params = [str(p) for p in spec.get("params") or []]
+                scope = self.root.child(**{p: local(p) for p in params})
+                if section == "functions":
+                    code = self.expr((section, name, body_key), spec.get(body_key), scope)
+                    body = _FAIL if code is _FAIL else [f"return {code}"]
+                else:
+                    body = self.effects((section, name, body_key), spec.get(body_key) or [], scope)
+                if body is _FAIL:
+                    continue
+                fn = self.function(f"{prefix}_{_ident(name)}", "S, me" + "".join(f", L_{p}" for p in params), body)
+                self.namespace[f"{prefix}_{_ident(name)}"] = fn
+                b.fn = (lambda f: lambda S, *args: f(S, None, *args))(fn)
 
     # -- moves -------------------------------------------------------------------------------
     def _moves(self):
@@ -870,6 +877,10 @@ class ModelCompiler:
                     if "next" in pass_spec:
                         rule.next = self._next(path + ("pass", "next"), pass_spec["next"], self.root)
                     step.pass_rule = rule
+        if spec.get("after"):
+            body = self.effects(path + ("after",), spec["after"], self.root.child(move=local("move")))
+            if body is not _FAIL:
+                step.after = self.function(f"after_{_ident(name)}", "S, me, L_move", body)
         if kind == "decision":
             code = self.expr(path + ("actor",), spec.get("actor", "player"), self.root)
             step.actor = None if code is _FAIL else self.lambda_("S, me=None", code)

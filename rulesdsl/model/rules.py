@@ -102,6 +102,7 @@ class Step:
     pass_rule: MoveRule | None = None
     arrangement: Arrangement | None = None
     effects: Callable | None = None  # auto: do; simultaneous: resolve  (S, me[, choices])
+    after: Callable | None = None  # effects after every move made at this step: (S, me, move record)
     next: Callable = None  # (S, me) -> step name or END_TURN
 
 
