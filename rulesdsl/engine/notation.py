@@ -35,6 +35,9 @@ def parse_move(state, text: str, player: int | None = None) -> Move:
     if len(exact) > 1:
         raise MoveError(MoveError.AMBIGUOUS, text, "several different moves are written this way",
                         "the rule file's notation should tell them apart")
+    if player is None and step.kind != "chance":
+        acting = state.acting_players()
+        player = acting[0] if acting else None
     who = CHANCE if step.kind == "chance" else player
     raise _explain(state, step, wanted, who, candidates)
 
@@ -64,13 +67,47 @@ def _value(state, text: str):
     return {"true": True, "false": False, "none": None}.get(text, text)
 
 
+def _explain_by_candidates(state, step, wanted: str, player, legal) -> MoveError | None:
+    """Find the refused move among all parameter combinations that print as `wanted`, and say why."""
+    folded = wanted.casefold()
+    for rule in step.moves:
+        if rule.candidates is None or rule.parts:
+            continue
+        try:
+            for args in rule.candidates(state, player):
+                try:
+                    text = normalise(rule.note(player, *args))
+                except Exception:  # noqa: BLE001 - a combination the notation cannot print is not it
+                    continue
+                if text.casefold() != folded:
+                    continue
+                failed = rule.explain(state, player, *args[: len(rule.params)])
+                if failed < 0:
+                    return MoveError(MoveError.ILLEGAL, wanted, "another move has priority here",
+                                     _examples(legal))
+                description, why = rule.checks[failed]
+                if why is None and failed < len(rule.params):
+                    why = f"that {rule.params[failed]} is not possible here"
+                return MoveError(MoveError.ILLEGAL, wanted, why or f"the rule '{rule.name}' requires {description}",
+                                 _examples(legal))
+        except Exception:  # noqa: BLE001 - a domain that cannot be listed here: try the next rule
+            continue
+    return None
+
+
 def _explain(state, step, wanted: str, player, candidates) -> MoveError:
+    found = _explain_by_candidates(state, step, wanted, player, candidates)
+    if found is not None:
+        return found
     rules = [r for r in step.moves] + ([step.pass_rule] if step.pass_rule else [])
     for rule in rules:
         regex, names = _template_regex(rule.template)
         match = regex.match(wanted)
-        if not match or set(rule.params) - set(names):
+        if not match:
             continue
+        if set(rule.params) - set(names):  # written like this move, but its values cannot be read back
+            return MoveError(MoveError.ILLEGAL, wanted, f"no such '{rule.name}' move is possible now",
+                             _examples(candidates))
         values = [_value(state, match.group(p)) for p in rule.params]
         if rule.is_pass:
             return MoveError(MoveError.ILLEGAL, wanted, "you may pass only when you have no other move",

@@ -540,6 +540,7 @@ class ModelCompiler:
         slots: list[list[str]] = [[] for _ in range(len(params) + 1)]
         explain_slots: list[list[str]] = [[] for _ in range(len(params) + 1)]
         level_lets: list[list] = [[] for _ in range(len(params) + 1)]  # (name, line) per loop level
+        loop_lines, let_lines = [], []  # for the candidates generator (domains only, no conditions)
         level_checks: list[list] = [[] for _ in range(len(params) + 1)]  # (anchor let, gen line, explain line)
         checks = []
         seen = scope.child()
@@ -561,6 +562,7 @@ class ModelCompiler:
                 ok = False
             levels[pname] = i + 1
             slots[i + 1].insert(0, f"for L_{pname} in {code}:")
+            loop_lines.append(f"for L_{pname} in {code}:")
             explain_slots[i + 1].insert(0, f"if L_{pname} not in {code}: return {len(checks)}")
             checks.append((f"{pname} must be one of {dom}", why))
         for j, (lname, text) in enumerate(lets):
@@ -577,6 +579,7 @@ class ModelCompiler:
             level = max([levels.get(u, 0) for u in used] or [0])
             levels[lname] = level
             level_lets[level].append((lname, f"L_{lname} = {code}"))
+            let_lines.append(f"L_{lname} = {code}")
         for k, item in enumerate(whens):
             cpath = path + ("when", k)
             text, why = (item.get("test"), item.get("why")) if isinstance(item, dict) else (item, None)
@@ -605,7 +608,8 @@ class ModelCompiler:
                         slots[level].append(gen_line)
                         explain_slots[level].append(explain_line)
         rule.checks = checks
-        arg_code = "(" + "".join(f"L_{a}, " for a in rule.arg_names) + ")"
+        own = rule.params + rule.lets  # a compound move's parts are added around these
+        arg_code = "(" + "".join(f"L_{a}, " for a in own) + ")"
         # generator
         body, indent = [], ""
         for level, lines in enumerate(slots):
@@ -620,8 +624,16 @@ class ModelCompiler:
             body = [b for b in body]
         body.insert(0, "if False: yield None")
         explain_body = [line for lines in explain_slots for line in lines] + ["return -1"]
+        # candidates: every combination of parameter values, legal or not (to explain refused moves)
+        candidates_body, indent = ["if False: yield None"], ""
+        for line in loop_lines:
+            candidates_body.append(indent + line)
+            indent += "    "
+        candidates_body += [indent + "try:"] + [indent + "    " + line for line in let_lines or ["pass"]]
+        candidates_body += [indent + "except Exception:", indent + ("    continue" if loop_lines else "    return"),
+                            indent + f"yield {arg_code}"]
         # effects
-        effect_scope = scope.child(**{n: local(n) for n in rule.arg_names})
+        effect_scope = scope.child(**{n: local(n) for n in own})
         effect_body = self.effects(path + ("do",), spec.get("do") or [], effect_scope)
         if effect_body is _FAIL:
             ok = False
@@ -640,13 +652,14 @@ class ModelCompiler:
         if not ok:
             return None
         sig = "S, me" + "".join(f", {a}" for a in extra_args)
-        args_sig = sig + "".join(f", L_{a}" for a in rule.arg_names)
+        args_sig = sig + "".join(f", L_{a}" for a in own)
         rule.generate = self.function(f"gen_{_ident(name)}", sig, body)
+        rule.candidates = self.function(f"candidates_{_ident(name)}", sig, candidates_body)
         rule.explain = self.function(f"explain_{_ident(name)}", sig + "".join(f", L_{p}" for p in rule.params),
                                      explain_body)
         rule.apply = self.function(f"do_{_ident(name)}", args_sig, effect_body)
         rule.note = self.function(f"note_{_ident(name)}", "me" + "".join(f", {a}" for a in extra_args)
-                                  + "".join(f", L_{a}" for a in rule.arg_names)
+                                  + "".join(f", L_{a}" for a in own)
                                   + (", L_parts" if rule.part_specs else ""), [f"return {note_code}"])
         if weight_code is not None:
             rule.weight = self.function(f"weight_{_ident(name)}", args_sig, [f"return {weight_code}"])

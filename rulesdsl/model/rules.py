@@ -56,6 +56,7 @@ class MoveRule:
     generate: Callable = None  # (S, me) -> iterator of args tuples
     apply: Callable = None  # (S, me, *args) -> None
     explain: Callable = None  # (S, me, *params) -> index of the first failing check, or -1
+    candidates: Callable = None  # (S, me) -> every args tuple over the params' domains, legal or not
     checks: list = field(default_factory=list)  # [(description, why)] in explain order
     note: Callable = None  # (me, *args) -> notation text
     weight: Callable | None = None  # chance outcomes: (S, me, *args) -> relative weight
