@@ -64,7 +64,7 @@ def state_to_json(S) -> dict:
         "zones": {z["name"]: encode(S.zones[i]) for i, z in enumerate(rules.zones)},
         "vars": {v["name"]: encode(S.vars[i]) for i, v in enumerate(rules.vars)},
         "pending": {str(p): str(m) for p, m in S.pending.items()},
-        "history": [str(m) for m in S.history],
+        "history": list(S.history_texts()),
     }
 
 
@@ -114,6 +114,7 @@ def state_from_json(game, data: dict, source: str = "state"):
     for p, text in (data.get("pending") or {}).items():
         S.pending[int(p)] = S.parse_move(text, int(p))
     S.history = list(data.get("history") or [])
+    S._texts = [str(m) for m in S.history]
     if S.pending:  # the last entries are the pending choices: keep them as moves, so views can hide them
         S.history[-len(S.pending):] = list(S.pending.values())
     if S.capped:
@@ -145,7 +146,8 @@ def observation(S, player: int) -> dict:
         full[group] = out
     full["pending"] = {str(p): (str(m) if p == player else "chosen") for p, m in S.pending.items()}
     secret = {id(m) for p, m in S.pending.items() if p != player}  # unrevealed simultaneous choices
-    full["history"] = ["(secret choice)" if id(m) in secret else str(m) for m in S.history]
+    texts = S.history_texts()
+    full["history"] = ["(secret choice)" if id(m) in secret else t for m, t in zip(S.history, texts)]
     full["observer"] = player
     return full
 

@@ -28,7 +28,7 @@ class State:
     """One position of a game. Mutated in place by `apply`; `clone` gives an independent copy."""
 
     __slots__ = ("game", "rules", "cells", "zones", "vars", "player", "step", "turn", "ply", "pending",
-                 "terminal", "winners", "capped", "history", "goto", "rng")
+                 "terminal", "winners", "capped", "history", "goto", "rng", "_texts")
 
     # -- construction ------------------------------------------------------------------------
     @classmethod
@@ -39,6 +39,7 @@ class State:
         S.cells = [None] * len(rules.board.cells)
         S.player, S.step, S.turn, S.ply = 0, rules.start, 0, 0
         S.pending, S.terminal, S.winners, S.capped, S.history, S.goto = {}, False, None, False, [], None
+        S._texts = []
         S.rng = Rng(0)
         S.zones, S.vars = [], []
         players = range(rules.num_players)
@@ -68,6 +69,7 @@ class State:
         S.pending = dict(self.pending)
         S.terminal, S.winners, S.capped = self.terminal, self.winners, self.capped
         S.history = self.history[:]
+        S._texts = self._texts[:]
         S.goto = None
         S.rng = Rng(0)
         S.rng.setstate(self.rng.getstate())
@@ -340,6 +342,13 @@ class State:
 
     def move_to_string(self, move: Move) -> str:
         return str(move)
+
+    def history_texts(self) -> list[str]:
+        """Every move and outcome so far in notation (each printed once, then kept)."""
+        texts = self._texts
+        for move in self.history[len(texts):]:
+            texts.append(str(move))
+        return texts
 
     # -- serialisation -----------------------------------------------------------------------
     def to_json(self) -> dict:
