@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import keyword
 from dataclasses import dataclass, field
 
 from ..errors import did_you_mean
@@ -136,6 +137,10 @@ class Compiler:
             raise CompileProblem(f"unknown name '{node.id}'", node.start, node.end, hint)
         if b.kind == "option":
             raise CompileProblem("write option.<name> to read an option", node.start, node.end)
+        if b.kind == "later":
+            raise CompileProblem(f"'{node.id}' uses the board, so it is computed after the board and cannot be "
+                                 "used to build it", node.start, node.end,
+                                 "compute what the board needs in lets that do not use cells or regions")
         if b.kind == "broken":  # its definition has a problem, reported there
             raise CompileProblem(f"'{node.id}' is not defined (see its own error)", node.start, node.end, quiet=True)
         return b.code if not b.is_const else self.const(b.const)
@@ -193,6 +198,8 @@ class Compiler:
             raise CompileProblem(f"unknown attribute '{node.name}'", node.end - len(node.name), node.end,
                                  did_you_mean(node.name, self.attributes) or
                                  "attributes are declared on cells, pieces and players")
+        if keyword.iskeyword(node.name):  # e.g. a move param named 'from', read as part.from
+            return f"getattr({self.expr(node.obj, scope)}, {node.name!r})"
         return f"{self.expr(node.obj, scope)}.{node.name}"
 
     def _Index(self, node, scope):

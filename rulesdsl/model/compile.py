@@ -144,6 +144,7 @@ class ModelCompiler:
         self.compiler.add_builtins(game_builtins(r))
         self._data()
         self._board()
+        self._lets_after_board()
         self._pieces()
         self._zones_and_vars()
         self._functions()
@@ -232,9 +233,29 @@ class ModelCompiler:
         self._declare_all()
         for name, value in (self.data.get("data") or {}).items():
             self.root.names[name] = Binding("", const=value, is_const=True)
+        # A let that uses the board (cells, regions, cell(), links...) is computed once the board is built;
+        # every other let first, since the board itself may depend on them (its size, say).
+        board_words = {"cells"} | set(((self.data.get("board") or {}).get("regions") or {})) | {
+            b.name for b in self.builtins.values() if b.category == "board"}
+        self._board_lets = []
         for name, text in (self.data.get("let") or {}).items():
-            value = self.evaluate_now(("let", name), text, self.root)
-            self.root.names[name] = _BROKEN if value is _FAIL else Binding("", const=value, is_const=True)
+            node = self.parse_at(("let", name), text) if isinstance(text, str) else None
+            words = set() if node in (None, _FAIL) else {
+                n.id if isinstance(n, A.Name) else n.func for n in A.walk(node) if isinstance(n, (A.Name, A.Call))}
+            if words & (board_words | {n for n, _ in self._board_lets}):
+                self._board_lets.append((name, text))
+                self.root.names[name] = Binding("", kind="later")
+                continue
+            self._let(name, text)
+
+    def _let(self, name, text):
+        value = self.evaluate_now(("let", name), text, self.root)
+        self.root.names[name] = _BROKEN if value is _FAIL else Binding("", const=value, is_const=True)
+
+    def _lets_after_board(self):
+        for name, text in self._board_lets:
+            del self.root.names[name]
+            self._let(name, text)
 
     # -- board -------------------------------------------------------------------------------
     def _board(self):
@@ -274,8 +295,6 @@ class ModelCompiler:
         self.root.names["cells"] = Binding("", const=Region(board.cells), is_const=True)
         for name, vec in (spec.get("directions") or {}).items():
             board.directions[str(name)] = tuple(vec)
-        for name, value in (spec.get("regions") or {}).items():
-            self._region(board, name, value)
         cell_scope = self.root.child(c=local("c"))
         for name, text in (spec.get("attributes") or {}).items():
             code = self.expr(("board", "attributes", name), text, cell_scope)
@@ -289,6 +308,8 @@ class ModelCompiler:
                     self.problem(("board", "attributes", name), f"cannot compute '{name}' for cell {c}: "
                                  f"{_describe(exc)}")
                     break
+        for name, value in (spec.get("regions") or {}).items():  # after attributes: regions may filter by them
+            self._region(board, name, value)
         for name, link in (spec.get("links") or {}).items():
             self._link(board, name, link or {})
         adjacency = spec.get("adjacency")
@@ -480,7 +501,7 @@ class ModelCompiler:
         """A compound move: after its own params, each part is a legal move of another kind, made in order."""
         from .parts import compound
 
-        base = rule.inputs + rule.arg_names
+        base = rule.inputs + rule.params + rule.lets
         parts = []
         for i, spec in enumerate(rule.part_specs):
             path = rule.path + ("parts", i)
