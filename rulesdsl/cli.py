@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from . import __version__
-from .agents import AGENTS, make_agent
+from .agents import AGENTS, PlayerView, make_agent
 from .api import load_game
 from .engine.rng import Rng
 from .engine.state import CHANCE, SIMULTANEOUS
@@ -18,7 +18,7 @@ from .loading import bundled_games, load_document, resolve_path
 from .render import render_state
 from .sim.log import make_log, read_log, replay
 from .sim.runner import entry, play_game
-from .sim.simulate import compare_lengths, simulate
+from .sim.simulate import RunSpec, compare_lengths, read_results, simulate
 
 
 class UsageError(RulesDslError):
@@ -218,7 +218,7 @@ def cmd_play(args) -> int:
                 if agents[p] is None:
                     move = _human_move(state, p, legal, names, sys.stdin)
                 else:
-                    move = agents[p].choose(state, p, legal, rng)
+                    move = agents[p].choose(PlayerView(state, p), legal, rng)
                     print(f"{names[p]} plays {'(secret)' if simultaneous else move}")
                 entries.append(entry(move, simultaneous))
                 state.apply(move)
@@ -239,22 +239,37 @@ def cmd_play(args) -> int:
 
 # -- simulate and replay -------------------------------------------------------------------------
 def cmd_simulate(args) -> int:
-    agents = [a.strip() for a in args.agents.split(",")]
+    agents = tuple(a.strip() for a in args.agents.split(","))
+    for a in agents:
+        make_agent(a)
     variants = args.variant or [None]
+    done = []
+    if args.resume:
+        if not args.out:
+            raise UsageError("--resume continues the results file named by --out")
+        if Path(args.out).exists():
+            done = read_results(args.out)
+            Path(args.out).write_text("".join(json.dumps(line) + "\n" for line in done), encoding="utf-8")
+    progress = not args.quiet and sys.stderr.isatty()
     summaries = []
-    out = open(args.out, "w", encoding="utf-8") if args.out else None
+    out = open(args.out, "a" if args.resume else "w", encoding="utf-8") if args.out else None
     try:
         for variant in variants:
             game = _load(args, variant)
             if len(agents) != game.num_players:
-                raise UsageError(f"--agents names {len(agents)} agents; {game.name} has {game.num_players} players")
-            for a in agents:
-                make_agent(a)
-            summary = simulate(game, args.games, args.seed, agents, out)
+                raise UsageError(f"--agents names {len(agents)} agents; {game.name} has {game.num_players} players "
+                                 f"({', '.join(game.player_names)})")
+            spec = RunSpec(args.file, variant, tuple(sorted(_options(args.option).items())), args.max_turns, agents,
+                           args.seed)
+            summary = simulate(spec, args.games, out, args.workers, args.dask, done, progress)
             summaries.append(summary)
-            print(summary.format())
+            print(summary.format(), flush=True)
         if len(summaries) > 1:
             print(compare_lengths(summaries))
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: the games finished so far are in {args.out}; add --resume to complete the run"
+              if args.out else "\ninterrupted", file=sys.stderr)
+        return 130
     finally:
         if out:
             out.close()
@@ -360,9 +375,14 @@ def build_parser() -> argparse.ArgumentParser:
     game_args(p, "many")
     p.add_argument("--games", type=int, default=100, help="number of games (default 100)")
     p.add_argument("--seed", type=int, default=0, help="run seed; game i uses a seed derived from it and i")
-    p.add_argument("--agents", required=True, help=f"comma-separated, one per seat ({', '.join(AGENTS)})")
+    p.add_argument("--agents", required=True, help=f"comma-separated, one per seat ({', '.join(AGENTS)}); settings "
+                   "after colons, e.g. mcts:iterations=300")
     p.add_argument("--out", help="write one JSON line per game to this file")
     p.add_argument("--max-turns", type=int, help="turn cap: games still running are stopped and scored as draws")
+    p.add_argument("--workers", type=int, default=1, help="parallel processes (results do not depend on it)")
+    p.add_argument("--dask", metavar="ADDRESS", help="run on a Dask cluster: tcp://HOST:PORT, or 'local'")
+    p.add_argument("--resume", action="store_true", help="complete an interrupted run in the --out file")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_simulate)
 
     p = sub.add_parser("moves", help="list the legal moves in notation")

@@ -65,6 +65,7 @@ def state_to_json(S) -> dict:
         "vars": {v["name"]: encode(S.vars[i]) for i, v in enumerate(rules.vars)},
         "pending": {str(p): str(m) for p, m in S.pending.items()},
         "history": list(S.history_texts()),
+        "secret": {str(i): seen for i, seen in S.secret.items()},
     }
 
 
@@ -115,6 +116,7 @@ def state_from_json(game, data: dict, source: str = "state"):
         S.pending[int(p)] = S.parse_move(text, int(p))
     S.history = list(data.get("history") or [])
     S._texts = [str(m) for m in S.history]
+    S.secret = {int(i): list(seen) for i, seen in (data.get("secret") or {}).items()}
     if S.pending:  # the last entries are the pending choices: keep them as moves, so views can hide them
         S.history[-len(S.pending):] = list(S.pending.values())
     if S.capped:
@@ -147,7 +149,10 @@ def observation(S, player: int) -> dict:
     full["pending"] = {str(p): (str(m) if p == player else "chosen") for p, m in S.pending.items()}
     secret = {id(m) for p, m in S.pending.items() if p != player}  # unrevealed simultaneous choices
     texts = S.history_texts()
-    full["history"] = ["(secret choice)" if id(m) in secret else t for m, t in zip(S.history, texts)]
+    full["history"] = ["(secret choice)" if id(m) in secret else
+                       "(hidden)" if i in S.secret and player not in S.secret[i] else t
+                       for i, (m, t) in enumerate(zip(S.history, texts))]
+    full["secret"] = {}
     full["observer"] = player
     return full
 

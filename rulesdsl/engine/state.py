@@ -28,7 +28,7 @@ class State:
     """One position of a game. Mutated in place by `apply`; `clone` gives an independent copy."""
 
     __slots__ = ("game", "rules", "cells", "zones", "vars", "player", "step", "turn", "ply", "pending",
-                 "terminal", "winners", "capped", "history", "goto", "rng", "_texts")
+                 "terminal", "winners", "capped", "history", "goto", "rng", "_texts", "secret", "ended_by")
 
     # -- construction ------------------------------------------------------------------------
     @classmethod
@@ -40,6 +40,7 @@ class State:
         S.player, S.step, S.turn, S.ply = 0, rules.start, 0, 0
         S.pending, S.terminal, S.winners, S.capped, S.history, S.goto = {}, False, None, False, [], None
         S._texts = []
+        S.secret, S.ended_by = {}, None  # ply -> players who saw that entry; which end rule ended the game
         S.rng = Rng(0)
         S.zones, S.vars = [], []
         players = range(rules.num_players)
@@ -70,6 +71,7 @@ class State:
         S.terminal, S.winners, S.capped = self.terminal, self.winners, self.capped
         S.history = self.history[:]
         S._texts = self._texts[:]
+        S.secret, S.ended_by = dict(self.secret), self.ended_by
         S.goto = None
         S.rng = Rng(0)
         S.rng.setstate(self.rng.getstate())
@@ -207,6 +209,12 @@ class State:
             move = self.parse_move(move, player)
         rule, args, who = move
         step = self.rules.steps[self.step]
+        if rule.visible_to is not None:
+            try:
+                seen = rule.visible_to(self, who, *args)
+            except _CONVERTED as exc:
+                raise _runtime_error(self, rule.name, exc) from exc
+            self.secret[len(self.history)] = [seen] if isinstance(seen, int) else sorted(seen)
         self.history.append(move)
         self.ply += 1
         if step.kind == "simultaneous":
@@ -301,6 +309,7 @@ class State:
             except _CONVERTED as exc:
                 raise _runtime_error(self, "end", exc) from exc
             self.terminal, self.winners = True, sorted(set(winners))
+            self.ended_by = self.rules.end_rules.index(end)
             return True
         return False
 

@@ -670,6 +670,10 @@ class ModelCompiler:
         if "weight" in spec:
             weight_code = self.expr(path + ("weight",), spec["weight"], inner)
             ok = ok and weight_code is not _FAIL
+        seen_by = None
+        if spec.get("visible_to") is not None:
+            seen_by = self.expr(path + ("visible_to",), spec["visible_to"], inner)
+            ok = ok and seen_by is not _FAIL
         if not ok:
             return None
         sig = "S, me" + "".join(f", {a}" for a in extra_args)
@@ -684,6 +688,8 @@ class ModelCompiler:
                                   + (", L_parts" if rule.part_specs else ""), [f"return {note_code}"])
         if weight_code is not None:
             rule.weight = self.function(f"weight_{_ident(name)}", args_sig, [f"return {weight_code}"])
+        if seen_by is not None:
+            rule.visible_to = self.function(f"visible_{_ident(name)}", args_sig, [f"return {seen_by}"])
         return rule
 
     def template(self, path, template: str, scope):
@@ -982,7 +988,7 @@ class ModelCompiler:
             r.end_rules.append(EndRule(path, self.lambda_("S, me=None", when), winners_fn,
                                        spec.get("ties", "draw")))
         scoring = self.data.get("scoring") or {}
-        for key in ("score", "tiebreak"):
+        for key in ("score", "tiebreak", "evaluation"):
             if scoring.get(key) is not None:
                 code = self.expr(("scoring", key), scoring[key], self.root)
                 if code is not _FAIL:

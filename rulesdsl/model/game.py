@@ -37,6 +37,7 @@ class Rules:
     end_rules: list = field(default_factory=list)
     score: object = None
     tiebreak: object = None
+    evaluation: object = None  # for agents: how good a position is for 'me' (default: the score)
     namespace: dict = field(default_factory=dict, repr=False)
 
     def has_moves(self, S, player, step_name=None) -> bool:

@@ -60,6 +60,7 @@ class MoveRule:
     checks: list = field(default_factory=list)  # [(description, why)] in explain order
     note: Callable = None  # (me, *args) -> notation text
     weight: Callable | None = None  # chance outcomes: (S, me, *args) -> relative weight
+    visible_to: Callable | None = None  # (S, me, *args) -> the players who see it made (default: all)
     next: object = None  # overrides the step's next (a pass, say)
     is_pass: bool = False
     template: str = ""

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..agents.view import PlayerView
 from ..engine.rng import Rng, derive_seed
-from ..engine.state import CHANCE, SIMULTANEOUS
 from ..engine.serialize import encode
+from ..engine.state import CHANCE, SIMULTANEOUS
 
 
 @dataclass
@@ -22,11 +23,13 @@ class GameRecord:
     turns: int
     capped: bool
     rule_counts: dict = field(default_factory=dict)
+    ended_by: int | None = None  # index of the end rule that ended the game (None: the turn cap)
 
     def to_json(self) -> dict:
         return {"seed": self.seed, "agents": self.agents, "winners": self.winners,
                 "scores": [encode(s) for s in self.scores], "plies": self.plies, "turns": self.turns,
-                "capped": self.capped, "rule_counts": self.rule_counts, "moves": self.moves}
+                "capped": self.capped, "ended_by": self.ended_by, "rule_counts": self.rule_counts,
+                "moves": self.moves}
 
 
 def entry(move, simultaneous: bool) -> str:
@@ -35,7 +38,11 @@ def entry(move, simultaneous: bool) -> str:
 
 
 def play_game(game, agents, seed: int, on_move=None) -> GameRecord:
-    """Play `game` to the end with one agent per seat; same game, agents and seed give the same record."""
+    """Play `game` to the end with one agent per seat; same game, agents and seed give the same record.
+
+    Chance is drawn from one seeded stream and each seat's agent from its own, so an agent's
+    choices never shift the dice. Agents see only their player's view.
+    """
     state = game.new_initial_state(seed)
     chance_rng = Rng(derive_seed(seed, "chance"))
     agent_rngs = [Rng(derive_seed(seed, "agent", p)) for p in range(game.num_players)]
@@ -47,12 +54,12 @@ def play_game(game, agents, seed: int, on_move=None) -> GameRecord:
             moves = [(state.sample_chance(chance_rng), False)]
         elif player == SIMULTANEOUS:
             moves = []
-            for p in state.acting_players():
+            for p in state.acting_players():  # each chooses from a view without the others' choices
                 legal = state.legal_moves(p)
-                moves.append((agents[p].choose(state, p, legal, agent_rngs[p]), True))
+                moves.append((agents[p].choose(PlayerView(state, p), legal, agent_rngs[p]), True))
         else:
             legal = state.legal_moves(player)
-            moves = [(agents[player].choose(state, player, legal, agent_rngs[player]), False)]
+            moves = [(agents[player].choose(PlayerView(state, player), legal, agent_rngs[player]), False)]
         for move, simultaneous in moves:
             name = move[0].name
             counts[name] = counts.get(name, 0) + 1
@@ -60,5 +67,6 @@ def play_game(game, agents, seed: int, on_move=None) -> GameRecord:
             if on_move is not None:
                 on_move(state, move)
             state.apply(move)
-    return GameRecord(seed, [a.name for a in agents], [entry(m, s) for m, s in entries], list(state.winners or []),
-                      state.scores(), state.ply, state.turn, state.capped, counts)
+    return GameRecord(seed, [getattr(a, "spec", a.name) for a in agents], [entry(m, s) for m, s in entries],
+                      list(state.winners or []), state.scores(), state.ply, state.turn, state.capped, counts,
+                      state.ended_by)

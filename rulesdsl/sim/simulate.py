@@ -1,15 +1,85 @@
-"""Many seeded games: per-game seeds from the run seed, results streamed to JSONL, a summary with intervals."""
+"""Many seeded games, on one process, several, or a Dask cluster, streamed to JSONL with a summary."""
 
 from __future__ import annotations
 
 import json
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..agents import make_agent
 from ..engine.rng import derive_seed
+from ..errors import Location, Problem, RulesError
 from .runner import play_game
 from .stats import mean_sd, paired_p_value, welch_p_value, wilson
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """Everything that decides a run's games: rules, variant, options, turn cap, agents and seed."""
+
+    file: str
+    variant: str | None
+    options: tuple  # sorted (name, value) pairs
+    max_turns: int | None
+    agents: tuple
+    seed: int
+
+    def matches(self, line: dict) -> bool:
+        return (line.get("file") == self.file and line.get("variant") == self.variant
+                and dict(line.get("options") or {}) == dict(self.options)
+                and tuple(line.get("agents") or ()) == self.agents and line.get("run_seed") == self.seed)
+
+
+_games: dict = {}
+
+
+def _game(spec: RunSpec):
+    """The compiled game of a spec, once per process (workers keep it between tasks)."""
+    key = (spec.file, spec.variant, spec.options, spec.max_turns)
+    game = _games.get(key)
+    if game is None:
+        from ..api import load_game
+
+        game = _games[key] = load_game(spec.file, spec.variant, dict(spec.options), spec.max_turns)
+    return game
+
+
+def play_one(spec: RunSpec, index: int) -> dict:
+    """Game `index` of a run, as its JSONL line. Its seed depends only on the run seed and the index."""
+    game = _game(spec)
+    agents = [make_agent(a) for a in spec.agents]
+    record = play_game(game, agents, derive_seed(spec.seed, index))
+    return {"index": index, "game": game.name, "file": spec.file, "variant": spec.variant,
+            "options": dict(spec.options), "max_turns": spec.max_turns, "run_seed": spec.seed,
+            **record.to_json(), "agents": list(spec.agents)}
+
+
+def _ordered(results_by_index, indices):
+    """Yield results in index order from an iterator of (index, result) that may arrive in any order."""
+    waiting, position = {}, 0
+    for index, result in results_by_index:
+        waiting[index] = result
+        while position < len(indices) and indices[position] in waiting:
+            yield waiting.pop(indices[position])
+            position += 1
+
+
+def _results(spec: RunSpec, indices: list[int], workers: int, dask: str | None):
+    """Results of the games at `indices`, in index order, computed locally, in processes or on Dask."""
+    if dask:
+        from .cluster import dask_results
+
+        yield from _ordered(dask_results(spec, indices, dask), indices)
+    elif workers > 1:
+        import multiprocessing
+        from functools import partial
+
+        with multiprocessing.get_context("spawn").Pool(workers) as pool:
+            yield from pool.imap(partial(play_one, spec), indices, chunksize=max(1, min(16, len(indices) // (8 * workers))))
+    else:
+        for index in indices:
+            yield play_one(spec, index)
 
 
 @dataclass
@@ -22,43 +92,55 @@ class Summary:
     player_names: list
     games: int = 0
     wins: list = field(default_factory=list)
+    agent_wins: dict = field(default_factory=dict)
+    agent_seats: dict = field(default_factory=dict)
     draws: int = 0
     capped: int = 0
     lengths: list = field(default_factory=list)
     seeds: list = field(default_factory=list)
     turns: list = field(default_factory=list)
+    scores: list = field(default_factory=list)
     rule_counts: dict = field(default_factory=dict)
     elapsed: float = 0.0
 
-    def add(self, record) -> None:
+    def add(self, line: dict) -> None:
         if not self.wins:
             self.wins = [0] * len(self.player_names)
         self.games += 1
-        for p in record.winners:
+        for p in line["winners"]:
             self.wins[p] += 1
-        if not record.winners:
+        for p, agent in enumerate(line["agents"]):
+            self.agent_seats[agent] = self.agent_seats.get(agent, 0) + 1
+            self.agent_wins[agent] = self.agent_wins.get(agent, 0) + (p in line["winners"])
+        if not line["winners"]:
             self.draws += 1
-        self.capped += bool(record.capped)
-        self.lengths.append(record.plies)
-        self.seeds.append(record.seed)
-        self.turns.append(record.turns)
-        for name, n in record.rule_counts.items():
+        self.capped += bool(line["capped"])
+        self.lengths.append(line["plies"])
+        self.seeds.append(line["seed"])
+        self.turns.append(line["turns"])
+        self.scores.append(line["scores"])
+        for name, n in line["rule_counts"].items():
             self.rule_counts[name] = self.rule_counts.get(name, 0) + n
 
     def format(self) -> str:
         title = f"{self.game}" + (f" [{self.variant}]" if self.variant else "")
         lines = [f"{title}: {self.games} games, agents {','.join(self.agents)}"]
-        lines.append(f"  {'seat':<10} {'agent':<10} {'wins':>6} {'rate':>7}  95% CI")
+        lines.append(f"  {'seat':<10} {'agent':<16} {'wins':>6} {'rate':>7}  95% CI")
         for p, name in enumerate(self.player_names):
             w = self.wins[p] if self.wins else 0
             lo, hi = wilson(w, self.games)
             rate = w / self.games if self.games else 0
-            lines.append(f"  {name:<10} {self.agents[p]:<10} {w:>6} {rate:>7.1%}  [{lo:.1%}, {hi:.1%}]")
+            lines.append(f"  {name:<10} {self.agents[p]:<16} {w:>6} {rate:>7.1%}  [{lo:.1%}, {hi:.1%}]")
         lo, hi = wilson(self.draws, self.games)
         rate = self.draws / self.games if self.games else 0
-        lines.append(f"  {'draws':<10} {'':<10} {self.draws:>6} {rate:>7.1%}  [{lo:.1%}, {hi:.1%}]")
-        if self.capped:
-            lines.append(f"  games stopped at the turn cap: {self.capped}")
+        lines.append(f"  {'draws':<10} {'':<16} {self.draws:>6} {rate:>7.1%}  [{lo:.1%}, {hi:.1%}]")
+        if len(self.agent_seats) > 1:
+            for agent, seats in self.agent_seats.items():
+                w = self.agent_wins[agent]
+                lo, hi = wilson(w, seats)
+                lines.append(f"  {'agent':<10} {agent:<16} {w:>6} {w / seats:>7.1%}  [{lo:.1%}, {hi:.1%}]"
+                             f"  (of {seats} seats played)")
+        lines.append(f"  games stopped at the turn cap: {self.capped}")
         if self.lengths:
             m, sd = mean_sd(self.lengths)
             lines.append(f"  game length (moves and outcomes): mean {m:.1f} (sd {sd:.1f}), min {min(self.lengths)}, "
@@ -68,28 +150,60 @@ class Summary:
         return "\n".join(lines)
 
 
-def simulate(game, games: int, seed: int, agent_names: list[str], out=None, on_game=None) -> Summary:
-    """Play `games` games; game i uses seed derive_seed(seed, i), so any subset can be rerun exactly."""
-    agents = [make_agent(a) for a in agent_names]
-    summary = Summary(game.name, game.variant, agent_names, game.player_names)
+def read_results(path) -> list[dict]:
+    """The complete lines of a results file (a line cut short by an interrupted run is dropped)."""
+    path = Path(path)
+    lines = []
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise RulesError([Problem(f"cannot read results: {exc}", Location(str(path)))]) from None
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            lines.append(json.loads(line))
+        except json.JSONDecodeError:
+            if number < len(text.splitlines()):
+                raise RulesError([Problem("not a JSON line", Location(str(path), number, 1),
+                                          "results files hold one JSON object per line")]) from None
+    return lines
+
+
+def simulate(spec: RunSpec, games: int, out=None, workers: int = 1, dask: str | None = None,
+             done: list[dict] | None = None, progress: bool = False) -> Summary:
+    """Play games 0..games-1 of a run (skipping those in `done`); write each line to `out` as it comes."""
+    game = _game(spec)
+    summary = Summary(game.name, spec.variant, list(spec.agents), game.player_names)
+    finished = {line["index"]: line for line in done or [] if spec.matches(line)}
+    for index in sorted(finished):
+        if index < games:
+            summary.add(finished[index])
+    indices = [i for i in range(games) if i not in finished]
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        label = game.name + (f" [{spec.variant}]" if spec.variant else "")
+        bar = tqdm(total=games, initial=games - len(indices), unit="game", desc=label, leave=False)
     start = time.perf_counter()
-    for index in range(games):
-        game_seed = derive_seed(seed, index)
-        record = play_game(game, agents, game_seed)
-        summary.add(record)
-        if out is not None:
-            line = {"index": index, "game": game.name, "file": game.path, "variant": game.variant,
-                    "options": game.options, "max_turns": game.max_turns, **record.to_json()}
-            out.write(json.dumps(line) + "\n")
-            out.flush()
-        if on_game is not None:
-            on_game(index, record)
+    try:
+        for line in _results(spec, indices, workers, dask):
+            summary.add(line)
+            if out is not None:
+                out.write(json.dumps(line) + "\n")
+                out.flush()
+            if bar is not None:
+                bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
     summary.elapsed = time.perf_counter() - start
     return summary
 
 
 def compare_lengths(summaries: list[Summary]) -> str:
-    """Game length of each variant against the first, with the p-value of the difference (Welch)."""
+    """Game length of each variant against the first, with the p-value of the difference."""
     base = summaries[0]
     lines = ["game length by variant (moves and outcomes):"]
     for summary in summaries:

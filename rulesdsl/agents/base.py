@@ -1,0 +1,38 @@
+"""The agent interface, the registry of agents by name, and the simplest agents."""
+
+from __future__ import annotations
+
+
+class Agent:
+    """Chooses a move for one seat. `choose` gets the player's view, never the full state.
+
+    `view.observation()` is what the player may see, `view.player` who they are, and search agents
+    call `view.determinize(rng)` for a full state consistent with that view (hidden pieces dealt at
+    random), so they can look ahead without peeking.
+    """
+
+    name = "agent"
+
+    def choose(self, view, legal: list, rng):
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class RandomAgent(Agent):
+    """Picks uniformly among the legal moves."""
+
+    name = "random"
+
+    def choose(self, view, legal, rng):
+        return legal[rng.below(len(legal))]
+
+
+class FirstAgent(Agent):
+    """Always picks the first legal move (in generation order): a deterministic baseline."""
+
+    name = "first"
+
+    def choose(self, view, legal, rng):
+        return legal[0]

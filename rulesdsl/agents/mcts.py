@@ -1,0 +1,107 @@
+"""Monte Carlo tree search (UCT) over states sampled from the player's view (information-set MCTS)."""
+
+from __future__ import annotations
+
+import math
+import time
+
+from ..engine.state import CHANCE, SIMULTANEOUS
+from .base import Agent
+from .evaluate import shares
+
+
+class _Node:
+    __slots__ = ("children", "visits", "reward", "player")
+
+    def __init__(self, player: int):
+        self.children: dict[str, _Node] = {}
+        self.visits = 0
+        self.reward = 0.0  # summed result of `player`, who made the move into this node
+        self.player = player
+
+
+class MctsAgent(Agent):
+    """UCT with a budget of iterations (default 200) or seconds; each iteration samples the hidden state.
+
+    Chance outcomes are sampled, simultaneous steps are searched one actor at a time from each
+    actor's own side, and rollouts are random, cut after `depth` moves and scored by the rule
+    file's evaluation (else its score). A budget in seconds is not reproducible; iterations are.
+    """
+
+    name = "mcts"
+    settings = ("iterations", "seconds", "c", "depth")
+
+    def __init__(self, iterations=200, seconds=None, c=1.4, depth=60):
+        self.iterations = int(iterations)
+        self.seconds = None if seconds is None else float(seconds)
+        self.c = float(c)
+        self.depth = int(depth)
+
+    def choose(self, view, legal, rng):
+        if len(legal) == 1:
+            return legal[0]
+        by_text = {str(m): m for m in legal}
+        root = _Node(view.player)
+        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
+        done = 0
+        while (done < self.iterations) if deadline is None else (time.perf_counter() < deadline or done == 0):
+            self._iterate(view.determinize(rng), root, rng)
+            done += 1
+        visits = {t: root.children[t].visits for t in by_text if t in root.children}
+        most = max(visits.values())
+        best = [t for t in by_text if visits.get(t) == most]
+        return by_text[best[rng.below(len(best))]]
+
+    def _iterate(self, state, root: _Node, rng) -> None:
+        node, path = root, [root]
+        expanded = False
+        while not state.terminal and not expanded:
+            actor, legal = self._options(state, rng)
+            if actor is None:
+                continue
+            texts = [str(m) for m in legal]
+            untried = [i for i, t in enumerate(texts) if t not in node.children]
+            if untried:
+                i = untried[rng.below(len(untried))]
+                child = node.children[texts[i]] = _Node(actor)
+                expanded = True
+            else:
+                log_n = math.log(node.visits + 1)
+                best, i = -1.0, 0
+                for j, t in enumerate(texts):
+                    c = node.children[t]
+                    score = c.reward / c.visits + self.c * math.sqrt(log_n / c.visits)
+                    if score > best:
+                        best, i = score, j
+                child = node.children[texts[i]]
+            state.apply(legal[i])
+            node = child
+            path.append(node)
+        result = self._rollout(state, rng)
+        for n in path:
+            n.visits += 1
+            n.reward += result[n.player]
+
+    def _options(self, state, rng):
+        """(actor, legal moves) at a decision; chance outcomes are sampled on the spot (actor None)."""
+        player = state.current_player()
+        if player == CHANCE:
+            state.apply(state.sample_chance(rng))
+            return None, []
+        if player == SIMULTANEOUS:
+            player = state.acting_players()[0]
+        return player, state.legal_moves(player)
+
+    def _rollout(self, state, rng) -> list[float]:
+        for _ in range(self.depth):
+            if state.terminal:
+                break
+            player = state.current_player()
+            if player == CHANCE:
+                state.apply(state.sample_chance(rng))
+                continue
+            if player == SIMULTANEOUS:
+                player = state.acting_players()[0]
+            legal = state.legal_moves(player)
+            state.apply(legal[rng.below(len(legal))])
+        return shares(state)
