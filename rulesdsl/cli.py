@@ -278,6 +278,27 @@ def cmd_simulate(args) -> int:
     return 0
 
 
+def cmd_report(args) -> int:
+    from .sim.report import rule_coverage, write_report
+
+    lines = read_results(args.results)
+    if not lines:
+        raise UsageError(f"{args.results} holds no games")
+    for variant, group in _by_variant(lines).items():
+        print(f"{lines[0]['game']} [{variant}]: {len(group)} games")
+        print(rule_coverage(group))
+    if args.out:
+        for path in write_report(lines, Path(args.out)):
+            print(f"wrote {path}")
+    return 0
+
+
+def _by_variant(lines):
+    from .sim.report import by_variant
+
+    return by_variant(lines)
+
+
 def cmd_replay(args) -> int:
     if Path(args.log).suffix == ".jsonl":
         lines = Path(args.log).read_text(encoding="utf-8").splitlines()
@@ -403,6 +424,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--depth", type=int, required=True)
     p.add_argument("--all", action="store_true", help="print every depth from 1")
     p.set_defaults(func=cmd_perft)
+
+    p = sub.add_parser("report", help="charts and rule coverage for a results file")
+    p.add_argument("results", help="a results .jsonl written by simulate --out")
+    p.add_argument("--out", help="folder for the PNG charts and coverage.txt")
+    p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("replay", help="re-run a game log (or a results .jsonl) and verify it")
     p.add_argument("log")

@@ -28,7 +28,7 @@ class RunSpec:
     def matches(self, line: dict) -> bool:
         return (line.get("file") == self.file and line.get("variant") == self.variant
                 and dict(line.get("options") or {}) == dict(self.options)
-                and tuple(line.get("agents") or ()) == self.agents and line.get("run_seed") == self.seed)
+                and list(line.get("agents") or ()) == agent_names(self.agents) and line.get("run_seed") == self.seed)
 
 
 _games: dict = {}
@@ -48,11 +48,16 @@ def _game(spec: RunSpec):
 def play_one(spec: RunSpec, index: int) -> dict:
     """Game `index` of a run, as its JSONL line. Its seed depends only on the run seed and the index."""
     game = _game(spec)
-    agents = [make_agent(a) for a in spec.agents]
+    agents = [make_agent(a) if isinstance(a, str) else a for a in spec.agents]
     record = play_game(game, agents, derive_seed(spec.seed, index))
     return {"index": index, "game": game.name, "file": spec.file, "variant": spec.variant,
             "options": dict(spec.options), "max_turns": spec.max_turns, "run_seed": spec.seed,
-            **record.to_json(), "agents": list(spec.agents)}
+            **record.to_json(), "agents": agent_names(spec.agents)}
+
+
+def agent_names(agents) -> list[str]:
+    """How agents are named in results: their spec ('mcts:iterations=50'), or a custom agent's name."""
+    return [a if isinstance(a, str) else getattr(a, "spec", a.name) for a in agents]
 
 
 def _ordered(results_by_index, indices):
@@ -174,7 +179,7 @@ def simulate(spec: RunSpec, games: int, out=None, workers: int = 1, dask: str | 
              done: list[dict] | None = None, progress: bool = False) -> Summary:
     """Play games 0..games-1 of a run (skipping those in `done`); write each line to `out` as it comes."""
     game = _game(spec)
-    summary = Summary(game.name, spec.variant, list(spec.agents), game.player_names)
+    summary = Summary(game.name, spec.variant, agent_names(spec.agents), game.player_names)
     finished = {line["index"]: line for line in done or [] if spec.matches(line)}
     for index in sorted(finished):
         if index < games:

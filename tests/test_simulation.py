@@ -1,0 +1,116 @@
+"""Simulation at scale: results independent of workers and of Dask, resumable files, reports."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rulesdsl.cli import main
+from rulesdsl.sim.simulate import read_results
+
+from .helpers import game_path
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return code, out, err
+
+
+def results(path):
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_results_do_not_depend_on_the_number_of_workers(capsys, tmp_path):
+    one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
+    base = ["simulate", "mark", "--games", "12", "--seed", "5", "--agents", "random,greedy", "--quiet"]
+    assert run(capsys, *base, "--out", str(one))[0] == 0
+    assert run(capsys, *base, "--workers", "2", "--out", str(two))[0] == 0
+    assert one.read_text() == two.read_text()
+    lines = results(one)
+    assert [line["index"] for line in lines] == list(range(12))
+    assert len({line["seed"] for line in lines}) == 12
+
+
+def test_dask_local_cluster_gives_the_same_results(capsys, tmp_path):
+    pytest.importorskip("dask.distributed")
+    local, dask = tmp_path / "local.jsonl", tmp_path / "dask.jsonl"
+    base = ["simulate", "mabula", "--games", "16", "--seed", "2", "--agents", "random,random", "--quiet"]
+    run(capsys, *base, "--out", str(local))
+    code, out, _ = run(capsys, *base, "--dask", "local", "--workers", "2", "--out", str(dask))
+    assert code == 0 and "Mabula: 16 games" in out
+    assert local.read_text() == dask.read_text()
+
+
+def test_an_interrupted_run_resumes_without_repeating_or_losing_games(capsys, tmp_path):
+    full, cut = tmp_path / "full.jsonl", tmp_path / "cut.jsonl"
+    base = ["simulate", "mabula", "--games", "10", "--seed", "9", "--agents", "random,random", "--quiet"]
+    run(capsys, *base, "--out", str(full))
+    lines = full.read_text().splitlines(keepends=True)
+    cut.write_text("".join(lines[:4]) + lines[4][: len(lines[4]) // 2])  # a run killed mid-line
+    assert len(read_results(cut)) == 4
+    code, out, _ = run(capsys, *base, "--out", str(cut), "--resume")
+    assert code == 0 and "Mabula: 10 games" in out
+    assert cut.read_text() == full.read_text()
+
+
+def test_resume_needs_an_out_file(capsys):
+    code, _, err = run(capsys, "simulate", "mabula", "--games", "2", "--agents", "random,random", "--resume")
+    assert code == 1 and "--resume" in err
+
+
+def test_every_game_of_a_results_file_replays(capsys, tmp_path):
+    out = tmp_path / "r.jsonl"
+    run(capsys, "simulate", "examples/games/sealed-bids.yaml", "--games", "5", "--agents",
+        "random,greedy,random", "--quiet", "--out", str(out))
+    code, text, _ = run(capsys, "replay", str(out))
+    assert code == 0 and "5 of 5 games replayed and verified" in text
+
+
+def test_results_lines_hold_what_a_report_needs(capsys, tmp_path):
+    out = tmp_path / "r.jsonl"
+    run(capsys, "simulate", "mabula", "--games", "3", "--agents", "random,greedy", "--option",
+        "setup=WBWBWBWBWBWBWBWBWBWBWBWB", "--quiet", "--out", str(out))
+    line = results(out)[0]
+    for key in ("index", "seed", "agents", "variant", "options", "winners", "scores", "plies", "turns",
+                "rule_counts", "moves", "ended_by"):
+        assert key in line
+    assert line["agents"] == ["random", "greedy"] and line["options"] == {"setup": "WBWBWBWBWBWBWBWBWBWBWBWB"}
+    assert line["rule_counts"]["push"] >= 20
+
+
+def test_summary_shows_agents_caps_and_intervals(capsys):
+    code, out, _ = run(capsys, "simulate", "mabula", "--games", "20", "--agents", "greedy,random", "--quiet")
+    assert "agent      greedy" in out and "(of 20 seats played)" in out
+    assert "games stopped at the turn cap: 0" in out
+
+
+def test_report_writes_charts_and_rule_coverage(capsys, tmp_path):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "r.jsonl"
+    run(capsys, "simulate", "mark", "--games", "6", "--agents", "random,random", "--variant", "standard",
+        "--variant", "four-row-ending", "--quiet", "--out", str(out))
+    code, text, _ = run(capsys, "report", str(out), "--out", str(tmp_path / "report"))
+    assert code == 0
+    names = {p.name for p in (tmp_path / "report").iterdir()}
+    assert {"game-length.png", "win-rate.png", "scores.png", "variants.png", "coverage.txt"} <= names
+    assert "rule coverage over 6 games of MARK" in text and "never used:" in text
+    for png in ("game-length.png", "win-rate.png"):
+        assert (tmp_path / "report" / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_rule_coverage_lists_rules_never_used(tmp_path):
+    from rulesdsl.sim.report import rule_coverage
+
+    path = tmp_path / "dead.yaml"
+    path.write_text(open(game_path("mabula")).read().replace(
+        "moves:\n  push:", "moves:\n  never:\n    params: {c: cells}\n    when: \"false\"\n  push:", 1))
+    from rulesdsl import simulate
+
+    summary_out = tmp_path / "r.jsonl"
+    with open(summary_out, "w") as out:
+        simulate(path, 2, ["random", "random"], out=out)
+    text = rule_coverage(read_results(summary_out))
+    assert text.splitlines()[-1].startswith("never used: never")
