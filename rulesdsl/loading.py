@@ -9,16 +9,10 @@ from .source import Document, NodeInfo, load_file
 
 
 def package_dir(name: str) -> Path:
-    """The bundled `games` or `schemas` folder, installed or in a source checkout."""
-    try:
-        from importlib.resources import files
-
-        path = Path(str(files(f"rulesdsl.{name}")))
-        if path.is_dir():
-            return path
-    except (ModuleNotFoundError, TypeError):
-        pass
-    return Path(__file__).resolve().parent.parent / name
+    """The bundled `games` or `schemas` folder: inside the installed package, or beside it in a checkout."""
+    here = Path(__file__).resolve().parent
+    installed = here / name
+    return installed if installed.is_dir() else here.parent / name
 
 
 def bundled_games() -> dict[str, Path]:
