@@ -164,25 +164,34 @@ class State:
                 break
         return moves
 
+    def _weighted(self, step) -> tuple[list, list]:
+        """([(rule, args)], [weight]) of the enumerated outcomes with a positive weight."""
+        if step.arrangement is not None:
+            raise MoveError(MoveError.ILLEGAL, "", f"step '{step.name}' draws a random arrangement; its outcomes "
+                            "are too many to list", "use sample_chance(rng), or name the arrangement")
+        outcomes, weights = [], []
+        try:
+            for rule in step.moves:
+                weight = rule.weight
+                for args in rule.generate(self, CHANCE):
+                    w = weight(self, CHANCE, *args)
+                    if w > 0:
+                        outcomes.append((rule, args))
+                        weights.append(w)
+        except _CONVERTED as exc:
+            raise _runtime_error(self, step.name, exc) from exc
+        if not outcomes:
+            raise GameRuntimeError(step.name, self.turn, "the chance step has no outcome with a positive weight")
+        return outcomes, weights
+
     def chance_outcomes(self) -> list[tuple[Move, float]]:
         """(outcome, probability) pairs at a chance node with enumerated outcomes."""
         step = self.rules.steps[self.step]
         if step.kind != "chance":
             return []
-        if step.arrangement is not None:
-            raise MoveError(MoveError.ILLEGAL, "", f"step '{step.name}' draws a random arrangement; its outcomes "
-                            "are too many to list", "use sample_chance(rng), or name the arrangement")
-        weighted = []
-        with _rule_errors(self, step.name):
-            for rule in step.moves:
-                for args in rule.generate(self, CHANCE):
-                    w = rule.weight(self, CHANCE, *args)
-                    if w > 0:
-                        weighted.append((Move(rule, args, CHANCE), w))
-        total = sum(w for _, w in weighted)
-        if not weighted:
-            raise GameRuntimeError(step.name, self.turn, "the chance step has no outcome with a positive weight")
-        return [(m, w / total) for m, w in weighted]
+        outcomes, weights = self._weighted(step)
+        total = sum(weights)
+        return [(Move(rule, args, CHANCE), w / total) for (rule, args), w in zip(outcomes, weights)]
 
     def sample_chance(self, rng=None) -> Move:
         """Draw the outcome of the current chance node with `rng` (default: the state's own seeded Rng)."""
@@ -197,8 +206,9 @@ class State:
                     if all(check(self, CHANCE, outcome) for check, _ in arr.require):
                         return Move(self.game.arrangement_rule(step), (tuple(outcome),), CHANCE)
             raise GameRuntimeError(step.name, self.turn, "no arrangement meets the requirements")
-        outcomes = self.chance_outcomes()
-        return outcomes[rng.weighted([p for _, p in outcomes])][0]
+        outcomes, weights = self._weighted(step)
+        rule, args = outcomes[rng.weighted(weights)]
+        return Move(rule, args, CHANCE)
 
     # -- applying ----------------------------------------------------------------------------
     def apply(self, move, player: int | None = None) -> None:

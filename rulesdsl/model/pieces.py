@@ -14,8 +14,19 @@ class PieceKind:
         self.attributes = attributes  # name -> {"values": list | None, "default": value}
         self.derived = derived  # name -> callable(**attrs) -> value, filled in by the compiler
         self._interned: dict[tuple, Piece] = {}
+        self._seen: dict[tuple, Piece] = {}  # the attributes as given (in call order) -> piece
 
     def make(self, given: dict) -> Piece:
+        try:  # the common case: these very attribute values were asked for before
+            return self._seen[tuple(given.items())]
+        except KeyError:
+            pass
+        except TypeError:  # unhashable values: the full path reports them
+            return self._make(given)
+        piece = self._seen[tuple(given.items())] = self._make(given)
+        return piece
+
+    def _make(self, given: dict) -> Piece:
         key = []
         for attr, spec in self.attributes.items():
             if attr in given:
