@@ -22,6 +22,14 @@ from rulesdsl import CHANCE, SIMULTANEOUS, Rng  # noqa: E402
 from rulesdsl.loading import bundled_games  # noqa: E402
 
 
+# Further configurations measured beside each game's defaults.
+EXTRA = {
+    "fast-track": [("fast-track, hex board", {"board": "hex"}),
+                   ("fast-track, 4 players in pairs", {"players": 4, "teams": "pairs"})],
+    "mark": [("mark, 4 players", {"players": 4})],
+}
+
+
 def engine_playout(game, seed: int) -> None:
     state = game.new_initial_state(seed)
     rng = Rng(seed)
@@ -73,16 +81,17 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     games = bundled_games()
     names = args.game or list(games)
-    print(f"{'game':<26} {'playouts/s':>11}")
+    print(f"{'game':<34} {'playouts/s':>11}")
     engine = {}
     for name in names:
-        game = rulesdsl.load_game(games[name])
-        engine[name] = rate(lambda i, g=game: engine_playout(g, i), args.seconds)
-        print(f"{name:<26} {engine[name]:>11,.0f}", flush=True)
+        for label, options in [(name, {})] + EXTRA.get(name, []):
+            game = rulesdsl.load_game(games[name], options=options)
+            engine[label] = rate(lambda i, g=game: engine_playout(g, i), args.seconds)
+            print(f"{label:<34} {engine[label]:>11,.0f}", flush=True)
     if "mabula" in names:
         loop, tuned = direct_rates(args.seconds)
-        print(f"{'mabula, direct (loop)':<26} {loop:>11,.0f}")
-        print(f"{'mabula, direct (tuned)':<26} {tuned:>11,.0f}")
+        print(f"{'mabula, direct (loop)':<34} {loop:>11,.0f}")
+        print(f"{'mabula, direct (tuned)':<34} {tuned:>11,.0f}")
         print(f"interpreter / direct loop: {engine['mabula'] / loop:.2f}x; "
               f"/ tuned direct playout: {engine['mabula'] / tuned:.2f}x")
     return 0
