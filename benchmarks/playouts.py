@@ -18,8 +18,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import rulesdsl  # noqa: E402
-from rulesdsl import CHANCE, SIMULTANEOUS, Rng  # noqa: E402
 from rulesdsl.loading import bundled_games  # noqa: E402
+from rulesdsl.sim.runner import random_playout  # noqa: E402
 
 
 # Further configurations measured beside each game's defaults.
@@ -28,22 +28,6 @@ EXTRA = {
                    ("fast-track, 4 players in pairs", {"players": 4, "teams": "pairs"})],
     "mark": [("mark, 4 players", {"players": 4})],
 }
-
-
-def engine_playout(game, seed: int) -> None:
-    state = game.new_initial_state(seed)
-    rng = Rng(seed)
-    while not state.terminal:
-        player = state.current_player()
-        if player == CHANCE:
-            state.apply(state.sample_chance(rng))
-        elif player == SIMULTANEOUS:
-            for p in state.acting_players():
-                legal = state.legal_moves(p)
-                state.apply(legal[rng.below(len(legal))])
-        else:
-            legal = state.legal_moves()
-            state.apply(legal[rng.below(len(legal))])
 
 
 def rate(fn, seconds: float) -> float:
@@ -86,7 +70,7 @@ def main(argv=None) -> int:
     for name in names:
         for label, options in [(name, {})] + EXTRA.get(name, []):
             game = rulesdsl.load_game(games[name], options=options)
-            engine[label] = rate(lambda i, g=game: engine_playout(g, i), args.seconds)
+            engine[label] = rate(lambda i, g=game: random_playout(g, i), args.seconds)
             print(f"{label:<34} {engine[label]:>11,.0f}", flush=True)
     if "mabula" in names:
         loop, tuned = direct_rates(args.seconds)

@@ -11,6 +11,7 @@ from pathlib import Path
 from . import __version__
 from .agents import AGENTS, PlayerView, make_agent
 from .api import load_game
+from .engine.perft import perft
 from .engine.rng import Rng
 from .engine.state import CHANCE, SIMULTANEOUS
 from .errors import Location, MoveError, Problem, RulesDslError, RulesError
@@ -133,26 +134,6 @@ def cmd_show(args) -> int:
     if args.json:
         print(json.dumps(state.to_json(), indent=2))
     return 0
-
-
-def perft(state, depth: int) -> int:
-    """Number of move paths of exactly `depth` moves (chance outcomes count as moves)."""
-    if depth == 0:
-        return 1
-    if state.terminal:
-        return 0
-    if state.current_player() == SIMULTANEOUS:
-        moves = [m for p in state.acting_players()[:1] for m in state.legal_moves(p)]
-    else:
-        moves = state.legal_moves()
-    if depth == 1:
-        return len(moves)
-    total = 0
-    for move in moves:
-        child = state.clone()
-        child.apply(move)
-        total += perft(child, depth - 1)
-    return total
 
 
 def cmd_perft(args) -> int:

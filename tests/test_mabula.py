@@ -8,6 +8,7 @@ import pytest
 
 import rulesdsl
 from rulesdsl import MoveError
+from rulesdsl.engine.perft import perft
 
 from .helpers import load, notations, position
 from .reference import mabula_direct as direct
@@ -218,36 +219,20 @@ def test_best_product_is_81(product_game):
 
 
 # -- perft and cross-check -------------------------------------------------------------------------
-def _perft(state, depth):
-    if depth == 0:
-        return 1
-    if state.is_terminal():
-        return 0
-    moves = state.legal_moves()
-    if depth == 1:
-        return len(moves)
-    total = 0
-    for m in moves:
-        child = state.clone()
-        child.apply(m)
-        total += _perft(child, depth - 1)
-    return total
-
-
 def test_perft_of_the_specification(game):
     state = at_setup(game)
-    assert [_perft(state, d) for d in (1, 2)] == [72, 5040]
+    assert [perft(state, d) for d in (1, 2)] == [72, 5040]
 
 
 def test_perft_depth_3_of_the_specification(game):
-    assert _perft(at_setup(game), 3) == 318120
+    assert perft(at_setup(game), 3) == 318120
 
 
 @pytest.mark.parametrize("seed", range(4))
 def test_perft_agrees_with_the_direct_implementation(game, seed):
     setup = direct.random_setup(random.Random(seed))
     state = at_setup(game, setup)
-    assert [_perft(state, d) for d in (1, 2)] == [direct.perft(setup, d) for d in (1, 2)]
+    assert [perft(state, d) for d in (1, 2)] == [direct.perft(setup, d) for d in (1, 2)]
 
 
 @pytest.mark.parametrize("seed", range(25))

@@ -352,6 +352,13 @@ class State:
         with _rule_errors(self, "scoring"):
             return [self.rules.score(self, p) for p in range(self.rules.num_players)]
 
+    def breakdowns(self) -> list:
+        """Each player's score breakdown (a table of named numbers), or None when the rules define none."""
+        if self.rules.breakdown is None:
+            return [None] * self.rules.num_players
+        with _rule_errors(self, "scoring"):
+            return [dict(self.rules.breakdown(self, p)) for p in range(self.rules.num_players)]
+
     # -- notation ----------------------------------------------------------------------------
     def parse_move(self, text: str, player: int | None = None) -> Move:
         """The legal move (or chance outcome) written `text`; raises MoveError saying why not."""

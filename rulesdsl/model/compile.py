@@ -988,7 +988,7 @@ class ModelCompiler:
             r.end_rules.append(EndRule(path, self.lambda_("S, me=None", when), winners_fn,
                                        spec.get("ties", "draw")))
         scoring = self.data.get("scoring") or {}
-        for key in ("score", "tiebreak", "evaluation"):
+        for key in ("score", "tiebreak", "evaluation", "breakdown"):
             if scoring.get(key) is not None:
                 code = self.expr(("scoring", key), scoring[key], self.root)
                 if code is not _FAIL:

@@ -38,6 +38,7 @@ class Rules:
     score: object = None
     tiebreak: object = None
     evaluation: object = None  # for agents: how good a position is for 'me' (default: the score)
+    breakdown: object = None  # for reports: a table of named numbers per player (e.g. points per colour)
     namespace: dict = field(default_factory=dict, repr=False)
 
     def has_moves(self, S, player, step_name=None) -> bool:

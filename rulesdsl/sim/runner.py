@@ -24,11 +24,13 @@ class GameRecord:
     capped: bool
     rule_counts: dict = field(default_factory=dict)
     ended_by: int | None = None  # index of the end rule that ended the game (None: the turn cap)
+    breakdown: list | None = None  # per player, the rule file's score breakdown (named numbers)
 
     def to_json(self) -> dict:
         return {"seed": self.seed, "agents": self.agents, "winners": self.winners,
                 "scores": [encode(s) for s in self.scores], "plies": self.plies, "turns": self.turns,
-                "capped": self.capped, "ended_by": self.ended_by, "rule_counts": self.rule_counts,
+                "capped": self.capped, "ended_by": self.ended_by, "breakdown": self.breakdown,
+                "rule_counts": self.rule_counts,
                 "moves": self.moves}
 
 
@@ -69,4 +71,23 @@ def play_game(game, agents, seed: int, on_move=None) -> GameRecord:
             state.apply(move)
     return GameRecord(seed, [getattr(a, "spec", a.name) for a in agents], [entry(m, s) for m, s in entries],
                       list(state.winners or []), state.scores(), state.ply, state.turn, state.capped, counts,
-                      state.ended_by)
+                      state.ended_by, state.breakdowns() if state.rules.breakdown is not None else None)
+
+
+def random_playout(game, seed: int):
+    """Play one game with uniformly random moves (chance sampled) and return the final state: the
+    loop that benchmarks and AI libraries run, without recording anything."""
+    state = game.new_initial_state(seed)
+    rng = Rng(seed)
+    while not state.terminal:
+        player = state.current_player()
+        if player == CHANCE:
+            state.apply(state.sample_chance(rng))
+        elif player == SIMULTANEOUS:
+            for p in state.acting_players():
+                legal = state.legal_moves(p)
+                state.apply(legal[rng.below(len(legal))])
+        else:
+            legal = state.legal_moves(player)
+            state.apply(legal[rng.below(len(legal))])
+    return state

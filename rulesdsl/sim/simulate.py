@@ -106,6 +106,7 @@ class Summary:
     turns: list = field(default_factory=list)
     scores: list = field(default_factory=list)
     rule_counts: dict = field(default_factory=dict)
+    breakdown: list = field(default_factory=list)  # per seat: {name: total over games}
     elapsed: float = 0.0
 
     def add(self, line: dict) -> None:
@@ -126,6 +127,11 @@ class Summary:
         self.scores.append(line["scores"])
         for name, n in line["rule_counts"].items():
             self.rule_counts[name] = self.rule_counts.get(name, 0) + n
+        for p, parts in enumerate(line.get("breakdown") or []):
+            while len(self.breakdown) <= p:
+                self.breakdown.append({})
+            for name, value in (parts or {}).items():
+                self.breakdown[p][name] = self.breakdown[p].get(name, 0) + value
 
     def format(self) -> str:
         title = f"{self.game}" + (f" [{self.variant}]" if self.variant else "")
@@ -150,8 +156,12 @@ class Summary:
             m, sd = mean_sd(self.lengths)
             lines.append(f"  game length (moves and outcomes): mean {m:.1f} (sd {sd:.1f}), min {min(self.lengths)}, "
                          f"max {max(self.lengths)}; turns: mean {sum(self.turns) / len(self.turns):.1f}")
+        for p, parts in enumerate(self.breakdown):
+            means = ", ".join(f"{name} {total / self.games:.1f}" for name, total in parts.items())
+            lines.append(f"  mean score breakdown, {self.player_names[p]} ({self.agents[p]}): {means}")
         rate = self.games / self.elapsed if self.elapsed > 0 else float("inf")
-        lines.append(f"  {self.games} games in {self.elapsed:.2f} s ({rate:,.0f} games/s)")
+        shown = f"{rate:,.0f}" if rate >= 10 else f"{rate:.2f}"
+        lines.append(f"  {self.games} games in {self.elapsed:.2f} s ({shown} games/s)")
         return "\n".join(lines)
 
 
