@@ -17,9 +17,28 @@ def load_game(path: str | Path, variant: str | None = None, options: dict | None
     doc = load_document(path, variant)
     problems = validate_structure(doc)
     if problems:
-        raise RulesError(problems)
+        raise RulesError(problems + _also_compile_problems(doc, options, variant, problems))
     rules = ModelCompiler(doc, options or {}, variant).compile()
     return Game(rules, str(path), variant, options or {}, max_turns)
+
+
+def _also_compile_problems(doc, options, variant, found) -> list:
+    """Problems the compiler finds in a file that already breaks the schema, so that one run reports
+    all of them. A structure the compiler cannot read yields nothing more (the schema said why)."""
+    from .schema import rule_schema
+
+    schema = rule_schema()
+    if not isinstance(doc.data, dict) or set(doc.data) - set(schema["properties"]) \
+            or set(schema.get("required", [])) - set(doc.data):
+        return []  # a misspelt or missing section: what the compiler would add is only its echo
+    lines = {(p.location.file, p.location.line) for p in found if p.location}
+    try:
+        ModelCompiler(doc, options or {}, variant).compile()
+    except RulesError as exc:
+        return [p for p in exc.problems if not p.location or (p.location.file, p.location.line) not in lines]
+    except Exception:  # noqa: BLE001 - malformed structure: the schema problems already explain it
+        return []
+    return []
 
 
 def simulate(path: str | Path, games: int, agents: list, seed: int = 0, variant: str | None = None,
