@@ -231,7 +231,8 @@ def compare_lengths(summaries: list[Summary]) -> str:
             p = (paired_p_value if paired else welch_p_value)(base.lengths, summary.lengths)
             verdict = "significant" if p < 0.05 else "not significant"
             test = "paired by seed" if paired else "Welch"
+            shown = "p < 1e-15" if p < 1e-15 else f"p = {p:.3g}"
             line += (f"  vs {base.variant or '(base rules)'}: {m - mean_sd(base.lengths)[0]:+.1f}, "
-                     f"p = {p:.3g} ({verdict}, {test})")
+                     f"{shown} ({verdict}, {test})")
         lines.append(line)
     return "\n".join(lines)
