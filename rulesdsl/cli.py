@@ -183,20 +183,29 @@ def cmd_play(args) -> int:
     entries = []
     print(f"{game.name} - seats: " + ", ".join(f"{n}={s}" for n, s in zip(names, seats)))
     print("type a move in the game's notation, '?' for the legal moves, 'quit' to stop\n")
+    humans = [p for p, agent in enumerate(agents) if agent is None]
+    # With one human, everything is shown as that player sees it; with several (hot seat), as the
+    # player about to choose sees it. Nobody is shown what their seat may not see.
+    watcher = humans[0] if len(humans) == 1 else None
     try:
         while not state.terminal:
             player = state.current_player()
             if player == CHANCE:
                 move = state.sample_chance(rng)
-                print(f"[{state.step}] {move}")
                 entries.append(entry(move, False))
                 state.apply(move)
+                seen_by = state.secret.get(len(state.history) - 1)
+                shown = move if seen_by is None or (watcher is not None and watcher in seen_by) else "(hidden)"
+                print(f"[{move.rule.name}] {shown}")
                 continue
-            print(render_state(state, viewer=player if player >= 0 else None))
+            if watcher is not None:
+                print(render_state(state, viewer=watcher))
             for p in state.acting_players():
                 legal = state.legal_moves(p)
                 simultaneous = player == SIMULTANEOUS
                 if agents[p] is None:
+                    if watcher is None:
+                        print(render_state(state, viewer=p))
                     move = _human_move(state, p, legal, names, sys.stdin)
                 else:
                     move = agents[p].choose(PlayerView(state, p), legal, rng)
