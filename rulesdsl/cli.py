@@ -18,7 +18,7 @@ from .errors import Location, MoveError, Problem, RulesDslError, RulesError
 from .loading import bundled_games, load_document, resolve_path
 from .render import render_state
 from .sim.log import make_log, read_log, replay
-from .sim.runner import entry, play_game
+from .sim.runner import entry
 from .sim.simulate import RunSpec, compare_lengths, read_results, simulate
 
 

@@ -273,7 +273,8 @@ def game_builtins(game) -> dict[str, Builtin]:
     B = Builtin
     table = [
         B("cell", cell, 1, 1, "cell(name)", "The cell with this name.", "board", fold=True),
-        B("at", lambda S, c: S.cells[c], 1, 1, "at(c)", "The piece on cell c, or none.", "board", state=True, inline="S.cells[{0}]"),
+        B("at", lambda S, c: S.cells[c], 1, 1, "at(c)", "The piece on cell c, or none.", "board", state=True,
+          inline="S.cells[{0}]"),
         B("empty", lambda S, c: S.cells[c] is None, 1, 1, "empty(c)", "True when no piece stands on cell c.",
           "board", state=True, inline="S.cells[{0}] is None"),
         B("step", step_, 2, 2, "step(c, direction)", "The neighbour of c in a direction, or none.", "board",

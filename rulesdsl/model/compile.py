@@ -8,7 +8,7 @@ from ..lang.builtins import Builtin, RuleValueError, pure_builtins
 from ..lang.compiler import Binding, CompileProblem, Compiler, Scope, local
 from ..lang.parser import SyntaxProblem, parse
 from ..source import Document
-from .board import Board, Region
+from .board import Region
 from .builtins import game_builtins
 from .pieces import PieceKind
 from .rules import END_TURN, Arrangement, EndRule, MoveRule, Step
@@ -288,7 +288,7 @@ class ModelCompiler:
                     self.problem(("board", "remove", i), f"no cell named '{name}' to remove",
                                  did_you_mean(str(name), board.by_name))
             keep = [c for c in board.cells if c.name not in {str(n) for n in removed}]
-            old, board.cells, board.by_name = board.cells, [], {}
+            board.cells, board.by_name = [], {}
             for c in keep:
                 attrs = {k: v for k, v in c.__dict__.items() if k not in ("name", "index")}
                 board.add_cell(c.name, **attrs)

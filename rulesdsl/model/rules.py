@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .values import text_of
 
 END_TURN = "end_turn"
 

@@ -54,7 +54,8 @@ def read_log(path) -> dict:
         raise RulesError([Problem(f"not a JSON log: {exc.msg}", Location(str(path), exc.lineno, exc.colno))]) from None
     if not isinstance(data, dict) or data.get("rulesdsl_log") != LOG_FORMAT:
         raise RulesError([Problem("not a rulesdsl game log", Location(str(path)),
-                                  "logs are written by 'rulesdsl play --log'; results files by 'rulesdsl simulate --out'")])
+                                  "logs are written by 'rulesdsl play --log'; results files by "
+                                  "'rulesdsl simulate --out'")])
     return data
 
 

@@ -36,8 +36,9 @@ def rule_coverage(lines: list[dict]) -> str:
         for name, n in line.get("rule_counts", {}).items():
             counts[name] += n
         ends["turn cap" if line.get("capped") else line.get("ended_by")] += 1
-    kinds = [name for name, rule in rules.moves.items() if not rule.inputs] + [s.name for s in rules.steps.values() if s.kind == "chance"] + \
-        ["pass" for s in rules.steps.values() if s.pass_rule is not None][:1]
+    kinds = [name for name, rule in rules.moves.items() if not rule.inputs]  # parts count as their move
+    kinds += [s.name for s in rules.steps.values() if s.kind == "chance"]
+    kinds += ["pass"] if any(s.pass_rule is not None for s in rules.steps.values()) else []
     out = [f"rule coverage over {len(lines)} games of {game.name}:"]
     width = max(len(k) for k in kinds) if kinds else 10
     for kind in kinds:

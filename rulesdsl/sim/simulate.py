@@ -81,7 +81,8 @@ def _results(spec: RunSpec, indices: list[int], workers: int, dask: str | None):
         from functools import partial
 
         with multiprocessing.get_context("spawn").Pool(workers) as pool:
-            yield from pool.imap(partial(play_one, spec), indices, chunksize=max(1, min(16, len(indices) // (8 * workers))))
+            chunk = max(1, min(16, len(indices) // (8 * workers)))
+            yield from pool.imap(partial(play_one, spec), indices, chunksize=chunk)
     else:
         for index in indices:
             yield play_one(spec, index)
