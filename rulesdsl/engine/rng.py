@@ -50,16 +50,13 @@ class Rng:
         return len(weights) - 1
 
     def shuffle(self, items: list) -> list:
-        """Shuffle in place (Fisher-Yates) and return the list.
-
-        Each swap index scales one 53-bit uniform float: the bias is below n / 2**53, far under
-        anything a simulation can detect, and it avoids a rejection loop per item.
-        """
-        rand = self._random.random
-        for i in range(len(items) - 1, 0, -1):
-            j = int(rand() * (i + 1))
-            items[i], items[j] = items[j], items[i]
+        """Shuffle in place and return the list: a uniformly random order, from sorting by random keys
+        (53-bit floats; a tie, which would favour the earlier item, has probability below n**2 / 2**53)."""
+        items.sort(key=self._key)
         return items
+
+    def _key(self, _item) -> float:
+        return self._random.random()
 
     def getstate(self):
         return self._random.getstate()

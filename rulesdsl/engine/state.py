@@ -134,8 +134,12 @@ class State:
             if step.tiers:
                 moves = self._tiered(step, player)
             else:
-                moves = [new(make, (rule, args, player)) for rule in step.moves
-                         for args in rule.generate(self, player)]
+                moves = []
+                for rule in step.moves:
+                    if rule.collect is not None:
+                        rule.collect(self, player, moves)
+                    else:
+                        moves.extend(new(make, (rule, args, player)) for args in rule.generate(self, player))
         except _CONVERTED as exc:
             raise _runtime_error(self, step.name, exc) from exc
         if not moves:
@@ -201,9 +205,14 @@ class State:
             arr = step.arrangement
             with _rule_errors(self, step.name):
                 items = list(arr.items(self, CHANCE))
-                for _ in range(1_000_000):
-                    outcome = rng.shuffle(items[:])
-                    if all(check(self, CHANCE, outcome) for check, _ in arr.require):
+                checks = [check for check, _ in arr.require]
+                shuffle = rng.shuffle
+                for _ in range(1_000_000):  # rejection sampling: uniform over the arrangements that qualify
+                    outcome = shuffle(items)
+                    for check in checks:
+                        if not check(self, CHANCE, outcome):
+                            break
+                    else:
                         return Move(self.game.arrangement_rule(step), (tuple(outcome),), CHANCE)
             raise GameRuntimeError(step.name, self.turn, "no arrangement meets the requirements")
         outcomes, weights = self._weighted(step)
@@ -265,9 +274,13 @@ class State:
         rules = self.rules
         for _ in range(_MAX_AUTO_STEPS):
             if target == END_TURN:
-                with _rule_errors(self, "next_player"):
-                    self.player = (rules.next_player(self, self.player) if rules.next_player is not None
-                                   else (self.player + 1) % rules.num_players)
+                if rules.next_player is None:
+                    self.player = (self.player + 1) % rules.num_players
+                else:
+                    try:
+                        self.player = rules.next_player(self, self.player)
+                    except _CONVERTED as exc:
+                        raise _runtime_error(self, "next_player", exc) from exc
                 self.turn += 1
                 target = rules.turn_start
                 cap = self.game.max_turns

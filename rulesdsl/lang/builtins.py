@@ -137,7 +137,8 @@ def _ceil(x):
 
 def _longest_run(xs, cyclic=False):
     """Length of the longest stretch of equal neighbours (round the end too when cyclic)."""
-    xs = list(xs)
+    if type(xs) is not list:
+        xs = list(xs)
     n = len(xs)
     if n == 0:
         return 0

@@ -167,7 +167,9 @@ class Compiler:
     def _Compare(self, node, scope):
         parts = [self.expr(node.operands[0], scope)]
         for op, operand in zip(node.ops, node.operands[1:]):
-            parts.append(_PY_CMP[op])
+            is_none = isinstance(operand, A.Const) and operand.value is None
+            # x == none is x is None for every value of the language, and faster
+            parts.append({"==": "is", "!=": "is not"}[op] if is_none and op in ("==", "!=") else _PY_CMP[op])
             known, value = self.const_value(operand, scope)
             if op in ("in", "notin") and known and hasattr(value, "_members"):
                 parts.append(self.const(value._members))  # membership in a region: a set lookup

@@ -124,7 +124,8 @@ def game_builtins(game) -> dict[str, Builtin]:
                 elif not inside and start is not None:
                     runs.append((start, k))
                     start = None
-            found = segment_cache[key] = (ray, tuple(runs), within)  # keep `within` alive: its id is the key
+            runs = tuple((start, end, ray[:end]) for start, end in runs)
+            found = segment_cache[key] = (ray, runs, within)  # keep `within` alive: its id is the key
         return found
 
     def push_targets(S, frm, direction, within):
@@ -136,11 +137,12 @@ def game_builtins(game) -> dict[str, Builtin]:
         """
         if direction is None:
             return []
-        ray, runs, _ = segments(frm, direction, within)
+        found = segment_cache.get((frm, direction, id(within)))
+        ray, runs, _ = found if found is not None else segments(frm, direction, within)
         cells = S.cells
         result = []
-        for start, end in runs:
-            pieces = end - list(map(cells.__getitem__, ray[:end])).count(None)
+        for start, end, upto in runs:
+            pieces = end - list(map(cells.__getitem__, upto)).count(None)
             result.extend(ray[start:end - pieces])
         return result
 

@@ -11,7 +11,7 @@ from ..source import Document
 from .board import Region
 from .builtins import game_builtins
 from .pieces import PieceKind
-from .rules import END_TURN, Arrangement, EndRule, MoveRule, Step
+from .rules import END_TURN, Arrangement, EndRule, Move, MoveRule, Step
 from .game import Rules
 from .values import text_of
 
@@ -640,10 +640,15 @@ class ModelCompiler:
                 body.append(indent + line)
                 if line.startswith("for "):
                     indent += "    "
+        loops = body[:]
         body.append(indent + f"yield {arg_code}")
-        if not params:
-            body = [b for b in body]
         body.insert(0, "if False: yield None")
+        # Two faster forms of the same loops: one appends ready-made moves to a list, one stops at the
+        # first legal move (for can_move and end checks).
+        self._fn_count += 1
+        rule_name = f"R_{self._fn_count}"
+        collect_body = ["append = out.append"] + loops + [indent + f"append(NEW(MOVE, ({rule_name}, {arg_code}, me)))"]
+        exists_body = loops + [indent + "return True"] + ["return False"]
         explain_body = [line for lines in explain_slots for line in lines] + ["return -1"]
         # candidates: every combination of parameter values, legal or not (to explain refused moves)
         candidates_body, indent = ["if False: yield None"], ""
@@ -679,6 +684,12 @@ class ModelCompiler:
         sig = "S, me" + "".join(f", {a}" for a in extra_args)
         args_sig = sig + "".join(f", L_{a}" for a in own)
         rule.generate = self.function(f"gen_{_ident(name)}", sig, body)
+        if not rule.part_specs:
+            self.namespace.setdefault("NEW", tuple.__new__)
+            self.namespace.setdefault("MOVE", Move)
+            self.namespace[rule_name] = rule
+            rule.collect = self.function(f"collect_{_ident(name)}", "S, me, out" + sig[len("S, me"):], collect_body)
+            rule.exists = self.function(f"exists_{_ident(name)}", sig, exists_body)
         rule.candidates = self.function(f"candidates_{_ident(name)}", sig, candidates_body)
         rule.explain = self.function(f"explain_{_ident(name)}", sig + "".join(f", L_{p}" for p in rule.params),
                                      explain_body)

@@ -45,8 +45,12 @@ class Rules:
         """True when `player` would have a legal (non-pass) move at the step (default: the current one)."""
         step = self.steps[step_name or S.step]
         for rule in step.moves:
-            for _ in rule.generate(S, player):
-                return True
+            if rule.exists is not None:
+                if rule.exists(S, player):
+                    return True
+            else:
+                for _ in rule.generate(S, player):
+                    return True
         return False
 
     @property

@@ -53,6 +53,8 @@ class MoveRule:
     params: list[str]
     lets: list[str]
     generate: Callable = None  # (S, me) -> iterator of args tuples
+    collect: Callable | None = None  # (S, me, out): appends every legal Move to `out` (not for compound moves)
+    exists: Callable | None = None  # (S, me) -> True when there is a legal move (not for compound moves)
     apply: Callable = None  # (S, me, *args) -> None
     explain: Callable = None  # (S, me, *params) -> index of the first failing check, or -1
     candidates: Callable = None  # (S, me) -> every args tuple over the params' domains, legal or not
