@@ -87,7 +87,7 @@ class State:
             return CHANCE
         if step.kind == "simultaneous":
             return SIMULTANEOUS
-        return step.actor(self)
+        return self.player if step.turn_player_acts else step.actor(self)
 
     def is_terminal(self) -> bool:
         return self.terminal
@@ -124,10 +124,10 @@ class State:
                     return []
                 player = waiting[0]
             else:
-                player = step.actor(self)
+                player = self.player if step.turn_player_acts else step.actor(self)
         elif step.kind == "simultaneous" and player not in self.acting_players():
             return []
-        elif step.kind == "decision" and player != step.actor(self):
+        elif step.kind == "decision" and player != (self.player if step.turn_player_acts else step.actor(self)):
             return []
         new, make = tuple.__new__, Move
         try:

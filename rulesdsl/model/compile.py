@@ -935,6 +935,7 @@ class ModelCompiler:
         if kind == "decision":
             code = self.expr(path + ("actor",), spec.get("actor", "player"), self.root)
             step.actor = None if code is _FAIL else self.lambda_("S, me=None", code)
+            step.turn_player_acts = spec.get("actor", "player") == "player"
         elif kind == "simultaneous":
             code = self.expr(path + ("actors",), spec.get("actors"), self.root)
             step.actors = None if code is _FAIL else self.lambda_("S, me=None", code)

@@ -101,6 +101,7 @@ class Step:
     tiers: list = field(default_factory=list)  # [[MoveRule]]: a later tier is legal only where earlier ones are empty
     fallback_by: str | None = None  # tiers fall back separately for each value of this parameter
     actor: Callable | None = None  # decision: (S) -> player
+    turn_player_acts: bool = False  # decision: the actor is the player whose turn it is (the default)
     actors: Callable | None = None  # simultaneous: (S) -> list of players
     pass_rule: MoveRule | None = None
     arrangement: Arrangement | None = None
