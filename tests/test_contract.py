@@ -8,6 +8,7 @@ import pytest
 
 import rulesdsl
 from rulesdsl import CHANCE, SIMULTANEOUS, TERMINAL, MoveError, Rng
+from rulesdsl.sim.runner import random_step
 
 from .helpers import GAMES, ROOT
 
@@ -74,16 +75,7 @@ def playout(game, seed, checks=True):
                 assert [str(m) for m in copy.legal_moves()] == [str(m) for m in state.legal_moves()]
                 clone = state.clone()
                 assert clone.to_json() == state.to_json()
-        player = state.current_player()
-        if player == CHANCE:
-            state.apply(state.sample_chance(rng))
-        elif player == SIMULTANEOUS:
-            for p in state.acting_players():
-                legal = state.legal_moves(p)
-                state.apply(legal[rng.below(len(legal))])
-        else:
-            legal = state.legal_moves()
-            state.apply(legal[rng.below(len(legal))])
+        random_step(state, rng)
         plies += 1
         assert plies < PLY_LIMIT, "the game does not end"
     assert state.current_player() == TERMINAL

@@ -74,20 +74,26 @@ def play_game(game, agents, seed: int, on_move=None) -> GameRecord:
                       state.ended_by, state.breakdowns() if state.rules.breakdown is not None else None)
 
 
+def random_step(state, rng) -> None:
+    """Apply one uniformly random legal move (for every player waiting at a simultaneous step), or a
+    sampled outcome at a chance node."""
+    player = state.current_player()
+    if player == CHANCE:
+        state.apply(state.sample_chance(rng))
+    elif player == SIMULTANEOUS:
+        for p in state.acting_players():
+            legal = state.legal_moves(p)
+            state.apply(legal[rng.below(len(legal))])
+    else:
+        legal = state.legal_moves(player)
+        state.apply(legal[rng.below(len(legal))])
+
+
 def random_playout(game, seed: int):
-    """Play one game with uniformly random moves (chance sampled) and return the final state: the
-    loop that benchmarks and AI libraries run, without recording anything."""
+    """Play one game with uniformly random moves and return the final state: the loop that benchmarks
+    and AI libraries run, without recording anything."""
     state = game.new_initial_state(seed)
     rng = Rng(seed)
     while not state.terminal:
-        player = state.current_player()
-        if player == CHANCE:
-            state.apply(state.sample_chance(rng))
-        elif player == SIMULTANEOUS:
-            for p in state.acting_players():
-                legal = state.legal_moves(p)
-                state.apply(legal[rng.below(len(legal))])
-        else:
-            legal = state.legal_moves(player)
-            state.apply(legal[rng.below(len(legal))])
+        random_step(state, rng)
     return state
