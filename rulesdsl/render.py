@@ -33,6 +33,11 @@ def _grid(S) -> list[str] | None:
 
 def _value_text(value) -> str:
     if isinstance(value, list):
+        if len(value) > 8 and len(set(map(str, value))) < len(value):  # a heap of like pieces: count them
+            counts = {}
+            for v in value:
+                counts[_value_text(v)] = counts.get(_value_text(v), 0) + 1
+            return "[" + ", ".join(f"{n} {text}" for text, n in counts.items()) + "]"
         return "[" + ", ".join(_value_text(v) for v in value) + "]"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{k}: {_value_text(v)}" for k, v in value.items()) + "}"
@@ -43,12 +48,20 @@ def render_state(S, viewer: int | None = None) -> str:
     """The state as text; with `viewer`, hidden zones and variables of others are shown as counts."""
     rules = S.rules
     names = rules.player_names
-    lines = _grid(S) if rules.board.cells else []
-    if lines is None:
+    lines = _grid(S) if rules.board.cells and not rules.render_rows else []
+    if rules.render_rows:
+        width = max(len(label) for label, _ in rules.render_rows)
+        cell_width = max(len(_symbol(S.cells[c])) for _, cells in rules.render_rows for c in cells)
+        for label, cells in rules.render_rows:
+            shown = " ".join(_symbol(S.cells[c]).ljust(cell_width) for c in cells)
+            lines.append(f"{label:<{width}}  {shown}".rstrip())
+    elif lines is None:
         occupied = [f"{c.name}:{_symbol(S.cells[c])}" for c in rules.board.cells if S.cells[c] is not None]
         lines = ["cells: " + (" ".join(occupied) if occupied else "(empty)")]
     for group, items, values in (("zone", rules.zones, S.zones), ("var", rules.vars, S.vars)):
         for i, spec in enumerate(items):
+            if spec["name"] in rules.render_hide:
+                continue
             value = values[i]
 
             def shown(v, owner):

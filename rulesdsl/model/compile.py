@@ -151,10 +151,39 @@ class ModelCompiler:
         self._moves()
         self._flow()
         self._end_and_scoring()
+        self._render()
         if self.problems:
             raise RulesError(self.problems)
         r.namespace = self.namespace
         return r
+
+    def _render(self):
+        """Terminal layout hints: rows of cells to draw (evaluated once) and variables not to show."""
+        spec = self.data.get("render") or {}
+        rows = []
+        entries = spec.get("rows") or []
+        if isinstance(entries, str):  # one expression giving (label, cells) pairs
+            pairs = self.evaluate_now(("render", "rows"), entries, self.root, "list of (label, cells) rows")
+            entries = [] if pairs is _FAIL else [{"label": str(label), "cells": cells} for label, cells in pairs]
+        for i, row in enumerate(entries):
+            path = ("render", "rows", i) if not isinstance(spec.get("rows"), str) else ("render", "rows")
+            cells = row.get("cells")
+            if isinstance(cells, str):
+                cells = self.evaluate_now(path + ("cells",), cells, self.root, "list of cells")
+            if cells is _FAIL:
+                continue
+            board = self.rules.board
+            found = [c if hasattr(c, "index") else board.by_name.get(str(c)) for c in cells]
+            if None in found:
+                self.problem(path + ("cells",), "every entry of a render row must be a cell")
+                continue
+            rows.append((str(row.get("label", "")), found))
+        self.rules.render_rows = rows
+        known = {v["name"] for v in self.rules.vars} | {z["name"] for z in self.rules.zones}
+        for i, name in enumerate(spec.get("hide") or []):
+            if name not in known:
+                self.problem(("render", "hide", i), f"no variable or zone named '{name}'", did_you_mean(name, known))
+        self.rules.render_hide = set(spec.get("hide") or [])
 
     def _options(self):
         r = self.rules

@@ -39,6 +39,8 @@ class Rules:
     tiebreak: object = None
     evaluation: object = None  # for agents: how good a position is for 'me' (default: the score)
     breakdown: object = None  # for reports: a table of named numbers per player (e.g. points per colour)
+    render_rows: list = field(default_factory=list)  # [(label, [cells])] drawn one line each
+    render_hide: set = field(default_factory=set)  # variables and zones left out of the terminal picture
     namespace: dict = field(default_factory=dict, repr=False)
 
     def has_moves(self, S, player, step_name=None) -> bool:
