@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 
@@ -24,7 +24,6 @@ class Builtin:
     keywords: tuple = ()
     fold: bool = False  # pure: with constant arguments it is evaluated once, at compile time
     inline: str | None = None  # Python template, e.g. "S.cells[{0}]"
-    examples: list = field(default_factory=list)
 
 
 class RuleValueError(Exception):
