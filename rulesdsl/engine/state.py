@@ -157,12 +157,17 @@ class State:
             found = set()
             for rule in tier:
                 index = rule.arg_names.index(group) if group is not None else None
-                for args in rule.generate(self, player):
-                    value = args[index] if index is not None else None
+                listed = []
+                if rule.collect is not None:
+                    rule.collect(self, player, listed)
+                else:
+                    listed = [Move(rule, args, player) for args in rule.generate(self, player)]
+                for move in listed:
+                    value = move[1][index] if index is not None else None
                     if value in settled:
                         continue
                     found.add(value)
-                    moves.append(Move(rule, args, player))
+                    moves.append(move)
             settled |= found
             if group is None and moves:
                 break
