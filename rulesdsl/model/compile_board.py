@@ -1,0 +1,154 @@
+"""Compiling the board: cells from grids and lists, regions, cell attributes, links; geometry precomputed."""
+
+from __future__ import annotations
+
+from ..errors import did_you_mean
+from ..lang.compiler import Binding, local
+from .board import Region
+from .compile_support import _BROKEN, _FAIL, _describe
+
+
+class BoardCompiler:
+    """Part of ModelCompiler: compiling the board."""
+
+    def _board(self):
+        spec = self.data.get("board") or {}
+        board = self.rules.board  # filled in place: built-ins already hold it
+        grid = spec.get("grid")
+        if grid:
+            columns = grid.get("columns", 8)
+            columns = list(columns) if isinstance(columns, str) else (
+                [str(i) for i in range(1, columns + 1)] if isinstance(columns, int) else [str(c) for c in columns])
+            rows = grid.get("rows", 8)
+            rows = [str(i) for i in range(1, rows + 1)] if isinstance(rows, int) else [str(r) for r in rows]
+            template = grid.get("name", "{col}{row}")
+            for y, row in enumerate(rows, 1):
+                for x, col in enumerate(columns, 1):
+                    board.add_cell(template.format(col=col, row=row), x=x, y=y, col=col, row=row)
+        names = spec.get("cells")
+        if isinstance(names, str):
+            names = self.evaluate_now(("board", "cells"), names, self.root, "list of cells")
+            names = [] if names is _FAIL else names
+        for name in names or []:
+            if str(name) in board.by_name:
+                self.problem(("board", "cells"), f"cell '{name}' is defined twice")
+            else:
+                board.add_cell(str(name))
+        removed = spec.get("remove") or []
+        if removed:
+            for i, name in enumerate(removed):
+                if str(name) not in board.by_name:
+                    self.problem(("board", "remove", i), f"no cell named '{name}' to remove",
+                                 did_you_mean(str(name), board.by_name))
+            keep = [c for c in board.cells if c.name not in {str(n) for n in removed}]
+            board.cells, board.by_name = [], {}
+            for c in keep:
+                attrs = {k: v for k, v in c.__dict__.items() if k not in ("name", "index")}
+                board.add_cell(c.name, **attrs)
+        self.root.names["cells"] = Binding("", const=Region(board.cells), is_const=True)
+        for name, vec in (spec.get("directions") or {}).items():
+            board.directions[str(name)] = tuple(vec)
+        cell_scope = self.root.child(c=local("c"))
+        for name, text in (spec.get("attributes") or {}).items():
+            code = self.expr(("board", "attributes", name), text, cell_scope)
+            if code is _FAIL:
+                continue
+            fn = self.lambda_("S, me, L_c", code)
+            for c in board.cells:
+                try:
+                    setattr(c, name, fn(None, None, c))
+                except Exception as exc:  # noqa: BLE001
+                    self.problem(("board", "attributes", name), f"cannot compute '{name}' for cell {c}: "
+                                 f"{_describe(exc)}")
+                    break
+        for name, value in (spec.get("regions") or {}).items():  # after attributes: regions may filter by them
+            self._region(board, name, value)
+        for name, link in (spec.get("links") or {}).items():
+            self._link(board, name, link or {})
+        adjacency = spec.get("adjacency")
+        for i, d in enumerate(adjacency or []):
+            if d not in board.directions:
+                self.problem(("board", "adjacency", i), f"unknown direction '{d}'", did_you_mean(d, board.directions))
+        board.finish_geometry(adjacency)
+
+    def _cells_of(self, path, value, board):
+        if isinstance(value, str):
+            value = self.evaluate_now(path, value, self.root, "list of cells")
+            if value is _FAIL:
+                return None
+        if not isinstance(value, (list, tuple)):
+            self.problem(path, "a region is a list of cells (names, or an expression giving cells)")
+            return None
+        cells = []
+        for i, item in enumerate(value):
+            cell = board.by_name.get(str(item))
+            if cell is None:
+                self.problem(path + (i,) if not isinstance(self.doc._value(path), str) else path,
+                             f"no cell named '{item}'", did_you_mean(str(item), board.by_name))
+                continue
+            cells.append(cell)
+        return Region(cells)
+
+    def _region(self, board, name, value):
+        self.root.names[name] = _BROKEN  # until it is computed
+        path = ("board", "regions", name)
+        if isinstance(value, dict):  # one region per key: {keys: expr, cells: expr using 'key'}
+            keys = self.evaluate_now(path + ("keys",), value.get("keys"), self.root, "list of keys")
+            if keys is _FAIL:
+                return
+            code = self.expr(path + ("cells",), value.get("cells"), self.root.child(key=local("key")))
+            if code is _FAIL:
+                return
+            fn = self.lambda_("S, me, L_key", code)
+            table = {}
+            for key in keys:
+                try:
+                    table[key] = self._cells_of(path + ("cells",), fn(None, None, key), board)
+                except Exception as exc:  # noqa: BLE001
+                    self.problem(path + ("cells",), f"cannot compute region '{name}' for {key!r}: {_describe(exc)}")
+                    return
+            board.regions[name] = table
+        else:
+            region = self._cells_of(path, value, board)
+            if region is None:
+                return
+            board.regions[name] = region
+        self.root.names[name] = Binding("", const=board.regions[name], is_const=True)
+
+    def _link(self, board, name, spec):
+        path = ("board", "links", name)
+        keys = [None]
+        scope = self.root.child(c=local("c"))
+        if "keys" in spec:
+            keys = self.evaluate_now(path + ("keys",), spec["keys"], self.root, "list of keys")
+            if keys is _FAIL:
+                return
+            scope = scope.child(key=local("key"))
+        code = self.expr(path + ("next",), spec.get("next"), scope)
+        if code is _FAIL:
+            return
+        fn = self.lambda_("S, me, L_c, L_key=None", code)
+        tables, switches = {}, {}
+        for key in keys:
+            row, switch = [], []
+            for c in board.cells:
+                try:
+                    target = fn(None, None, c, key)
+                except Exception as exc:  # noqa: BLE001
+                    self.problem(path + ("next",), f"cannot compute link '{name}' from {c}: {_describe(exc)}")
+                    return
+                new_key = None
+                if isinstance(target, (list, tuple)):  # [cell, key]: the walk goes on with the other key's table
+                    if len(target) != 2 or target[1] not in keys:
+                        self.problem(path + ("next",), f"link '{name}' from {c} gives {list(target)!r}",
+                                     "a link gives a cell, none, or [cell, key] with one of its keys")
+                        return
+                    target, new_key = target
+                if target is not None and not hasattr(target, "index"):
+                    target = board.by_name.get(str(target))
+                row.append(target)
+                switch.append(new_key)
+            tables[key] = tuple(row)
+            switches[key] = tuple(switch)
+        board.links[name] = tables
+        board.link_switches[name] = switches

@@ -1,0 +1,180 @@
+"""Compiling the flow: steps (decisions, chance, simultaneous, automatic), their next steps and passes."""
+
+from __future__ import annotations
+
+from ..errors import did_you_mean
+from ..lang.compiler import local
+from .compile_support import _FAIL, _ident
+from .rules import END_TURN, Arrangement, Step
+
+
+class FlowCompiler:
+    """Part of ModelCompiler: compiling the flow."""
+
+    def _flow(self):
+        r = self.rules
+        flow = self.data.get("flow") or {}
+        steps = flow.get("steps") or {}
+        if not steps:
+            self.problem(("flow",), "the game has no steps", "declare flow: steps: with at least one step")
+            return
+        r.steps = {}
+        for name in steps:  # names first, so 'next' and goto() can refer to any step
+            r.steps[name] = None
+        for name, spec in steps.items():
+            step = self._step(("flow", "steps", name), name, spec or {})
+            if step is not None:
+                r.steps[name] = step
+        r.start = flow.get("start", next(iter(steps)))
+        r.turn_start = flow.get("turn_start", r.start)
+        for key in ("start", "turn_start"):
+            if getattr(r, key) not in steps:
+                self.problem(("flow", key), f"no step named '{getattr(r, key)}'", did_you_mean(getattr(r, key), steps))
+        first = flow.get("first_player", 0)
+        code = self.expr(("flow", "first_player"), first, self.root)
+        r.first_player = None if code is _FAIL else self.lambda_("S, me", code)
+        nxt = flow.get("next_player")
+        if nxt is not None:
+            code = self.expr(("flow", "next_player"), nxt, self.root)
+            r.next_player = None if code is _FAIL else self.lambda_("S, me", code)
+        r.max_turns = flow.get("max_turns")
+
+    def _next(self, path, value, scope):
+        """Compile a step's 'next': a step name, or a list of {if, to} cases ending with {to}."""
+        steps = self.rules.steps
+        if value is None:
+            return lambda S, me: END_TURN
+
+        def check(name, p):
+            if name != END_TURN and name not in steps:
+                self.problem(p, f"no step named '{name}'", did_you_mean(str(name), list(steps) + [END_TURN]))
+                return False
+            return True
+
+        if isinstance(value, str):
+            return (lambda S, me, v=value: v) if check(value, path) else None
+        if not isinstance(value, list):
+            self.problem(path, "'next' is a step name or a list of {if: condition, to: step}")
+            return None
+        body, ok = [], True
+        for k, case in enumerate(value):
+            case = case or {}
+            target = case.get("to")
+            ok = check(target, path + (k, "to")) and ok
+            if "if" in case:
+                code = self.expr(path + (k, "if"), case["if"], scope)
+                if code is _FAIL:
+                    ok = False
+                    continue
+                body.append(f"if {code}: return {target!r}")
+            else:
+                body.append(f"return {target!r}")
+        body.append(f"return {END_TURN!r}")
+        return self.function("next", "S, me", body) if ok else None
+
+    def _step(self, path, name, spec) -> Step | None:
+        r = self.rules
+        if "chance" in spec:
+            kind = "chance"
+        elif "actors" in spec:
+            kind = "simultaneous"
+        elif "moves" in spec:
+            kind = "decision"
+        else:
+            kind = "auto"
+        step = Step(name, kind, path)
+        step.next = self._next(path + ("next",), spec.get("next"), self.root)
+        if kind in ("decision", "simultaneous"):
+            entries = spec.get("moves") or []
+            tiered = any(isinstance(e, list) for e in entries)
+            for i, entry in enumerate(entries):
+                tier = []
+                for j, mname in enumerate(entry if isinstance(entry, list) else [entry]):
+                    mpath = path + ("moves", i) + ((j,) if isinstance(entry, list) else ())
+                    if mname not in r.moves:
+                        if mname not in (self.data.get("moves") or {}):
+                            declared = self.data.get("moves") or {}
+                            self.problem(mpath, f"no move named '{mname}'",
+                                         did_you_mean(str(mname), declared) or
+                                         (f"moves of this game: {', '.join(map(str, declared))}" if declared else
+                                          "declare it under 'moves:'"))
+                        continue
+                    rule = r.moves[mname]
+                    if rule.inputs:
+                        self.problem(mpath, f"move '{mname}' takes inputs ({', '.join(rule.inputs)}), so it can only "
+                                     "be a part of another move")
+                        continue
+                    group = spec.get("fallback_by")
+                    if group is not None and group not in rule.arg_names:
+                        self.problem(mpath, f"move '{mname}' has no parameter '{group}' to fall back by",
+                                     "every move of a tiered step needs the 'fallback_by' parameter")
+                        continue
+                    tier.append(rule)
+                    step.moves.append(rule)
+                if tiered:
+                    step.tiers.append(tier)
+            step.fallback_by = spec.get("fallback_by")
+            pass_spec = spec.get("pass")
+            if pass_spec is not None:
+                if isinstance(pass_spec, str):
+                    pass_spec = {"notation": pass_spec}
+                rule = self.move_rule(path + ("pass",), "pass",
+                                      {"notation": pass_spec.get("notation", "pass"), "do": pass_spec.get("do")},
+                                      self.root)
+                if rule is not None:
+                    rule.is_pass = True
+                    if "next" in pass_spec:
+                        rule.next = self._next(path + ("pass", "next"), pass_spec["next"], self.root)
+                    step.pass_rule = rule
+        if spec.get("after"):
+            body = self.effects(path + ("after",), spec["after"], self.root.child(move=local("move")))
+            if body is not _FAIL:
+                step.after = self.function(f"after_{_ident(name)}", "S, me, L_move", body)
+        if kind == "decision":
+            code = self.expr(path + ("actor",), spec.get("actor", "player"), self.root)
+            step.actor = None if code is _FAIL else self.lambda_("S, me=None", code)
+            step.turn_player_acts = spec.get("actor", "player") == "player"
+        elif kind == "simultaneous":
+            code = self.expr(path + ("actors",), spec.get("actors"), self.root)
+            step.actors = None if code is _FAIL else self.lambda_("S, me=None", code)
+            scope = self.root.child(choices=local("choices"))
+            body = self.effects(path + ("resolve",), spec.get("resolve") or [], scope)
+            if body is not _FAIL:
+                step.effects = self.function(f"resolve_{_ident(name)}", "S, me, L_choices", body)
+        elif kind == "auto":
+            body = self.effects(path + ("do",), spec.get("do") or [], self.root.child())
+            if body is not _FAIL:
+                step.effects = self.function(f"auto_{_ident(name)}", "S, me", body)
+        else:
+            self._chance(path + ("chance",), step, spec["chance"] or {})
+        return step
+
+    def _chance(self, path, step, spec):
+        if "arrangement" in spec:
+            items = self.expr(path + ("arrangement",), spec["arrangement"], self.root)
+            scope = self.root.child(outcome=local("outcome"))
+            require = []
+            for k, item in enumerate(spec.get("require") or []):
+                text, why = (item.get("test"), item.get("why")) if isinstance(item, dict) else (item, None)
+                cpath = path + ("require", k) + (("test",) if isinstance(item, dict) else ())
+                code = self.expr(cpath, text, scope)
+                if code is not _FAIL:
+                    require.append((self.lambda_("S, me, L_outcome", code), why or str(text)))
+            fixed = None
+            if spec.get("fixed") is not None:
+                code = self.expr(path + ("fixed",), spec["fixed"], self.root)
+                fixed = None if code is _FAIL else self.lambda_("S, me", code)
+            body = self.effects(path + ("do",), spec.get("do") or [], scope.child())
+            if items is _FAIL or body is _FAIL:
+                return
+            step.arrangement = Arrangement(self.lambda_("S, me", items), require, fixed,
+                                           self.function(f"arrange_{_ident(step.name)}", "S, me, L_outcome", body),
+                                           fixed_text=str(spec.get("fixed", "")), path=path, name=step.name)
+        elif "outcomes" in spec:
+            outcome = dict(spec["outcomes"] or {})
+            outcome.setdefault("weight", 1)
+            rule = self.move_rule(path + ("outcomes",), step.name, outcome, self.root)
+            if rule is not None:
+                step.moves.append(rule)
+        else:
+            self.problem(path, "a chance step needs 'outcomes:' (enumerated, with weights) or 'arrangement:'")
