@@ -364,7 +364,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--option", action="append", metavar="NAME=VALUE", help="set a game option (repeatable)")
 
     def start_args(p):
-        p.add_argument("--setup", help="the outcome of the opening chance step, in notation (e.g. a Mabula setup)")
+        p.add_argument("--setup", help="the outcome of the opening chance step, in notation (e.g. a setup arrangement)")
         p.add_argument("--state", help="start from a state saved as JSON")
         p.add_argument("--seed", type=int, default=0, help="seed for the state's own randomness")
 
