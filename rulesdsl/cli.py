@@ -269,24 +269,18 @@ def cmd_simulate(args) -> int:
 
 
 def cmd_report(args) -> int:
-    from .sim.report import rule_coverage, write_report
+    from .sim.report import by_variant, rule_coverage, write_report
 
     lines = read_results(args.results)
     if not lines:
         raise UsageError(f"{args.results} holds no games")
-    for variant, group in _by_variant(lines).items():
+    for variant, group in by_variant(lines).items():
         print(f"{lines[0]['game']} [{variant}]: {len(group)} games")
         print(rule_coverage(group))
     if args.out:
         for path in write_report(lines, Path(args.out)):
             print(f"wrote {path}")
     return 0
-
-
-def _by_variant(lines):
-    from .sim.report import by_variant
-
-    return by_variant(lines)
 
 
 def cmd_replay(args) -> int:

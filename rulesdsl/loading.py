@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .errors import Location, Problem, RulesError, did_you_mean
-from .source import Document, NodeInfo, load_file
+from .source import Document, load_file
 
 
 def package_dir(name: str) -> Path:
@@ -56,16 +56,12 @@ def merge(base: Document, patch, patch_nodes: dict, at: tuple = ()) -> None:
             _drop(base, path)
         elif isinstance(value, dict) and isinstance(target.get(key), dict):
             if path in patch_nodes:
-                base.nodes[path] = _keep_key(base.nodes.get(path), patch_nodes[path])
+                base.nodes.setdefault(path, patch_nodes[path])  # a merged mapping keeps its base position
             merge(base, value, patch_nodes, path)
         else:
             _drop(base, path)
             target[key] = value
             base.nodes.update({p: i for p, i in patch_nodes.items() if p[: len(path)] == path})
-
-
-def _keep_key(old: NodeInfo | None, new: NodeInfo) -> NodeInfo:
-    return old or new
 
 
 def _drop(doc: Document, path: tuple) -> None:

@@ -34,7 +34,8 @@ def dask_results(spec, indices: list[int], address: str, workers: int | None = N
     except (OSError, TimeoutError) as exc:
         if cluster is not None:
             cluster.close()
-        raise ClusterError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+        raise ClusterError(f"cannot reach the Dask scheduler at {address}: {exc} (hint: start one with "
+                           "'dask scheduler' and workers with 'dask worker ADDRESS', or use --dask local)") from None
     try:
         futures = client.map(play_one, [spec] * len(indices), indices, pure=False)
         index_of = {future.key: index for future, index in zip(futures, indices)}

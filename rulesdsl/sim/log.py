@@ -49,7 +49,9 @@ def read_log(path) -> dict:
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as exc:
-        raise RulesError([Problem(f"cannot read log: {exc}", Location(str(path)))]) from None
+        raise RulesError([Problem(f"cannot read log: {exc.strerror or exc}", Location(str(path)),
+                                  "give a log written by 'rulesdsl play --log' or a results file from "
+                                  "'rulesdsl simulate --out'")]) from None
     except json.JSONDecodeError as exc:
         raise RulesError([Problem(f"not a JSON log: {exc.msg}", Location(str(path), exc.lineno, exc.colno))]) from None
     if not isinstance(data, dict) or data.get("rulesdsl_log") != LOG_FORMAT:

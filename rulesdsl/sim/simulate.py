@@ -173,7 +173,8 @@ def read_results(path) -> list[dict]:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise RulesError([Problem(f"cannot read results: {exc}", Location(str(path)))]) from None
+        raise RulesError([Problem(f"cannot read results: {exc.strerror or exc}", Location(str(path)),
+                                  "results files are written by 'rulesdsl simulate --out FILE'")]) from None
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
