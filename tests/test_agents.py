@@ -70,8 +70,9 @@ def test_agent_settings_are_checked():
 
 
 def test_mcts_beats_random_on_mabula():
-    summary = rulesdsl.simulate(load("mabula").path, 8, ["mcts:iterations=60", "random"], seed=1)
-    assert summary.wins[0] >= 7
+    # It wins about 93% of these games: 16 of 20 leaves room for an unlucky draw of setups.
+    summary = rulesdsl.simulate(load("mabula").path, 20, ["mcts:iterations=60", "random"], seed=1)
+    assert summary.wins[0] >= 16
 
 
 def test_greedy_beats_random_on_mark():

@@ -404,6 +404,15 @@ def test_aggregates_and_builtins():
     assert both("product(1..4)") == 24
     assert both("longest_run([1, 1, 2, 1], cyclic=true)") == 3
     assert both("longest_run([1, 1, 2, 1])") == 2
+    assert both("has_run([1, 1, 2, 1], 3, cyclic=true)") is True
+    assert both("has_run([1, 1, 2, 1], 3)") is False
+
+
+@given(st.lists(st.integers(0, 2), max_size=12), st.integers(0, 14), st.booleans())
+def test_has_run_agrees_with_longest_run(xs, length, cyclic):
+    builtins = pure_builtins()
+    longest = builtins["longest_run"].fn(xs, cyclic=cyclic)
+    assert builtins["has_run"].fn(xs, length, cyclic=cyclic) is (longest >= length)
 
 
 @pytest.mark.parametrize("text, offset", [

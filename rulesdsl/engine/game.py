@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from ..model.rules import MoveRule
 from ..model.values import text_of
-from .rng import Rng
 from .state import State
 
 
@@ -34,7 +33,7 @@ class Game:
     def new_initial_state(self, seed: int | None = None) -> State:
         """The state before the first decision or chance event; `seed` seeds the state's own sampler."""
         state = State.initial(self)
-        state.rng = Rng(0 if seed is None else seed)
+        state.seed = 0 if seed is None else seed
         return state
 
     def state_from_json(self, data: dict, source: str = "state") -> State:

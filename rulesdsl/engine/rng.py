@@ -15,10 +15,11 @@ def derive_seed(seed: int, *parts) -> int:
 class Rng:
     """A seeded random source whose draws depend only on the seed (not on Python's sampling helpers)."""
 
-    __slots__ = ("_random",)
+    __slots__ = ("_random", "bits")
 
     def __init__(self, seed: int = 0):
         self._random = random.Random(seed)
+        self.bits = self._random.getrandbits  # bits(k): a uniform integer of k random bits
 
     def below(self, n: int) -> int:
         """A uniform integer in [0, n)."""

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from ..errors import GameRuntimeError, MoveError
 from ..lang.builtins import RuleValueError
 from ..model.rules import END_TURN, Move, MoveRule
 from ..model.values import Cell, Piece, Record, text_of
+from .arrange import sample_arrangement
 from .rng import Rng
 
 CHANCE = -1
@@ -28,7 +31,7 @@ class State:
     """One position of a game. Mutated in place by `apply`; `clone` gives an independent copy."""
 
     __slots__ = ("game", "rules", "cells", "zones", "vars", "player", "step", "turn", "ply", "pending",
-                 "terminal", "winners", "capped", "history", "goto", "rng", "_texts", "secret", "ended_by")
+                 "terminal", "winners", "capped", "history", "goto", "_rng", "seed", "_texts", "secret", "ended_by")
 
     # -- construction ------------------------------------------------------------------------
     @classmethod
@@ -41,7 +44,7 @@ class State:
         S.pending, S.terminal, S.winners, S.capped, S.history, S.goto = {}, False, None, False, [], None
         S._texts = []
         S.secret, S.ended_by = {}, None  # ply -> players who saw that entry; which end rule ended the game
-        S.rng = Rng(0)
+        S._rng, S.seed = None, 0  # the state's own sampler is made when first used
         S.zones, S.vars = [], []
         players = range(rules.num_players)
         with _rule_errors(S, "initial state"):
@@ -73,9 +76,22 @@ class State:
         S._texts = self._texts[:]
         S.secret, S.ended_by = dict(self.secret), self.ended_by
         S.goto = None
-        S.rng = Rng(0)
-        S.rng.setstate(self.rng.getstate())
+        S.seed, S._rng = self.seed, None
+        if self._rng is not None:  # a copy of the sampler where it has drawn already
+            S._rng = Rng(0)
+            S._rng.setstate(self._rng.getstate())
         return S
+
+    @property
+    def rng(self) -> Rng:
+        """The state's own seeded sampler (used by sample_chance() when no Rng is given)."""
+        if self._rng is None:
+            self._rng = Rng(self.seed)
+        return self._rng
+
+    @rng.setter
+    def rng(self, value: Rng) -> None:
+        self._rng = value
 
     # -- who moves ---------------------------------------------------------------------------
     def current_player(self) -> int:
@@ -115,19 +131,21 @@ class State:
         if self.terminal:
             return []
         step = self.rules.steps[self.step]
-        if step.kind == "chance":
+        kind = step.kind
+        if kind == "decision":
+            turn = self.player if step.turn_player_acts else step.actor(self)
+            if player is None:
+                player = turn
+            elif player != turn:
+                return []
+        elif kind == "chance":
             return [m for m, _ in self.chance_outcomes()]
-        if player is None:
-            if step.kind == "simultaneous":
-                waiting = self.acting_players()
-                if not waiting:
-                    return []
-                player = waiting[0]
-            else:
-                player = self.player if step.turn_player_acts else step.actor(self)
-        elif step.kind == "simultaneous" and player not in self.acting_players():
-            return []
-        elif step.kind == "decision" and player != (self.player if step.turn_player_acts else step.actor(self)):
+        elif player is None:  # simultaneous: the first still to choose
+            waiting = self.acting_players()
+            if not waiting:
+                return []
+            player = waiting[0]
+        elif player not in self.acting_players():
             return []
         new, make = tuple.__new__, Move
         try:
@@ -210,15 +228,9 @@ class State:
             arr = step.arrangement
             with _rule_errors(self, step.name):
                 items = list(arr.items(self, CHANCE))
-                checks = [check for check, _ in arr.require]
-                shuffle = rng.shuffle
-                for _ in range(1_000_000):  # rejection sampling: uniform over the arrangements that qualify
-                    outcome = shuffle(items)
-                    for check in checks:
-                        if not check(self, CHANCE, outcome):
-                            break
-                    else:
-                        return Move(self.game.arrangement_rule(step), (tuple(outcome),), CHANCE)
+                outcome = sample_arrangement(items, partial(arr.accept, self, CHANCE), rng)
+            if outcome is not None:
+                return Move(self.game.arrangement_rule(step), (tuple(outcome),), CHANCE)
             raise GameRuntimeError(step.name, self.turn, "no arrangement meets the requirements")
         outcomes, weights = self._weighted(step)
         rule, args = outcomes[rng.weighted(weights)]
@@ -258,7 +270,13 @@ class State:
                 step.after(self, who, Record(**move.params()))
         except _CONVERTED as exc:
             raise _runtime_error(self, rule.name, exc) from exc
-        self._advance(step, rule, who)
+        target, self.goto = self.goto, None
+        if target is None:
+            target = step.next_target if rule.next is None else rule.next_target
+            if target is None:
+                self._advance(step, rule, who)
+                return
+        self._go(target)
 
     def apply_joint(self, moves) -> None:
         """Apply one move per acting player at a simultaneous node (in seat order)."""
@@ -277,6 +295,7 @@ class State:
 
     def _go(self, target: str) -> None:
         rules = self.rules
+        steps = rules.steps
         for _ in range(_MAX_AUTO_STEPS):
             if target == END_TURN:
                 if rules.next_player is None:
@@ -295,8 +314,11 @@ class State:
             self.step = target
             if self.ply and self._check_end():  # end conditions apply once play has begun
                 return
-            step = rules.steps[target]
-            if step.kind == "auto":
+            step = steps[target]
+            kind = step.kind
+            if kind == "decision":
+                return
+            if kind == "auto":
                 self.goto = None
                 with _rule_errors(self, step.name):
                     step.effects(self, self.player)
@@ -304,7 +326,7 @@ class State:
                     if target is None:
                         target = step.next(self, self.player)
                 continue
-            if step.kind == "chance" and step.arrangement is not None and step.arrangement.fixed is not None:
+            if kind == "chance" and step.arrangement is not None and step.arrangement.fixed is not None:
                 with _rule_errors(self, step.name):
                     fixed = step.arrangement.fixed(self, CHANCE)
                 if fixed:

@@ -23,7 +23,10 @@ class Builtin:
     aggregate: bool = False  # accepts a comprehension: f(x for x in xs if ...)
     keywords: tuple = ()
     fold: bool = False  # pure: with constant arguments it is evaluated once, at compile time
-    inline: str | None = None  # Python template, e.g. "S.cells[{0}]"
+    # (constant args by position) -> an equivalent function of the other args with the constants' work done
+    # once, at compile time; or None to keep the general call
+    specialise: Callable | None = None
+    inline: str | None = None  # Python template, e.g. "_cells[{0}]" (a local bound to S.cells)
 
 
 class RuleValueError(Exception):
@@ -162,6 +165,31 @@ def _longest_run(xs, cyclic=False):
     return best
 
 
+def _has_run(xs, length, cyclic=False):
+    """True when `length` neighbouring items in a row are equal; stops at the first such run."""
+    if type(xs) is not list:
+        xs = list(xs)
+    n = len(xs)
+    if length <= 1:
+        return n >= length
+    if n == 0:
+        return False
+    run, prev = 0, xs[0]
+    for x in xs:  # the first item matches itself: run 1
+        if x is prev or x == prev:
+            run += 1
+            if run >= length:
+                return True
+        else:
+            run, prev = 1, x
+    if cyclic and run < n and xs[0] == prev:  # the last run continues round the wrap into the first
+        lead = 1
+        while xs[lead] == prev:
+            lead += 1
+        return run + lead >= length
+    return False
+
+
 def _enumerate(xs, start=0):
     return list(enumerate(xs, start))
 
@@ -266,6 +294,10 @@ def pure_builtins() -> dict[str, Builtin]:
         B("longest_run", _longest_run, 1, 1, "longest_run(xs, cyclic=false)",
           "Length of the longest stretch of equal neighbouring items; cyclic: the last item neighbours the first.",
           "collections", keywords=("cyclic",), fold=True),
+        B("has_run", _has_run, 2, 2, "has_run(xs, length, cyclic=false)",
+          "True when `length` neighbouring items in a row are equal (cyclic: the last item neighbours the "
+          "first); faster than longest_run when only a limit matters.", "collections", keywords=("cyclic",),
+          fold=True),
         B("repeat", _repeat, 2, 2, "repeat(x, n)", "A list holding x n times.", "collections", fold=True),
         B("keys", _keys, 1, 1, "keys(table)", "The keys of a table (mapping), in file order.", "collections",
           fold=True),

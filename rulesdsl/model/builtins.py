@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from operator import itemgetter
+
 from ..lang.builtins import Builtin, RuleValueError
 from .values import Cell, Piece
 
@@ -106,45 +108,65 @@ def game_builtins(game) -> dict[str, Builtin]:
         return sorted((len(g) for g in groups(cells)), reverse=True)
 
     straight = board.lines
+    targets_by_region: dict = {}  # id(region) -> (push_targets specialised to it, the region kept alive)
 
-    segment_cache: dict = {}
-
-    def segments(frm, direction, within):
-        """The ray from `frm` cut into maximal runs of cells inside `within`: [(start, end)] indices."""
-        key = (frm, direction, id(within))
-        found = segment_cache.get(key)
-        if found is None:
-            members = getattr(within, "_members", within)
-            ray = board.rays[direction][frm]
-            runs, start = [], None
-            for k, c in enumerate(ray + (None,)):
-                inside = c is not None and c in members
-                if inside and start is None:
-                    start = k
-                elif not inside and start is not None:
-                    runs.append((start, k))
-                    start = None
-            runs = tuple((start, end, ray[:end]) for start, end in runs)
-            found = segment_cache[key] = (ray, runs, within)  # keep `within` alive: its id is the key
-        return found
-
-    def push_targets(S, frm, direction, within):
-        """Every `to` for which can_push(frm, to, within) holds.
+    def targets_within(within):
+        """push_targets for one region `within`, with each ray's runs of region cells worked out once.
 
         Moving to ray index k carries the pieces on ray[0..k]; they fit iff the free cells after k in
         the same run of `within` cells are at least as many. That reduces to k <= end - 1 - P, where P
         counts the pieces on ray[0:end]: one count per run instead of a walk per target.
         """
-        if direction is None:
-            return []
-        found = segment_cache.get((frm, direction, id(within)))
-        ray, runs, _ = found if found is not None else segments(frm, direction, within)
-        cells = S.cells
-        result = []
-        for start, end, upto in runs:
-            pieces = end - list(map(cells.__getitem__, upto)).count(None)
-            result.extend(ray[start:end - pieces])
-        return result
+        found = targets_by_region.get(id(within))
+        if found is not None:
+            return found[0]
+        members = getattr(within, "_members", None) or frozenset(within)
+        by_direction: dict = {}  # direction -> per cell: ((start, end, reader of ray[:end]), ...), ray
+
+        def runs_along(direction):
+            rays = board.rays.get(direction)
+            if rays is None:
+                raise RuleValueError(f"unknown direction '{direction}'")
+            table = [None] * len(board.cells)
+            for c in board.cells:
+                ray, runs, start = list(rays[c]), [], None
+                for k, cell in enumerate(ray + [None]):
+                    inside = cell is not None and cell in members
+                    if inside and start is None:
+                        start = k
+                    elif not inside and start is not None:
+                        upto = ray[:k]
+                        read = itemgetter(*upto) if len(upto) > 1 else (lambda cells, i=upto[0]: (cells[i],))
+                        runs.append((start, k, read))
+                        start = None
+                table[c] = (tuple(runs), ray)
+            by_direction[direction] = table
+            return table
+
+        def push_targets_within(S, frm, direction):
+            if direction is None:
+                return []
+            table = by_direction.get(direction) or runs_along(direction)
+            runs, ray = table[frm]
+            cells = S.cells
+            if len(runs) == 1:
+                ((start, end, read),) = runs
+                return ray[start:read(cells).count(None)]
+            result = []
+            for start, end, read in runs:
+                result += ray[start:read(cells).count(None)]
+            return result
+
+        targets_by_region[id(within)] = (push_targets_within, within)
+        return push_targets_within
+
+    def push_targets(S, frm, direction, within):
+        """Every `to` for which can_push(frm, to, within) holds."""
+        return targets_within(within)(S, frm, direction)
+
+    def specialise_push_targets(known):
+        """With a constant region, the region's lookup is done once, when the rules are compiled."""
+        return targets_within(known[2]) if set(known) == {2} else None
 
     def can_push(S, frm, to, within):
         for direction, rays in board.rays.items():
@@ -257,9 +279,6 @@ def game_builtins(game) -> dict[str, Builtin]:
     def end_turn(S):
         S.goto = game.END_TURN
 
-    def can_move(S, player, step=None):
-        return game.has_moves(S, player, step)
-
     def name_of(p):
         return game.player_names[p]
 
@@ -276,9 +295,9 @@ def game_builtins(game) -> dict[str, Builtin]:
     table = [
         B("cell", cell, 1, 1, "cell(name)", "The cell with this name.", "board", fold=True),
         B("at", lambda S, c: S.cells[c], 1, 1, "at(c)", "The piece on cell c, or none.", "board", state=True,
-          inline="S.cells[{0}]"),
+          inline="_cells[{0}]"),
         B("empty", lambda S, c: S.cells[c] is None, 1, 1, "empty(c)", "True when no piece stands on cell c.",
-          "board", state=True, inline="S.cells[{0}] is None"),
+          "board", state=True, inline="_cells[{0}] is None"),
         B("step", step_, 2, 2, "step(c, direction)", "The neighbour of c in a direction, or none.", "board",
           fold=True),
         B("ray", ray, 2, 2, "ray(c, direction)",
@@ -302,7 +321,7 @@ def game_builtins(game) -> dict[str, Builtin]:
           "with every moved piece ending inside the region `within`.", "board", state=True),
         B("push_targets", push_targets, 3, 3, "push_targets(from, direction, within)",
           "The cells `to` along the direction from `from` for which can_push(from, to, within) holds.",
-          "board", state=True),
+          "board", state=True, specialise=specialise_push_targets),
         B("owned", owned, 1, 2, "owned(player, within=all cells)",
           "The cells holding a piece whose `owner` is player.", "pieces", state=True),
         B("occupied", occupied, 0, 1, "occupied(within=all cells)", "The cells holding a piece.", "pieces",
@@ -313,7 +332,7 @@ def game_builtins(game) -> dict[str, Builtin]:
           "pieces", keywords=("*",), fold=True),
         B("with_attr", with_attr, 1, 1, "with_attr(piece, attribute=value, ...)",
           "The same piece with some attributes changed.", "pieces", keywords=("*",), fold=True),
-        B("can_move", can_move, 1, 2, "can_move(player, step=current step)",
+        B("can_move", game.has_moves, 1, 2, "can_move(player, step=current step)",
           "True when the player would have a legal move (a pass does not count).", "flow", state=True),
         B("name_of", name_of, 1, 1, "name_of(player)", "The player's name.", "players", fold=True),
         B("seat", seat, 1, 1, "seat(name)", "The player with this name.", "players", fold=True),

@@ -98,6 +98,8 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
         """Define a generated Python function in the game's namespace and return it."""
         self._fn_count += 1
         fname = f"{name}_{self._fn_count}"
+        if args.startswith("S,") and any("_cells[" in line for line in body):
+            body = ["_cells = S.cells  # the list itself is never replaced while rules run"] + body
         source = f"def {fname}({args}):\n" + "\n".join("    " + line for line in body or ["pass"]) + "\n"
         exec(compile(source, f"<rules:{self.doc.file}:{name}>", "exec"), self.namespace)  # noqa: S102
         fn = self.namespace[fname]

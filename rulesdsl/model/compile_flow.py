@@ -8,6 +8,11 @@ from .compile_support import _FAIL, _ident
 from .rules import END_TURN, Arrangement, Step
 
 
+def _constant_target(value) -> str | None:
+    """The step a 'next' always leads to (None when it depends on the state)."""
+    return END_TURN if value is None else value if isinstance(value, str) else None
+
+
 class FlowCompiler:
     """Part of ModelCompiler: compiling the flow."""
 
@@ -84,6 +89,7 @@ class FlowCompiler:
             kind = "auto"
         step = Step(name, kind, path)
         step.next = self._next(path + ("next",), spec.get("next"), self.root)
+        step.next_target = _constant_target(spec.get("next"))
         if kind in ("decision", "simultaneous"):
             entries = spec.get("moves") or []
             tiered = any(isinstance(e, list) for e in entries)
@@ -125,6 +131,7 @@ class FlowCompiler:
                     rule.is_pass = True
                     if "next" in pass_spec:
                         rule.next = self._next(path + ("pass", "next"), pass_spec["next"], self.root)
+                        rule.next_target = _constant_target(pass_spec["next"])
                     step.pass_rule = rule
         if spec.get("after"):
             body = self.effects(path + ("after",), spec["after"], self.root.child(move=local("move")))
@@ -153,13 +160,16 @@ class FlowCompiler:
         if "arrangement" in spec:
             items = self.expr(path + ("arrangement",), spec["arrangement"], self.root)
             scope = self.root.child(outcome=local("outcome"))
-            require = []
+            require, codes = [], []
             for k, item in enumerate(spec.get("require") or []):
                 text, why = (item.get("test"), item.get("why")) if isinstance(item, dict) else (item, None)
                 cpath = path + ("require", k) + (("test",) if isinstance(item, dict) else ())
                 code = self.expr(cpath, text, scope)
                 if code is not _FAIL:
                     require.append((self.lambda_("S, me, L_outcome", code), why or str(text)))
+                    codes.append(code)
+            # all requirements in one function: each draw of the sampler costs one call
+            accept = self.lambda_("S, me, L_outcome", " and ".join(f"({c})" for c in codes) or "True")
             fixed = None
             if spec.get("fixed") is not None:
                 code = self.expr(path + ("fixed",), spec["fixed"], self.root)
@@ -167,7 +177,7 @@ class FlowCompiler:
             body = self.effects(path + ("do",), spec.get("do") or [], scope.child())
             if items is _FAIL or body is _FAIL:
                 return
-            step.arrangement = Arrangement(self.lambda_("S, me", items), require, fixed,
+            step.arrangement = Arrangement(self.lambda_("S, me", items), require, accept, fixed,
                                            self.function(f"arrange_{_ident(step.name)}", "S, me, L_outcome", body),
                                            fixed_text=str(spec.get("fixed", "")), path=path, name=step.name)
         elif "outcomes" in spec:

@@ -7,7 +7,7 @@ from ..lang import ast as A
 from ..lang.compiler import CompileProblem, Scope, local
 from ..lang.parser import SyntaxProblem, parse
 from .compile_support import _FAIL, _flatten, _ident
-from .rules import Move, MoveRule
+from .rules import InternedMoves, Move, MoveRule
 from .values import text_of
 
 
@@ -174,7 +174,10 @@ class MoveCompiler:
         # first legal move (for can_move and end checks).
         self._fn_count += 1
         rule_name = f"R_{self._fn_count}"
-        collect_body = ["append = out.append"] + loops + [indent + f"append(NEW(MOVE, ({rule_name}, {arg_code}, me)))"]
+        collect_body = ["append = out.append", f"moves_of = I_{rule_name}[me]"] + loops + [
+            indent + "try:", indent + f"    append(moves_of[{arg_code}])",
+            indent + "except TypeError:  # unhashable args: a move of its own",
+            indent + f"    append(NEW(MOVE, ({rule_name}, {arg_code}, me)))"]
         exists_body = loops + [indent + "return True"] + ["return False"]
         explain_body = [line for lines in explain_slots for line in lines] + ["return -1"]
         # candidates: every combination of parameter values, legal or not (to explain refused moves)
@@ -215,6 +218,7 @@ class MoveCompiler:
             self.namespace.setdefault("NEW", tuple.__new__)
             self.namespace.setdefault("MOVE", Move)
             self.namespace[rule_name] = rule
+            self.namespace[f"I_{rule_name}"] = InternedMoves(rule)
             rule.collect = self.function(f"collect_{_ident(name)}", "S, me, out" + sig[len("S, me"):], collect_body)
             rule.exists = self.function(f"exists_{_ident(name)}", sig, exists_body)
         rule.candidates = self.function(f"candidates_{_ident(name)}", sig, candidates_body)

@@ -44,7 +44,38 @@ class Move(tuple):
         return f"Move({self})"
 
 
-@dataclass
+class _MovesOfPlayer(dict):
+    """args -> Move for one rule and player: each distinct move is made once and then reused (moves are
+    immutable values, equal when their args are equal, so sharing one object changes nothing)."""
+
+    __slots__ = ("rule", "player")
+
+    def __init__(self, rule, player):
+        super().__init__()
+        self.rule, self.player = rule, player
+
+    def __missing__(self, args):
+        if len(self) >= 1 << 16:  # a rule with a vast space of args: keep memory bounded
+            self.clear()
+        move = self[args] = tuple.__new__(Move, (self.rule, args, self.player))
+        return move
+
+
+class InternedMoves(dict):
+    """player -> that player's interned moves of one rule."""
+
+    __slots__ = ("rule",)
+
+    def __init__(self, rule):
+        super().__init__()
+        self.rule = rule
+
+    def __missing__(self, player):
+        table = self[player] = _MovesOfPlayer(self.rule, player)
+        return table
+
+
+@dataclass(eq=False)  # rules are compared (and hashed) by identity, so moves can be dict keys
 class MoveRule:
     """One kind of move (or chance outcome), compiled: generator, effects, notation, explanation."""
 
@@ -63,6 +94,7 @@ class MoveRule:
     weight: Callable | None = None  # chance outcomes: (S, me, *args) -> relative weight
     visible_to: Callable | None = None  # (S, me, *args) -> the players who see it made (default: all)
     next: object = None  # overrides the step's next (a pass, say)
+    next_target: str | None = None  # the step `next` always returns, when it is a constant
     is_pass: bool = False
     template: str = ""
     inputs: list = field(default_factory=list)  # values given by the compound move that uses this one
@@ -83,6 +115,7 @@ class Arrangement:
 
     items: Callable  # (S, me) -> list
     require: list  # [(check(S, me, outcome) -> bool, why)]
+    accept: Callable  # (S, me, outcome) -> True when every requirement holds
     fixed: Callable | None  # (S, me) -> notation text or falsy
     apply: Callable  # (S, me, outcome)
     fixed_text: str = ""
@@ -108,6 +141,7 @@ class Step:
     effects: Callable | None = None  # auto: do; simultaneous: resolve  (S, me[, choices])
     after: Callable | None = None  # effects after every move made at this step: (S, me, move record)
     next: Callable = None  # (S, me) -> step name or END_TURN
+    next_target: str | None = None  # the step `next` always returns, when it is a constant
 
 
 @dataclass

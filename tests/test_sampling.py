@@ -1,0 +1,116 @@
+"""The engine's fast paths give the same answers as the plain ones: arrangement sampling stays uniform,
+interned moves behave as fresh ones, and specialised built-ins agree with their general form."""
+
+from __future__ import annotations
+
+import textwrap
+from collections import Counter
+from itertools import permutations
+
+import pytest
+
+import rulesdsl
+from rulesdsl.engine.arrange import sample_arrangement
+from rulesdsl.engine.rng import Rng
+from rulesdsl.lang.builtins import pure_builtins
+from rulesdsl.model.rules import Move
+
+from .helpers import load
+
+has_run = pure_builtins()["has_run"].fn
+
+
+def no_three(order):
+    return not has_run(order, 3, cyclic=True)
+
+
+def chi_square(counts: Counter, outcomes: list, draws: int) -> float:
+    expected = draws / len(outcomes)
+    return sum((counts[o] - expected) ** 2 / expected for o in outcomes)
+
+
+# Critical values of chi-square at p = 0.001 for the degrees of freedom used below.
+CRITICAL = {13: 34.5, 23: 49.7, 89: 136.0}
+
+
+@pytest.mark.parametrize("items", [
+    list("WWWBBB"),  # two kinds: drawn as bit strings
+    list("WWBBXX"),  # three kinds: drawn by shuffling
+])
+def test_accepted_arrangements_are_uniform(items):
+    valid = sorted({o for o in permutations(items) if no_three(o)})
+    rng, draws = Rng(7), 6000
+    counts = Counter(tuple(sample_arrangement(items, no_three, rng)) for _ in range(draws))
+    assert set(counts) == set(valid)  # only valid arrangements, and every one of them
+    assert chi_square(counts, valid, draws) < CRITICAL[len(valid) - 1]
+
+
+def test_lopsided_two_kind_items_are_uniform_too():
+    items = ["x"] + ["o"] * 23  # too few bit strings have one 1: shuffled instead
+    rng, draws = Rng(3), 4800
+    counts = Counter(sample_arrangement(items, lambda order: True, rng).index("x") for _ in range(draws))
+    assert chi_square(counts, list(range(24)), draws) < CRITICAL[23]
+
+
+def test_an_impossible_requirement_gives_up():
+    assert sample_arrangement(list("WWWB"), no_three, Rng(1), tries=200) is None
+
+
+def test_unhashable_items_are_shuffled():
+    items = [[1], [2], [2]]
+    order = sample_arrangement(items, lambda o: o[0] == [1], Rng(5))
+    assert order == [[1], [2], [2]]
+
+
+def test_interned_moves_equal_fresh_ones():
+    game = load("mabula", options={"setup": "WBWBWBWBWBWBWBWBWBWBWBWB"})
+    state = game.new_initial_state()
+    first, again = state.legal_moves(), state.legal_moves()
+    assert all(a is b for a, b in zip(first, again))
+    for move in first:
+        fresh = Move(move.rule, move.args, move.player)
+        assert fresh == move and hash(fresh) == hash(move) and str(fresh) == str(move)
+        assert state.parse_move(str(move)) == move
+
+
+GROUPS = """
+game: Groups
+players: {count: 2}
+moves:
+  take:
+    params:
+      group: "[[1, 2], [3]]"
+    notation: "take {group}"
+flow:
+  steps:
+    play:
+      moves: [take]
+end:
+  - when: "turn >= 2"
+    winners: "[]"
+"""
+
+
+def test_moves_with_unhashable_args_are_listed(tmp_path):
+    path = tmp_path / "groups.yaml"
+    path.write_text(textwrap.dedent(GROUPS), encoding="utf-8")
+    state = rulesdsl.load_game(str(path)).new_initial_state()
+    assert [str(m) for m in state.legal_moves()] == ["take 1 2", "take 3"]
+    state.apply("take 1 2")
+    assert state.history_texts() == ["take 1 2"]
+
+
+def test_push_targets_within_a_constant_region_agree_with_a_computed_one():
+    game = load("mabula")
+    rules = game.rules
+    general = rules.namespace["F_push_targets"]
+    field = rules.board.regions["field"]
+    computed = list(field)  # a plain list: not recognised as the region
+    state = game.new_initial_state(11)
+    rng = Rng(11)
+    while not state.terminal:
+        for c in rules.board.regions["ring"]:
+            direction = c.inward
+            assert list(general(state, c, direction, field)) == list(general(state, c, direction, computed))
+        legal = state.sample_chance(rng) if state.is_chance_node() else None
+        state.apply(legal or state.legal_moves()[rng.below(len(state.legal_moves()))])
