@@ -15,7 +15,7 @@ from rulesdsl.engine.rng import Rng
 from rulesdsl.lang.builtins import pure_builtins
 from rulesdsl.model.rules import Move
 
-from .helpers import load
+from .helpers import load, position
 
 has_run = pure_builtins()["has_run"].fn
 
@@ -114,3 +114,60 @@ def test_push_targets_within_a_constant_region_agree_with_a_computed_one():
             assert list(general(state, c, direction, field)) == list(general(state, c, direction, computed))
         legal = state.sample_chance(rng) if state.is_chance_node() else None
         state.apply(legal or state.legal_moves()[rng.below(len(state.legal_moves()))])
+
+
+LANE = """
+game: Lane
+players: {count: 1}
+board:
+  grid: {columns: abcdefgh, rows: 1}
+  directions: {right: [1, 0]}
+  regions:
+    lane: [b1, c1, e1, f1, g1]
+pieces:
+  stone: {}
+moves:
+  slide:
+    params:
+      to: "push_targets(cell('a1'), 'right', lane)"
+    do: ["push(cell('a1'), to)"]
+flow:
+  steps:
+    play:
+      moves: [slide]
+      pass: pass
+end:
+  - when: "turn >= 1"
+    winners: "[]"
+"""
+
+
+def reference_targets(occupied: list[bool], lane: set[int]) -> list[int]:
+    """Ray indices k the piece before the ray can move to: every piece that moves ends on a lane cell."""
+    found = []
+    for k in range(len(occupied)):
+        carried = sum(occupied[:k + 1])  # pieces in the way, lifted and carried ahead
+        moved, j = [k], k + 1
+        while carried and j < len(occupied):
+            moved.append(j)
+            carried += occupied[j] - 1  # a piece met joins the chain; an empty cell takes one
+            j += 1
+        if not carried and all(i in lane for i in moved):
+            found.append(k)
+    return found
+
+
+def test_push_targets_match_a_step_by_step_push_on_a_broken_lane(tmp_path):
+    path = tmp_path / "lane.yaml"
+    path.write_text(LANE, encoding="utf-8")
+    game = rulesdsl.load_game(str(path))
+    ray = ["b1", "c1", "d1", "e1", "f1", "g1", "h1"]
+    lane = {0, 1, 3, 4, 5}
+    for pattern in range(1 << len(ray)):
+        occupied = [bool(pattern >> i & 1) for i in range(len(ray))]
+        cells = {"a1": {"kind": "stone"}}
+        cells.update({name: {"kind": "stone"} for name, full in zip(ray, occupied) if full})
+        state = position(game, cells, "play")
+        listed = [str(m) for m in state.legal_moves()]
+        expected = [f"slide {ray[k]}" for k in reference_targets(occupied, lane)] or ["pass"]
+        assert listed == expected, occupied

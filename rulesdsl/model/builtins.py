@@ -114,48 +114,42 @@ def game_builtins(game) -> dict[str, Builtin]:
         """push_targets for one region `within`, with each ray's runs of region cells worked out once.
 
         Moving to ray index k carries the pieces on ray[0..k]; they fit iff the free cells after k in
-        the same run of `within` cells are at least as many. That reduces to k <= end - 1 - P, where P
-        counts the pieces on ray[0:end]: one count per run instead of a walk per target.
+        the same run of `within` cells are at least as many. That reduces to k < F, where F counts the
+        empty cells of ray[0:end] (end: where the run stops): one count per run instead of a walk per target.
         """
         found = targets_by_region.get(id(within))
         if found is not None:
             return found[0]
         members = getattr(within, "_members", None) or frozenset(within)
-        by_direction: dict = {}  # direction -> per cell: ((start, end, reader of ray[:end]), ...), ray
-
-        def runs_along(direction):
-            rays = board.rays.get(direction)
-            if rays is None:
-                raise RuleValueError(f"unknown direction '{direction}'")
-            table = [None] * len(board.cells)
+        # direction -> per cell: (reader, prefixes) for a ray with one run of region cells, where
+        # reader(cells) gives the cells of ray[0:end] and prefixes[F] the targets; (None, runs) otherwise
+        tables: dict = {None: [(None, ())] * len(board.cells)}
+        for direction, rays in board.rays.items():
+            table = tables[direction] = []
             for c in board.cells:
-                ray, runs, start = list(rays[c]), [], None
-                for k, cell in enumerate(ray + [None]):
+                ray, runs, start = rays[c], [], None
+                for k, cell in enumerate(ray + (None,)):
                     inside = cell is not None and cell in members
                     if inside and start is None:
                         start = k
                     elif not inside and start is not None:
                         upto = ray[:k]
                         read = itemgetter(*upto) if len(upto) > 1 else (lambda cells, i=upto[0]: (cells[i],))
-                        runs.append((start, k, read))
+                        runs.append((read, tuple(ray[start:f] for f in range(k + 1))))
                         start = None
-                table[c] = (tuple(runs), ray)
-            by_direction[direction] = table
-            return table
+                table.append(runs[0] if len(runs) == 1 else (None, tuple(runs)))
 
         def push_targets_within(S, frm, direction):
-            if direction is None:
-                return []
-            table = by_direction.get(direction) or runs_along(direction)
-            runs, ray = table[frm]
-            cells = S.cells
-            if len(runs) == 1:
-                ((start, end, read),) = runs
-                return ray[start:read(cells).count(None)]
-            result = []
-            for start, end, read in runs:
-                result += ray[start:read(cells).count(None)]
-            return result
+            try:
+                read, prefixes = tables[direction][frm]
+            except KeyError:
+                raise RuleValueError(f"unknown direction '{direction}'") from None
+            if read is not None:
+                return prefixes[read(S.cells).count(None)]
+            cells, found = S.cells, ()
+            for read, prefixes in prefixes:  # none, or several runs
+                found += prefixes[read(cells).count(None)]
+            return found
 
         targets_by_region[id(within)] = (push_targets_within, within)
         return push_targets_within
