@@ -23,8 +23,8 @@ class Builtin:
     aggregate: bool = False  # accepts a comprehension: f(x for x in xs if ...)
     keywords: tuple = ()
     fold: bool = False  # pure: with constant arguments it is evaluated once, at compile time
-    # (constant args by position) -> an equivalent function of the other args with the constants' work done
-    # once, at compile time; or None to keep the general call
+    # {position: value} of the constant args -> (fn, positions it uses): fn takes the other args (after the
+    # state) and does the work that depends on those constants once, at compile time; None: the general call
     specialise: Callable | None = None
     inline: str | None = None  # Python template, e.g. "_cells[{0}]" (a local bound to S.cells)
 

@@ -288,9 +288,10 @@ class Compiler:
                 is_const, value = self.const_value(a, scope)
                 if is_const:
                     known[i] = value
-            fast = b.specialise(known) if known else None
-            if fast is not None:
-                rest = (["S"] if b.state else []) + [a for i, a in enumerate(args) if i not in known]
+            found = b.specialise(known) if known else None
+            if found is not None:
+                fast, used = found
+                rest = (["S"] if b.state else []) + [a for i, a in enumerate(args) if i not in used]
                 return f"{self.const(fast)}({', '.join(rest)})"
         if b.inline is not None and not kwargs:
             return "(" + b.inline.format(*args) + ")"

@@ -160,7 +160,7 @@ def game_builtins(game) -> dict[str, Builtin]:
 
     def specialise_push_targets(known):
         """With a constant region, the region's lookup is done once, when the rules are compiled."""
-        return targets_within(known[2]) if set(known) == {2} else None
+        return (targets_within(known[2]), {2}) if 2 in known else None
 
     def can_push(S, frm, to, within):
         for direction, rays in board.rays.items():
@@ -273,6 +273,13 @@ def game_builtins(game) -> dict[str, Builtin]:
     def end_turn(S):
         S.goto = game.END_TURN
 
+    def specialise_can_move(known):
+        """can_move(p, 'step') of a step with one kind of move is that move's own existence test."""
+        step = game.steps.get(known[1]) if isinstance(known.get(1), str) else None
+        if step is None or len(step.moves) != 1 or step.moves[0].exists is None:
+            return None  # e.g. a step compiled later: the general form looks it up when called
+        return step.moves[0].exists, {1}
+
     def name_of(p):
         return game.player_names[p]
 
@@ -327,7 +334,8 @@ def game_builtins(game) -> dict[str, Builtin]:
         B("with_attr", with_attr, 1, 1, "with_attr(piece, attribute=value, ...)",
           "The same piece with some attributes changed.", "pieces", keywords=("*",), fold=True),
         B("can_move", game.has_moves, 1, 2, "can_move(player, step=current step)",
-          "True when the player would have a legal move (a pass does not count).", "flow", state=True),
+          "True when the player would have a legal move (a pass does not count).", "flow", state=True,
+          specialise=specialise_can_move),
         B("name_of", name_of, 1, 1, "name_of(player)", "The player's name.", "players", fold=True),
         B("seat", seat, 1, 1, "seat(name)", "The player with this name.", "players", fold=True),
         B("next_seat", next_seat, 1, 2, "next_seat(player, k=1)", "The player k seats clockwise.", "players",

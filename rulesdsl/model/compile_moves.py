@@ -174,8 +174,10 @@ class MoveCompiler:
         # first legal move (for can_move and end checks).
         self._fn_count += 1
         rule_name = f"R_{self._fn_count}"
+        # moves are interned: moves_of[a][b]... is the Move with args (a, b, ...), made on first use
+        interned = "moves_of" + "".join(f"[L_{a}]" for a in own)
         collect_body = ["append = out.append", f"moves_of = I_{rule_name}[me]"] + loops + [
-            indent + "try:", indent + f"    append(moves_of[{arg_code}])",
+            indent + "try:", indent + f"    append({interned})",
             indent + "except TypeError:  # unhashable args: a move of its own",
             indent + f"    append(NEW(MOVE, ({rule_name}, {arg_code}, me)))"]
         exists_body = loops + [indent + "return True"] + ["return False"]
@@ -218,7 +220,7 @@ class MoveCompiler:
             self.namespace.setdefault("NEW", tuple.__new__)
             self.namespace.setdefault("MOVE", Move)
             self.namespace[rule_name] = rule
-            self.namespace[f"I_{rule_name}"] = InternedMoves(rule)
+            self.namespace[f"I_{rule_name}"] = InternedMoves(rule, len(own))
             rule.collect = self.function(f"collect_{_ident(name)}", "S, me, out" + sig[len("S, me"):], collect_body)
             rule.exists = self.function(f"exists_{_ident(name)}", sig, exists_body)
         rule.candidates = self.function(f"candidates_{_ident(name)}", sig, candidates_body)

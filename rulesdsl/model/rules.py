@@ -44,34 +44,40 @@ class Move(tuple):
         return f"Move({self})"
 
 
-class _MovesOfPlayer(dict):
-    """args -> Move for one rule and player: each distinct move is made once and then reused (moves are
-    immutable values, equal when their args are equal, so sharing one object changes nothing)."""
+class _MoveTree(dict):
+    """One level of a rule's interned moves: the next argument -> the level below, or -> the Move once every
+    argument is given. Each distinct move is made once and then reused (moves are immutable values, equal
+    when their args are equal, so sharing one object changes nothing). Nested levels keyed by one argument
+    each are cheaper to look up than a dict keyed by the args tuple."""
 
-    __slots__ = ("rule", "player")
+    __slots__ = ("rule", "player", "given", "left")
 
-    def __init__(self, rule, player):
+    def __init__(self, rule, player, given: tuple, left: int):
         super().__init__()
-        self.rule, self.player = rule, player
+        self.rule, self.player, self.given, self.left = rule, player, given, left
 
-    def __missing__(self, args):
-        if len(self) >= 1 << 16:  # a rule with a vast space of args: keep memory bounded
+    def __missing__(self, arg):
+        if len(self) >= 1 << 12:  # an argument with a vast range of values: keep memory bounded
             self.clear()
-        move = self[args] = tuple.__new__(Move, (self.rule, args, self.player))
-        return move
+        args = self.given + (arg,)
+        found = self[arg] = (tuple.__new__(Move, (self.rule, args, self.player)) if self.left == 1 else
+                             _MoveTree(self.rule, self.player, args, self.left - 1))
+        return found
 
 
 class InternedMoves(dict):
-    """player -> that player's interned moves of one rule."""
+    """player -> the tree of that player's interned moves of one rule (see _MoveTree); for a rule without
+    arguments, its one move."""
 
-    __slots__ = ("rule",)
+    __slots__ = ("rule", "arity")
 
-    def __init__(self, rule):
+    def __init__(self, rule, arity: int):
         super().__init__()
-        self.rule = rule
+        self.rule, self.arity = rule, arity
 
     def __missing__(self, player):
-        table = self[player] = _MovesOfPlayer(self.rule, player)
+        table = self[player] = (_MoveTree(self.rule, player, (), self.arity) if self.arity else
+                                tuple.__new__(Move, (self.rule, (), player)))
         return table
 
 
