@@ -8,6 +8,8 @@ from collections import Counter
 from itertools import permutations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import rulesdsl
 from rulesdsl.engine.arrange import sample_arrangement
@@ -60,6 +62,21 @@ def test_unhashable_items_are_shuffled():
     items = [[1], [2], [2]]
     order = sample_arrangement(items, lambda o: o[0] == [1], Rng(5))
     assert order == [[1], [2], [2]]
+
+
+@given(st.lists(st.one_of(st.integers(0, 5), st.floats(0, 3)), min_size=1, max_size=12)
+       .filter(lambda ws: sum(ws) > 0), st.integers(0, 2 ** 32))
+def test_weighted_draws_match_a_linear_scan(weights, seed):
+    def linear(rng):  # the definition: the first index whose running total exceeds a uniform point
+        x, acc = rng.uniform() * sum(weights), 0.0
+        for i, w in enumerate(weights):
+            acc += w
+            if x < acc:
+                return i
+        return len(weights) - 1
+
+    fast, slow = Rng(seed), Rng(seed)
+    assert [fast.weighted(weights) for _ in range(20)] == [linear(slow) for _ in range(20)]
 
 
 def test_interned_moves_equal_fresh_ones():

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import random
+from bisect import bisect_right
+from itertools import accumulate
 
 
 def derive_seed(seed: int, *parts) -> int:
@@ -41,14 +43,13 @@ class Rng:
 
     def weighted(self, weights) -> int:
         """An index drawn with probability proportional to its weight."""
-        total = sum(weights)
-        x = self.uniform() * total
-        acc = 0.0
-        for i, w in enumerate(weights):
-            acc += w
-            if x < acc:
-                return i
-        return len(weights) - 1
+        return self.pick(list(accumulate(weights, initial=0.0))[1:], sum(weights))
+
+    def pick(self, cumulative: list, total) -> int:
+        """weighted() for weights given as running totals (cumulative[i]: the sum of weights 0..i) and their
+        sum: the same draw, found by bisection."""
+        i = bisect_right(cumulative, self.uniform() * total)
+        return i if i < len(cumulative) else len(cumulative) - 1
 
     def shuffle(self, items: list) -> list:
         """Shuffle in place and return the list: a uniformly random order, from sorting by random keys

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import partial
+from itertools import accumulate
 
 from ..errors import GameRuntimeError, MoveError
 from ..lang.builtins import RuleValueError
@@ -191,8 +192,12 @@ class State:
                 break
         return moves
 
-    def _weighted(self, step) -> tuple[list, list]:
-        """([(rule, args)], [weight]) of the enumerated outcomes with a positive weight."""
+    def _chance_table(self, step) -> tuple:
+        """(outcomes, weights, running totals of the weights, total) of the enumerated outcomes with a positive
+        weight; worked out once for a step whose outcomes and weights do not depend on the state."""
+        table = step.chance_table
+        if table is not None:
+            return table
         if step.arrangement is not None:
             raise MoveError(MoveError.ILLEGAL, "", f"step '{step.name}' draws a random arrangement; its outcomes "
                             "are too many to list", "use sample_chance(rng), or name the arrangement")
@@ -203,22 +208,24 @@ class State:
                 for args in rule.generate(self, CHANCE):
                     w = weight(self, CHANCE, *args)
                     if w > 0:
-                        outcomes.append((rule, args))
+                        outcomes.append(Move(rule, args, CHANCE))
                         weights.append(w)
         except _CONVERTED as exc:
             raise _runtime_error(self, step.name, exc) from exc
         if not outcomes:
             raise GameRuntimeError(step.name, self.turn, "the chance step has no outcome with a positive weight")
-        return outcomes, weights
+        table = outcomes, weights, list(accumulate(weights, initial=0.0))[1:], sum(weights)
+        if step.state_free:
+            step.chance_table = table
+        return table
 
     def chance_outcomes(self) -> list[tuple[Move, float]]:
         """(outcome, probability) pairs at a chance node with enumerated outcomes."""
         step = self.rules.steps[self.step]
         if step.kind != "chance":
             return []
-        outcomes, weights = self._weighted(step)
-        total = sum(weights)
-        return [(Move(rule, args, CHANCE), w / total) for (rule, args), w in zip(outcomes, weights)]
+        outcomes, weights, _, total = self._chance_table(step)
+        return [(move, w / total) for move, w in zip(outcomes, weights)]
 
     def sample_chance(self, rng=None) -> Move:
         """Draw the outcome of the current chance node with `rng` (default: the state's own seeded Rng)."""
@@ -232,9 +239,8 @@ class State:
             if outcome is not None:
                 return Move(self.game.arrangement_rule(step), (tuple(outcome),), CHANCE)
             raise GameRuntimeError(step.name, self.turn, "no arrangement meets the requirements")
-        outcomes, weights = self._weighted(step)
-        rule, args = outcomes[rng.weighted(weights)]
-        return Move(rule, args, CHANCE)
+        outcomes, _, cumulative, total = self._chance_table(step)
+        return outcomes[rng.pick(cumulative, total)]
 
     # -- applying ----------------------------------------------------------------------------
     def apply(self, move, player: int | None = None) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from ..errors import did_you_mean
 from ..lang.compiler import local
 from .compile_support import _FAIL, _ident
@@ -11,6 +13,12 @@ from .rules import END_TURN, Arrangement, Step
 def _constant_target(value) -> str | None:
     """The step a 'next' always leads to (None when it depends on the state)."""
     return END_TURN if value is None else value if isinstance(value, str) else None
+
+
+def _reads_state(fn) -> bool:
+    """Whether a generated function's body mentions the state S (every state access goes through it)."""
+    body = fn.source.split("\n", 1)[1]
+    return re.search(r"\bS\b", body) is not None
 
 
 class FlowCompiler:
@@ -186,5 +194,6 @@ class FlowCompiler:
             rule = self.move_rule(path + ("outcomes",), step.name, outcome, self.root)
             if rule is not None:
                 step.moves.append(rule)
+                step.state_free = not _reads_state(rule.generate) and not _reads_state(rule.weight)
         else:
             self.problem(path, "a chance step needs 'outcomes:' (enumerated, with weights) or 'arrangement:'")

@@ -148,6 +148,8 @@ class Step:
     after: Callable | None = None  # effects after every move made at this step: (S, me, move record)
     next: Callable = None  # (S, me) -> step name or END_TURN
     next_target: str | None = None  # the step `next` always returns, when it is a constant
+    state_free: bool = False  # chance: the outcomes and their weights are the same in every state
+    chance_table: tuple | None = None  # chance: the outcomes worked out once, when state_free
 
 
 @dataclass
