@@ -188,3 +188,33 @@ def test_push_targets_match_a_step_by_step_push_on_a_broken_lane(tmp_path):
         listed = [str(m) for m in state.legal_moves()]
         expected = [f"slide {ray[k]}" for k in reference_targets(occupied, lane)] or ["pass"]
         assert listed == expected, occupied
+
+
+SCORES = """
+game: Scores
+players: {count: 3}
+vars:
+  points: {per: player, init: "[3, 3, 1][owner]"}
+  tie: {per: player, init: "[1, 2, 9][owner]"}
+moves:
+  stop:
+    notation: stop
+flow:
+  steps:
+    play:
+      moves: [stop]
+end:
+  - when: "turn >= 1"
+    winners: highest_score
+scoring:
+  score: "points[me]"
+  tiebreak: "tie[me]"
+"""
+
+
+def test_the_tiebreak_separates_only_the_leaders(tmp_path):
+    path = tmp_path / "scores.yaml"
+    path.write_text(SCORES, encoding="utf-8")
+    state = rulesdsl.load_game(str(path)).new_initial_state()
+    state.apply("stop")
+    assert state.terminal and state.winners == [1]  # seat 2 has the best tiebreak but not the best score

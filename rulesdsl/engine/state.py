@@ -370,18 +370,20 @@ class State:
         return False
 
     def _by_score(self, ties: str) -> list[int]:
-        keys = [self._score_key(p) for p in range(self.rules.num_players)]
-        best = max(keys)
-        winners = [p for p, k in enumerate(keys) if k == best]
+        """The players with the highest score; among those, the highest tiebreak (asked only of them)."""
+        rules = self.rules
+        players = range(rules.num_players)
+        scores = [rules.score(self, p) for p in players] if rules.score is not None else [0] * len(players)
+        best = max(scores)
+        winners = [p for p in players if scores[p] == best]
+        if len(winners) > 1 and rules.tiebreak is not None:
+            # a player without a tiebreak value ranks below those with one
+            keys = {p: () if (t := rules.tiebreak(self, p)) is None else (t,) for p in winners}
+            top = max(keys.values())
+            winners = [p for p in winners if keys[p] == top]
         if len(winners) > 1 and ties == "draw":
             return []
         return winners
-
-    def _score_key(self, p):
-        rules = self.rules
-        score = rules.score(self, p) if rules.score is not None else 0
-        tiebreak = rules.tiebreak(self, p) if rules.tiebreak is not None else None
-        return (score, tiebreak) if tiebreak is not None else (score,)
 
     # -- results -----------------------------------------------------------------------------
     def returns(self) -> list[float]:

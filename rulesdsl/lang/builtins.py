@@ -26,6 +26,9 @@ class Builtin:
     # {position: value} of the constant args -> (fn, positions it uses): fn takes the other args (after the
     # state) and does the work that depends on those constants once, at compile time; None: the general call
     specialise: Callable | None = None
+    # Python template for a call whose one argument is a generator comprehension ({0}: its text, without
+    # brackets), e.g. "len([{0}])" for count: no generator handed to a Python-level built-in
+    over_comprehension: str | None = None
     inline: str | None = None  # Python template, e.g. "_cells[{0}]" (a local bound to S.cells)
 
 
@@ -262,24 +265,24 @@ def pure_builtins() -> dict[str, Builtin]:
           "Largest value; `default=` is returned for an empty collection.", "collections",
           aggregate=True, keywords=("default",), fold=True),
         B("sum", _sum, 1, None, "sum(xs) | sum(f(x) for x in xs)", "Sum of numbers (0 when empty).",
-          "collections", aggregate=True, fold=True),
+          "collections", aggregate=True, fold=True, over_comprehension="sum([{0}])"),
         B("product", _product, 1, None, "product(xs) | product(f(x) for x in xs)",
           "Product of numbers (1 when empty).", "collections", aggregate=True, fold=True),
         B("count", _count, 1, 1, "count(xs) | count(x for x in xs if cond)",
           "Number of items (of a comprehension: that pass its conditions).", "collections",
-          aggregate=True, fold=True),
+          aggregate=True, fold=True, over_comprehension="len([{0}])"),
         B("size", _size, 1, 1, "size(xs)", "Number of items in a list, region, zone or string.",
           "collections", fold=True),
         B("all", _all, 1, 1, "all(cond for x in xs)", "True when every item is true (true when empty).",
-          "collections", aggregate=True, fold=True),
+          "collections", aggregate=True, fold=True, over_comprehension="all({0})"),
         B("any", _any, 1, 1, "any(cond for x in xs)", "True when some item is true.", "collections",
-          aggregate=True, fold=True),
+          aggregate=True, fold=True, over_comprehension="any({0})"),
         B("sorted", _sorted, 1, 1, "sorted(xs, reverse=false)", "A sorted copy; lists compare item by item.",
           "collections", aggregate=True, keywords=("reverse",), fold=True),
         B("distinct", _distinct, 1, 1, "distinct(xs)", "The items without repeats, in first-seen order.",
           "collections", aggregate=True, fold=True),
         B("first", _first, 1, 2, "first(xs, default=none)", "The first item, or the default when empty.",
-          "collections", aggregate=True, fold=True),
+          "collections", aggregate=True, fold=True, over_comprehension="next(({0}), None)"),
         B("last", _last, 1, 2, "last(xs, default=none)", "The last item, or the default when empty.",
           "collections", fold=True),
         B("index_of", _index_of, 2, 2, "index_of(xs, x)", "Position of x in xs (0-based); an error if absent.",
@@ -290,7 +293,7 @@ def pure_builtins() -> dict[str, Builtin]:
           fold=True),
         B("reversed", _reversed, 1, 1, "reversed(xs)", "The items in reverse order.", "collections", fold=True),
         B("list", _list, 1, 1, "list(xs) | list(f(x) for x in xs)", "A list of the items.", "collections",
-          aggregate=True, fold=True),
+          aggregate=True, fold=True, over_comprehension="[{0}]"),
         B("longest_run", _longest_run, 1, 1, "longest_run(xs, cyclic=false)",
           "Length of the longest stretch of equal neighbouring items; cyclic: the last item neighbours the first.",
           "collections", keywords=("cyclic",), fold=True),

@@ -274,6 +274,9 @@ class Compiler:
             else:
                 args.append(self.expr(a, scope))
         kwargs = [f"{k}={self.expr(v, scope)}" for k, v in node.kwargs]
+        if b.over_comprehension is not None and len(node.args) == 1 and not kwargs \
+                and isinstance(node.args[0], A.Comprehension) and node.args[0].generator:
+            return "(" + b.over_comprehension.format(args[0][1:-1]) + ")"
         if b.fold and all(self.const_value(a, scope)[0] for a in node.args) and \
                 all(self.const_value(v, scope)[0] for _, v in node.kwargs):
             values = [self.const_value(a, scope)[1] for a in node.args]
