@@ -285,16 +285,17 @@ class Compiler:
                 return self.const(b.fn(*values, **kw))
             except Exception as exc:  # noqa: BLE001 - report the rule's own mistake at compile time
                 raise CompileProblem(f"{b.name}(): {exc}", node.start, node.end, f"usage: {b.signature}") from None
-        if b.specialise is not None and not kwargs:
+        if b.specialise is not None:
             known = {}
             for i, a in enumerate(node.args):
                 is_const, value = self.const_value(a, scope)
                 if is_const:
                     known[i] = value
-            found = b.specialise(known) if known else None
+            found = b.specialise(known, tuple(k for k, _ in node.kwargs))
             if found is not None:
                 fast, used = found
                 rest = (["S"] if b.state else []) + [a for i, a in enumerate(args) if i not in used]
+                rest += [self.expr(v, scope) for _, v in node.kwargs]  # keyword values, in call order
                 return f"{self.const(fast)}({', '.join(rest)})"
         if b.inline is not None and not kwargs:
             return "(" + b.inline.format(*args) + ")"

@@ -48,8 +48,24 @@ def game_builtins(game) -> dict[str, Builtin]:
             raise RuleValueError(f"no link '{name}'" + (f" for {key!r}" if key is not None else "")) from None
         return None if c is None else table[c]
 
+    routes: dict = {}  # (name, c, steps, key) -> the route: it depends on the board alone
+
     def route(name, c, steps, key=None):
         """[(cell, key)] after each of `steps` steps along a link (a link may switch key), or none if it runs out."""
+        try:
+            found = routes[name, c, steps, key]
+            return None if found is None else list(found)
+        except (KeyError, TypeError):  # not worked out yet, or an unhashable argument (reported below)
+            pass
+        path = _route(name, c, steps, key)
+        if len(routes) < 1 << 16:
+            try:
+                routes[name, c, steps, key] = None if path is None else tuple(path)
+            except TypeError:
+                pass
+        return path
+
+    def _route(name, c, steps, key):
         try:
             tables, switches = board.links[name], board.link_switches[name]
             table, switch = tables[key], switches[key]
@@ -158,9 +174,9 @@ def game_builtins(game) -> dict[str, Builtin]:
         """Every `to` for which can_push(frm, to, within) holds."""
         return targets_within(within)(S, frm, direction)
 
-    def specialise_push_targets(known):
+    def specialise_push_targets(known, keywords):
         """With a constant region, the region's lookup is done once, when the rules are compiled."""
-        return (targets_within(known[2]), {2}) if 2 in known else None
+        return (targets_within(known[2]), {2}) if 2 in known and not keywords else None
 
     def can_push(S, frm, to, within):
         for direction, rays in board.rays.items():
@@ -198,6 +214,11 @@ def game_builtins(game) -> dict[str, Builtin]:
             return kinds[kind].make(attributes)
         except KeyError:
             raise RuleValueError(f"no piece kind '{kind}'") from None
+
+    def specialise_piece(known, keywords):
+        """piece('kind', a=x, ...): the kind is found once, and pieces are remembered by their values."""
+        kind = kinds.get(known.get(0))
+        return None if kind is None or "*" in keywords else (kind.maker(keywords), {0})
 
     def with_attr(p, **attributes):
         if p is None:
@@ -273,9 +294,9 @@ def game_builtins(game) -> dict[str, Builtin]:
     def end_turn(S):
         S.goto = game.END_TURN
 
-    def specialise_can_move(known):
+    def specialise_can_move(known, keywords):
         """can_move(p, 'step') of a step with one kind of move is that move's own existence test."""
-        step = game.steps.get(known[1]) if isinstance(known.get(1), str) else None
+        step = game.steps.get(known[1]) if isinstance(known.get(1), str) and not keywords else None
         if step is None or len(step.moves) != 1 or step.moves[0].exists is None:
             return None  # e.g. a step compiled later: the general form looks it up when called
         return step.moves[0].exists, {1}
@@ -330,7 +351,7 @@ def game_builtins(game) -> dict[str, Builtin]:
         B("pieces", pieces, 1, 1, "pieces(where)", "The pieces in a zone, or on the cells of a region.",
           "pieces", state=True),
         B("piece", piece, 1, 1, "piece(kind, attribute=value, ...)", "The piece of that kind and attributes.",
-          "pieces", keywords=("*",), fold=True),
+          "pieces", keywords=("*",), fold=True, specialise=specialise_piece),
         B("with_attr", with_attr, 1, 1, "with_attr(piece, attribute=value, ...)",
           "The same piece with some attributes changed.", "pieces", keywords=("*",), fold=True),
         B("can_move", game.has_moves, 1, 2, "can_move(player, step=current step)",

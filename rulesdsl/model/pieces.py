@@ -26,6 +26,21 @@ class PieceKind:
         piece = self._seen[tuple(given.items())] = self._make(given)
         return piece
 
+    def maker(self, names: tuple):
+        """make() for attributes given by position in the order of `names`: f(*values) -> Piece."""
+        remembered: dict = {}
+
+        def make_by_values(*values):
+            try:
+                return remembered[values]
+            except KeyError:
+                piece = remembered[values] = self._make(dict(zip(names, values)))
+                return piece
+            except TypeError:  # unhashable values: the full path reports them
+                return self._make(dict(zip(names, values)))
+
+        return make_by_values
+
     def _make(self, given: dict) -> Piece:
         key = []
         for attr, spec in self.attributes.items():
