@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import inspect
 import keyword
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from ..errors import did_you_mean
 from . import ast as A
@@ -18,6 +20,22 @@ _PYTHON_HINTS = {
 }
 _PY_BINOP = {"+": "+", "-": "-", "*": "*", "/": "/", "//": "//", "%": "%", "**": "**"}
 _PY_CMP = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">=", "in": "in", "notin": "not in"}
+
+
+@lru_cache(maxsize=4096)
+def _parameter_slots(fn) -> dict:
+    """name -> position of each parameter of fn that may be given by position."""
+    try:
+        parameters = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):  # no signature to read (a C function, say)
+        return {}
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    slots = {}
+    for i, p in enumerate(parameters):
+        if p.kind not in kinds:
+            break
+        slots[p.name] = i
+    return slots
 
 
 class CompileProblem(Exception):
@@ -301,6 +319,12 @@ class Compiler:
             return "(" + b.inline.format(*args) + ")"
         if b.state:
             args.insert(0, "S")
+        if kwargs and b.fn is not None:
+            # keywords that are simply the next parameters are passed by position: a cheaper call
+            slots = _parameter_slots(b.fn)
+            wanted = {slots.get(k): self.expr(v, scope) for k, v in node.kwargs}
+            if set(wanted) == set(range(len(args), len(args) + len(wanted))):
+                return f"F_{b.name}({', '.join(args + [wanted[i] for i in sorted(wanted)])})"
         return f"F_{b.name}({', '.join(args + kwargs)})"
 
     # -- statements --------------------------------------------------------------------------
