@@ -193,8 +193,8 @@ class State:
         return moves
 
     def _chance_table(self, step) -> tuple:
-        """(outcomes, weights, running totals of the weights, total) of the enumerated outcomes with a positive
-        weight; worked out once for a step whose outcomes and weights do not depend on the state."""
+        """([(rule, args)], weights, running totals of the weights, total) of the enumerated outcomes with a
+        positive weight; worked out once for a step whose outcomes and weights do not depend on the state."""
         table = step.chance_table
         if table is not None:
             return table
@@ -208,7 +208,7 @@ class State:
                 for args in rule.generate(self, CHANCE):
                     w = weight(self, CHANCE, *args)
                     if w > 0:
-                        outcomes.append(Move(rule, args, CHANCE))
+                        outcomes.append((rule, args))
                         weights.append(w)
         except _CONVERTED as exc:
             raise _runtime_error(self, step.name, exc) from exc
@@ -225,7 +225,7 @@ class State:
         if step.kind != "chance":
             return []
         outcomes, weights, _, total = self._chance_table(step)
-        return [(move, w / total) for move, w in zip(outcomes, weights)]
+        return [(Move(rule, args, CHANCE), w / total) for (rule, args), w in zip(outcomes, weights)]
 
     def sample_chance(self, rng=None) -> Move:
         """Draw the outcome of the current chance node with `rng` (default: the state's own seeded Rng)."""
@@ -240,7 +240,7 @@ class State:
                 return Move(self.game.arrangement_rule(step), (tuple(outcome),), CHANCE)
             raise GameRuntimeError(step.name, self.turn, "no arrangement meets the requirements")
         outcomes, _, cumulative, total = self._chance_table(step)
-        return outcomes[rng.pick(cumulative, total)]
+        return Move(*outcomes[rng.pick(cumulative, total)], CHANCE)
 
     # -- applying ----------------------------------------------------------------------------
     def apply(self, move, player: int | None = None) -> None:
