@@ -1,6 +1,6 @@
 """Random playouts per second for every bundled game, and for Mabula the direct implementation's ratio.
 
-Usage:  python benchmarks/playouts.py [--seconds 5] [--game mabula]
+Usage:  python benchmarks/playouts.py [--seconds 5] [--game mabula] [--breakdown]
 
 Each playout starts from a fresh seeded state and applies uniformly random legal moves (chance
 outcomes sampled) through the public State API until the game ends, the loop an AI library runs.
@@ -43,6 +43,43 @@ def rate(fn, seconds: float) -> float:
             return count / elapsed
 
 
+def breakdown(game, seconds: float) -> dict:
+    """Microseconds per playout spent making the state, drawing chance outcomes, listing moves and applying
+    them (effects, turn flow and end checks): the same loop as random_playout, with a clock around each part."""
+    from rulesdsl.engine.rng import Rng
+    from rulesdsl.engine.state import CHANCE, SIMULTANEOUS
+
+    clock = time.perf_counter
+    spent = dict.fromkeys(["new state", "chance", "listing moves", "applying moves"], 0.0)
+    games, plies, start = 0, 0, clock()
+    while clock() - start < seconds:
+        t = clock()
+        state, rng = game.new_initial_state(games), Rng(games)
+        spent["new state"] += clock() - t
+        while not state.terminal:
+            player = state.current_player()
+            t = clock()
+            if player == CHANCE:
+                moves = [state.sample_chance(rng)]
+                spent["chance"] += clock() - t
+            else:
+                waiting = state.acting_players() if player == SIMULTANEOUS else [player]
+                moves = []
+                for p in waiting:
+                    legal = state.legal_moves(p)
+                    moves.append(legal[rng.below(len(legal))])
+                spent["listing moves"] += clock() - t
+            t = clock()
+            for move in moves:
+                state.apply(move)
+            spent["applying moves"] += clock() - t
+            plies += len(moves)
+        games += 1
+    result = {part: 1e6 * total / games for part, total in spent.items()}
+    result["plies"] = plies / games
+    return result
+
+
 def direct_rates(seconds: float) -> tuple[float, float]:
     """(move-list loop, tuned playout) rates of the hand-written Mabula in tests/reference."""
     from tests.reference import mabula_direct as direct
@@ -61,7 +98,9 @@ def direct_rates(seconds: float) -> tuple[float, float]:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=5.0, help="measuring time per figure")
-    parser.add_argument("--game", action="append", help="only these games (default: all bundled)")
+    parser.add_argument("--game", action="append", help="only these games, by name or rule file (default: all bundled)")
+    parser.add_argument("--breakdown", action="store_true",
+                        help="also show where a playout's time goes (µs per playout, with a clock around each part)")
     args = parser.parse_args(argv)
     games = bundled_games()
     names = args.game or list(games)
@@ -69,9 +108,14 @@ def main(argv=None) -> int:
     engine = {}
     for name in names:
         for label, options in [(name, {})] + EXTRA.get(name, []):
-            game = rulesdsl.load_game(games[name], options=options)
+            game = rulesdsl.load_game(games.get(name, name), options=options)
             engine[label] = rate(lambda i, g=game: random_playout(g, i), args.seconds)
             print(f"{label:<34} {engine[label]:>11,.0f}", flush=True)
+            if args.breakdown:
+                parts = breakdown(game, args.seconds)
+                plies = parts.pop("plies")
+                print("    " + ", ".join(f"{part} {us:,.0f} µs" for part, us in parts.items())
+                      + f" ({plies:,.1f} moves and outcomes)", flush=True)
     if "mabula" in names:
         loop, tuned = direct_rates(args.seconds)
         print(f"{'mabula, direct (loop)':<34} {loop:>11,.0f}")

@@ -1,0 +1,32 @@
+"""The benchmark script runs: rates for a game, the breakdown of a playout, and Mabula's direct-implementation ratio."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+
+from .helpers import ROOT
+
+
+def load_benchmark():
+    spec = importlib.util.spec_from_file_location("playouts", ROOT / "benchmarks" / "playouts.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_rates_breakdown_and_ratio(capsys):
+    benchmark = load_benchmark()
+    assert benchmark.main(["--seconds", "0.05", "--game", "mabula", "--breakdown"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^mabula +[\d,]+$", out, re.M)
+    parts = re.search(r"new state (\d+) µs, chance (\d+) µs, listing moves (\d+) µs, applying moves (\d+) µs", out)
+    assert parts and all(int(us) > 0 for us in parts.groups())
+    assert re.search(r"interpreter / direct loop: \d\.\d\dx", out)
+
+
+def test_a_rule_file_can_be_measured(capsys):
+    benchmark = load_benchmark()
+    path = str(ROOT / "examples" / "tutorial" / "three-in-a-row.yaml")
+    assert benchmark.main(["--seconds", "0.05", "--game", path]) == 0
+    assert "three-in-a-row.yaml" in capsys.readouterr().out
