@@ -10,11 +10,21 @@ from .base import Agent
 from .evaluate import shares
 
 
+def _key(move):
+    """How the tree tells moves apart across sampled states: the move itself (a value), or its notation
+    when an argument cannot be hashed."""
+    try:
+        hash(move)
+        return move
+    except TypeError:
+        return str(move)
+
+
 class _Node:
     __slots__ = ("children", "visits", "reward", "player")
 
     def __init__(self, player: int):
-        self.children: dict[str, _Node] = {}
+        self.children: dict = {}  # move key (see _key) -> node
         self.visits = 0
         self.reward = 0.0  # summed result of `player`, who made the move into this node
         self.player = player
@@ -40,17 +50,17 @@ class MctsAgent(Agent):
     def choose(self, view, legal, rng):
         if len(legal) == 1:
             return legal[0]
-        by_text = {str(m): m for m in legal}
+        by_key = {_key(m): m for m in legal}
         root = _Node(view.player)
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         done = 0
         while (done < self.iterations) if deadline is None else (time.perf_counter() < deadline or done == 0):
             self._iterate(view.determinize(rng), root, rng)
             done += 1
-        visits = {t: root.children[t].visits for t in by_text if t in root.children}
+        visits = {k: root.children[k].visits for k in by_key if k in root.children}
         most = max(visits.values())
-        best = [t for t in by_text if visits.get(t) == most]
-        return by_text[best[rng.below(len(best))]]
+        best = [k for k in by_key if visits.get(k) == most]
+        return by_key[best[rng.below(len(best))]]
 
     def _iterate(self, state, root: _Node, rng) -> None:
         node, path = root, [root]
@@ -59,21 +69,21 @@ class MctsAgent(Agent):
             actor, legal = self._options(state, rng)
             if actor is None:
                 continue
-            texts = [str(m) for m in legal]
-            untried = [i for i, t in enumerate(texts) if t not in node.children]
+            keys = [_key(m) for m in legal]
+            untried = [i for i, k in enumerate(keys) if k not in node.children]
             if untried:
                 i = untried[rng.below(len(untried))]
-                child = node.children[texts[i]] = _Node(actor)
+                child = node.children[keys[i]] = _Node(actor)
                 expanded = True
             else:
                 log_n = math.log(node.visits + 1)
                 best, i = -1.0, 0
-                for j, t in enumerate(texts):
-                    c = node.children[t]
+                for j, k in enumerate(keys):
+                    c = node.children[k]
                     score = c.reward / c.visits + self.c * math.sqrt(log_n / c.visits)
                     if score > best:
                         best, i = score, j
-                child = node.children[texts[i]]
+                child = node.children[keys[i]]
             state.apply(legal[i])
             node = child
             path.append(node)
