@@ -218,3 +218,52 @@ def test_the_tiebreak_separates_only_the_leaders(tmp_path):
     state = rulesdsl.load_game(str(path)).new_initial_state()
     state.apply("stop")
     assert state.terminal and state.winners == [1]  # seat 2 has the best tiebreak but not the best score
+
+
+TILTED = """
+game: Tilted
+players: {count: 1}
+vars:
+  bias: {init: 1}
+moves:
+  tilt:
+    notation: tilt
+    do: ["bias = bias + 1"]
+flow:
+  start: roll
+  steps:
+    roll:
+      chance:
+        outcomes:
+          params: {n: "1..2"}
+          weight: "bias if n == 2 else 1"
+          notation: "roll {n}"
+      next: play
+    play:
+      moves: [tilt]
+      next: roll
+    die:
+      chance:
+        outcomes:
+          params: {n: "1..6"}
+      next: play
+end:
+  - when: "bias >= 4"
+    winners: "[]"
+"""
+
+
+def test_outcomes_that_read_the_state_are_worked_out_at_each_draw(tmp_path):
+    path = tmp_path / "tilted.yaml"
+    path.write_text(TILTED, encoding="utf-8")
+    game = rulesdsl.load_game(str(path))
+    steps = game.rules.steps
+    assert not steps["roll"].state_free and steps["die"].state_free
+    state = game.new_initial_state()
+    seen = []
+    for _ in range(3):
+        seen.append({str(m): round(p, 3) for m, p in state.chance_outcomes()})
+        state.apply(state.sample_chance(Rng(1)))
+        state.apply("tilt")
+    assert seen == [{"roll 1": 0.5, "roll 2": 0.5}, {"roll 1": 0.333, "roll 2": 0.667},
+                    {"roll 1": 0.25, "roll 2": 0.75}]
