@@ -78,3 +78,15 @@ def test_mcts_beats_random_on_mabula():
 def test_greedy_beats_random_on_mark():
     summary = rulesdsl.simulate(load("mark").path, 30, ["greedy", "random"], seed=2)
     assert summary.wins[0] >= 20
+
+
+def test_mcts_searches_its_own_choice_at_a_simultaneous_step():
+    from .helpers import ROOT
+
+    game = rulesdsl.load_game(str(ROOT / "examples" / "games" / "sealed-bids.yaml"))
+    state = game.new_initial_state()
+    state.apply("prize 4")
+    state.apply("bid 0", 0)  # seat 0 has chosen in secret; seat 1 is still to choose
+    legal = state.legal_moves(1)
+    move = make_agent("mcts:iterations=30").choose(PlayerView(state, 1), legal, Rng(3))
+    assert move in legal and move.player == 1

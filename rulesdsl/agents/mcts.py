@@ -58,6 +58,8 @@ class MctsAgent(Agent):
             self._iterate(view.determinize(rng), root, rng)
             done += 1
         visits = {k: root.children[k].visits for k in by_key if k in root.children}
+        if not visits:  # no search reached this decision (a budget in seconds that ran out at once, say)
+            return legal[rng.below(len(legal))]
         most = max(visits.values())
         best = [k for k in by_key if visits.get(k) == most]
         return by_key[best[rng.below(len(best))]]
@@ -66,7 +68,9 @@ class MctsAgent(Agent):
         node, path = root, [root]
         expanded = False
         while not state.terminal and not expanded:
-            actor, legal = self._options(state, rng)
+            # at the root, the search is for the player choosing (at a simultaneous step the others'
+            # secret choices are forgotten, so they are waiting too)
+            actor, legal = self._options(state, rng, root.player if node is root else None)
             if actor is None:
                 continue
             keys = [_key(m) for m in legal]
@@ -92,14 +96,16 @@ class MctsAgent(Agent):
             n.visits += 1
             n.reward += result[n.player]
 
-    def _options(self, state, rng):
-        """(actor, legal moves) at a decision; chance outcomes are sampled on the spot (actor None)."""
+    def _options(self, state, rng, prefer=None):
+        """(actor, legal moves) at a decision; chance outcomes are sampled on the spot (actor None). At a
+        simultaneous step the actor is `prefer` if still waiting, else the first waiting."""
         player = state.current_player()
         if player == CHANCE:
             state.apply(state.sample_chance(rng))
             return None, []
         if player == SIMULTANEOUS:
-            player = state.acting_players()[0]
+            waiting = state.acting_players()
+            player = prefer if prefer in waiting else waiting[0]
         return player, state.legal_moves(player)
 
     def _rollout(self, state, rng) -> list[float]:
