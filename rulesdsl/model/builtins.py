@@ -157,13 +157,13 @@ def game_builtins(game) -> dict[str, Builtin]:
 
         def push_targets_within(S, frm, direction):
             try:
-                read, prefixes = tables[direction][frm]
+                read, entry = tables[direction][frm]
             except KeyError:
                 raise RuleValueError(f"unknown direction '{direction}'") from None
-            if read is not None:
-                return prefixes[read(S.cells).count(None)]
+            if read is not None:  # one run: entry holds its prefixes
+                return entry[read(S.cells).count(None)]
             cells, found = S.cells, ()
-            for read, prefixes in prefixes:  # none, or several runs
+            for read, prefixes in entry:  # no run, or several
                 found += prefixes[read(cells).count(None)]
             return found
 
