@@ -9,7 +9,7 @@ from functools import lru_cache
 
 from ..errors import did_you_mean
 from . import ast as A
-from .builtins import Builtin
+from .builtins import Builtin, RuleValueError
 
 # Python functions people reach for, and what the rule language has instead.
 _PYTHON_HINTS = {
@@ -309,7 +309,10 @@ class Compiler:
                 is_const, value = self.const_value(a, scope)
                 if is_const:
                     known[i] = value
-            found = b.specialise(known, tuple(k for k, _ in node.kwargs))
+            try:
+                found = b.specialise(known, tuple(k for k, _ in node.kwargs))
+            except RuleValueError as exc:  # a constant argument that can never work: say so at load time
+                raise CompileProblem(f"{b.name}(): {exc}", node.start, node.end, f"usage: {b.signature}") from None
             if found is not None:
                 fast, used = found
                 rest = (["S"] if b.state else []) + [a for i, a in enumerate(args) if i not in used]

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from operator import itemgetter
 
+from ..errors import did_you_mean
 from ..lang.builtins import Builtin, RuleValueError
-from .values import Cell, Piece
+from .values import Cell, Piece, text_of
 
 
 def _is_cell(x) -> bool:
@@ -136,7 +137,10 @@ def game_builtins(game) -> dict[str, Builtin]:
         found = targets_by_region.get(id(within))
         if found is not None:
             return found[0]
-        members = getattr(within, "_members", None) or frozenset(within)
+        try:
+            members = getattr(within, "_members", None) or frozenset(within)
+        except TypeError:
+            raise RuleValueError(f"{text_of(within)} is not a region or a list of cells") from None
         # direction -> per cell: (reader, prefixes) for a ray with one run of region cells, where
         # reader(cells) gives the cells of ray[0:end] and prefixes[F] the targets; (None, runs) otherwise
         tables: dict = {None: [(None, ())] * len(board.cells)}
@@ -217,8 +221,13 @@ def game_builtins(game) -> dict[str, Builtin]:
 
     def specialise_piece(known, keywords):
         """piece('kind', a=x, ...): the kind is found once, and pieces are remembered by their values."""
-        kind = kinds.get(known.get(0))
-        return None if kind is None or "*" in keywords else (kind.maker(keywords), {0})
+        if 0 not in known or "*" in keywords:
+            return None
+        if known[0] not in kinds:
+            close = did_you_mean(str(known[0]), kinds)
+            raise RuleValueError(f"no piece kind '{known[0]}'" + (f" ({close})" if close else
+                                                                   f" (kinds: {', '.join(kinds) or 'none'})"))
+        return kinds[known[0]].maker(keywords), {0}
 
     def with_attr(p, **attributes):
         if p is None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..lang.builtins import RuleValueError
 from .board import Board
 from .rules import END_TURN
 
@@ -45,7 +46,10 @@ class Rules:
 
     def has_moves(self, S, player, step_name=None) -> bool:
         """True when `player` would have a legal (non-pass) move at the step (default: the current one)."""
-        step = self.steps[step_name or S.step]
+        try:
+            step = self.steps[step_name or S.step]
+        except KeyError:
+            raise RuleValueError(f"can_move(): no step '{step_name}'") from None
         for rule in step.moves:
             if rule.exists is not None:
                 if rule.exists(S, player):
