@@ -38,7 +38,16 @@ class Move(tuple):
         return dict(zip(self[0].arg_names, self[1]))
 
     def __str__(self) -> str:
-        return self[0].format(self[1], self[2])
+        rule = self[0]
+        try:  # notation depends on the move alone: each distinct move is printed once
+            return rule.texts[self]
+        except KeyError:
+            if len(rule.texts) >= 1 << 16:
+                rule.texts.clear()
+            text = rule.texts[self] = rule.format(self[1], self[2])
+            return text
+        except TypeError:  # unhashable args
+            return rule.format(self[1], self[2])
 
     def __repr__(self) -> str:
         return f"Move({self})"
@@ -106,6 +115,7 @@ class MoveRule:
     inputs: list = field(default_factory=list)  # values given by the compound move that uses this one
     part_specs: list = field(default_factory=list)  # a compound move's parts, as written
     parts: list = field(default_factory=list)  # compiled: [(rule, inputs_fn, when_fn)]
+    texts: dict = field(default_factory=dict, repr=False)  # Move -> its notation, once printed
 
     @property
     def arg_names(self) -> list[str]:
