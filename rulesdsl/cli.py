@@ -14,7 +14,7 @@ from .api import load_game
 from .engine.perft import perft
 from .engine.rng import Rng
 from .engine.state import CHANCE, SIMULTANEOUS
-from .errors import Location, MoveError, Problem, RulesDslError, RulesError
+from .errors import GameRuntimeError, Location, MoveError, Problem, RulesDslError, RulesError
 from .loading import bundled_games, load_document, resolve_path
 from .render import render_state
 from .sim.log import make_log, read_log, replay
@@ -439,7 +439,7 @@ def main(argv=None) -> int:
     try:
         return args.func(args)
     except RulesDslError as exc:
-        text = exc.format() if isinstance(exc, RulesError) else str(exc)
+        text = exc.format() if isinstance(exc, (RulesError, GameRuntimeError)) else str(exc)
         print(text if text.startswith(("error", "/")) or ":" in text.split()[0] else f"error: {text}",
               file=sys.stderr)
         return 1

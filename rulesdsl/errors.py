@@ -65,6 +65,9 @@ class RulesError(RulesDslError):
     def __str__(self) -> str:
         return self.format()
 
+    def __reduce__(self):  # travels between worker processes intact
+        return RulesError, (self.problems,)
+
 
 class MoveError(RulesDslError):
     """A move or chance outcome that cannot be applied; `kind` says why."""
@@ -78,14 +81,33 @@ class MoveError(RulesDslError):
         message = f"{kind} move '{text}': {reason}"
         super().__init__(message + (f" (hint: {hint})" if hint else ""))
 
+    def __reduce__(self):  # travels between worker processes intact
+        return MoveError, (self.kind, self.text, self.reason, self.hint)
+
 
 class GameRuntimeError(RulesDslError):
-    """A rule failed while the game was running (e.g. an index out of range in an effect)."""
+    """A rule failed while the game was running (e.g. an index out of range in an effect), located at the
+    rule's definition in the rule file when known."""
 
-    def __init__(self, rule: str, turn: int, message: str, location: Location | None = None):
-        self.rule, self.turn, self.location = rule, turn, location
-        where = f" ({location})" if location else ""
-        super().__init__(f"rule '{rule}' failed on turn {turn}{where}: {message}")
+    def __init__(self, rule: str, turn: int, message: str, location: Location | None = None,
+                 hint: str | None = None):
+        self.rule, self.turn, self.message, self.location, self.hint = rule, turn, message, location, hint
+        super().__init__(self.format())
+
+    def format(self) -> str:
+        return Problem(f"rule '{self.rule}' failed on turn {self.turn}: {self.message}", self.location,
+                       self.hint).format()
+
+    def with_hint(self, more: str) -> "GameRuntimeError":
+        """The same error with more said in its hint (e.g. which game of a run it happened in)."""
+        hint = f"{self.hint}; {more}" if self.hint else more
+        return GameRuntimeError(self.rule, self.turn, self.message, self.location, hint)
+
+    def __str__(self) -> str:
+        return self.format()
+
+    def __reduce__(self):  # travels between worker processes intact
+        return GameRuntimeError, (self.rule, self.turn, self.message, self.location, self.hint)
 
 
 def did_you_mean(name: str, candidates) -> str | None:

@@ -1,4 +1,5 @@
-"""A rule that fails while a game runs is reported with the rule, the turn and what went wrong, never a traceback."""
+"""A rule that fails while a game runs is reported where the rule is written, with the turn, what went wrong and
+a hint, never a traceback; also from worker processes."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import pytest
 
 import rulesdsl
 from rulesdsl.cli import main
-from rulesdsl.errors import GameRuntimeError
+from rulesdsl.errors import GameRuntimeError, RulesError
 
 BROKEN = """
 game: Broken
@@ -40,20 +41,25 @@ def broken(tmp_path):
 
 
 def test_an_effect_that_fails_names_its_move_and_turn(broken):
-    state = rulesdsl.load_game(broken()).new_initial_state()
+    path = broken()
+    state = rulesdsl.load_game(path).new_initial_state()
     state.apply("drop a1")
-    with pytest.raises(GameRuntimeError, match=r"rule 'drop' failed on turn 1: place\(\): cell a1 is occupied"):
+    with pytest.raises(GameRuntimeError, match=r"rule 'drop' failed on turn 1: place\(\): cell a1 is occupied") as caught:
         state.apply("drop b1")
+    assert str(caught.value.location) == f"{path}:10:5"  # where 'drop' is written
+    assert caught.value.hint
 
 
-def test_an_unknown_step_in_an_end_condition_is_named(broken):
-    state = rulesdsl.load_game(broken("'plya'")).new_initial_state()
-    with pytest.raises(GameRuntimeError, match=r"rule 'end' failed on turn 1: can_move\(\): no step 'plya'"):
-        state.apply("drop a1")
+def test_an_unknown_step_named_in_a_condition_is_found_at_load_time(broken):
+    with pytest.raises(RulesError, match=r":18:16: error: can_move\(\): no step 'plya' \(did you mean 'play'\?\)"):
+        rulesdsl.load_game(broken("'plya'"))
 
 
-def test_the_command_reports_a_failing_rule_without_a_traceback(broken, capsys):
-    code = main(["simulate", broken(), "--games", "2", "--agents", "random,random"])
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_the_command_reports_a_failing_rule_without_a_traceback(broken, capsys, workers):
+    path = broken()
+    code = main(["simulate", path, "--games", "2", "--agents", "random,random", "--workers", workers])
     out, err = capsys.readouterr()
     assert code == 1 and "Traceback" not in out + err
-    assert "error: rule 'drop' failed on turn 1: place(): cell a1 is occupied by stone()" in err
+    assert f"{path}:10:5: error: rule 'drop' failed on turn 1: place(): cell a1 is occupied by stone()" in err
+    assert "hint:" in err and "game 0 of the run" in err

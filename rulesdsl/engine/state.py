@@ -160,11 +160,11 @@ class State:
                     else:
                         moves.extend(new(make, (rule, args, player)) for args in rule.generate(self, player))
         except _CONVERTED as exc:
-            raise _runtime_error(self, step.name, exc) from exc
+            raise _runtime_error(self, step, exc) from exc
         if not moves:
             if step.pass_rule is None:
-                raise GameRuntimeError(step.name, self.turn, f"{self.rules.player_names[player]} has no legal move "
-                                       "and the step declares no 'pass'")
+                raise _flow_error(self, step, f"{self.rules.player_names[player]} has no legal move and the step "
+                                  "declares no 'pass'", "add 'pass: pass' to the step, or a move that is always legal")
             moves = [Move(step.pass_rule, (), player)]
         return moves
 
@@ -211,9 +211,10 @@ class State:
                         outcomes.append((rule, args))
                         weights.append(w)
         except _CONVERTED as exc:
-            raise _runtime_error(self, step.name, exc) from exc
+            raise _runtime_error(self, step, exc) from exc
         if not outcomes:
-            raise GameRuntimeError(step.name, self.turn, "the chance step has no outcome with a positive weight")
+            raise _flow_error(self, step, "the chance step has no outcome with a positive weight",
+                              "some outcome needs a weight above 0 in every position the step is reached")
         table = outcomes, weights, list(accumulate(weights, initial=0.0))[1:], sum(weights)
         if step.state_free:
             step.chance_table = table
@@ -233,12 +234,13 @@ class State:
         step = self.rules.steps[self.step]
         if step.arrangement is not None:
             arr = step.arrangement
-            with _rule_errors(self, step.name):
+            with _rule_errors(self, step):
                 items = list(arr.items(self, CHANCE))
                 outcome = sample_arrangement(items, partial(arr.accept, self, CHANCE), rng)
             if outcome is not None:
                 return Move(self.game.arrangement_rule(step), (tuple(outcome),), CHANCE)
-            raise GameRuntimeError(step.name, self.turn, "no arrangement meets the requirements")
+            raise _flow_error(self, step, "no arrangement meets the requirements",
+                              "the requirements may exclude every order of these items: check them together")
         outcomes, _, cumulative, total = self._chance_table(step)
         return Move(*outcomes[rng.pick(cumulative, total)], CHANCE)
 
@@ -255,7 +257,7 @@ class State:
             try:
                 seen = rule.visible_to(self, who, *args)
             except _CONVERTED as exc:
-                raise _runtime_error(self, rule.name, exc) from exc
+                raise _runtime_error(self, rule, exc) from exc
             self.secret[len(self.history)] = [seen] if isinstance(seen, int) else sorted(seen)
         self.history.append(move)
         self.ply += 1
@@ -266,7 +268,7 @@ class State:
             choices = [Record(**self.pending[p].params()) if p in self.pending else None
                        for p in range(self.rules.num_players)]
             self.pending = {}
-            with _rule_errors(self, step.name):
+            with _rule_errors(self, step):
                 step.effects(self, self.player, choices)
             self._advance(step, None)
             return
@@ -275,7 +277,7 @@ class State:
             if step.after is not None:
                 step.after(self, who, Record(**move.params()))
         except _CONVERTED as exc:
-            raise _runtime_error(self, rule.name, exc) from exc
+            raise _runtime_error(self, rule, exc) from exc
         target, self.goto = self.goto, None
         if target is None:
             target = step.next_target if rule.next is None else rule.next_target
@@ -296,7 +298,7 @@ class State:
             try:
                 target = chooser(self, self.player if me is None or me < 0 else me)
             except _CONVERTED as exc:
-                raise _runtime_error(self, step.name, exc) from exc
+                raise _runtime_error(self, step, exc) from exc
         self._go(target)
 
     def _go(self, target: str) -> None:
@@ -326,14 +328,14 @@ class State:
                 return
             if kind == "auto":
                 self.goto = None
-                with _rule_errors(self, step.name):
+                with _rule_errors(self, step):
                     step.effects(self, self.player)
                     target, self.goto = self.goto, None
                     if target is None:
                         target = step.next(self, self.player)
                 continue
             if kind == "chance" and step.arrangement is not None and step.arrangement.fixed is not None:
-                with _rule_errors(self, step.name):
+                with _rule_errors(self, step):
                     fixed = step.arrangement.fixed(self, CHANCE)
                 if fixed:
                     try:
@@ -343,14 +345,15 @@ class State:
                                         f"(from {step.arrangement.fixed_text}) is not valid: {exc.reason}",
                                         exc.hint) from None
                     rule, args, _ = move
-                    with _rule_errors(self, step.name):
+                    with _rule_errors(self, step):
                         rule.apply(self, CHANCE, *args)
                         target, self.goto = self.goto, None
                         if target is None:
                             target = step.next(self, self.player)
                     continue
             return
-        raise GameRuntimeError(target, self.turn, "the flow went round automatic steps without reaching a decision")
+        raise _flow_error(self, steps.get(target, target), "the flow went round automatic steps without reaching a decision",
+                          "each round of automatic steps must reach a decision, chance or simultaneous step")
 
     def _check_end(self) -> bool:
         for end in self.rules.end_rules:
@@ -363,7 +366,7 @@ class State:
                 else:
                     winners = self._by_score(end.ties)
             except _CONVERTED as exc:
-                raise _runtime_error(self, "end", exc) from exc
+                raise _runtime_error(self, end, exc) from exc
             self.terminal, self.winners = True, sorted(set(winners))
             self.ended_by = self.rules.end_rules.index(end)
             return True
@@ -444,9 +447,26 @@ class State:
 _CONVERTED = (RuleValueError, ArithmeticError, LookupError, TypeError, AttributeError, ValueError, RecursionError)
 
 
-def _runtime_error(state, rule, exc) -> GameRuntimeError:
+# Where the named parts of a rule file that are not moves, steps or end rules are written.
+_PARTS = {"next_player": ("flow", "next_player"), "scoring": ("scoring",), "initial state": ("zones",)}
+_RULE_FAILED = "the rule file lets play reach a position this rule does not handle"
+
+
+def _flow_error(state, what, message: str, hint: str | None = None) -> GameRuntimeError:
+    """A GameRuntimeError about `what` (a move rule, step or end rule, or the name of another part of the
+    rule file), located at its definition."""
+    if isinstance(what, str):
+        name, path = what, _PARTS.get(what)
+    else:
+        name, path = getattr(what, "name", "end"), what.path
+    where = state.rules.where
+    location = where(path) if where is not None and path is not None else None
+    return GameRuntimeError(name, state.turn, message, location, hint)
+
+
+def _runtime_error(state, what, exc) -> GameRuntimeError:
     message = str(exc) if isinstance(exc, RuleValueError) else f"{type(exc).__name__}: {exc}"
-    return GameRuntimeError(str(rule), state.turn, message)
+    return _flow_error(state, what, message, _RULE_FAILED)
 
 
 class _rule_errors:

@@ -305,7 +305,13 @@ def game_builtins(game) -> dict[str, Builtin]:
 
     def specialise_can_move(known, keywords):
         """can_move(p, 'step') of a step with one kind of move is that move's own existence test."""
-        step = game.steps.get(known[1]) if isinstance(known.get(1), str) and not keywords else None
+        name = known.get(1)
+        if not isinstance(name, str) or keywords:
+            return None
+        if game.steps and name not in game.steps:
+            raise RuleValueError(f"no step '{name}'" + (f" ({close})" if (close := did_you_mean(name, game.steps))
+                                                         else f" (steps: {', '.join(game.steps)})"))
+        step = game.steps.get(name)
         if step is None or len(step.moves) != 1 or step.moves[0].exists is None:
             return None  # e.g. a step compiled later: the general form looks it up when called
         return step.moves[0].exists, {1}

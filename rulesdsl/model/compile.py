@@ -29,6 +29,7 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
         self.given_options = dict(option_values or {})
         self.rules = Rules()
         self.rules.source = doc.file
+        self.rules.where = lambda path: doc.locate(path)[0]
         self.rules.variant = variant
         self.namespace: dict = {"__builtins__": __builtins__}
         self._fn_count = 0
@@ -149,6 +150,9 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
         self._lets_after_board()
         self._pieces()
         self._zones_and_vars()
+        steps = (self.data.get("flow") or {}).get("steps")
+        if isinstance(steps, dict):  # step names are known before anything that names one is compiled
+            r.steps = dict.fromkeys(steps)
         self._functions()
         self._moves()
         self._flow()

@@ -43,6 +43,7 @@ class Rules:
     render_rows: list = field(default_factory=list)  # [(label, [cells])] drawn one line each
     render_hide: set = field(default_factory=set)  # variables and zones left out of the terminal picture
     namespace: dict = field(default_factory=dict, repr=False)
+    where: object = field(default=None, repr=False)  # (path in the rule file) -> Location, for runtime errors
 
     def has_moves(self, S, player, step_name=None) -> bool:
         """True when `player` would have a legal (non-pass) move at the step (default: the current one)."""

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..agents import make_agent
 from ..engine.rng import derive_seed
-from ..errors import Location, Problem, RulesError
+from ..errors import GameRuntimeError, Location, Problem, RulesError
 from .runner import play_game
 from .stats import mean_sd, paired_p_value, welch_p_value, wilson
 
@@ -49,7 +49,10 @@ def play_one(spec: RunSpec, index: int) -> dict:
     """Game `index` of a run, as its JSONL line. Its seed depends only on the run seed and the index."""
     game = _game(spec)
     agents = [make_agent(a) if isinstance(a, str) else a for a in spec.agents]
-    record = play_game(game, agents, derive_seed(spec.seed, index))
+    try:
+        record = play_game(game, agents, derive_seed(spec.seed, index))
+    except GameRuntimeError as exc:
+        raise exc.with_hint(f"game {index} of the run with seed {spec.seed} reaches it") from None
     return {"index": index, "game": game.name, "file": spec.file, "variant": spec.variant,
             "options": dict(spec.options), "max_turns": spec.max_turns, "run_seed": spec.seed,
             **record.to_json(), "agents": agent_names(spec.agents)}
