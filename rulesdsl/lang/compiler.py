@@ -266,7 +266,12 @@ class Compiler:
                     f"at least {b.min_args}" if b.max_args is None else f"{b.min_args} to {b.max_args}")
             raise CompileProblem(f"{b.name}() takes {want} argument{'' if b.max_args == 1 else 's'}, got {n}",
                                  node.start, node.end, f"usage: {b.signature}")
+        given = set()
         for name, value in node.kwargs:
+            if name in given:
+                start, end = getattr(node, "keyword_spans", {}).get(name, (value.start, value.end))
+                raise CompileProblem(f"{b.name}() is given '{name}' twice", start, end, "give each keyword once")
+            given.add(name)
             if name not in b.keywords and "*" not in b.keywords:
                 start, end = getattr(node, "keyword_spans", {}).get(name, (value.start, value.end))
                 close = did_you_mean(name, [k for k in b.keywords if k != "*"])
@@ -291,7 +296,9 @@ class Compiler:
                 args.append("(" + self._comprehension(a, scope) + ")")
             else:
                 args.append(self.expr(a, scope))
-        kwargs = [f"{k}={self.expr(v, scope)}" for k, v in node.kwargs]
+        # a keyword that is a Python word (e.g. set_attr(c, class=1)) is passed through a dict
+        kwargs = [f"**{{{k!r}: {self.expr(v, scope)}}}" if keyword.iskeyword(k) else f"{k}={self.expr(v, scope)}"
+                  for k, v in node.kwargs]
         if b.over_comprehension is not None and len(node.args) == 1 and not kwargs \
                 and isinstance(node.args[0], A.Comprehension) and node.args[0].generator:
             return "(" + b.over_comprehension.format(args[0][1:-1]) + ")"

@@ -38,18 +38,29 @@ def _span(meta_or_token):
 _BINOPS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "mod": "%", "pow": "**"}
 
 
+def _literal(token, convert, what: str):
+    """The value of a number or string token, or a SyntaxProblem at it (a bad escape, a number too long)."""
+    try:
+        return convert(str(token))
+    except (ValueError, SyntaxError, MemoryError) as exc:
+        reason = ("it has too many digits" if "limit" in str(exc) else
+                  str(exc).removeprefix("(unicode error) ").split(" (<unknown>", 1)[0])
+        hint = "write a backslash in a string as \\\\" if what == "string" else "write a smaller number"
+        raise SyntaxProblem(f"this {what} cannot be read: {reason}", token.start_pos, hint) from None
+
+
 @v_args(meta=True)
 class _Builder(Transformer):
     """Turn Lark parse trees into AST nodes."""
 
     def int_(self, meta, children):
-        return A.Const(int(children[0]), **_span(children[0]))
+        return A.Const(_literal(children[0], int, "number"), **_span(children[0]))
 
     def float_(self, meta, children):
-        return A.Const(float(children[0]), **_span(children[0]))
+        return A.Const(_literal(children[0], float, "number"), **_span(children[0]))
 
     def string(self, meta, children):
-        return A.Const(pyast.literal_eval(str(children[0])), **_span(children[0]))
+        return A.Const(_literal(children[0], pyast.literal_eval, "string"), **_span(children[0]))
 
     def true(self, meta, children):
         return A.Const(True, **_span(meta))

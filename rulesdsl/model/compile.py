@@ -11,6 +11,7 @@ from ..source import Document
 from .builtins import game_builtins
 from .pieces import PieceKind
 from .rules import EndRule
+from .values import text_of
 from .game import Rules
 from .compile_board import BoardCompiler
 from .compile_flow import FlowCompiler
@@ -116,10 +117,15 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
         if code is _FAIL:
             return _FAIL
         try:
-            return self.lambda_("S, me", code)(None, None)
+            value = self.lambda_("S, me", code)(None, None)
         except Exception as exc:  # noqa: BLE001 - a rule file mistake, reported at its location
             self.problem(path, f"cannot compute this {what}: {_describe(exc)}")
             return _FAIL
+        if what.startswith("list of") and not isinstance(value, (list, tuple, range)):
+            self.problem(path, f"this should be a {what}, but it is {text_of(value)}",
+                         "write a list, e.g. [a, b], or an expression that makes one")
+            return _FAIL
+        return value
 
     # -- top level --------------------------------------------------------------------------
     def compile(self) -> Rules:
@@ -170,6 +176,10 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
         entries = spec.get("rows") or []
         if isinstance(entries, str):  # one expression giving (label, cells) pairs
             pairs = self.evaluate_now(("render", "rows"), entries, self.root, "list of (label, cells) rows")
+            if pairs is not _FAIL and not all(isinstance(p, (list, tuple)) and len(p) == 2 for p in pairs):
+                self.problem(("render", "rows"), "each row should be a pair (label, cells)",
+                             "e.g. [('top', [a1, b1]), ('bottom', [a2, b2])]")
+                pairs = _FAIL
             entries = [] if pairs is _FAIL else [{"label": str(label), "cells": cells} for label, cells in pairs]
         for i, row in enumerate(entries):
             path = ("render", "rows", i) if not isinstance(spec.get("rows"), str) else ("render", "rows")
@@ -201,7 +211,7 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
             values[name] = spec.get("default")
             if values[name] is not None and "type" in spec:  # the default must itself be a valid value
                 try:
-                    coerce_option(name, spec, values[name])
+                    values[name] = coerce_option(name, spec, values[name])
                 except ValueError as exc:
                     self.problem(("options", name, "default"), f"the default of {exc}", spec.get("help"))
         here = Location(self.doc.file)  # options given on the command line have no line to point at

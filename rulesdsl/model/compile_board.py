@@ -22,9 +22,15 @@ class BoardCompiler:
             rows = grid.get("rows", 8)
             rows = [str(i) for i in range(1, rows + 1)] if isinstance(rows, int) else [str(r) for r in rows]
             template = grid.get("name", "{col}{row}")
-            for y, row in enumerate(rows, 1):
-                for x, col in enumerate(columns, 1):
-                    board.add_cell(template.format(col=col, row=row), x=x, y=y, col=col, row=row)
+            try:
+                named = [(template.format(col=col, row=row), x, y, col, row)
+                         for y, row in enumerate(rows, 1) for x, col in enumerate(columns, 1)]
+            except (KeyError, IndexError, ValueError) as exc:
+                self.problem(("board", "grid", "name"), f"cannot name cells with {template!r}: {_describe(exc)}",
+                             "the template may use {col} and {row}, e.g. '{col}{row}'")
+                named = []
+            for name, x, y, col, row in named:
+                board.add_cell(name, x=x, y=y, col=col, row=row)
         names = spec.get("cells")
         if isinstance(names, str):
             names = self.evaluate_now(("board", "cells"), names, self.root, "list of cells")

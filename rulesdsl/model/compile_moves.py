@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from ..errors import did_you_mean
 from ..lang import ast as A
 from ..lang.compiler import CompileProblem, Scope, local
@@ -254,7 +256,9 @@ class MoveCompiler:
             inner_text = template[j + 1:k]
             try:
                 node = parse(inner_text)
-                no_state = Scope({n: b for n, b in _flatten(scope).items() if b.kind not in ("var", "zone")})
+                # notation is printed without a state: names read from it (vars, zones, player, turn) are out
+                no_state = Scope({n: b for n, b in _flatten(scope).items()
+                                  if b.kind not in ("var", "zone") and not re.search(r"\bS\b", b.code)})
                 saved = {n: b for n, b in self.builtins.items() if b.state}
                 for n in saved:
                     del self.builtins[n]
