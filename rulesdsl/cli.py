@@ -26,6 +26,19 @@ class UsageError(RulesDslError):
     """A command-line argument that cannot be used."""
 
 
+def _at_least(low: int):
+    """An argparse type: a whole number no smaller than `low`."""
+    def number(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"{value} is too small (at least {low})")
+        return value
+    return number
+
+
 def _options(pairs) -> dict:
     options = {}
     for pair in pairs or []:
@@ -242,15 +255,17 @@ def cmd_simulate(args) -> int:
             Path(args.out).write_text("".join(json.dumps(line) + "\n" for line in done), encoding="utf-8")
     progress = not args.quiet and sys.stderr.isatty()
     summaries = []
+    specs = []
+    for variant in variants:  # every variant's rules and the agents are checked before --out is touched
+        game = _load(args, variant)
+        if len(agents) != game.num_players:
+            raise UsageError(f"--agents names {len(agents)} agents; {game.name} has {game.num_players} players "
+                             f"({', '.join(game.player_names)})")
+        specs.append(RunSpec(args.file, variant, tuple(sorted(_options(args.option).items())), args.max_turns,
+                             agents, args.seed))
     out = open(args.out, "a" if args.resume else "w", encoding="utf-8") if args.out else None
     try:
-        for variant in variants:
-            game = _load(args, variant)
-            if len(agents) != game.num_players:
-                raise UsageError(f"--agents names {len(agents)} agents; {game.name} has {game.num_players} players "
-                                 f"({', '.join(game.player_names)})")
-            spec = RunSpec(args.file, variant, tuple(sorted(_options(args.option).items())), args.max_turns, agents,
-                           args.seed)
+        for spec in specs:
             summary = simulate(spec, args.games, out, args.workers, args.dask, done, progress)
             summaries.append(summary)
             print(summary.format(), flush=True)
@@ -378,13 +393,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("simulate", help="run many seeded games and report statistics")
     game_args(p, "many")
-    p.add_argument("--games", type=int, default=100, help="number of games (default 100)")
+    p.add_argument("--games", type=_at_least(1), default=100, help="number of games (default 100)")
     p.add_argument("--seed", type=int, default=0, help="run seed; game i uses a seed derived from it and i")
     p.add_argument("--agents", required=True, help=f"comma-separated, one per seat ({', '.join(AGENTS)}); settings "
                    "after colons, e.g. mcts:iterations=300")
     p.add_argument("--out", help="write one JSON line per game to this file")
     p.add_argument("--max-turns", type=int, help="turn cap: games still running are stopped and scored as draws")
-    p.add_argument("--workers", type=int, default=1, help="parallel processes (results do not depend on it)")
+    p.add_argument("--workers", type=_at_least(1), default=1, help="parallel processes (results do not depend on it)")
     p.add_argument("--dask", metavar="ADDRESS", help="run on a Dask cluster: tcp://HOST:PORT, or 'local'")
     p.add_argument("--resume", action="store_true", help="complete an interrupted run in the --out file")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -405,7 +420,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("perft", help="count move paths to a depth")
     game_args(p)
     start_args(p)
-    p.add_argument("--depth", type=int, required=True)
+    p.add_argument("--depth", type=_at_least(0), required=True)
     p.add_argument("--all", action="store_true", help="print every depth from 1")
     p.set_defaults(func=cmd_perft)
 
@@ -448,6 +463,14 @@ def main(argv=None) -> int:
         return 2
     except BrokenPipeError:
         return 0
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
+    except OSError as exc:  # a file that cannot be read or written
+        where = f" {exc.filename}" if exc.filename else ""
+        print(f"error: cannot use{where}: {exc.strerror or exc}\n  hint: check the path and its permissions",
+              file=sys.stderr)
+        return 1
     except Exception:  # noqa: BLE001 - an internal bug: a short message unless --debug
         if args.debug:
             raise

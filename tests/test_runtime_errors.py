@@ -63,3 +63,14 @@ def test_the_command_reports_a_failing_rule_without_a_traceback(broken, capsys, 
     assert code == 1 and "Traceback" not in out + err
     assert f"{path}:10:5: error: rule 'drop' failed on turn 1: place(): cell a1 is occupied by stone()" in err
     assert "hint:" in err and "game 0 of the run" in err
+
+
+def test_a_failing_actor_expression_is_reported_at_its_step(broken, tmp_path):
+    path = tmp_path / "actor.yaml"
+    path.write_text(BROKEN.replace("STEP", "'play'").replace("      moves: [drop]", "      moves: [drop]\n"
+                                                                          "      actor: \"[0, 1][turn + 5]\""),
+                    encoding="utf-8")
+    state = rulesdsl.load_game(str(path)).new_initial_state()
+    with pytest.raises(GameRuntimeError, match=r"rule 'play' failed on turn 0: IndexError") as caught:
+        state.legal_moves()
+    assert str(caught.value.location) == f"{path}:16:7"  # the step 'play'

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+import rulesdsl
 from rulesdsl.cli import main
 from rulesdsl.sim.simulate import read_results
 
@@ -114,3 +115,13 @@ def test_rule_coverage_lists_rules_never_used(tmp_path):
         simulate(path, 2, ["random", "random"], out=out)
     text = rule_coverage(read_results(summary_out))
     assert text.splitlines()[-1].startswith("never used: never")
+
+
+def test_a_game_that_ends_on_its_last_allowed_turn_is_not_capped():
+    from rulesdsl.sim.runner import random_playout
+
+    free = random_playout(rulesdsl.load_game(game_path("mabula")), 3)
+    at_cap = random_playout(rulesdsl.load_game(game_path("mabula"), max_turns=free.turn), 3)
+    short = random_playout(rulesdsl.load_game(game_path("mabula"), max_turns=free.turn - 1), 3)
+    assert (at_cap.winners, at_cap.capped) == (free.winners, False) and free.winners
+    assert (short.winners, short.capped) == ([], True)

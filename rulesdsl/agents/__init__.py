@@ -29,6 +29,9 @@ def make_agent(spec: str) -> Agent:
     except TypeError:
         allowed = ", ".join(getattr(cls, "settings", ())) or "none"
         raise ValueError(f"agent '{name}' has no such setting in '{spec}' (settings: {allowed})") from None
+    except ValueError as exc:
+        raise ValueError(f"agent '{spec}': a setting has a value of the wrong kind ({exc}); "
+                         "e.g. mcts:iterations=200:c=1.4:seconds=0.5") from None
     agent.spec = spec
     return agent
 

@@ -13,14 +13,9 @@ def _number(value) -> float:
 
 def values(state) -> list[float]:
     """One number per player: higher is better. Terminal states use the result (+-1000)."""
-    rules = state.rules
-    n = rules.num_players
     if state.terminal:
         return [1000.0 * r for r in state.returns()]
-    fn = rules.evaluation or rules.score
-    if fn is None:
-        return [0.0] * n
-    return [_number(fn(state, p)) for p in range(n)]
+    return [_number(v) for v in state.evaluations()]
 
 
 def advantage(state, player: int) -> float:

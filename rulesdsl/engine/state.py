@@ -104,7 +104,16 @@ class State:
             return CHANCE
         if step.kind == "simultaneous":
             return SIMULTANEOUS
-        return self.player if step.turn_player_acts else step.actor(self)
+        return self._decider(step)
+
+    def _decider(self, step) -> int:
+        """Who decides at a decision step: the player whose turn it is, or the step's `actor`."""
+        if step.turn_player_acts:
+            return self.player
+        try:
+            return step.actor(self)
+        except _CONVERTED as exc:
+            raise _runtime_error(self, step, exc) from exc
 
     def is_terminal(self) -> bool:
         return self.terminal
@@ -123,8 +132,12 @@ class State:
         if step.kind == "chance":
             return []
         if step.kind == "simultaneous":
-            return [p for p in step.actors(self) if p not in self.pending]
-        return [step.actor(self)]
+            try:
+                actors = step.actors(self)
+            except _CONVERTED as exc:
+                raise _runtime_error(self, step, exc) from exc
+            return [p for p in actors if p not in self.pending]
+        return [self._decider(step)]
 
     # -- legal moves -------------------------------------------------------------------------
     def legal_moves(self, player: int | None = None) -> list[Move]:
@@ -134,7 +147,7 @@ class State:
         step = self.rules.steps[self.step]
         kind = step.kind
         if kind == "decision":
-            turn = self.player if step.turn_player_acts else step.actor(self)
+            turn = self._decider(step)
             if player is None:
                 player = turn
             elif player != turn:
@@ -317,7 +330,9 @@ class State:
                 target = rules.turn_start
                 cap = self.game.max_turns
                 if cap is not None and self.turn >= cap:
-                    self.step, self.terminal, self.capped, self.winners = target, True, True, []
+                    self.step = target
+                    if not self._check_end():  # a game that ends on the last allowed turn is not capped
+                        self.terminal, self.capped, self.winners = True, True, []
                     return
             self.step = target
             if self.ply and self._check_end():  # end conditions apply once play has begun
@@ -403,6 +418,14 @@ class State:
         with _rule_errors(self, "scoring"):
             return [self.rules.score(self, p) for p in range(self.rules.num_players)]
 
+    def evaluations(self) -> list:
+        """How good the position is for each player, by the rule file's evaluation (else its score; else 0)."""
+        fn = self.rules.evaluation or self.rules.score
+        if fn is None:
+            return [0] * self.rules.num_players
+        with _rule_errors(self, "scoring"):
+            return [fn(self, p) for p in range(self.rules.num_players)]
+
     def breakdowns(self) -> list:
         """Each player's score breakdown (a table of named numbers), or None when the rules define none."""
         if self.rules.breakdown is None:
@@ -448,7 +471,7 @@ _CONVERTED = (RuleValueError, ArithmeticError, LookupError, TypeError, Attribute
 
 
 # Where the named parts of a rule file that are not moves, steps or end rules are written.
-_PARTS = {"next_player": ("flow", "next_player"), "scoring": ("scoring",), "initial state": ("zones",)}
+_PARTS = {"next_player": ("flow", "next_player"), "scoring": ("scoring",)}
 _RULE_FAILED = "the rule file lets play reach a position this rule does not handle"
 
 

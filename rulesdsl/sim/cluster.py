@@ -31,7 +31,7 @@ def dask_results(spec, indices: list[int], address: str, workers: int | None = N
             client = Client(cluster)
         else:
             client = Client(address, timeout=20)
-    except (OSError, TimeoutError) as exc:
+    except (OSError, TimeoutError, ValueError) as exc:  # ValueError: an address Dask cannot read
         if cluster is not None:
             cluster.close()
         raise ClusterError(f"cannot reach the Dask scheduler at {address}: {exc} (hint: start one with "

@@ -78,7 +78,7 @@ def _results(spec: RunSpec, indices: list[int], workers: int, dask: str | None):
     if dask:
         from .cluster import dask_results
 
-        yield from _ordered(dask_results(spec, indices, dask), indices)
+        yield from _ordered(dask_results(spec, indices, dask, workers if workers > 1 else None), indices)
     elif workers > 1:
         import multiprocessing
         from functools import partial
