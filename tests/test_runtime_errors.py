@@ -3,6 +3,8 @@ a hint, never a traceback; also from worker processes."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import rulesdsl
@@ -74,3 +76,74 @@ def test_a_failing_actor_expression_is_reported_at_its_step(broken, tmp_path):
     with pytest.raises(GameRuntimeError, match=r"rule 'play' failed on turn 0: IndexError") as caught:
         state.legal_moves()
     assert str(caught.value.location) == f"{path}:16:7"  # the step 'play'
+
+
+CONSTANTS = """
+game: Constants
+players: {count: 1}
+board:
+  grid: {columns: ab, rows: 1}
+pieces:
+  stone: {}
+data:
+  table: {a: 1}
+zones:
+  bag: {init: "[piece('stone')]"}
+vars:
+  total: 0
+moves:
+  copy:
+    notation: copy
+    do: ["t = list(repeat(0, 2))", "t[0] += 1", "total = total + t[0]"]
+  share:
+    notation: share
+    do: ["t = repeat(0, 2)", "t[0] += 1"]
+  edit:
+    notation: edit
+    do: ["table['a'] += 1"]
+  stray:
+    notation: stray
+    do: ["place(piece('stone'), [cell('a1')])"]
+  count:
+    notation: count
+    do: ["move(bag, cell('a1'), piece('stone'))", "total = size(pieces(occupied())) + size(pieces(bag))"]
+flow:
+  steps:
+    play:
+      moves: [copy, share, edit, stray, count]
+end:
+  - when: "turn >= 9"
+    winners: "[]"
+scoring:
+  score: "total"
+"""
+
+
+@pytest.fixture
+def constants(tmp_path):
+    path = tmp_path / "constants.yaml"
+    path.write_text(CONSTANTS, encoding="utf-8")
+    return rulesdsl.load_game(str(path))
+
+
+def test_a_copy_of_a_constant_may_change_and_the_constant_stays(constants):
+    state = constants.new_initial_state()
+    for _ in range(3):
+        state.apply("copy")
+    assert state.scores() == [3]
+
+
+@pytest.mark.parametrize("move, what", [("share", "list [0, 0]"), ("edit", "table {'a': 1}")])
+def test_effects_cannot_change_constants(constants, move, what):
+    with pytest.raises(GameRuntimeError, match=f"{re.escape(what)} is a constant of the rule file") as caught:
+        constants.new_initial_state().apply(move)
+    assert "list(xs)" in str(caught.value)
+    assert constants.new_initial_state().to_json()["zones"]["bag"]  # nothing shared was changed
+
+
+def test_only_zones_take_pieces_and_pieces_reads_cells_or_zones(constants):
+    with pytest.raises(GameRuntimeError, match=r"place\(\): the list \[a1\] is not a zone"):
+        constants.new_initial_state().apply("stray")
+    state = constants.new_initial_state()
+    state.apply("count")
+    assert state.scores() == [1]  # one stone on the board, none left in the bag

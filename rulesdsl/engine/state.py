@@ -20,10 +20,10 @@ _MAX_AUTO_STEPS = 10_000
 
 
 def _copy(value):
-    t = type(value)
-    if t is list:
-        return [_copy(v) for v in value] if value and type(value[0]) in (list, dict) else value[:]
-    if t is dict:
+    """A copy of a zone or variable value that shares no list or table with it (constants included)."""
+    if isinstance(value, list):
+        return [_copy(v) for v in value] if value and isinstance(value[0], (list, dict)) else list(value)
+    if isinstance(value, dict):
         return {k: _copy(v) for k, v in value.items()}
     return value
 

@@ -10,6 +10,7 @@ from functools import lru_cache
 from ..errors import did_you_mean
 from . import ast as A
 from .builtins import Builtin, RuleValueError
+from .constants import frozen
 
 # Python functions people reach for, and what the rule language has instead.
 _PYTHON_HINTS = {
@@ -118,7 +119,7 @@ class Compiler:
         if name is None:
             name = f"K{len(self._consts)}"
             self._consts[key] = name
-            self.namespace[name] = value
+            self.namespace[name] = frozen(value)  # shared by every state: effects must not change it
         return name
 
     # -- expressions -------------------------------------------------------------------------

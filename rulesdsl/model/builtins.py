@@ -239,9 +239,28 @@ def game_builtins(game) -> dict[str, Builtin]:
         return [c for c in (board.cells if within is None else within)
                 if cells[c] is not None and cells[c].owner == player]
 
-    def pieces(S, where):
+    def zone(S, where, fn: str) -> list:
+        """`where` itself if it is one of the state's zones; an error otherwise (a list an expression made,
+        or a cell, would quietly take pieces that then vanish)."""
         if isinstance(where, list):
-            return list(where)
+            for spec, value in zip(game.zones, S.zones):
+                if spec["per"] == "player":
+                    found = any(z is where for z in value)
+                elif spec.get("keys") is not None:
+                    found = any(z is where for z in value.values())
+                else:
+                    found = value is where
+                if found:
+                    return where
+        if isinstance(where, list):
+            raise RuleValueError(f"{fn}(): the list [{text_of(where)}] is not a zone: pieces go to cells or to "
+                                 "the zones the rule file declares")
+        raise RuleValueError(f"{fn}(): {text_of(where)} is not a cell or zone")
+
+    def pieces(S, where):
+        """The pieces in a zone, or on the cells listed."""
+        if isinstance(where, list) and not all(_is_cell(c) for c in where):
+            return list(zone(S, where, "pieces"))
         return [S.cells[c] for c in where if S.cells[c] is not None]
 
     def occupied(S, within=None):
@@ -256,25 +275,22 @@ def game_builtins(game) -> dict[str, Builtin]:
             if S.cells[where] is not None:
                 raise RuleValueError(f"place(): cell {where} is occupied by {S.cells[where]}")
             S.cells[where] = p
-        elif isinstance(where, list):
-            where.append(p)
         else:
-            raise RuleValueError(f"place(): {where!r} is not a cell or zone")
+            zone(S, where, "place").append(p)
 
     def remove(S, where, p=None):
         if _is_cell(where):
             if S.cells[where] is None:
                 raise RuleValueError(f"remove(): cell {where} is empty")
             S.cells[where] = None
-        elif isinstance(where, list):
+        else:
+            where = zone(S, where, "remove")
             if p is None:
                 raise RuleValueError("remove() from a zone needs the piece to remove")
             try:
                 where.remove(p)
             except ValueError:
                 raise RuleValueError(f"remove(): no {p} in the zone") from None
-        else:
-            raise RuleValueError(f"remove(): {where!r} is not a cell or zone")
 
     def move(S, src, dst, p=None):
         if _is_cell(src):
@@ -287,9 +303,7 @@ def game_builtins(game) -> dict[str, Builtin]:
         place(S, p, dst)
 
     def move_all(S, src, dst):
-        if not isinstance(src, list) or not isinstance(dst, list):
-            raise RuleValueError("move_all() moves every piece from one zone to another")
-        dst.extend(src)
+        zone(S, dst, "move_all").extend(zone(S, src, "move_all"))
         src.clear()
 
     def set_attr(S, c, **attributes):
@@ -363,7 +377,7 @@ def game_builtins(game) -> dict[str, Builtin]:
           "The cells holding a piece whose `owner` is player.", "pieces", state=True),
         B("occupied", occupied, 0, 1, "occupied(within=all cells)", "The cells holding a piece.", "pieces",
           state=True),
-        B("pieces", pieces, 1, 1, "pieces(where)", "The pieces in a zone, or on the cells of a region.",
+        B("pieces", pieces, 1, 1, "pieces(where)", "The pieces in a zone, or on the cells of a region or list of cells.",
           "pieces", state=True),
         B("piece", piece, 1, 1, "piece(kind, attribute=value, ...)", "The piece of that kind and attributes.",
           "pieces", keywords=("*",), fold=True, specialise=specialise_piece),
