@@ -115,12 +115,12 @@ class Compiler:
             text = repr(value)
             return f"({text})" if text.startswith("-") else text  # -3 ** 2 would be -(3 ** 2) in Python
         key = (type(value), id(value))
-        name = self._consts.get(key)
-        if name is None:
-            name = f"K{len(self._consts)}"
-            self._consts[key] = name
-            self.namespace[name] = frozen(value)  # shared by every state: effects must not change it
-        return name
+        found = self._consts.get(key)
+        if found is None:
+            # the value itself is kept too: while it lives, no other object can take its id
+            found = self._consts[key] = (f"K{len(self._consts)}", value)
+            self.namespace[found[0]] = frozen(value)  # shared by every state: effects must not change it
+        return found[0]
 
     # -- expressions -------------------------------------------------------------------------
     def expr(self, node: A.Node, scope: Scope) -> str:
