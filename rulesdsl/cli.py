@@ -143,9 +143,8 @@ def cmd_moves(args) -> int:
 def cmd_show(args) -> int:
     game = _load(args)
     state = _start_state(game, args)
-    print(render_state(state))
-    if args.json:
-        print(json.dumps(state.to_json(), indent=2))
+    # JSON alone, so that the output can be saved and read back with --state
+    print(json.dumps(state.to_json(), indent=2) if args.json else render_state(state))
     return 0
 
 
@@ -193,7 +192,7 @@ def cmd_play(args) -> int:
     state = _start_state(game, args)
     rng = Rng(args.seed or 0)
     names = game.player_names
-    entries = []
+    entries = list(state.history_texts())  # a --setup or --state start is part of the game, so the log replays
     print(f"{game.name} - seats: " + ", ".join(f"{n}={s}" for n, s in zip(names, seats)))
     print("type a move in the game's notation, '?' for the legal moves, 'quit' to stop\n")
     humans = [p for p, agent in enumerate(agents) if agent is None]
@@ -414,7 +413,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("show", help="print a position")
     game_args(p)
     start_args(p)
-    p.add_argument("--json", action="store_true", help="also print the state as JSON")
+    p.add_argument("--json", action="store_true", help="print the state as JSON instead (to read back with --state)")
     p.set_defaults(func=cmd_show)
 
     p = sub.add_parser("perft", help="count move paths to a depth")

@@ -99,12 +99,25 @@ def load_document(path: str | Path, variant: str | None = None, _seen: tuple = (
 
 def apply_variant(doc: Document, variant: str) -> None:
     """Merge the named variant's 'changes' into the document."""
-    variants = doc.data.get("variants") or {}
+    variants = doc.data.get("variants") if isinstance(doc.data, dict) else None
+    if not isinstance(variants, dict):
+        variants = {}
+        if isinstance(doc.data, dict) and doc.data.get("variants") is not None:
+            raise RulesError([doc.problem(("variants",), "'variants' should map each variant's name to its "
+                                          "description and changes", "e.g. variants: {short: {changes: {...}}}")])
     if variant not in variants:
         hint = did_you_mean(variant, variants) or (
             f"variants of this game: {', '.join(variants)}" if variants else "this game declares no variants")
         raise RulesError([Problem(f"unknown variant '{variant}'", Location(doc.file), hint)])
-    changes = (variants[variant] or {}).get("changes") or {}
+    spec = variants[variant] or {}
+    changes = spec.get("changes") if isinstance(spec, dict) else None
+    if changes is not None and not isinstance(changes, dict):
+        raise RulesError([doc.problem(("variants", variant, "changes"), "a variant's 'changes' should be a "
+                                      "mapping of the sections it changes", "e.g. changes: {scoring: {score: ...}}")])
+    if not isinstance(spec, dict):
+        raise RulesError([doc.problem(("variants", variant), f"variant '{variant}' should be a mapping with "
+                                      "'description' and 'changes'", "e.g. {description: ..., changes: {...}}")])
+    changes = changes or {}
     prefix = ("variants", variant, "changes")
     merge(doc, changes, _reroot(doc, prefix, ()))
     doc.data.setdefault("variants", variants)

@@ -112,6 +112,14 @@ def test_play_to_the_end_and_replay_the_log(capsys, tmp_path):
     assert code == 0 and "replayed and verified" in out
 
 
+def test_a_game_played_from_a_given_setup_replays(capsys, tmp_path):
+    log = tmp_path / "setup.log"
+    code, _, _ = run(capsys, "play", game_path("mabula"), "--setup", ALT, "--seats", "random,random", "--log", str(log))
+    assert code == 0
+    code, out, _ = run(capsys, "replay", str(log))
+    assert code == 0 and "replayed and verified" in out
+
+
 def test_replay_detects_a_tampered_log(capsys, tmp_path):
     log = tmp_path / "game.json"
     run(capsys, "play", "mabula", "--seats", "random,random", "--seed", "5", "--log", str(log))
@@ -138,3 +146,34 @@ def test_user_mistakes_get_one_clear_line(capsys, argv, message):
 def test_unknown_agent(capsys):
     code, _, err = run(capsys, "simulate", "mabula", "--agents", "random,randon", "--games", "1")
     assert code == 2 and "unknown agent 'randon'" in err and "did you mean 'random'" in err
+
+
+def test_a_malformed_variant_is_located_when_it_is_chosen(capsys, tmp_path):
+    path = tmp_path / "v.yaml"
+    path.write_text(open(game_path("mabula"), encoding="utf-8").read().replace(
+        "variants:\n  product:", "variants:\n  plain: 3\n  product:"), encoding="utf-8")
+    code, _, err = run(capsys, "simulate", str(path), "--variant", "plain", "--games", "1", "--agents", "random,random")
+    assert code == 1 and f"{path}:" in err and "variant 'plain' should be a mapping" in err and "hint:" in err
+
+
+def test_a_saved_state_reads_back_and_a_damaged_one_is_refused(capsys, tmp_path):
+    saved = tmp_path / "state.json"
+    code, out, _ = run(capsys, "show", game_path("mabula"), "--setup", ALT, "--json")
+    saved.write_text(out, encoding="utf-8")
+    code, out, _ = run(capsys, "moves", game_path("mabula"), "--state", str(saved))
+    assert code == 0 and "b1-b2" in out.split()
+    data = json.loads(saved.read_text())
+    data["player"] = None
+    saved.write_text(json.dumps(data), encoding="utf-8")
+    code, _, err = run(capsys, "moves", game_path("mabula"), "--state", str(saved))
+    assert code == 1 and "'player' should be a whole number" in err
+
+
+def test_bad_counts_are_refused_and_a_results_file_survives_a_refused_run(capsys, tmp_path):
+    with pytest.raises(SystemExit):
+        main(["perft", "mabula", "--depth", "-1"])
+    assert "too small" in capsys.readouterr().err
+    kept = tmp_path / "kept.jsonl"
+    kept.write_text("earlier results\n", encoding="utf-8")
+    code, _, err = run(capsys, "simulate", "mabula", "--games", "2", "--agents", "random", "--out", str(kept))
+    assert code == 1 and "--agents names 1 agents" in err and kept.read_text() == "earlier results\n"

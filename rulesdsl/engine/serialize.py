@@ -81,7 +81,7 @@ def state_from_json(game, data: dict, source: str = "state"):
 
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise RulesError([Problem("not a rulesdsl state (missing 'format': 1)", Location(source),
-                                  "save states with State.to_json() or 'rulesdsl play --save'")])
+                                  "save states with State.to_json() or 'rulesdsl show FILE --json > state.json'")])
     if data.get("game") != rules.name:
         bad(f"the state is of game '{data.get('game')}', not '{rules.name}'")
     S = State.initial(game)
@@ -103,8 +103,12 @@ def state_from_json(game, data: dict, source: str = "state"):
                     target[i] = decode(rules, saved[item["name"]])
                 except Exception as exc:  # noqa: BLE001
                     bad(f"{group} {item['name']}: {exc}")
-    if data.get("step") not in rules.steps:
-        bad(f"no step '{data.get('step')}' in this game")
+    step = data.get("step")
+    if not isinstance(step, str) or step not in rules.steps:
+        bad(f"no step {step!r} in this game", f"steps: {', '.join(rules.steps)}")
+    for key in ("player", "turn", "ply"):
+        if not isinstance(data.get(key, 0), int) or isinstance(data.get(key, 0), bool):
+            bad(f"'{key}' should be a whole number, not {data.get(key)!r}")
     if problems:
         raise RulesError(problems)
     S.step, S.player, S.turn, S.ply = data["step"], int(data.get("player", 0)), int(data.get("turn", 0)), \

@@ -213,7 +213,8 @@ class State:
             return table
         if step.arrangement is not None:
             raise MoveError(MoveError.ILLEGAL, "", f"step '{step.name}' draws a random arrangement; its outcomes "
-                            "are too many to list", "use sample_chance(rng), or name the arrangement")
+                            "are too many to list", "name the arrangement (on the command line: --setup ARRANGEMENT, or an "
+                            "option that fixes it), or draw one with sample_chance(rng)")
         outcomes, weights = [], []
         try:
             for rule in step.moves:

@@ -27,7 +27,7 @@ class RunSpec:
 
     def matches(self, line: dict) -> bool:
         return (line.get("file") == self.file and line.get("variant") == self.variant
-                and dict(line.get("options") or {}) == dict(self.options)
+                and dict(line.get("options") or {}) == dict(self.options) and line.get("max_turns") == self.max_turns
                 and list(line.get("agents") or ()) == agent_names(self.agents) and line.get("run_seed") == self.seed)
 
 
