@@ -40,8 +40,9 @@ class Board:
         self.by_name[name] = cell
         return cell
 
-    def finish_geometry(self, adjacency_directions=None):
-        """Precompute neighbours, rays, push lines and the adjacency used by groups."""
+    def lay_out_directions(self):
+        """Precompute neighbours, rays and push lines along the directions (before attributes, regions and
+        links are computed, so that they may use step() and ray())."""
         coords = {}
         for cell in self.cells:
             x, y = getattr(cell, "x", None), getattr(cell, "y", None)
@@ -66,6 +67,9 @@ class Board:
                 ray = rays[cell]
                 for k, target in enumerate(ray):
                     self.lines[(cell, target)] = (ray[: k + 1], ray[k + 1:])
+
+    def finish_geometry(self, adjacency_directions=None):
+        """Precompute the adjacency used by groups (along the given directions, or else along the links)."""
         names = list(adjacency_directions or self.directions)
         adjacent = [set(self.neighbours[d][c] for d in names) - {None} for c in self.cells]
         if not names:  # boards without directions connect along their links, both ways

@@ -125,7 +125,7 @@ def game_builtins(game) -> dict[str, Builtin]:
         return sorted((len(g) for g in groups(cells)), reverse=True)
 
     straight = board.lines
-    targets_by_region: dict = {}  # id(region) -> (push_targets specialised to it, the region kept alive)
+    targets_by_region: dict = {}  # the region's cells (a frozenset) -> push_targets specialised to it
 
     def targets_within(within):
         """push_targets for one region `within`, with each ray's runs of region cells worked out once.
@@ -134,13 +134,15 @@ def game_builtins(game) -> dict[str, Builtin]:
         the same run of `within` cells are at least as many. That reduces to k < F, where F counts the
         empty cells of ray[0:end] (end: where the run stops): one count per run instead of a walk per target.
         """
-        found = targets_by_region.get(id(within))
-        if found is not None:
-            return found[0]
         try:
             members = getattr(within, "_members", None) or frozenset(within)
         except TypeError:
             raise RuleValueError(f"{text_of(within)} is not a region or a list of cells") from None
+        found = targets_by_region.get(members)
+        if found is not None:
+            return found
+        if len(targets_by_region) >= 256:  # regions computed during play: keep memory bounded
+            targets_by_region.clear()
         # direction -> per cell: (reader, prefixes) for a ray with one run of region cells, where
         # reader(cells) gives the cells of ray[0:end] and prefixes[F] the targets; (None, runs) otherwise
         tables: dict = {None: [(None, ())] * len(board.cells)}
@@ -171,7 +173,7 @@ def game_builtins(game) -> dict[str, Builtin]:
                 found += prefixes[read(cells).count(None)]
             return found
 
-        targets_by_region[id(within)] = (push_targets_within, within)
+        targets_by_region[members] = push_targets_within
         return push_targets_within
 
     def push_targets(S, frm, direction, within):

@@ -11,7 +11,7 @@ from ..source import Document
 from .builtins import game_builtins
 from .pieces import PieceKind
 from .rules import EndRule
-from .values import text_of
+from .values import Cell, text_of
 from .game import Rules
 from .compile_board import BoardCompiler
 from .compile_flow import FlowCompiler
@@ -189,7 +189,7 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
             if cells is _FAIL:
                 continue
             board = self.rules.board
-            found = [c if hasattr(c, "index") else board.by_name.get(str(c)) for c in cells]
+            found = [c if isinstance(c, Cell) else board.by_name.get(str(c)) for c in cells]
             if None in found:
                 self.problem(path + ("cells",), "every entry of a render row must be a cell")
                 continue

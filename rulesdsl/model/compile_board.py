@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..errors import did_you_mean
 from ..lang.compiler import Binding, local
 from .board import Region
+from .values import Cell
 from .compile_support import _BROKEN, _FAIL, _describe
 
 
@@ -54,6 +55,7 @@ class BoardCompiler:
         self.root.names["cells"] = Binding("", const=Region(board.cells), is_const=True)
         for name, vec in (spec.get("directions") or {}).items():
             board.directions[str(name)] = tuple(vec)
+        board.lay_out_directions()
         cell_scope = self.root.child(c=local("c"))
         for name, text in (spec.get("attributes") or {}).items():
             code = self.expr(("board", "attributes", name), text, cell_scope)
@@ -150,8 +152,13 @@ class BoardCompiler:
                                      "a link gives a cell, none, or [cell, key] with one of its keys")
                         return
                     target, new_key = target
-                if target is not None and not hasattr(target, "index"):
-                    target = board.by_name.get(str(target))
+                if target is not None and not isinstance(target, Cell):
+                    named = board.by_name.get(str(target))
+                    if named is None:
+                        self.problem(path + ("next",), f"link '{name}' from {c} gives {target!r}, which is no cell",
+                                     "a link gives a cell (e.g. cell('b1')), none, or [cell, key]")
+                        return
+                    target = named
                 row.append(target)
                 switch.append(new_key)
             tables[key] = tuple(row)
