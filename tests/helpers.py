@@ -32,3 +32,13 @@ def position(game, cells: dict, step: str, player: int = 0, zones: dict | None =
 
 def notations(moves) -> list[str]:
     return sorted(str(m) for m in moves)
+
+
+def run_cli(capsys, *argv):
+    """Run the rulesdsl command; (exit code, stdout, stderr), and never a traceback."""
+    from rulesdsl.cli import main
+
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return code, out, err

@@ -9,16 +9,9 @@ import pytest
 
 from rulesdsl.cli import main
 
-from .helpers import game_path
+from .helpers import game_path, run_cli as run
 
 ALT = "WBWBWBWBWBWBWBWBWBWBWBWB"
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    assert "Traceback" not in out + err
-    return code, out, err
 
 
 def test_validate_summarises_the_game_and_its_variants(capsys):

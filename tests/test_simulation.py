@@ -7,17 +7,9 @@ import json
 import pytest
 
 import rulesdsl
-from rulesdsl.cli import main
 from rulesdsl.sim.simulate import read_results
 
-from .helpers import game_path
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    assert "Traceback" not in out + err
-    return code, out, err
+from .helpers import game_path, run_cli as run
 
 
 def results(path):
