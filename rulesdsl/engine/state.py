@@ -5,18 +5,19 @@ from __future__ import annotations
 from functools import partial
 from itertools import accumulate
 
+from .. import budget
 from ..errors import GameRuntimeError, MoveError
 from ..lang.builtins import RuleValueError
+from ..limits import MAX_AUTO_STEPS, MOVE_SECONDS, LimitExceeded
 from ..model.rules import END_TURN, Move, MoveRule
 from ..model.values import Cell, Piece, Record, text_of
 from .arrange import sample_arrangement
 from .rng import Rng
 
 CHANCE = -1
+_INFINITY = float("inf")
 SIMULTANEOUS = -2
 TERMINAL = -4
-
-_MAX_AUTO_STEPS = 10_000
 
 
 def _copy(value):
@@ -47,6 +48,7 @@ class State:
         S.secret, S.ended_by = {}, None  # ply -> players who saw that entry; which end rule ended the game
         S._rng, S.seed = None, 0  # the state's own sampler is made when first used
         S.zones, S.vars = [], []
+        budget.ensure_watchdog()
         players = range(rules.num_players)
         with _rule_errors(S, "initial state"):
             for items, target in ((rules.zones, S.zones), (rules.vars, S.vars)):
@@ -61,6 +63,7 @@ class State:
                         target.append(_copy(fn(S, None)) if fn else _copy(empty))
             if rules.first_player is not None:
                 S.player = rules.first_player(S, None)
+        S._check_player("first_player")
         S._go(rules.start)
         return S
 
@@ -220,8 +223,10 @@ class State:
             for rule in step.moves:
                 weight = rule.weight
                 for args in rule.generate(self, CHANCE):
-                    w = weight(self, CHANCE, *args)
+                    w = float(weight(self, CHANCE, *args))  # a weight too large for a float is an error here
                     if w > 0:
+                        if w == _INFINITY:
+                            raise RuleValueError(f"outcome {text_of(args)} has an infinite weight")
                         outcomes.append((rule, args))
                         weights.append(w)
         except _CONVERTED as exc:
@@ -318,7 +323,9 @@ class State:
     def _go(self, target: str) -> None:
         rules = self.rules
         steps = rules.steps
-        for _ in range(_MAX_AUTO_STEPS):
+        if self.player.__class__ is not int or not 0 <= self.player < rules.num_players:
+            self._check_player("player")
+        for _ in range(MAX_AUTO_STEPS):
             if target == END_TURN:
                 if rules.next_player is None:
                     self.player = (self.player + 1) % rules.num_players
@@ -327,6 +334,7 @@ class State:
                         self.player = rules.next_player(self, self.player)
                     except _CONVERTED as exc:
                         raise _runtime_error(self, "next_player", exc) from exc
+                    self._check_player("next_player")
                 self.turn += 1
                 target = rules.turn_start
                 cap = self.game.max_turns
@@ -370,6 +378,16 @@ class State:
             return
         raise _flow_error(self, steps.get(target, target), "the flow went round automatic steps without reaching a decision",
                           "each round of automatic steps must reach a decision, chance or simultaneous step")
+
+    def _check_player(self, what: str) -> None:
+        """A located error unless the player whose turn it is is a seat (rule code may set it to anything)."""
+        player = self.player
+        if isinstance(player, int) and not isinstance(player, bool) and 0 <= player < self.rules.num_players:
+            self.player = int(player)  # a seat held in a cell-like int subclass is a seat
+            return
+        shown = text_of(player) if isinstance(player, (int, str)) else type(player).__name__
+        raise _flow_error(self, what, f"the player whose turn it is became {shown[:40]}, which is no seat",
+                          f"seats are 0 to {self.rules.num_players - 1}")
 
     def _check_end(self) -> bool:
         for end in self.rules.end_rules:
@@ -468,11 +486,16 @@ class State:
         return f"<{self.rules.name} state: turn {self.turn}, {who}>"
 
 
-_CONVERTED = (RuleValueError, ArithmeticError, LookupError, TypeError, AttributeError, ValueError, RecursionError)
+_CONVERTED = (RuleValueError, ArithmeticError, LookupError, TypeError, AttributeError, ValueError, RecursionError,
+              budget.TimeBudgetExceeded)
+for _fn, _what in ((State.apply, "applying a move"), (State.legal_moves, "listing the legal moves"),
+                   (State.chance_outcomes, "listing the chance outcomes"),
+                   (State.sample_chance, "drawing a chance outcome"), (State.initial, "setting up the game")):
+    budget.guard(_fn, MOVE_SECONDS, _what)
 
 
 # Where the named parts of a rule file that are not moves, steps or end rules are written.
-_PARTS = {"next_player": ("flow", "next_player"), "scoring": ("scoring",)}
+_PARTS = {"next_player": ("flow", "next_player"), "first_player": ("flow", "first_player"), "scoring": ("scoring",)}
 _RULE_FAILED = "the rule file lets play reach a position this rule does not handle"
 
 
@@ -489,7 +512,10 @@ def _flow_error(state, what, message: str, hint: str | None = None) -> GameRunti
 
 
 def _runtime_error(state, what, exc) -> GameRuntimeError:
-    message = str(exc) if isinstance(exc, RuleValueError) else f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, budget.TimeBudgetExceeded):
+        return _flow_error(state, what, str(exc), "a loop in this rule runs too long: loop over fewer items, or "
+                           "keep what a loop works out in a variable")
+    message = str(exc) if isinstance(exc, (RuleValueError, LimitExceeded)) else f"{type(exc).__name__}: {exc}"
     return _flow_error(state, what, message, _RULE_FAILED)
 
 

@@ -134,16 +134,19 @@ class CallStmt(Node):
 
 
 def walk(node):
-    """Yield `node` and all nodes below it."""
-    yield node
-    for value in vars(node).values():
-        if isinstance(value, Node):
-            yield from walk(value)
-        elif isinstance(value, list):
-            for item in value:
-                if isinstance(item, Node):
-                    yield from walk(item)
-                elif isinstance(item, tuple):
-                    for sub in item:
-                        if isinstance(sub, Node):
-                            yield from walk(sub)
+    """Yield `node` and all nodes below it (without recursion: a long sum is a deep tree)."""
+    todo = [node]
+    while todo:
+        node = todo.pop()
+        yield node
+        below = []
+        for value in vars(node).values():
+            if isinstance(value, Node):
+                below.append(value)
+            elif isinstance(value, list):
+                for item in value:
+                    if isinstance(item, Node):
+                        below.append(item)
+                    elif isinstance(item, tuple):
+                        below.extend(sub for sub in item if isinstance(sub, Node))
+        todo.extend(reversed(below))

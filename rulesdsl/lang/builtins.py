@@ -6,6 +6,9 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
+from . import checked
+from ..limits import MAX_ITEMS, LimitExceeded
+
 
 @dataclass
 class Builtin:
@@ -68,7 +71,10 @@ def _sum(*args):
 
 
 def _product(*args):
-    return math.prod(_items(args))
+    value = 1
+    for x in _items(args):
+        value = checked.mul(value, x)
+    return value
 
 
 def _count(xs):
@@ -114,7 +120,9 @@ def _index_of(xs, x):
 
 
 def _join(xs, sep=""):
-    return sep.join(str(x) for x in xs)
+    parts = [_str(x) for x in xs]
+    checked.check_count(sum(map(len, parts)) + len(str(sep)) * max(0, len(parts) - 1), "the joined text")
+    return str(sep).join(parts)
 
 
 def _str(x):
@@ -122,7 +130,29 @@ def _str(x):
         return "true" if x else "false"
     if x is None:
         return "none"
+    if isinstance(x, (list, tuple, dict)):
+        _check_text_size(x)
     return str(x)
+
+
+def _check_text_size(value) -> None:
+    """LimitExceeded when a nested value would print as more text than a string may hold (a list can hold
+    the same long list many times over: its text is counted before Python builds it)."""
+    budget, todo = MAX_ITEMS, [value]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, dict):
+            todo.extend(item.keys())
+            todo.extend(item.values())
+            budget -= 2 * len(item) + 2
+        elif isinstance(item, (list, tuple)):
+            todo.extend(item)
+            budget -= 2 * len(item) + 2
+        else:
+            budget -= len(str(item)) if isinstance(item, str) else 8
+        if budget < 0:
+            raise LimitExceeded(f"the text of this value would be longer than {MAX_ITEMS:,} "
+                                       "characters")
 
 
 def _int(x):
@@ -215,6 +245,7 @@ def _split(s, sep=None):
 
 
 def _repeat(x, n):
+    checked.check_count(n, "repeat()")
     return [x] * n
 
 

@@ -9,8 +9,11 @@ from functools import lru_cache
 
 from ..errors import did_you_mean
 from . import ast as A
+from . import checked
 from .builtins import Builtin, RuleValueError
 from .constants import frozen
+from .reach import python_names, read_field
+from ..limits import MAX_EXPR_DEPTH, LimitExceeded
 
 # Python functions people reach for, and what the rule language has instead.
 _PYTHON_HINTS = {
@@ -20,6 +23,18 @@ _PYTHON_HINTS = {
     "map": "transform with a comprehension: [f(x) for x in xs]",
 }
 _PY_BINOP = {"+": "+", "-": "-", "*": "*", "/": "/", "//": "//", "%": "%", "**": "**"}
+# operators that can build a large value in one step run through a checked function (see checked.py)
+_CHECKED = {"+": "G_add", "*": "G_mul", "**": "G_pow", "%": "G_mod"}
+_PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2, "//": 2, "%": 2, "**": 3}
+_AUGMENTED = {"+=": "G_iadd", "*=": "G_imul"}
+_NUMERIC_RESULT = {"-": True, "/": True, "//": True, "%": True, "**": True}  # or an error: never a list or text
+LONG_CHAIN = 32  # a run of more operators of one kind than this compiles to one checked call
+_SMALL = 1000  # items of a constant that may be added unchecked (a loop adding it grows by that much a turn)
+_NUMERIC_BUILTINS = {"size", "count", "abs", "int", "floor", "ceil", "index_of", "longest_run"}
+# what generated code may call besides the rule file's own functions: nothing else of Python is in reach
+GUARDS = {"G_add": checked.add, "G_mul": checked.mul, "G_pow": checked.pow_, "G_mod": checked.mod,
+          "G_iadd": checked.iadd, "G_imul": checked.imul, "G_range": checked.inclusive_range,
+          "G_chain": checked.chain, "G_field": read_field}
 _PY_CMP = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">=", "in": "in", "notin": "not in"}
 
 
@@ -57,6 +72,7 @@ class Binding:
     const: object = None
     is_const: bool = False
     kind: str = "value"  # value | local | var | zone | option
+    numeric: bool = False  # always a number (e.g. a variable counting through a range)
 
 
 @dataclass
@@ -87,7 +103,19 @@ class Scope:
 
 def local(name: str) -> Binding:
     """A binding for a local variable (parameter, loop variable or effect temporary)."""
+    if not is_name(name):  # names reach generated code: only plain identifiers ever may
+        raise ValueError(f"not a name of the language: {name!r}")
     return Binding(f"L_{name}", assignable=True, kind="local")
+
+
+def is_name(name) -> bool:
+    """Whether `name` may be declared by a rule file: a letter, then letters, digits and '_'."""
+    return isinstance(name, str) and name.isidentifier() and name.isascii() and not name.startswith("_")
+
+
+def _is_number(known: tuple) -> bool:
+    """Whether a (is constant, value) pair is a constant number (adding one grows nothing much)."""
+    return known[0] and type(known[1]) in (int, float)
 
 
 class Compiler:
@@ -99,6 +127,9 @@ class Compiler:
         self.attributes = attributes  # known attribute names, for 'did you mean'; None: unchecked
         self._consts: dict = {}
         self._fresh = 0  # comprehension variables renamed so as not to hide an outer name (_loop_local)
+        self._depth = 0  # nesting of the expression being compiled
+        self._python_names = python_names()
+        self.namespace.update(GUARDS)
         self.add_builtins(builtins)
 
     def add_builtins(self, builtins: dict[str, Builtin]) -> None:
@@ -124,8 +155,15 @@ class Compiler:
 
     # -- expressions -------------------------------------------------------------------------
     def expr(self, node: A.Node, scope: Scope) -> str:
-        method = getattr(self, "_" + type(node).__name__)
-        return method(node, scope)
+        self._depth += 1
+        try:
+            if self._depth > MAX_EXPR_DEPTH:
+                raise CompileProblem(f"this expression is nested too deeply (more than {MAX_EXPR_DEPTH} "
+                                     "levels)", node.start, max(node.start + 1, node.end),
+                                     "split it into functions or lets")
+            return getattr(self, "_" + type(node).__name__)(node, scope)
+        finally:
+            self._depth -= 1
 
     def const_value(self, node: A.Node, scope: Scope):
         """(True, value) when the expression is a compile-time constant, else (False, None)."""
@@ -174,14 +212,72 @@ class Compiler:
         return "{" + ", ".join(f"{self.expr(k, scope)}: {self.expr(v, scope)}" for k, v in node.pairs) + "}"
 
     def _BinOp(self, node, scope):
-        return f"({self.expr(node.left, scope)} {_PY_BINOP[node.op]} {self.expr(node.right, scope)})"
+        # a run of left-associative operators of one precedence (a + b - c + ...) is read as one level,
+        # so that a long sum neither nests Python's parentheses nor recurses
+        operands, ops = [node.right], [node.op]
+        left = node.left
+        while isinstance(left, A.BinOp) and node.op != "**" and _PRECEDENCE[left.op] == _PRECEDENCE[node.op]:
+            operands.append(left.right)
+            ops.append(left.op)
+            left = left.left
+        operands.append(left)
+        operands.reverse()
+        ops.reverse()
+        codes = [self.expr(o, scope) for o in operands]
+        if len(ops) > LONG_CHAIN:
+            return f"G_chain(({''.join(c + ', ' for c in codes)}), {tuple(ops)!r})"
+        code, numeric = codes[0], self._numeric(operands[0], scope)
+        small = self._small_constant(operands[0], scope)
+        for op, operand, right in zip(ops, codes[1:], operands[1:]):
+            code = f"({code} {_PY_BINOP[op]} {operand})" if self._plain(op, numeric, small, right, scope) else \
+                f"{_CHECKED[op]}({code}, {operand})"
+            numeric, small = _NUMERIC_RESULT.get(op, False) or numeric and op == "+", False
+        return code
+
+    def _plain(self, op: str, left_numeric: bool, left_small: bool, right: A.Node, scope: Scope) -> bool:
+        """Whether `op` may run unchecked: it cannot build a large value, nor format text, in one step."""
+        if op not in _CHECKED:
+            return True
+        if op == "+":  # a number plus anything is a number (or an error); a small constant adds little
+            return left_numeric or left_small or self._numeric(right, scope) or self._small_constant(right, scope)
+        if op == "%":
+            return left_numeric
+        if op == "*":  # a number times a constant number grows by a few bits at most
+            known, value = self.const_value(right, scope)
+            return left_numeric and known and type(value) in (int, float) and abs(value) < 1 << 16
+        return False
+
+    def _small_constant(self, node: A.Node, scope: Scope) -> bool:
+        """Whether the expression is a constant that adding can only lengthen a little."""
+        known, value = self.const_value(node, scope)
+        return known and (not isinstance(value, (str, list, tuple)) or len(value) <= _SMALL)
+
+    def _numeric(self, node: A.Node, scope: Scope) -> bool:
+        """Whether the expression is certainly a number when it has a value (never a list or a string)."""
+        known, value = self.const_value(node, scope)
+        if known:
+            return type(value) in (int, float, bool)
+        if isinstance(node, A.Name):
+            binding = scope.lookup(node.id)
+            return binding is not None and binding.numeric
+        if isinstance(node, A.UnaryOp):
+            return node.op in "+-"
+        if isinstance(node, A.BinOp):
+            return _NUMERIC_RESULT.get(node.op, False) or node.op == "+" and (
+                self._numeric(node.left, scope) or self._numeric(node.right, scope))
+        return isinstance(node, A.Call) and node.func in _NUMERIC_BUILTINS
 
     def _UnaryOp(self, node, scope):
         op = "not " if node.op == "not" else node.op
         return f"({op}{self.expr(node.operand, scope)})"
 
     def _BoolOp(self, node, scope):
-        return f"({self.expr(node.left, scope)} {node.op} {self.expr(node.right, scope)})"
+        operands, left = [node.right], node.left
+        while isinstance(left, A.BoolOp) and left.op == node.op:  # a or b or c ...: one level, not nested
+            operands.append(left.right)
+            left = left.left
+        operands.append(left)
+        return "(" + f" {node.op} ".join(self.expr(o, scope) for o in reversed(operands)) + ")"
 
     def _Compare(self, node, scope):
         parts = [self.expr(node.operands[0], scope)]
@@ -200,7 +296,14 @@ class Compiler:
         return f"({self.expr(node.then, scope)} if {self.expr(node.cond, scope)} else {self.expr(node.other, scope)})"
 
     def _Range(self, node, scope):
-        return f"range({self.expr(node.low, scope)}, ({self.expr(node.high, scope)}) + 1)"
+        (low_known, low), (high_known, high) = self.const_value(node.low, scope), self.const_value(node.high, scope)
+        if low_known and high_known and isinstance(low, int) and isinstance(high, int):
+            try:
+                return self.const(checked.inclusive_range(low, high))
+            except LimitExceeded as exc:
+                raise CompileProblem(str(exc), node.start, node.end, "ranges are for counting a few things: "
+                                     "keep them small") from None
+        return f"G_range({self.expr(node.low, scope)}, {self.expr(node.high, scope)})"
 
     def _option(self, node, binding):
         options = binding.const
@@ -219,9 +322,13 @@ class Compiler:
             raise CompileProblem(f"unknown attribute '{node.name}'", node.end - len(node.name), node.end,
                                  did_you_mean(node.name, self.attributes) or
                                  "attributes are declared on cells, pieces and players")
-        if keyword.iskeyword(node.name):  # e.g. a move param named 'from', read as part.from
-            return f"getattr({self.expr(node.obj, scope)}, {node.name!r})"
-        return f"{self.expr(node.obj, scope)}.{node.name}"
+        if node.name.startswith("_"):  # the parser refuses such names: this is a second line of defence
+            raise CompileProblem(f"'{node.name}': names cannot begin with '_'", node.start, node.end)
+        if keyword.iskeyword(node.name) or node.name in self._python_names:
+            # a name Python gives some value (count, index, a keyword such as 'from'): read the field only
+            return f"G_field({self.expr(node.obj, scope)}, {node.name!r})"
+        obj = self.expr(node.obj, scope)
+        return f"({obj}).{node.name}" if self.const_value(node.obj, scope)[0] else f"{obj}.{node.name}"  # (1).x
 
     def _Index(self, node, scope):
         return f"{self.expr(node.obj, scope)}[{self.expr(node.index, scope)}]"
@@ -246,6 +353,8 @@ class Compiler:
         for clause in node.fors:
             iterable = self.expr(clause.iterable, inner)
             bindings = {t: self.loop_local(t, inner) for t in clause.targets}
+            if isinstance(clause.iterable, A.Range) and len(bindings) == 1:
+                next(iter(bindings.values())).numeric = True
             inner = inner.child(**bindings)
             targets = ", ".join(bindings[t].code for t in clause.targets)
             clauses.append(f"for {targets} in {iterable}")
@@ -367,6 +476,8 @@ class Compiler:
                 raise CompileProblem(f"unknown name '{node.target.id}'", node.target.start, node.target.end,
                                      did_you_mean(node.target.id, scope.all_names()))
             target = self.target(node.target, scope, {})
+            if node.op in _AUGMENTED:
+                return [f"{target} = {_AUGMENTED[node.op]}({target}, {value})"]
             return [f"{target} {node.op} {value}"]
         if isinstance(node, A.CallStmt):
             b = self.check_call(node.call)

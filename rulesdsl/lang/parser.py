@@ -6,10 +6,12 @@ import ast as pyast
 from functools import lru_cache
 from importlib import resources
 
-from lark import Lark, Token, Transformer, v_args
+from lark import Lark, Token, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+from lark.visitors import Transformer_NonRecursive
 
 from . import ast as A
+from ..limits import MAX_EXPR_CHARS, MAX_EXPR_DEPTH
 
 
 class SyntaxProblem(Exception):
@@ -50,8 +52,14 @@ def _literal(token, convert, what: str):
 
 
 @v_args(meta=True)
-class _Builder(Transformer):
-    """Turn Lark parse trees into AST nodes."""
+class _Builder(Transformer_NonRecursive):
+    """Turn Lark parse trees into AST nodes (without recursion: a long sum makes a deep tree)."""
+
+    def NAME(self, token):  # noqa: N802 - called for every NAME token
+        if token.startswith("_"):
+            raise SyntaxProblem(f"'{token}': names cannot begin with '_'", token.start_pos,
+                                "names beginning with '_' are reserved; start the name with a letter")
+        return token
 
     def int_(self, meta, children):
         return A.Const(_literal(children[0], int, "number"), **_span(children[0]))
@@ -203,9 +211,9 @@ def _expected(tokens) -> str:
     return ", ".join(words)
 
 
-def _unclosed(text: str):
-    """The innermost bracket of `text` left open (its character and position), or None."""
-    stack, quote, i = [], None, 0
+def _brackets(text: str):
+    """(position, character) of every bracket of `text` outside quoted strings."""
+    quote, i = None, 0
     while i < len(text):
         ch = text[i]
         if quote:
@@ -215,11 +223,19 @@ def _unclosed(text: str):
                 quote = None
         elif ch in "'\"":
             quote = ch
-        elif ch in "([{":
-            stack.append(i)
-        elif ch in ")]}" and stack:
-            stack.pop()
+        elif ch in "([{)]}":
+            yield i, ch
         i += 1
+
+
+def _unclosed(text: str):
+    """The innermost bracket of `text` left open (its character and position), or None."""
+    stack = []
+    for i, ch in _brackets(text):
+        if ch in "([{":
+            stack.append(i)
+        elif stack:
+            stack.pop()
     return (text[stack[-1]], stack[-1]) if stack else None
 
 
@@ -236,12 +252,26 @@ def _early_hint(text: str, expected) -> str:
     return f"{what} is never closed ({hint})"
 
 
+def _check_size(text: str) -> None:
+    """SyntaxProblem for an expression too long or nested too deeply to be worth parsing."""
+    if len(text) > MAX_EXPR_CHARS:
+        raise SyntaxProblem(f"this expression is {len(text):,} characters long; the limit is {MAX_EXPR_CHARS:,}",
+                            MAX_EXPR_CHARS, "split it into functions or lets")
+    depth = 0
+    for i, ch in _brackets(text):
+        depth += 1 if ch in "([{" else -1
+        if depth > MAX_EXPR_DEPTH:
+            raise SyntaxProblem(f"brackets nested more than {MAX_EXPR_DEPTH} deep", i,
+                                "split the expression into functions or lets")
+
+
 def parse(text: str, start: str = "expr") -> A.Node:
     """Parse `text` (an expression, or a statement when start='stmt'); raises SyntaxProblem."""
     if not isinstance(text, str):
         raise SyntaxProblem(f"expected an expression string, got {type(text).__name__}", 0)
     if not text.strip():
         raise SyntaxProblem("empty expression", 0, "write a condition or a value, e.g. 'money[me] >= 5'")
+    _check_size(text)
     try:
         tree = _lark().parse(text, start=start)
         return _builder.transform(tree)

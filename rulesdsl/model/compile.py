@@ -2,22 +2,30 @@
 
 from __future__ import annotations
 
+from .. import budget
 from ..errors import Location, Problem, RulesError, did_you_mean
 from ..lang import ast as A
 from ..lang.builtins import Builtin, pure_builtins
 from ..lang.compiler import Binding, CompileProblem, Compiler, Scope, local
 from ..lang.parser import SyntaxProblem, parse
+from ..lang.verify import namespace_builtins, verify
+from ..limits import LOAD_SECONDS, MAX_PLAYERS, VALUE_SECONDS, LimitExceeded
 from ..source import Document
 from .builtins import game_builtins
 from .pieces import PieceKind
 from .rules import EndRule
 from .values import Cell, text_of
 from .game import Rules
+from .names import check_names
 from .compile_board import BoardCompiler
 from .compile_flow import FlowCompiler
 from .compile_moves import MoveCompiler
 from .compile_support import _BROKEN, _FAIL, _describe, _ident
 
+
+
+_LIMIT_HINT = "rule files are bounded in what they may build and how long they may run: see 'Names and limits' in " \
+              "the language reference"
 
 
 class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
@@ -32,7 +40,7 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
         self.rules.source = doc.file
         self.rules.where = lambda path: doc.locate(path)[0]
         self.rules.variant = variant
-        self.namespace: dict = {"__builtins__": __builtins__}
+        self.namespace: dict = {"__builtins__": namespace_builtins()}
         self._fn_count = 0
 
     # -- problems ---------------------------------------------------------------------------
@@ -103,6 +111,7 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
         if args.startswith("S,") and any("_cells[" in line for line in body):
             body = ["_cells = S.cells  # the list itself is never replaced while rules run"] + body
         source = f"def {fname}({args}):\n" + "\n".join("    " + line for line in body or ["pass"]) + "\n"
+        verify(source)
         exec(compile(source, f"<rules:{self.doc.file}:{name}>", "exec"), self.namespace)  # noqa: S102
         fn = self.namespace[fname]
         fn.source = source
@@ -119,7 +128,8 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
         try:
             value = self.lambda_("S, me", code)(None, None)
         except Exception as exc:  # noqa: BLE001 - a rule file mistake, reported at its location
-            self.problem(path, f"cannot compute this {what}: {_describe(exc)}")
+            self.problem(path, f"cannot compute this {what}: {_describe(exc)}",
+                         _LIMIT_HINT if isinstance(exc, (LimitExceeded, budget.TimeBudgetExceeded)) else None)
             return _FAIL
         if what.startswith("list of") and not isinstance(value, (list, tuple, range)):
             self.problem(path, f"this should be a {what}, but it is {text_of(value)}",
@@ -129,6 +139,17 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
 
     # -- top level --------------------------------------------------------------------------
     def compile(self) -> Rules:
+        """The compiled Rules; RulesError listing every problem found."""
+        budget.ensure_watchdog()
+        try:
+            return self._compile()
+        except budget.TimeBudgetExceeded as exc:
+            raise RulesError(self.problems + [Problem(str(exc), Location(self.doc.file), "something in the rule file "
+                                              "takes too long to work out: a load-time expression over a large "
+                                              "collection, or a very large board")]) from None
+
+    def _compile(self) -> Rules:
+        check_names(self.doc, lambda path, message, hint, key: self.problem(path, message, hint, key=key))
         d = self.data
         r = self.rules
         r.name = str(d.get("game", "untitled"))
@@ -189,7 +210,8 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
             if cells is _FAIL:
                 continue
             board = self.rules.board
-            found = [c if isinstance(c, Cell) else board.by_name.get(str(c)) for c in cells]
+            found = [c if isinstance(c, Cell) else board.by_name.get(str(c)) for c in cells] \
+                if isinstance(cells, (list, tuple)) else [None]
             if None in found:
                 self.problem(path + ("cells",), "every entry of a render row must be a cell")
                 continue
@@ -233,17 +255,22 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
         count = spec.get("count", 2)
         if isinstance(count, str):
             count = self.evaluate_now(("players", "count"), count, self.root, "player count")
-        if not isinstance(count, int) or isinstance(count, bool) or count < 1:
+        if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= MAX_PLAYERS:
             if count is not _FAIL:
-                self.problem(("players", "count"), f"the number of players must be a whole number >= 1, got {count!r}")
+                self.problem(("players", "count"), f"the number of players must be a whole number from 1 to "
+                             f"{MAX_PLAYERS}, got {text_of(count)[:40]}")
             count = 2
         r.num_players = count
         names = spec.get("names")
         if isinstance(names, str):
             names = self.evaluate_now(("players", "names"), names, self.root, "list of player names")
+        if names is not None and names is not _FAIL and not isinstance(names, (list, tuple)):
+            self.problem(("players", "names"), "'names' should be a list of the players' names",
+                         "e.g. names: [white, black]")
+            names = None
         if names is None or names is _FAIL:
             names = [f"p{i}" for i in range(count)]
-        names = [str(n) for n in names]
+        names = [text_of(n) for n in names[:count]]
         if len(names) < count:
             self.problem(("players", "names"), f"{len(names)} names for {count} players",
                          "give one name per player")
@@ -284,8 +311,11 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
             b.name for b in self.builtins.values() if b.category == "board"}
         self._board_lets = []
         for name, text in (self.data.get("let") or {}).items():
-            node = self.parse_at(("let", name), text) if isinstance(text, str) else None
-            words = set() if node in (None, _FAIL) else {
+            try:  # a let that does not parse is reported once, when it is computed below
+                node = parse(text) if isinstance(text, str) else None
+            except SyntaxProblem:
+                node = None
+            words = set() if node is None else {
                 n.id if isinstance(n, A.Name) else n.func for n in A.walk(node) if isinstance(n, (A.Name, A.Call))}
             if words & (board_words | {n for n, _ in self._board_lets}):
                 self._board_lets.append((name, text))
@@ -426,6 +456,10 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
                 code = self.expr(("scoring", key), scoring[key], self.root)
                 if code is not _FAIL:
                     setattr(r, key, self.lambda_("S, me", code))
+
+
+budget.guard(ModelCompiler.compile, LOAD_SECONDS, "loading the rule file")
+budget.guard(ModelCompiler.evaluate_now, VALUE_SECONDS, "working it out")
 
 
 def coerce_option(name: str, spec: dict, raw):

@@ -4,9 +4,18 @@ from __future__ import annotations
 
 from ..errors import did_you_mean
 from ..lang.compiler import Binding, local
+from ..limits import MAX_CELLS
 from .board import Region
 from .values import Cell
 from .compile_support import _BROKEN, _FAIL, _describe
+
+
+def _grid_labels(spec) -> list[str]:
+    """The labels of a grid's columns or rows: 1..n for a number n (at most MAX_CELLS + 1 of them, enough to
+    tell that the grid is too large), else the items (a string of letters counts as its characters)."""
+    if isinstance(spec, int) and not isinstance(spec, bool):
+        return [str(i) for i in range(1, min(spec, MAX_CELLS + 1) + 1)]
+    return [str(item) for item in spec] if isinstance(spec, (list, tuple, str)) else [str(spec)]
 
 
 class BoardCompiler:
@@ -17,25 +26,29 @@ class BoardCompiler:
         board = self.rules.board  # filled in place: built-ins already hold it
         grid = spec.get("grid")
         if grid:
-            columns = grid.get("columns", 8)
-            columns = list(columns) if isinstance(columns, str) else (
-                [str(i) for i in range(1, columns + 1)] if isinstance(columns, int) else [str(c) for c in columns])
-            rows = grid.get("rows", 8)
-            rows = [str(i) for i in range(1, rows + 1)] if isinstance(rows, int) else [str(r) for r in rows]
-            template = grid.get("name", "{col}{row}")
-            try:
-                named = [(template.format(col=col, row=row), x, y, col, row)
-                         for y, row in enumerate(rows, 1) for x, col in enumerate(columns, 1)]
-            except (KeyError, IndexError, ValueError) as exc:
-                self.problem(("board", "grid", "name"), f"cannot name cells with {template!r}: {_describe(exc)}",
+            columns, rows = _grid_labels(grid.get("columns", 8)), _grid_labels(grid.get("rows", 8))
+            template = str(grid.get("name", "{col}{row}"))
+            named = []
+            if len(columns) * len(rows) > MAX_CELLS:
+                self.problem(("board", "grid"), f"a grid of {len(columns):,} x {len(rows):,} cells is larger than "
+                             f"the {MAX_CELLS:,} cells a board may have", "use a smaller grid")
+            elif "{" in template.replace("{col}", "").replace("{row}", "") or \
+                    "}" in template.replace("{col}", "").replace("{row}", ""):
+                self.problem(("board", "grid", "name"), f"cannot name cells with {template!r}",
                              "the template may use {col} and {row}, e.g. '{col}{row}'")
-                named = []
+            else:
+                named = [(template.replace("{col}", col).replace("{row}", row), x, y, col, row)
+                         for y, row in enumerate(rows, 1) for x, col in enumerate(columns, 1)]
             for name, x, y, col, row in named:
                 board.add_cell(name, x=x, y=y, col=col, row=row)
         names = spec.get("cells")
         if isinstance(names, str):
             names = self.evaluate_now(("board", "cells"), names, self.root, "list of cells")
             names = [] if names is _FAIL else names
+        if isinstance(names, (list, tuple, range)) and len(names) + len(board.cells) > MAX_CELLS:
+            self.problem(("board", "cells"), f"{len(names) + len(board.cells):,} cells are more than the "
+                         f"{MAX_CELLS:,} a board may have", "use a smaller board")
+            names = []
         for name in names or []:
             if str(name) in board.by_name:
                 self.problem(("board", "cells"), f"cell '{name}' is defined twice")

@@ -51,6 +51,36 @@ class FlowCompiler:
             code = self.expr(("flow", "next_player"), nxt, self.root)
             r.next_player = None if code is _FAIL else self.lambda_("S, me", code)
         r.max_turns = flow.get("max_turns")
+        self._automatic_loops(steps)
+
+    def _automatic_loops(self, specs: dict) -> None:
+        """Report automatic steps that go round for ever: each one's 'next' is a fixed automatic step and
+        none of them can leave by goto() (or a procedure, which might call it)."""
+        procedures = set(self.data.get("procedures") or {})
+
+        def fixed_successor(name):
+            step = self.rules.steps.get(name)
+            spec = specs.get(name) or {}
+            if step is None or step.kind != "auto" or step.next_target in (None, END_TURN):
+                return None
+            words = set(re.findall(r"[A-Za-z_]\w*", str(spec.get("do") or "")))
+            return None if "goto" in words or words & procedures else step.next_target
+
+        reported = set()
+        for start in specs:
+            path, name = [], start
+            while name is not None and name not in path and name not in reported:
+                path.append(name)
+                name = fixed_successor(name)
+            if name is None or name in reported or name not in path:
+                reported.update(path)
+                continue
+            loop = path[path.index(name):]
+            reported.update(path)
+            self.problem(("flow", "steps", name, "next"), "the automatic steps " + " -> ".join(loop + [name]) +
+                         " go round for ever: each one's 'next' is fixed and none can leave the loop",
+                         "make a 'next' conditional (a list of {if: ..., to: ...}), or let the loop reach a "
+                         "decision, chance or simultaneous step")
 
     def _next(self, path, value, scope):
         """Compile a step's 'next': a step name, or a list of {if, to} cases ending with {to}."""

@@ -286,7 +286,7 @@ class MoveCompiler:
             parts.append(f"F_text({code})")
             i = k + 1
         self.namespace["F_text"] = text_of
-        return " + ".join(parts) if parts else "''"
+        return f"''.join(({''.join(p + ', ' for p in parts)}))" if parts else "''"  # flat: any number of fields
 
     def effects(self, path, items, scope) -> list[str] | object:
         """Python source lines for a list of effects (statements, if/else, for loops)."""

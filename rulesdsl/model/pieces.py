@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from ..lang.builtins import RuleValueError
+from ..limits import MAX_ITEMS, LimitExceeded
 from .values import Piece
+
+_REMEMBERED = 1 << 16  # pieces remembered by the attribute values they were asked for (a cache: cleared when full)
 
 
 class PieceKind:
@@ -23,6 +26,8 @@ class PieceKind:
             pass
         except TypeError:  # unhashable values: the full path reports them
             return self._make(given)
+        if len(self._seen) >= _REMEMBERED:
+            self._seen.clear()
         piece = self._seen[tuple(given.items())] = self._make(given)
         return piece
 
@@ -34,6 +39,8 @@ class PieceKind:
             try:
                 return remembered[values]
             except KeyError:
+                if len(remembered) >= _REMEMBERED:
+                    remembered.clear()
                 piece = remembered[values] = self._make(dict(zip(names, values)))
                 return piece
             except TypeError:  # unhashable values: the full path reports them
@@ -61,6 +68,9 @@ class PieceKind:
         key = tuple(key)
         piece = self._interned.get(key)
         if piece is None:
+            if len(self._interned) >= MAX_ITEMS:  # pieces are interned for good: their number is bounded
+                raise LimitExceeded(f"the game has made {MAX_ITEMS:,} different pieces of kind '{self.name}', the "
+                                    "most it may make")
             values = dict(key)
             attributes = dict(values)
             for name, fn in self.derived.items():

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from ..lang.reach import RuleValue
 
-class Cell(int):
+
+class Cell(int, RuleValue):
     """A board cell: an integer index (fast to use as a list index) that prints as its name."""
 
     def __new__(cls, index: int, name: str, **attributes):
@@ -28,10 +30,11 @@ class Cell(int):
     __eq__ = int.__eq__
 
 
-class Piece:
+class Piece(RuleValue):
     """An immutable, interned game piece: equal attributes mean the very same object."""
 
     __slots__ = ("kind", "base", "__dict__")
+    fields = ("kind",)
 
     def __init__(self, kind: str, base: tuple, attributes: dict):
         object.__setattr__(self, "kind", kind)
@@ -56,7 +59,7 @@ class Piece:
         return {"kind": self.kind, **dict(self.base)}
 
 
-class Record:
+class Record(RuleValue):
     """A small read-only bag of named values (e.g. each player's choice at a simultaneous step)."""
 
     def __init__(self, **fields):

@@ -1,0 +1,101 @@
+"""The checked operators compiled code uses to keep within the limits on what rule code may build.
+
+A rule file is untrusted: one expression such as `2 ** 10 ** 10`, `repeat(1, 10 ** 10)` or `'x' * 10 ** 12`
+would otherwise tie up a process inside a single step of Python's own C code, where no time budget can
+interrupt it. Every operation that can build a large value in one step is checked before it runs.
+"""
+
+from __future__ import annotations
+
+import operator
+
+from ..limits import MAX_INT_BITS, MAX_ITEMS, LimitExceeded
+
+
+def _too_many(n: int, what: str) -> LimitExceeded:
+    return LimitExceeded(f"{what} would hold {n:,} items; the language allows at most {MAX_ITEMS:,}")
+
+
+def _is_seq(x) -> bool:
+    return isinstance(x, (str, list, tuple))
+
+
+def check_size(value):
+    """`value`, or LimitExceeded when it is a list, tuple or string longer than the limit."""
+    if _is_seq(value) and len(value) > MAX_ITEMS:
+        raise _too_many(len(value), "this value")
+    return value
+
+
+def check_count(n, what: str = "the result") -> None:
+    """LimitExceeded when `n` items are more than a list may hold."""
+    if isinstance(n, int) and n > MAX_ITEMS:
+        raise _too_many(n, what)
+
+
+def add(a, b):
+    """a + b, refusing lists and strings beyond the limit (a sum can at most double a length)."""
+    return check_size(a + b)
+
+
+def _check_product(a, b) -> None:
+    """LimitExceeded when a * b would be an integer beyond MAX_INT_BITS or a sequence beyond MAX_ITEMS."""
+    if isinstance(a, int) and isinstance(b, int):
+        if a.bit_length() + b.bit_length() > MAX_INT_BITS + 1:
+            raise LimitExceeded(f"a product of a {a.bit_length()}-bit and a {b.bit_length()}-bit number is too "
+                                f"large (numbers may have at most {MAX_INT_BITS} bits)")
+    elif _is_seq(a) and isinstance(b, int):
+        check_count(len(a) * b, "the repeated value")
+    elif _is_seq(b) and isinstance(a, int):
+        check_count(len(b) * a, "the repeated value")
+
+
+def mul(a, b):
+    """a * b, refusing integers beyond MAX_INT_BITS and repeated lists or strings beyond MAX_ITEMS."""
+    _check_product(a, b)
+    return a * b
+
+
+def pow_(a, b):
+    """a ** b, refusing integer powers beyond MAX_INT_BITS."""
+    if isinstance(a, int) and isinstance(b, int) and b > 0 and a not in (0, 1, -1):
+        if (a.bit_length() - 1) * b > MAX_INT_BITS or b > MAX_INT_BITS:
+            raise LimitExceeded(f"{a} ** {b} is too large (numbers may have at most {MAX_INT_BITS} bits)")
+    return a ** b
+
+
+def mod(a, b):
+    """a % b for numbers (Python's text formatting with '%' is no part of the language)."""
+    if isinstance(a, (str, bytes)):
+        raise TypeError("'%' is the remainder of a division and needs numbers")
+    return a % b
+
+
+def iadd(a, b):
+    """a += b (in place for lists), refusing lists and strings beyond the limit."""
+    return check_size(operator.iadd(a, b))
+
+
+def imul(a, b):
+    """a *= b (in place for lists), with the limits of mul."""
+    _check_product(a, b)
+    return operator.imul(a, b)
+
+
+def inclusive_range(low, high):
+    """low..high: the whole numbers from low to high, both included, at most MAX_ITEMS of them."""
+    if isinstance(low, int) and isinstance(high, int):
+        check_count(high - low + 1, f"the range {low}..{high}")
+    return range(low, high + 1)
+
+
+_OPERATORS = {"+": add, "-": operator.sub, "*": mul, "/": operator.truediv, "//": operator.floordiv, "%": mod,
+              "**": pow_}
+
+
+def chain(operands: tuple, ops: tuple):
+    """A long run of operators of one precedence, worked out left to right with the checks above."""
+    value = operands[0]
+    for op, operand in zip(ops, operands[1:]):
+        value = _OPERATORS[op](value, operand)
+    return value

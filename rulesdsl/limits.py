@@ -1,0 +1,30 @@
+"""Every bound on what a shared file may ask of the machine, in one place (see docs/security.md)."""
+
+from __future__ import annotations
+
+# Files
+MAX_FILE_BYTES = 250_000  # a rule file's size: the largest bundled game has 16 kB; YAML reads some 300 kB a second
+MAX_YAML_NODES = 25_000  # values, keys, lists and mappings, aliases expanded: the bundled games have at most 856
+MAX_YAML_DEPTH = 100  # lists and mappings nested in each other: the bundled games nest at most 11 deep
+MAX_JSON_DEPTH = 100  # deepest nesting read from a state, log or results line (a real state nests about 10 deep)
+MAX_JSON_DIGITS = 100  # longest whole number read from them (seeds have 20 digits at most)
+
+# Expressions and the values they build
+MAX_EXPR_CHARS = 20_000  # characters of one expression string
+MAX_EXPR_DEPTH = 50  # brackets or operators nested in one expression (Python's own parser allows 200 brackets)
+MAX_INT_BITS = 8192  # about 2,466 decimal digits: far beyond any score, far below a slow multiplication
+MAX_ITEMS = 1_000_000  # items of one list or tuple, characters of one string, numbers in one range
+MAX_PLAYERS = 256  # seats of one game
+MAX_CELLS = 10_000  # cells of one board: geometry is precomputed for every pair of cells in line
+
+# Running (budgets are wall-clock seconds, multiplied by the environment variable RULESDSL_TIME_SCALE)
+MOVE_SECONDS = 5.0  # listing the moves of a position, or applying one move with everything it sets off
+LOAD_SECONDS = 20.0  # compiling a rule file, its load-time expressions included
+VALUE_SECONDS = 3.0  # one load-time expression (a let, a board attribute, a region)
+MEMORY_BYTES = 2 << 30  # what the process may grow by during one of the above
+MAX_AUTO_STEPS = 10_000  # automatic steps in a row before a decision
+DEFAULT_MAX_TURNS = 10_000  # the turn cap of a game when neither the rule file nor the caller sets one
+
+
+class LimitExceeded(ValueError):
+    """Rule code tried to build a value larger than the language allows."""

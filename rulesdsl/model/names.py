@@ -1,0 +1,64 @@
+"""The names a rule file declares: plain identifiers only, none beginning with '_', checked before compiling."""
+
+from __future__ import annotations
+
+from ..lang.compiler import is_name
+
+# Where a rule file declares names, as paths with '*' for any key; a trailing '[]' marks a list of names.
+# Every one of these names can reach an expression (or generated code), so each must be a plain identifier.
+_DECLARED = [
+    ("data",), ("let",), ("functions",), ("procedures",), ("zones",), ("vars",), ("options",), ("moves",),
+    ("pieces",), ("pieces", "*", "attributes"), ("pieces", "*", "derived"),
+    ("board", "regions"), ("board", "attributes"), ("board", "links"), ("board", "directions"),
+    ("flow", "steps"), ("moves", "*", "params"), ("moves", "*", "let"), ("moves", "*", "inputs[]"),
+    ("functions", "*", "params[]"), ("procedures", "*", "params[]"),
+]
+_HINT = "a name starts with a letter and holds only letters, digits and '_' (names beginning with '_' are reserved)"
+
+
+def _places(data, pattern: tuple, path: tuple = ()):
+    """(path, container) for every mapping or list in `data` that `pattern` names."""
+    if not pattern:
+        yield path, data
+        return
+    head, rest = pattern[0], pattern[1:]
+    if not isinstance(data, dict):
+        return
+    keys = list(data) if head == "*" else [head.removesuffix("[]")] if head.removesuffix("[]") in data else []
+    for key in keys:
+        yield from _places(data[key], rest, path + (key,))
+
+
+def check_names(doc, report) -> None:
+    """Report (report(path, message, hint, key)) every declared name that is not a plain identifier and
+    remove it from the document, so that nothing after this sees it."""
+    data = doc.data
+    for pattern in _DECLARED:
+        listed = pattern[-1].endswith("[]")
+        for path, found in list(_places(data, pattern)):
+            if listed and isinstance(found, list):
+                bad = [i for i, name in enumerate(found) if not is_name(name)]
+                for i in reversed(bad):
+                    report(path + (i,), f"{found[i]!r} cannot be a name", _HINT, False)
+                    del found[i]
+            elif not listed and isinstance(found, dict):
+                for name in [n for n in found if not is_name(n)]:
+                    report(path + (name,), f"'{name}' cannot be a name", _HINT, True)
+                    del found[name]
+    _refuse_underscore_keys(data, (), report)
+
+
+def _refuse_underscore_keys(data, path: tuple, report) -> None:
+    """Any other key beginning with '_' (outside data tables, which are only ever indexed) is refused."""
+    todo = [(data, path)]
+    while todo:
+        node, where = todo.pop()
+        if isinstance(node, dict):
+            for key in list(node):
+                if isinstance(key, str) and key.startswith("_") and where[:1] != ("data",):
+                    report(where + (key,), f"'{key}': keys beginning with '_' are reserved", _HINT, True)
+                    del node[key]
+                else:
+                    todo.append((node[key], where + (key,)))
+        elif isinstance(node, list):
+            todo.extend((item, where + (i,)) for i, item in enumerate(node))

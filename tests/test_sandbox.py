@@ -1,0 +1,294 @@
+"""A hostile rule file cannot reach Python, run code, build huge values or run for ever: each attempt is a
+located error, quickly, with nothing executed."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+import rulesdsl
+from rulesdsl.errors import GameRuntimeError, RulesError
+from rulesdsl import limits
+from rulesdsl.lang import checked
+from rulesdsl.lang.parser import SyntaxProblem, parse
+from rulesdsl.lang.verify import UnsafeCode, namespace_builtins, verify
+
+GAME = """
+game: Probe
+players: {count: 2}
+board: {cells: [a, b, c]}
+pieces:
+  stone:
+    attributes: {colour: [red, blue], count: {values: [0, 1, 2], default: 0}}
+LET
+vars: {total: 0, xs: {init: "[1]"}}
+moves:
+  put:
+    params: {c: "[x for x in cells if empty(x)]"}
+    do: ["place(piece('stone', colour='red'), c)"EXTRA]
+flow:
+  steps:
+    play:
+      moves: [put]
+      pass: pass
+end:
+  - when: "turn >= 4"
+    winners: "[]"
+"""
+
+PLAIN = GAME.replace("EXTRA", "")
+
+
+def game_text(let: str = "", extra: str = "") -> str:
+    """The probe game with a `let: probe:` expression and more effects (YAML flow items) after its move."""
+    text = GAME.replace("LET", f"let:\n  probe: {json.dumps(let)}" if let else "")
+    return text.replace("EXTRA", f", {extra}" if extra else "")
+
+
+@pytest.fixture
+def write(tmp_path):
+    def write_text(text: str, name: str = "probe.yaml") -> str:
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        return str(path)
+    return write_text
+
+
+def load_problems(path: str) -> list:
+    with pytest.raises(RulesError) as info:
+        rulesdsl.load_game(path)
+    assert all(p.location is not None and p.location.line > 0 for p in info.value.problems), info.value.format()
+    return info.value.problems
+
+
+def play(path: str, decisions: int = 20):
+    """Play seeded random decisions; returns the final state."""
+    game = rulesdsl.load_game(path)
+    state = game.new_initial_state(1)
+    for _ in range(decisions):
+        if state.is_terminal():
+            break
+        if state.is_chance_node():
+            state.apply(state.sample_chance())
+        else:
+            state.apply(state.legal_moves()[0])
+    return state
+
+
+# -- no Python object is reachable ------------------------------------------------------------------
+def test_dunder_attributes_cannot_be_declared_or_read(write):
+    text = PLAIN.replace("count: {values: [0, 1, 2], default: 0}", "__globals__: [1], __repr__: [2]")
+    problems = load_problems(write(text.replace("LET", "")))
+    assert {p.message for p in problems} >= {"'__globals__' cannot be a name", "'__repr__' cannot be a name"}
+    problems = load_problems(write(game_text(let="piece('stone', colour='red').__class__")))
+    assert any("names cannot begin with '_'" in p.message for p in problems)
+
+
+@pytest.mark.parametrize("expression", ["x.__class__", "__import__('os')", "f(_x)", "a[_b]", "[_y for _y in xs]"])
+def test_names_beginning_with_underscore_do_not_parse(expression):
+    with pytest.raises(SyntaxProblem, match="names cannot begin with '_'"):
+        parse(expression)
+
+
+def test_a_declared_name_that_python_also_has_reads_the_field_only(write):
+    # 'count' is a piece attribute here, and also a method of every list: on a list it must reach nothing
+    field = PLAIN.replace("LET", "functions:\n  g:\n    value: \"piece('stone', colour='red', count=2).count\"")
+    state = play(write(field.replace('winners: "[]"', 'winners: "[g()]"')), 100)
+    assert state.winners == [2]
+    method = PLAIN.replace("LET", "functions:\n  g:\n    value: \"[1, 2].count\"")
+    with pytest.raises(GameRuntimeError, match="has no attribute 'count'"):
+        play(write(method.replace('winners: "[]"', 'winners: "[g()]"')), 100)
+
+
+def test_function_parameters_cannot_inject_code(write, tmp_path):
+    marker = tmp_path / "ran"
+    text = PLAIN.replace("LET", f"functions:\n  f:\n    params: [\"x=open({str(marker)!r}, 'w')\"]\n    value: '1'")
+    problems = load_problems(write(text))
+    assert any("cannot be a name" in p.message for p in problems)
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("section", [
+    "data:\n  _secret: 1", "vars:\n  _v: 0", "options:\n  _o: {default: 1}",
+    "procedures:\n  p:\n    params: ['a b']\n    do: []",
+])
+def test_declared_names_must_be_plain(write, section):
+    problems = load_problems(write(PLAIN.replace("LET", section).replace("vars: {total: 0, xs: {init: \"[1]\"}}\n", "")
+                                   if section.startswith("vars") else PLAIN.replace("LET", section)))
+    assert any("cannot be a name" in p.message or "reserved" in p.message for p in problems)
+
+
+def test_cell_name_templates_are_not_python_format_strings(write):
+    text = PLAIN.replace("board: {cells: [a, b, c]}", "board: {grid: {columns: 2, rows: 2, name: '{col.__class__}'}}")
+    problems = load_problems(write(text.replace("LET", "")))
+    assert any("cannot name cells" in p.message for p in problems)
+
+
+@pytest.mark.parametrize("source", [
+    "import os\n", "def gen_1(S, me):\n    return __import__('os')\n",
+    "def gen_1(S, me):\n    return eval('1')\n", "def gen_1(S, me):\n    return L_x.__globals__\n",
+    "def gen_1(S, me, L_x=print('x')):\n    pass\n", "class K: pass\n",
+])
+def test_generated_code_is_verified(source):
+    with pytest.raises(UnsafeCode):
+        verify(source)
+
+
+def test_generated_code_sees_no_dangerous_python_builtins():
+    names = namespace_builtins()
+    assert not {"eval", "exec", "open", "__import__", "compile", "getattr", "globals", "vars"} & set(names)
+
+
+# -- bounded values ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("expression, words", [
+    ("2 ** 10 ** 10", "too large"),
+    ("repeat(1, 10 ** 10)", "at most"),
+    ("sum(x for x in 0..10 ** 9)", "at most"),
+    ("size('x' * 10 ** 12)", "at most"),
+    ("size([0] * 10 ** 9)", "at most"),
+    ("'%999999999d' % 1", "needs numbers"),
+    ("size(str(repeat(list(0..999), 10000)))", "longer than"),
+    ("size(join(repeat('x' * 1000, 2000)))", "at most"),
+    ("product(repeat(10 ** 2000, 10))", "too large"),
+])
+def test_huge_values_are_refused_at_load_time(write, expression, words):
+    start = time.monotonic()
+    problems = load_problems(write(game_text(let=expression)))
+    assert time.monotonic() - start < 30  # a guard against a hang, not a speed measurement
+    assert any(words in p.message for p in problems), [p.message for p in problems]
+
+
+def test_doubling_a_list_in_a_loop_stops_at_the_limit(write):
+    text = game_text(extra='{for: "i in 0..40", do: ["xs = xs + xs"]}')
+    with pytest.raises(GameRuntimeError, match="at most"):
+        play(write(text))
+
+
+def test_augmented_assignment_is_bounded(write):
+    text = game_text(extra='"xs *= 10 ** 7"')
+    with pytest.raises(GameRuntimeError, match="at most"):
+        play(write(text))
+
+
+def test_long_sums_compile_and_add_up(write):
+    for terms in (400, 3000):
+        path = write(game_text(let="+".join(["1"] * terms)))
+        assert rulesdsl.load_game(path).rules is not None
+        text = PLAIN.replace("LET", f"functions:\n  f:\n    params: [x]\n    value: '{'+'.join(['x'] * terms)}'")
+        text = text.replace("winners: \"[]\"", f"winners: \"[] if f(1) == {terms} else [0]\"")
+        state = play(write(text), 100)
+        assert state.is_terminal() and state.winners == []
+
+
+@pytest.mark.parametrize("expression, words", [
+    ("[" * 1000 + "]" * 1000, "nested more than"),
+    ("(" * 3000 + "1" + ")" * 3000, "nested more than"),
+    ("not " * 3000 + "true", "nested too deeply"),
+    ("- " * 3000 + "1", "nested too deeply"),
+    ("1 + " * 10000 + "1", "characters long"),
+])
+def test_deep_or_long_expressions_are_located_errors(write, expression, words):
+    problems = load_problems(write(game_text(let=expression)))
+    assert any(words in p.message for p in problems), [p.message for p in problems]
+
+
+def test_limits_checks_directly():
+    assert checked.pow_(2, 10) == 1024 and checked.mul([1], 3) == [1, 1, 1] and checked.add("a", "b") == "ab"
+    assert checked.chain((1, 2, 3, 4), ("+", "-", "*")) == 0
+    for call in (lambda: checked.pow_(3, 10 ** 6), lambda: checked.mul("ab", 10 ** 6),
+                 lambda: checked.inclusive_range(0, 10 ** 7), lambda: checked.mul(1 << 5000, 1 << 5000)):
+        with pytest.raises(limits.LimitExceeded):
+            call()
+
+
+def test_a_huge_grid_is_refused(write):
+    text = PLAIN.replace("board: {cells: [a, b, c]}", "board: {grid: {columns: 100000, rows: 100000}}")
+    start = time.monotonic()
+    problems = load_problems(write(text.replace("LET", "")))
+    assert time.monotonic() - start < 30  # a guard against a hang, not a speed measurement
+    assert any("cells" in p.message for p in problems)
+
+
+# -- bounded time ---------------------------------------------------------------------------------------
+def test_a_slow_load_time_value_is_interrupted(write):
+    start = time.monotonic()
+    problems = load_problems(write(game_text(let="sum(x * y for x in 0..999999 for y in 0..999999)")))
+    assert time.monotonic() - start < 30  # a guard against a hang
+    assert any("took longer than" in p.message for p in problems)
+
+
+def test_a_move_listing_that_never_ends_is_interrupted(write):
+    text = PLAIN.replace("params: {c: \"[x for x in cells if empty(x)]\"}",
+                        "params: {c: \"[x for x in cells for y in 0..999999 for z in 0..999999 if y < 0]\"}")
+    start = time.monotonic()
+    with pytest.raises(GameRuntimeError, match="took longer than") as info:
+        play(write(text.replace("LET", "")))
+    assert time.monotonic() - start < 30  # a guard against a hang
+    assert info.value.location is not None and info.value.location.line > 0
+
+
+def test_an_automatic_loop_is_found_at_load_time(write):
+    text = PLAIN.replace("LET", "").replace("      pass: pass\n", "      pass: pass\n      next: tick\n    tick:\n"
+                                                "      do: ['total += 1']\n      next: tock\n    tock:\n      next: tick\n")
+    problems = load_problems(write(text))
+    assert any("tick -> tock -> tick go round for ever" in p.message for p in problems)
+
+
+def test_an_automatic_step_leaving_by_a_condition_is_fine(write):
+    text = PLAIN.replace("LET", "").replace("      pass: pass\n", "      pass: pass\n      next: tick\n    tick:\n"
+                                                "      do: ['total += 1']\n      next: [{if: 'total % 3 == 0', to: "
+                                                "end_turn}, {to: tick}]\n")
+    assert play(write(text), 10).vars[0] >= 3
+
+
+def test_the_bundled_games_still_validate():
+    for name in rulesdsl.loading.bundled_games():
+        assert rulesdsl.load_game(name).rules is not None
+
+
+# -- built-ins hand out only values of the language ------------------------------------------------
+def _rule_value(value, depth: int = 0) -> bool:
+    """Whether `value` is a value of the language: never a function, module or other Python object."""
+    from rulesdsl.lang.reach import RuleValue
+
+    if value is None or type(value) in (bool, int, float, str) or isinstance(value, RuleValue):
+        return True
+    if isinstance(value, (list, tuple, range)) and depth < 8:
+        return all(_rule_value(v, depth + 1) for v in value)
+    if isinstance(value, dict) and depth < 8:
+        return all(_rule_value(k, depth + 1) and _rule_value(v, depth + 1) for k, v in value.items())
+    return False
+
+
+@pytest.mark.parametrize("name", ["mabula", "mark", "fast-track", "marble-chase"])
+def test_built_ins_return_only_values_of_the_language(name):
+    game = rulesdsl.load_game(name)
+    namespace = game.rules.namespace
+    returned = []
+
+    def watched(fn):
+        def call(*args, **kwargs):
+            value = fn(*args, **kwargs)
+            returned.append((fn, value))
+            return value
+        return call
+
+    for key in [k for k in namespace if k.startswith("F_")]:
+        namespace[key] = watched(namespace[key])
+    for seed in range(3):
+        state = game.new_initial_state(seed)
+        for _ in range(300):
+            if state.is_terminal():
+                break
+            state.apply(state.sample_chance() if state.is_chance_node() else state.legal_moves()[0])
+    assert returned, "no built-in was called"
+    bad = [(getattr(fn, "__name__", fn), type(v).__name__) for fn, v in returned if not _rule_value(v)]
+    assert not bad, bad[:5]
+
+
+def test_a_value_that_fills_memory_is_interrupted(write, monkeypatch):
+    monkeypatch.setattr(limits, "MEMORY_BYTES", 100 << 20)
+    problems = load_problems(write(game_text(let="size([repeat(x, 1000) for x in 0..999999])")))
+    assert any("MiB of memory allowed" in p.message for p in problems), [p.message for p in problems]
