@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from .errors import Location, Problem, RulesError, did_you_mean
@@ -69,32 +70,143 @@ def _drop(doc: Document, path: tuple) -> None:
         del doc.nodes[p]
 
 
-def load_document(path: str | Path, variant: str | None = None, _seen: tuple = ()) -> Document:
+def load_document(path: str | Path, variant: str | None = None) -> Document:
     """Load a rule file, following 'extends:' to its base file and applying a named variant."""
     path = resolve_path(path)
     doc = load_file(path)
     if not isinstance(doc.data, dict):
         raise RulesError([doc.problem((), "a rule file is a YAML mapping (keys such as 'game:', 'board:')",
                                       "start the file with 'game: <name>'")])
-    if "extends" in doc.data:
-        base_name = doc.data["extends"]
-        base_path = resolve_path(str(base_name), path)
-        if base_path.resolve() in _seen:
-            raise RulesError([doc.problem(("extends",), f"'{base_name}' extends itself (through {path})")])
-        if not base_path.is_file():
-            raise RulesError([doc.problem(("extends",), f"cannot find the base rule file '{base_name}'",
-                                          did_you_mean(Path(str(base_name)).stem, bundled_games())
-                                          or "give a path relative to this file, or the name of a bundled game "
-                                          "(listed by 'rulesdsl games')")])
-        base = load_document(base_path, None, _seen + (path.resolve(),))
-        patch = {k: v for k, v in doc.data.items() if k != "extends"}
-        patch_nodes = {p: i for p, i in doc.nodes.items() if p and p[0] != "extends"}
-        merge(base, patch, patch_nodes)
-        base.file = doc.file
-        doc = base
+    chain = [(doc, path)]  # the file, its base, the base's base...: a loop, not recursion, however long
+    while "extends" in chain[-1][0].data:
+        overlay, overlay_path = chain[-1]
+        base_path = resolve_base(overlay, overlay_path)
+        if base_path.resolve() in {p.resolve() for _, p in chain}:
+            raise RulesError([overlay.problem(("extends",), f"'{overlay.data['extends']}' extends itself "
+                                              f"(through {overlay_path})")])
+        chain.append((_load_base(overlay, base_path), base_path))
+    doc = chain[-1][0]
+    for overlay, _ in reversed(chain[:-1]):
+        patch = {k: v for k, v in overlay.data.items() if k != "extends"}
+        merge(doc, patch, {p: i for p, i in overlay.nodes.items() if p and p[0] != "extends"})
+        doc.file = overlay.file
     if variant is not None:
         apply_variant(doc, variant)
     return doc
+
+
+def resolve_base(overlay: Document, path: Path) -> Path:
+    """The base file that the overlay at `path` names with 'extends:', checked before anything reads it.
+
+    Overlays are shared, so 'extends:' may name only a bundled game (by name, or by a path to its file) or
+    a file in the overlay's own folder or below it, once '..' and symbolic links are followed: a shared
+    overlay cannot make rulesdsl read, and echo in its errors, any other file on the user's machine.
+    """
+    name = _base_name(overlay)
+    games = bundled_games()
+    if "\0" in name or not name.isprintable() or any("\ud800" <= ch <= "\udfff" for ch in name):
+        raise RulesError([overlay.problem(("extends",), "the base rule file's name holds characters no file name "
+                                          "has", _ALLOWED.format(games=", ".join(games)))])
+    given = Path(name)
+    candidate = given if given.is_absolute() else path.parent / given
+    try:
+        target, home = candidate.resolve(), path.parent.resolve()
+    except (OSError, RuntimeError):  # a symbolic link loop, a name too long
+        raise RulesError([_cannot_find(overlay, name, games)]) from None
+    if target in {p.resolve() for p in games.values()}:
+        return candidate
+    if target.parent == package_dir("games").resolve():
+        raise RulesError([_cannot_find(overlay, name, games)])  # a misspelt path to a bundled game
+    if given.is_absolute() or not target.is_relative_to(home):
+        raise RulesError([_outside(overlay, name, games)])
+    if _is_file(target):
+        return candidate
+    stem = given.stem if given.suffix in (".yaml", ".yml") else name
+    if stem in games and given.parent == Path("."):
+        return games[stem]
+    raise RulesError([_cannot_find(overlay, name, games)])
+
+
+def _base_name(overlay: Document) -> str:
+    """The text of the overlay's 'extends:' value, which must name a file or a game."""
+    value = overlay.data["extends"]
+    if isinstance(value, (str, int, float)) and not isinstance(value, bool) and str(value).strip():
+        return str(value)
+    raise RulesError([overlay.problem(("extends",), "'extends' should name the base rule file",
+                                      _ALLOWED.format(games=", ".join(bundled_games())))])
+
+
+_ALLOWED = ("'extends:' names a bundled game ({games}) or a rule file in this overlay's folder or a folder "
+            "below it")
+
+
+def _outside(overlay: Document, name: str, games: dict) -> Problem:
+    """The problem of an 'extends:' that leads outside the overlay's folder (the target is never read)."""
+    if Path(name).is_absolute():
+        what = "is an absolute path"
+    elif os.path.normpath(name).split(os.sep)[0] == os.pardir:
+        what = "is outside this overlay's folder"
+    else:
+        what = "leads, through a symbolic link, outside this overlay's folder"
+    return overlay.problem(("extends",), f"the base rule file '{name}' {what}",
+                           _ALLOWED.format(games=", ".join(games)) + "; copy the base file next to the overlay")
+
+
+def _cannot_find(overlay: Document, name: str, games: dict) -> Problem:
+    """The problem of an 'extends:' that names no file."""
+    return overlay.problem(("extends",), f"cannot find the base rule file '{name}'",
+                           did_you_mean(Path(name).stem, games) or _ALLOWED.format(games=", ".join(games)))
+
+
+def _is_file(path: Path) -> bool:
+    """True for a regular file (not a folder, device or pipe), False also when it cannot be checked."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
+def _load_base(overlay: Document, path: Path) -> Document:
+    """The base file named by the overlay's 'extends:', if it is a rule file (else ONE problem, at that
+    'extends:', that says nothing of the file's content)."""
+    name = overlay.data["extends"]
+    try:
+        base = load_file(path)
+    except RulesError as exc:
+        first = min(exc.problems, key=Problem.sort_key)
+        if first.location is None or not first.location.line:  # it cannot be read at all
+            raise RulesError([overlay.problem(("extends",), f"cannot read the base rule file '{name}'",
+                                              first.message)]) from None
+        why = "it is empty" if first.message == "the file is empty" else \
+            f"loading it fails at line {first.location.line}, column {first.location.col}"
+        raise RulesError([_not_a_rule_file(overlay, name, path, why)]) from None
+    why = _shape_problem(base.data)
+    if why is not None:
+        raise RulesError([_not_a_rule_file(overlay, name, path, why)])
+    return base
+
+
+def _not_a_rule_file(overlay: Document, name, path: Path, why: str) -> Problem:
+    """The one problem reported for a base file that is not a rule file."""
+    return overlay.problem(("extends",), f"'{name}' is not a rule file",
+                           f"{why}; a rule file is a YAML mapping with 'game:' (or 'extends:') and only the "
+                           f"top-level keys of the rule language ('rulesdsl validate {path}' checks it on its own)")
+
+
+def _shape_problem(data) -> str | None:
+    """Why a base file's top level is not that of a rule file, or None when it looks like one."""
+    from .schema import rule_schema  # schema imports this module
+
+    if data is None:
+        return "it is empty"
+    if not isinstance(data, dict):
+        return f"its top level is {'a list' if isinstance(data, list) else 'a single value'}, not a mapping"
+    if "game" not in data and "extends" not in data:
+        return "it has neither 'game:' nor 'extends:'"
+    unknown = [key for key in data if key not in rule_schema()["properties"]]
+    if unknown:
+        return f"it has {len(unknown)} top-level key{'s' if len(unknown) > 1 else ''} that rule files do not have"
+    return None
 
 
 def apply_variant(doc: Document, variant: str) -> None:

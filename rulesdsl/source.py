@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
 from .errors import Location, Problem, RulesError
+from .limits import MAX_FILE_BYTES, MAX_INT_BITS, MAX_YAML_DEPTH, MAX_YAML_NODES
 
 Path_ = tuple  # a path into the document: keys and list indices
+
 
 
 @dataclass
@@ -187,18 +190,22 @@ def _flow_positions(info: NodeInfo, value: str):
 
 
 class _Loader(yaml.SafeLoader):
-    """SafeLoader that leaves every scalar value to us (positions are read off the composed nodes)."""
+    """SafeLoader whose parser and resolver we use; our own composer builds the data (see _Composer)."""
 
 
 def load_text(text: str, file: str) -> Document:
-    """Parse YAML text into a Document; raises RulesError for syntax errors, duplicate keys, empty files."""
+    """Parse YAML text into a Document; raises RulesError for syntax errors, duplicate keys, empty files,
+    unknown tags and documents too large or too deeply nested."""
     lines = text.splitlines()
     try:
-        loader = _Loader(text)
+        loader = _Loader(text)  # checks the characters of the whole text first
         try:
-            root = loader.get_single_node()
+            composer = _Composer(loader, file, lines)
+            root = composer.document()
         finally:
             loader.dispose()
+    except yaml.reader.ReaderError as exc:
+        raise RulesError([_reader_problem(exc, text, file, lines)]) from None
     except yaml.MarkedYAMLError as exc:
         raise RulesError([_yaml_problem(exc, file, lines, text)]) from None
     except yaml.YAMLError as exc:
@@ -206,13 +213,33 @@ def load_text(text: str, file: str) -> Document:
     if root is None:
         raise RulesError([Problem("the file is empty", Location(file, 1, 1),
                                   "a rule file is a YAML mapping that starts with 'game: <name>'")])
-    doc = Document(None, file)
-    problems: list[Problem] = []
-    constructor = yaml.SafeLoader("")
-    doc.data = _build(root, (), None, doc, lines, constructor, problems)
-    if problems:
-        raise RulesError(problems)
-    return doc
+    if composer.problems:
+        raise RulesError(composer.problems)
+    return Document(root.value, file, composer.positions())
+
+
+def _reader_problem(exc: yaml.reader.ReaderError, text: str, file: str, lines: list[str]) -> Problem:
+    """A character YAML does not allow (a control character, U+FFFE...), at its line and column."""
+    line, col = _line_col(text, exc.position)
+    char = exc.character
+    code = f"U+{char:04X}"
+    what = f"a control character ({code})" if char < 0x20 or 0x7F <= char < 0xA0 else f"the character {code}"
+    escape = f"\\x{char:02x}" if char <= 0xFF else f"\\u{char:04x}"
+    source = _printable(lines[line - 1]) if line <= len(lines) else None
+    return Problem(f"{what} is not allowed in a YAML file", Location(file, line, col),
+                   f"remove it (is this a binary file?); a double-quoted string can hold it as the escape {escape}",
+                   source)
+
+
+def _line_col(text: str, index: int) -> tuple[int, int]:
+    """1-based line and column of character `index`, with lines split as the Document's `lines` are."""
+    before = (text[:index] + "x").splitlines()
+    return len(before), len(before[-1])
+
+
+def _printable(line: str) -> str:
+    """A source line safe to print: characters YAML does not allow shown as U+FFFD (one column each)."""
+    return yaml.reader.Reader.NON_PRINTABLE.sub("\ufffd", line)
 
 
 _YAML_HINT = "check indentation, quoting and ':' after keys; quote strings that contain ': ' or start with " \
@@ -282,6 +309,10 @@ def _yaml_problem(exc: yaml.MarkedYAMLError, file: str, lines: list[str], text: 
     elif "'\\t'" in problem:
         message = "YAML syntax: a tab character"
         hint = "indent with spaces: YAML does not allow tabs in indentation"
+    elif context.startswith("found duplicate anchor") and mark and opened:
+        name = context.split("'")[1] if context.count("'") >= 2 else ""
+        message = f"YAML syntax: the anchor '&{name}' is defined twice (first at line {opened.line + 1})"
+        hint = "give each anchor its own name"
     elif problem.startswith("found undefined alias"):
         message = f"YAML syntax: {problem} (a value starting with '*' is an alias)"
         hint = "quote values that start with '*', '&' or '!'"
@@ -293,52 +324,312 @@ def _yaml_problem(exc: yaml.MarkedYAMLError, file: str, lines: list[str], text: 
 
 
 def load_file(path: str | Path, display: str | None = None) -> Document:
-    """Read and parse a YAML file; a missing or unreadable file is a RulesError too."""
+    """Read and parse a YAML file; a missing, unreadable, oversized or non-UTF-8 file is a RulesError too."""
     path = Path(path)
     name = display or str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as stream:
+            data = stream.read(MAX_FILE_BYTES + 1)  # never more: the path may be a device or a huge file
     except FileNotFoundError:
         raise RulesError([Problem(f"no such file: {path}", Location(name),
                                   "check the path; bundled games are listed by 'rulesdsl games'")]) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RulesError([Problem(f"cannot read {path}: {exc}", Location(name))]) from None
-    return load_text(text, name)
+    except OSError as exc:
+        raise RulesError([Problem(f"cannot read {path}: {exc.strerror or exc}", Location(name))]) from None
+    if len(data) > MAX_FILE_BYTES:
+        kept = data[:MAX_FILE_BYTES].decode("utf-8", "replace")
+        line, col = _line_col(kept, len(kept))
+        raise RulesError([Problem(f"the file is larger than {MAX_FILE_BYTES:,} bytes", Location(name, line, col),
+                                  "rule files are far smaller (the bundled games are under 20 kB): is this the "
+                                  "right file?")])
+    return load_text(_decode(data, name), name)
+
+
+def _decode(data: bytes, file: str) -> str:
+    """The file's text; bytes that are not UTF-8 are a problem located at the first of them."""
+    try:
+        return data.decode("utf-8")  # a BOM stays, as U+FEFF, which YAML skips
+    except UnicodeDecodeError as exc:
+        before = data[:exc.start].decode("utf-8")  # valid: the error is the first bad byte
+        line, col = _line_col(before, len(before))
+        source = _printable(data.decode("utf-8", "replace").splitlines()[line - 1])
+        raise RulesError([Problem(f"the file is not valid UTF-8 (byte 0x{data[exc.start]:02X} here)",
+                                  Location(file, line, col),
+                                  "rule files are UTF-8 text: save the file as UTF-8 in your editor, or remove the "
+                                  "byte (is this a binary file?)", source)]) from None
 
 
 def _loc(file: str, mark) -> Location:
     return Location(file, mark.line + 1, mark.column + 1)
 
 
-def _build(node, path, key_loc, doc, lines, constructor, problems):
-    info = NodeInfo(_loc(doc.file, node.start_mark), key_loc,
-                    getattr(node, "style", None), lines)
-    doc.nodes[path] = info
-    if isinstance(node, yaml.MappingNode):
-        result = {}
-        for key_node, value_node in node.value:
-            if not isinstance(key_node, yaml.ScalarNode):
-                problems.append(Problem("mapping keys must be plain scalars", _loc(doc.file, key_node.start_mark)))
+_CORE = "tag:yaml.org,2002:"
+_SCALAR_TAGS = {_CORE + name for name in ("str", "int", "float", "bool", "null")}
+_COLLECTION_TAGS = {yaml.SequenceStartEvent: _CORE + "seq", yaml.MappingStartEvent: _CORE + "map"}
+_AS_TEXT = {_CORE + name for name in ("timestamp", "value", "merge")}  # implicit types that are not plain data
+_MERGE = _CORE + "merge"
+_KINDS = {_CORE + "seq": "a list", _CORE + "map": "a mapping"}
+_WANTED = {_CORE + "int": "a whole number", _CORE + "float": "a number", _CORE + "bool": "true or false"}
+_DISCARDED = (object(),)  # the path of a value read but not kept (its key is refused)
+
+
+@dataclass
+class _Node:
+    """A node read to its end: its value, and what an alias of it or a mapping key needs to know."""
+
+    value: object
+    mark: object  # where its text starts (an alias: where its anchor's does)
+    at: object  # where it occurs (an alias: the '*')
+    path: Path_ | None  # None: a key
+    style: str | None
+    scalar: bool
+    tag: str | None = None  # scalars: the resolved tag ('<<' as a key is a merge key)
+    text: str | None = None  # scalars: the text itself ('yes' as a key means the word)
+    size: int = 1  # nodes, aliases expanded
+    height: int = 0  # levels of lists and mappings in it
+    first: int = 0  # its own and its descendants' positions: _Composer.infos[first:last]
+    last: int = 0
+
+
+@dataclass
+class _Open:
+    """A list or mapping whose items are still being read."""
+
+    node: _Node
+    anchor: str | None
+    count: int  # the node count before it opened
+    has_key: bool = False  # mappings: a key is read, its value comes next
+    name: object = None  # that key (None: refused, its value is read but not kept)
+    key_loc: Location | None = None
+    keys: dict = field(default_factory=dict)  # mappings: where each kept key was written
+
+
+class _Composer:
+    """Builds plain data and node positions from PyYAML's event stream, one event at a time (no recursion).
+
+    It refuses, as it reads, what would make loading slow or unsafe: more than MAX_YAML_NODES nodes (an
+    alias counts as all it copies, so an alias bomb stops before it expands), nesting deeper than
+    MAX_YAML_DEPTH, and tags other than the plain YAML types (no Python object is ever constructed).
+    """
+
+    def __init__(self, loader: _Loader, file: str, lines: list[str]):
+        self.loader, self.file, self.lines = loader, file, lines
+        self.count = 0
+        self.stack: list[_Open] = []
+        self.anchors: dict[str, _Node] = {}
+        self.open_anchors: dict[str, object] = {}  # anchor -> its mark, while its node is being read
+        self.infos: list[tuple[Path_, NodeInfo]] = []  # every node's position, in reading order
+        self.problems: list[Problem] = []
+
+    def document(self) -> _Node | None:
+        """The single document of the stream (None when there is none), as PyYAML's get_single_node."""
+        self.loader.get_event()  # stream start
+        root = None
+        if not self.loader.check_event(yaml.StreamEndEvent):
+            self.loader.get_event()  # document start
+            root = self.node()
+            self.loader.get_event()  # document end
+        if not self.loader.check_event(yaml.StreamEndEvent):
+            event = self.loader.get_event()
+            raise yaml.composer.ComposerError("expected a single document in the stream", root.at,
+                                              "but found another document", event.start_mark)
+        return root
+
+    def positions(self) -> dict[Path_, NodeInfo]:
+        """The position of every node kept in the document, by path."""
+        return {path: info for path, info in self.infos if path[:1] != _DISCARDED}
+
+    def node(self) -> _Node:
+        """Read one node and everything inside it."""
+        while True:
+            event = self.loader.get_event()
+            if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+                self.open(event)
                 continue
-            if key_node.tag == "tag:yaml.org,2002:merge":
-                problems.append(Problem("YAML merge keys ('<<') are not supported",
-                                        _loc(doc.file, key_node.start_mark),
-                                        "use a variant or an overlay file ('extends:') to share parts"))
-                continue
-            key = constructor.construct_object(key_node)
-            if isinstance(key, bool) or key is None:
-                key = key_node.value  # 'yes', 'no', 'null' as keys mean the words themselves
-            kloc = _loc(doc.file, key_node.start_mark)
-            if key in result:
-                first = doc.nodes[path + (key,)].key_loc
-                problems.append(Problem(f"duplicate key '{key}' (first defined at line {first.line})", kloc,
-                                        "remove one of the two entries; YAML would silently keep the last",
-                                        lines[kloc.line - 1] if kloc.line <= len(lines) else None,
-                                        len(str(key))))
-                continue
-            result[key] = _build(value_node, path + (key,), kloc, doc, lines, constructor, problems)
-        return result
-    if isinstance(node, yaml.SequenceNode):
-        return [_build(item, path + (i,), None, doc, lines, constructor, problems)
-                for i, item in enumerate(node.value)]
-    return constructor.construct_object(node)
+            if isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+                done = self.close()
+            elif isinstance(event, yaml.AliasEvent):
+                done = self.alias(event)
+            else:
+                done = self.scalar(event)
+            if not self.stack:
+                return done
+            self.add(done)
+
+    def slot(self) -> tuple[Path_ | None, Location | None]:
+        """The path of the next node (None: a key, or in one) and the location of the key that introduces it."""
+        if not self.stack:
+            return (), None
+        top = self.stack[-1]
+        if top.node.path is None or isinstance(top.node.value, dict) and not top.has_key:
+            return None, None
+        if isinstance(top.node.value, list):
+            return top.node.path + (len(top.node.value),), None
+        return (_DISCARDED if top.name is None else top.node.path + (top.name,)), top.key_loc
+
+    def open(self, event) -> None:
+        """Start a list or mapping."""
+        path, key_loc = self.slot()
+        self.tally(1, event)
+        if len(self.stack) >= MAX_YAML_DEPTH:
+            raise RulesError([self.too_deep(event, "lists and mappings are nested")])
+        if event.tag not in (None, "!"):
+            self.check_tag(event, event.tag)
+        value = [] if isinstance(event, yaml.SequenceStartEvent) else {}
+        node = _Node(value, event.start_mark, event.start_mark, path, None, False, first=len(self.infos))
+        self.record(path, node, key_loc)
+        self.name(event)
+        self.stack.append(_Open(node, event.anchor, self.count - 1))
+
+    def close(self) -> _Node:
+        """End the innermost list or mapping."""
+        top = self.stack.pop()
+        node = top.node
+        node.size, node.height, node.last = self.count - top.count, node.height + 1, len(self.infos)
+        if top.anchor is not None:
+            del self.open_anchors[top.anchor]
+            self.anchors[top.anchor] = node
+        return node
+
+    def scalar(self, event) -> _Node:
+        """A single value, constructed only as one of the plain YAML types."""
+        path, key_loc = self.slot()
+        self.tally(1, event)
+        self.name(event)
+        tag, explicit = event.tag, True
+        if tag is None or tag == "!":
+            tag, explicit = self.loader.resolve(yaml.ScalarNode, event.value, event.implicit), False
+        ok = self.check_tag(event, tag) if explicit else tag not in _AS_TEXT
+        value = self.construct(tag, event, explicit) if ok else event.value
+        node = _Node(value, event.start_mark, event.start_mark, path, event.style, True, tag, event.value,
+                     first=len(self.infos))
+        self.record(path, node, key_loc)
+        node.last = len(self.infos)
+        if event.anchor is not None:
+            self.anchors[event.anchor] = node
+        return node
+
+    def alias(self, event) -> _Node:
+        """A copy of an anchored node, counted as every node it copies."""
+        path, key_loc = self.slot()
+        if event.anchor in self.open_anchors:
+            raise RulesError([Problem(f"the alias '*{event.anchor}' is inside its own anchor '&{event.anchor}'",
+                                      _loc(self.file, event.start_mark),
+                                      "an alias copies a finished value: it cannot contain itself")])
+        source = self.anchors.get(event.anchor)
+        if source is None:
+            raise yaml.composer.ComposerError(None, None, f"found undefined alias {event.anchor!r}",
+                                              event.start_mark)
+        self.tally(source.size, event)
+        if len(self.stack) + source.height > MAX_YAML_DEPTH:
+            raise RulesError([self.too_deep(event, "this alias nests lists and mappings")])
+        node = _Node(copy.deepcopy(source.value), source.mark, event.start_mark, path, source.style,
+                     source.scalar, source.tag, source.text, source.size, source.height, len(self.infos))
+        self.record(path, node, key_loc)
+        if path is not None and source.path is not None:  # the positions inside it, moved to the alias's path
+            cut = len(source.path)
+            self.infos.extend((path + p[cut:], info) for p, info in self.infos[source.first + 1: source.last])
+        node.last = len(self.infos)
+        return node
+
+    def add(self, done: _Node) -> None:
+        """Put a finished node into the innermost list or mapping."""
+        top = self.stack[-1]
+        top.node.height = max(top.node.height, done.height)
+        container = top.node.value
+        if isinstance(container, list):
+            container.append(done.value)
+        elif not top.has_key:
+            top.has_key, top.key_loc = True, _loc(self.file, done.at)
+            top.name = self.key_name(top, done)
+        else:
+            if top.name is not None:
+                container[top.name], top.keys[top.name] = done.value, top.key_loc
+            top.has_key = False
+
+    def key_name(self, top: _Open, key: _Node):
+        """The mapping key that node `key` stands for; None (and a problem) when it is refused."""
+        kloc = top.key_loc
+        problem = None
+        name = key.text if isinstance(key.value, bool) or key.value is None else key.value
+        if not key.scalar:
+            problem = Problem("mapping keys must be plain scalars", kloc)
+        elif key.tag == _MERGE:
+            problem = Problem("YAML merge keys ('<<') are not supported", kloc,
+                              "use a variant or an overlay file ('extends:') to share parts")
+        elif name in top.keys:  # 'yes', 'no', 'null' as keys mean the words themselves
+            line = self.lines[kloc.line - 1] if kloc.line <= len(self.lines) else None
+            problem = Problem(f"duplicate key '{name}' (first defined at line {top.keys[name].line})", kloc,
+                              "remove one of the two entries; YAML would silently keep the last", line, len(str(name)))
+        if problem is None:
+            return name
+        self.problems.append(problem)
+        return None
+
+    def record(self, path: Path_ | None, node: _Node, key_loc: Location | None) -> None:
+        """Note where the node at `path` came from (keys are not nodes of the document)."""
+        if path is not None:
+            self.infos.append((path, NodeInfo(_loc(self.file, node.mark), key_loc, node.style, self.lines)))
+
+    def name(self, event) -> None:
+        """Register the event's anchor, refusing one defined twice (as PyYAML does)."""
+        anchor = event.anchor
+        if anchor is None:
+            return
+        first = self.open_anchors.get(anchor) or (self.anchors[anchor].mark if anchor in self.anchors else None)
+        if first is not None:
+            raise yaml.composer.ComposerError(f"found duplicate anchor {anchor!r}; first occurrence", first,
+                                              "second occurrence", event.start_mark)
+        if not isinstance(event, yaml.ScalarEvent):
+            self.open_anchors[anchor] = event.start_mark
+
+    def tally(self, nodes: int, event) -> None:
+        """Count nodes, refusing the document once it grows beyond MAX_YAML_NODES."""
+        self.count += nodes
+        if self.count <= MAX_YAML_NODES:
+            return
+        alias = isinstance(event, yaml.AliasEvent)
+        message = (f"the alias '*{event.anchor}' makes the document too large" if alias else
+                   "the document is too large") + f": more than {MAX_YAML_NODES:,} values, lists and mappings"
+        hint = ("an alias copies everything under its anchor, and aliases of aliases multiply; a rule file needs "
+                "far fewer values (the bundled games have under 1,000): write them out, or use fewer aliases"
+                if alias else "rule files are far smaller (the bundled games have under 1,000 values): is this "
+                              "the right file?")
+        raise RulesError([Problem(message, _loc(self.file, event.start_mark), hint)])
+
+    def too_deep(self, event, what: str) -> Problem:
+        """The problem of a node nested deeper than MAX_YAML_DEPTH."""
+        return Problem(f"{what} more than {MAX_YAML_DEPTH} levels deep", _loc(self.file, event.start_mark),
+                       "rule files nest only a few levels (the bundled games at most 11): look for a '[' or '{' "
+                       "that is never closed, or for aliases inside aliases")
+
+    def check_tag(self, event, tag: str) -> bool:
+        """True when an explicit tag is one of the plain YAML types of the node's kind; else a problem."""
+        allowed = _SCALAR_TAGS if isinstance(event, yaml.ScalarEvent) else {_COLLECTION_TAGS[type(event)]}
+        if tag in allowed:
+            return True
+        shown = "!!" + tag[len(_CORE):] if tag.startswith(_CORE) else tag
+        if tag in _KINDS or tag in _SCALAR_TAGS:
+            kind = "a single value" if isinstance(event, yaml.ScalarEvent) else \
+                _KINDS[_COLLECTION_TAGS[type(event)]]
+            message = f"the YAML tag '{shown}' cannot be used on {kind}"
+        else:
+            message = f"unknown YAML tag '{shown}'"
+        self.problems.append(Problem(message, _loc(self.file, event.start_mark),
+                                     "a rule file holds only text, numbers, true/false, lists and mappings, which "
+                                     "need no tag: remove it (quote a value that starts with '!')"))
+        return False
+
+    def construct(self, tag: str, event, explicit: bool):
+        """The Python value of a scalar of a plain type (str, int, float, bool, None)."""
+        node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
+        try:
+            value = self.loader.yaml_constructors[tag](self.loader, node)
+            if isinstance(value, int) and value.bit_length() > MAX_INT_BITS:  # 0x... has no digit limit
+                raise ValueError("too large")
+            return value
+        except (ValueError, KeyError, yaml.YAMLError):  # '!!int abc', or an integer of 5,000 digits
+            shown = event.value if len(event.value) <= 40 else event.value[:37] + "..."
+            self.problems.append(Problem(f"'{shown}' cannot be read as {_WANTED.get(tag, tag)}",
+                                         _loc(self.file, event.start_mark),
+                                         "remove the tag" if explicit else "quote it to keep it as text"))
+            return event.value

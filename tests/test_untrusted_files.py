@@ -1,0 +1,384 @@
+"""Rule files are untrusted input: shared overlays cannot read other files, and no YAML makes loading hang,
+crash or construct objects. Every attack is a located RulesError, fast, that echoes nothing it should not."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import rulesdsl
+from rulesdsl.errors import RulesError
+from rulesdsl.loading import bundled_games
+from rulesdsl.source import MAX_FILE_BYTES, MAX_YAML_DEPTH, MAX_YAML_NODES, load_text
+
+from .helpers import GAMES, game_path
+
+SECRET = "SECRET-MARKER-5f1e"
+GUARD = 5.0  # seconds: a generous guard against hangs, not a speed measurement
+
+
+def refused(path) -> RulesError:
+    """The RulesError of loading `path` (which must fail, and soon)."""
+    start = time.perf_counter()
+    with pytest.raises(RulesError) as info:
+        rulesdsl.load_game(str(path))
+    assert time.perf_counter() - start < GUARD
+    assert SECRET not in str(info.value)
+    return info.value
+
+
+def only_problem(error: RulesError):
+    assert len(error.problems) == 1, error.format()
+    return error.problems[0]
+
+
+def secret_file(folder: Path, name: str = "secret.yaml") -> Path:
+    """A file that must never be echoed: a YAML mapping whose lines would each be an 'unknown key'."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(f"{SECRET}: 1\npassword: {SECRET}-hunter2\nroot: x:0:0:{SECRET}\n", encoding="utf-8")
+    return path
+
+
+def overlay(folder: Path, extends: str, name: str = "overlay.yaml") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(f"extends: {extends}\ngame: House rules\n", encoding="utf-8")
+    return path
+
+
+def at_extends(problem, path: Path) -> None:
+    """The problem is located at the value of 'extends:' on line 1 of `path`."""
+    assert (problem.location.file, problem.location.line, problem.location.col) == (str(path), 1, 10)
+    assert problem.hint
+
+
+# -- extends: only bundled games and files in the overlay's own folder ------------------------------------
+
+def test_extends_an_absolute_path_is_refused_without_reading_it(tmp_path):
+    secret = secret_file(tmp_path / "private")
+    path = overlay(tmp_path / "shared", str(secret))
+    problem = only_problem(refused(path))
+    at_extends(problem, path)
+    assert "is an absolute path" in problem.message
+    assert "bundled game" in problem.hint and "this overlay's folder" in problem.hint
+
+
+def test_extends_a_system_file_is_refused(tmp_path):
+    path = overlay(tmp_path, "/etc/passwd")
+    problem = only_problem(refused(path))
+    at_extends(problem, path)
+    assert "root:" not in refused(path).format()
+
+
+def test_extends_with_dot_dot_leading_outside_is_refused(tmp_path):
+    secret_file(tmp_path / "private")
+    path = overlay(tmp_path / "shared" / "games", "../../private/secret.yaml")
+    problem = only_problem(refused(path))
+    at_extends(problem, path)
+    assert "outside this overlay's folder" in problem.message
+
+
+def test_extends_through_a_symbolic_link_leading_outside_is_refused(tmp_path):
+    secret = secret_file(tmp_path / "private")
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "base.yaml").symlink_to(secret)
+    path = overlay(shared, "base.yaml")
+    problem = only_problem(refused(path))
+    at_extends(problem, path)
+    assert "through a symbolic link, outside" in problem.message
+
+
+def test_extends_a_missing_file_outside_the_folder_says_the_same(tmp_path):
+    path = overlay(tmp_path / "shared", "../private/missing.yaml")
+    problem = only_problem(refused(path))
+    assert "outside this overlay's folder" in problem.message  # whether it exists is not told
+
+
+def test_extends_may_name_a_file_below_the_overlay_or_a_bundled_game(tmp_path):
+    base = (GAMES / "mabula.yaml").read_text(encoding="utf-8")
+    (tmp_path / "bases").mkdir()
+    (tmp_path / "bases" / "mine.yaml").write_text(base.replace("game: Mabula", "game: Mine"), encoding="utf-8")
+    (tmp_path / "link.yaml").symlink_to(tmp_path / "bases" / "mine.yaml")
+    for extends in ("bases/mine.yaml", "./bases/../bases/mine.yaml", "link.yaml", "mabula", "mabula.yaml",
+                    game_path("mabula")):
+        path = overlay(tmp_path, extends, "ok.yaml")
+        assert rulesdsl.load_game(str(path)).name == "House rules", extends
+
+
+def test_an_overlay_of_an_overlay_in_a_sub_folder(tmp_path):
+    overlay(tmp_path / "a" / "b", "mark", "inner.yaml")
+    outer = overlay(tmp_path / "a", "b/inner.yaml", "outer.yaml")
+    assert rulesdsl.load_game(str(outer)).name == "House rules"
+
+
+def test_the_main_file_may_be_anywhere(tmp_path, monkeypatch):
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    path = overlay(tmp_path / "shared", "mark")
+    assert rulesdsl.load_game(os.path.relpath(path)).name == "House rules"
+
+
+# -- a base file that is not a rule file: one problem, at 'extends:', without its content --------------------
+
+NOT_RULE_FILES = {
+    "a list": f"- {SECRET}\n- two\n",
+    "a single value": f"{SECRET}=1\nTOKEN={SECRET}\n",
+    "no game key": f"{SECRET}: 1\nuser: {SECRET}\n",
+    "unknown top-level keys": f"game: x\n{SECRET}: 1\nflow: {{}}\n",
+    "empty": "# nothing\n",
+    "not YAML": f"{SECRET}: [\n  {{: :\n",
+    "binary": f"{SECRET}\x00\x01\x02",
+    "not UTF-8": f"{SECRET}: caf",
+}
+
+
+@pytest.mark.parametrize("kind", NOT_RULE_FILES)
+def test_a_base_that_is_not_a_rule_file_is_one_problem_at_extends(tmp_path, kind):
+    data = NOT_RULE_FILES[kind].encode("utf-8") + (b"\xe9\n" if kind == "not UTF-8" else b"")
+    (tmp_path / "x.yaml").write_bytes(data)
+    path = overlay(tmp_path, "x.yaml")
+    problem = only_problem(refused(path))
+    at_extends(problem, path)
+    assert problem.message == "'x.yaml' is not a rule file"
+    assert problem.source_line is None
+
+
+# -- YAML aliases: a budget of nodes, counted before anything is expanded ------------------------------------
+
+def alias_bomb(levels: int) -> str:
+    """A 'billion laughs': each level is ten aliases of the level before, 10**levels values in all."""
+    names = "abcdefghijklmnop"
+    text = f"game: bomb\ndata:\n  {names[0]}: &{names[0]} [x, x, x, x, x, x, x, x, x, x]\n"
+    for i in range(1, levels):
+        text += f"  {names[i]}: &{names[i]} [" + ", ".join([f"*{names[i - 1]}"] * 10) + "]\n"
+    return text
+
+
+@pytest.mark.parametrize("levels", [6, 9])
+def test_an_alias_bomb_is_refused_at_the_alias_that_crosses_the_budget(tmp_path, levels):
+    path = tmp_path / "bomb.yaml"
+    path.write_text(alias_bomb(levels), encoding="utf-8")
+    assert path.stat().st_size < 600
+    problem = only_problem(refused(path))
+    loc = problem.location
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert lines[loc.line - 1][loc.col - 1] == "*"
+    assert "makes the document too large" in problem.message and f"{MAX_YAML_NODES:,}" in problem.message
+    assert "alias" in problem.hint
+
+
+def test_aliases_within_the_budget_are_copies_with_positions(tmp_path):
+    doc = load_text("game: x\ndata:\n  a: &row [1, 2, {k: 3}]\n  b: *row\n  c: [*row, *row]\n", "f.yaml")
+    assert doc.data["data"]["b"] == doc.data["data"]["c"][1] == [1, 2, {"k": 3}]
+    assert doc.data["data"]["b"] is not doc.data["data"]["a"]
+    assert doc.info(("data", "c", 1, 2, "k")).loc.line == 3
+    assert doc.info(("data", "b")).key_loc.line == 4
+
+
+def test_an_alias_inside_its_own_anchor_is_refused():
+    with pytest.raises(RulesError, match=r"alias '\*a' is inside its own anchor") as info:
+        load_text("game: x\ndata: &a [1, *a]\n", "f.yaml")
+    assert str(info.value.problems[0].location) == "f.yaml:2:14"
+
+
+def test_a_document_beyond_the_budget_without_aliases_is_refused():
+    text = "game: x\ndata: [" + "1, " * MAX_YAML_NODES + "]\n"
+    with pytest.raises(RulesError, match="the document is too large") as info:
+        load_text(text, "f.yaml")
+    assert info.value.problems[0].location.line == 2
+
+
+def test_the_bundled_games_are_far_below_the_limits():
+    for path in bundled_games().values():
+        text = path.read_text(encoding="utf-8")
+        assert len(text.encode("utf-8")) * 10 < MAX_FILE_BYTES
+        nodes, depth, deepest = 0, 0, 0
+        import yaml
+
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            nodes += isinstance(event, (yaml.ScalarEvent, yaml.AliasEvent, yaml.CollectionStartEvent))
+            depth += isinstance(event, yaml.CollectionStartEvent) - isinstance(event, yaml.CollectionEndEvent)
+            deepest = max(deepest, depth)
+        assert nodes * 20 < MAX_YAML_NODES and deepest * 5 < MAX_YAML_DEPTH, path.name
+
+
+# -- nesting depth: a located problem, never a RecursionError ----------------------------------------------
+
+def deep_flow(n: int, opener: str) -> str:
+    """`n` lists or mappings in each other, written on one line with `opener` ('[', '{' or '{a: ')."""
+    return f"game: deep\ndata:\n  x: {opener * n}{(']' if opener == '[' else '}') * n}\n"
+
+
+def deep_block(n: int, sequence: bool) -> str:
+    if sequence:
+        return "game: deep\ndata:\n  x:\n" + "".join(" " * (4 + 2 * i) + "-\n" for i in range(n))
+    return "game: deep\ndata:\n" + "".join(" " * (2 + i) + f"k{i}:\n" for i in range(n))
+
+
+# where the level beyond MAX_YAML_DEPTH opens: the root mapping and 'data' are levels 1 and 2
+D = MAX_YAML_DEPTH - 2
+
+
+@pytest.mark.parametrize("text, line, col", [
+    pytest.param(deep_flow(1000, "["), 3, 5 + D + 1, id="1000 ["),
+    pytest.param(deep_flow(100_000, "["), 3, 5 + D + 1, id="100000 ["),
+    pytest.param(deep_flow(1000, "{a: "), 3, 5 + 4 * D + 1, id="1000 {a: "),
+    pytest.param(deep_flow(100_000, "{"), 3, 5 + D + 1, id="100000 {"),
+    pytest.param(deep_block(400, False), 3 + D + 1, 2 + D + 2, id="400 block mappings"),
+    pytest.param(deep_block(300, True), 4 + D, 4 + 2 * D + 1, id="300 block lists"),
+])
+def test_deep_nesting_is_a_located_problem(tmp_path, text, line, col):
+    path = tmp_path / "deep.yaml"
+    path.write_text(text, encoding="utf-8")
+    problem = only_problem(refused(path))
+    assert f"more than {MAX_YAML_DEPTH} levels deep" in problem.message and problem.hint
+    assert (problem.location.line, problem.location.col) == (line, col)
+
+
+def test_deep_nesting_through_aliases_is_refused_at_the_alias():
+    text = "game: x\ndata:\n  a: &a " + "[" * 60 + "]" * 60 + "\n  b: &b " + "[" * 45 + "*a" + "]" * 45 + "\n"
+    with pytest.raises(RulesError, match="this alias nests lists and mappings more than") as info:
+        load_text(text, "f.yaml")
+    loc = info.value.problems[0].location
+    assert (loc.line, text.splitlines()[loc.line - 1][loc.col - 1]) == (4, "*")
+
+
+def test_nesting_up_to_the_limit_is_fine():
+    value, levels = load_text(deep_flow(MAX_YAML_DEPTH - 2, "["), "f.yaml").data["data"]["x"], 0
+    while isinstance(value, list):
+        value, levels = value[0] if value else None, levels + 1
+    assert levels == MAX_YAML_DEPTH - 2
+    with pytest.raises(RulesError, match="levels deep"):
+        load_text(deep_flow(MAX_YAML_DEPTH - 1, "["), "f.yaml")
+
+
+# -- tags: only the plain YAML types, and nothing is ever constructed ---------------------------------------
+
+@pytest.mark.parametrize("tag, value", [
+    ("!foo", "x"), ("!!python/object/apply:os.system", "[echo]"), ("!!python/name:os.system", "''"),
+    ("!!python/object:builtins.dict", "{}"), ("!!binary", "aGVsbG8="), ("!!set", "{a, b}"),
+    ("!!omap", "[a: 1]"), ("!!timestamp", "2020-01-01"), ("!<tag:example.com,2024:x>", "1"),
+])
+def test_unknown_tags_are_located_problems(tag, value):
+    shown = tag.strip("!<>") if tag.startswith("!<") else tag
+    with pytest.raises(RulesError, match=f"unknown YAML tag '{re.escape(shown)}'") as info:
+        load_text(f"game: x\ndata:\n  v: {tag} {value}\n", "f.yaml")
+    problem = only_problem(info.value)
+    assert str(problem.location) == "f.yaml:3:6" and "remove it" in problem.hint
+
+
+def test_python_tags_never_construct_anything(tmp_path):
+    marker = tmp_path / "created"
+    path = tmp_path / "evil.yaml"
+    path.write_text(f"game: x\ndata:\n  v: !!python/object/apply:os.system ['touch {marker}']\n"
+                    f"  w: !!python/object/apply:builtins.exec ['open(\"{marker}\", \"w\")']\n", encoding="utf-8")
+    error = refused(path)
+    assert len(error.problems) == 2 and not marker.exists()
+
+
+def test_tags_on_the_wrong_kind_of_node_and_values_that_do_not_fit():
+    with pytest.raises(RulesError) as info:
+        load_text("a: !!int {x: 1}\nb: !!str [1]\nc: !!map x\nd: !!int abc\ne: !!bool maybe\n", "f.yaml")
+    messages = [p.message for p in info.value.problems]
+    assert messages == ["the YAML tag '!!int' cannot be used on a mapping",
+                        "the YAML tag '!!str' cannot be used on a list",
+                        "the YAML tag '!!map' cannot be used on a single value",
+                        "'abc' cannot be read as a whole number", "'maybe' cannot be read as true or false"]
+
+
+def test_plain_tags_and_plain_values_still_work():
+    doc = load_text("a: !!str 12\nb: !!int '7'\nc: !!float 1\nd: !!bool yes\ne: !!null x\nf: !!seq [1]\n"
+                    "g: !!map {k: v}\nh: 2024-01-31\ni: =\nj: yes\nk: ~\n", "f.yaml")
+    assert doc.data == {"a": "12", "b": 7, "c": 1.0, "d": True, "e": None, "f": [1], "g": {"k": "v"},
+                        "h": "2024-01-31", "i": "=", "j": True, "k": None}
+
+
+# -- encoding and characters YAML does not allow ------------------------------------------------------------
+
+def test_invalid_utf8_is_located_at_the_bad_byte(tmp_path):
+    path = tmp_path / "latin1.yaml"
+    path.write_bytes("game: x\ndescription: café au lait\n".encode("latin-1"))
+    problem = only_problem(refused(path))
+    assert str(problem.location) == f"{path}:2:17"
+    assert "not valid UTF-8" in problem.message and "0xE9" in problem.message and "UTF-8" in problem.hint
+
+
+@pytest.mark.parametrize("char, where", [("\x00", "2:11"), ("\x07", "2:11"), ("\x1b", "2:11"), ("\ufffe", "2:11")])
+def test_characters_yaml_does_not_allow_are_located(tmp_path, char, where):
+    path = tmp_path / "control.yaml"
+    path.write_text(f"game: x\ndata: {{a: {char}b}}\n", encoding="utf-8")
+    problem = only_problem(refused(path))
+    assert str(problem.location) == f"{path}:{where}"
+    assert f"U+{ord(char):04X}" in problem.message and "is not allowed in a YAML file" in problem.message
+    assert char not in problem.format()  # shown as U+FFFD, not sent to the terminal
+
+
+def test_a_byte_order_mark_is_fine(tmp_path):
+    path = tmp_path / "bom.yaml"
+    path.write_bytes(b"\xef\xbb\xbf" + (GAMES / "mabula.yaml").read_bytes())
+    assert rulesdsl.load_game(str(path)).name == "Mabula"
+
+
+def test_a_file_beyond_the_size_limit_is_refused_without_reading_it_all(tmp_path):
+    path = tmp_path / "huge.yaml"
+    path.write_text("game: x\n# " + "x" * MAX_FILE_BYTES + "\n", encoding="utf-8")
+    problem = only_problem(refused(path))
+    assert f"larger than {MAX_FILE_BYTES:,} bytes" in problem.message
+    assert (problem.location.line, problem.location.col) == (2, MAX_FILE_BYTES - 8 + 1)
+
+
+# -- the command: exit 1, located, no traceback, nothing of the secret --------------------------------------
+
+def attack_files(tmp_path: Path) -> dict[str, Path]:
+    """One file per attack, all in a 'shared' folder; the secret lives beside it."""
+    secret = secret_file(tmp_path / "private")
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "link.yaml").symlink_to(secret)
+    (shared / "list.yaml").write_text(f"- {SECRET}\n", encoding="utf-8")
+    files = {
+        "absolute": f"extends: {secret}\n",
+        "dot-dot": "extends: ../private/secret.yaml\n",
+        "symlink": "extends: link.yaml\n",
+        "not a rule file": "extends: list.yaml\n",
+        "alias bomb": alias_bomb(9),
+        "deep [": deep_flow(100_000, "["),
+        "deep {": deep_flow(100_000, "{"),
+        "python tag": "game: x\ndata: !!python/object/apply:os.system [echo]\n",
+        "unknown tag": "game: x\ndata: !foo x\n",
+        "control character": "game: x\ndata: \x07\n",
+    }
+    paths = {}
+    for name, text in files.items():
+        paths[name] = shared / f"{name.replace(' ', '-')}.yaml"
+        paths[name].write_text(text, encoding="utf-8")
+    paths["not UTF-8"] = shared / "not-utf8.yaml"
+    paths["not UTF-8"].write_bytes(b"game: x\ndata: \xff\xfe\n")
+    return paths
+
+
+ATTACKS = ["absolute", "dot-dot", "symlink", "not a rule file", "alias bomb", "deep [", "deep {", "python tag",
+           "unknown tag", "control character", "not UTF-8"]
+
+
+@pytest.mark.parametrize("attack", ATTACKS)
+def test_the_command_reports_each_attack_in_one_located_line(tmp_path, attack):
+    path = attack_files(tmp_path)[attack]
+    start = time.perf_counter()
+    run = subprocess.run([sys.executable, "-m", "rulesdsl", "validate", str(path)], capture_output=True,
+                         text=True, encoding="utf-8", errors="replace", timeout=60)
+    assert time.perf_counter() - start < GUARD + 5  # plus the interpreter's start-up
+    assert run.returncode == 1, run.stderr
+    assert "Traceback" not in run.stderr and "internal error" not in run.stderr
+    assert SECRET not in run.stdout + run.stderr
+    errors = [line for line in run.stderr.splitlines() if "error:" in line]
+    assert len(errors) == 1 and re.match(rf"{re.escape(str(path))}:\d+:\d+: error: ", errors[0]), run.stderr
+    assert "hint:" in run.stderr
