@@ -22,6 +22,41 @@ def load_game(path: str | Path, variant: str | None = None, options: dict | None
     return Game(rules, str(path), variant, options or {}, max_turns)
 
 
+def argument_problems(path: str | Path, variant: str | None, options: dict | None) -> tuple[str, str] | None:
+    """(what is wrong, hint) when a variant or option names or values do not fit the rule file, else None.
+
+    The caller decides whose mistake it is: the command line's (a usage error) or a log's. A file that
+    cannot be read gives None: load_game reports it, located in the file."""
+    from .errors import did_you_mean
+    from .model.compile import coerce_option
+
+    try:
+        doc = load_document(path)
+    except RulesError:
+        return None
+    data = doc.data if isinstance(doc.data, dict) else {}
+    variants = data.get("variants") if isinstance(data.get("variants"), dict) else {}
+    if variant is not None and variant not in variants:
+        return (f"unknown variant '{variant}'", did_you_mean(variant, variants)
+                or (f"variants of this game: {', '.join(variants)}" if variants else "this game declares no variants"))
+    if variant is not None:
+        try:
+            data = load_document(path, variant).data
+        except RulesError:
+            return None
+    declared = data.get("options") if isinstance(data.get("options"), dict) else {}
+    for name, value in (options or {}).items():
+        if name not in declared:
+            return (f"unknown option '{name}'", did_you_mean(name, declared)
+                    or f"options of this game: {', '.join(declared) or 'none'}")
+        spec = declared[name] if isinstance(declared[name], dict) else {}
+        try:
+            coerce_option(name, spec, value)
+        except (TypeError, ValueError) as exc:
+            return str(exc)[:300], spec.get("help") or "see 'rulesdsl validate FILE' for the options"
+    return None
+
+
 def _also_compile_problems(doc, options, variant, found) -> list:
     """Problems the compiler finds in a file that already breaks the schema, so that one run reports
     all of them. A structure the compiler cannot read yields nothing more (the schema said why)."""

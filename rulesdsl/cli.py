@@ -4,73 +4,154 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
 
 from . import __version__
 from .agents import AGENTS, PlayerView, make_agent
-from .api import load_game
+from .api import argument_problems, load_game
 from .engine.perft import perft
 from .engine.rng import Rng
+from .engine.serialize import parse_json
 from .engine.state import CHANCE, SIMULTANEOUS
-from .errors import GameRuntimeError, Location, MoveError, Problem, RulesDslError, RulesError
+from .errors import (GameRuntimeError, Location, MoveError, Problem, RulesDslError, RulesError, RunStopped,
+                     UsageError, did_you_mean)
+from .limits import DEFAULT_MAX_TURNS
 from .loading import bundled_games, load_document, resolve_path
 from .render import render_state
 from .sim.log import make_log, read_log, replay
+from .sim.records import MAX_COUNT, MAX_SEED, RESULTS_HINT, numbered_results, read_text, rules_named_by, same_rules
 from .sim.runner import entry
-from .sim.simulate import RunSpec, compare_lengths, read_results, simulate
+from .sim.simulate import RunSpec, compare_lengths, simulate
+
+__all__ = ["main", "build_parser", "UsageError"]  # UsageError lives in errors; kept importable from here
+
+STATE_HINT = "save states with 'rulesdsl show FILE --json > state.json' (or State.to_json())"
+MAX_OPTION = 1000  # longest --option value, in characters
+
+EPILOG = f"""\
+exit codes:
+  0    done
+  1    a problem in your files: a rule file, a state, a log or a results file that
+       exists but is malformed (reported as FILE:LINE: what is wrong), a rule that
+       fails during play, a replay that differs; or a run stopped from outside (a
+       worker process killed: --resume completes it)
+  2    a usage error: a bad argument, an agent, variant or option the game does not
+       have (validate lists those among the file's problems), a file named on the
+       command line that does not exist, an --out file that exists (without
+       --resume or --force)
+  3    an internal error, a bug in rulesdsl: the traceback is saved to a file in the
+       temporary folder, whose path is printed (--debug shows it instead)
+  130  interrupted (Ctrl-C)
+
+replay and report read the rule file that a log or results file names only if it
+is a bundled game or lies (links resolved) in that file's own folder; give any
+other with --rules FILE. Games run at most {DEFAULT_MAX_TURNS:,} turns unless the rule file
+(flow: max_turns) or --max-turns says otherwise.
+"""
 
 
-class UsageError(RulesDslError):
-    """A command-line argument that cannot be used."""
+def _short(text: str, width: int = 40) -> str:
+    """A command-line value shortened for a message."""
+    return repr(text) if len(text) <= width else repr(text[: width - 3] + "...")
 
 
-def _at_least(low: int):
-    """An argparse type: a whole number no smaller than `low`."""
+def _whole_number(low: int | None = None, high: int | None = None):
+    """An argparse type: a whole number within [low, high]."""
     def number(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-        if value < low:
-            raise argparse.ArgumentTypeError(f"{value} is too small (at least {low})")
+        digits = text.strip().removeprefix("-").removeprefix("+")
+        if not (digits.isascii() and digits.isdigit()):
+            raise argparse.ArgumentTypeError(f"{_short(text)} is not a whole number")
+        if len(digits) > 30:  # int() of thousands of digits is slow and refused by Python itself
+            raise argparse.ArgumentTypeError(f"a number of {len(digits):,} digits is too long")
+        value = int(text)
+        if low is not None and value < low:
+            raise argparse.ArgumentTypeError(f"{value} is too small (at least {low:,})")
+        if high is not None and value > high:
+            raise argparse.ArgumentTypeError(f"{value} is too large (at most {high:,})")
         return value
     return number
 
 
+def _at_least(low: int):
+    """An argparse type: a whole number no smaller than `low`."""
+    return _whole_number(low, MAX_COUNT)
+
+
 def _options(pairs) -> dict:
+    """--option NAME=VALUE pairs as a dict."""
     options = {}
     for pair in pairs or []:
         key, sep, value = pair.partition("=")
         if not sep or not key:
-            raise UsageError(f"--option expects NAME=VALUE, got '{pair}'")
+            raise UsageError(f"--option expects NAME=VALUE, got {_short(pair)}", "e.g. --option players=3")
+        if len(value) > MAX_OPTION:
+            raise UsageError(f"--option {_short(key.strip())}: a value of {len(value):,} characters is too long "
+                             f"(at most {MAX_OPTION:,})")
         options[key.strip()] = value
     return options
 
 
+def _agent(spec: str):
+    """An agent named on the command line; a name or setting it cannot use is a usage error."""
+    try:
+        return make_agent(spec)
+    except ValueError as exc:  # make_agent says what is wrong in its message
+        raise UsageError(str(exc)[:300], f"agents: {', '.join(AGENTS)}; settings after colons, e.g. "
+                         "mcts:iterations=200") from None
+
+
+def _rule_file(name: str) -> str:
+    """A rule file named on the command line (a path or a bundled game); one that is not there is a usage error."""
+    try:
+        path = resolve_path(name)
+        if path.is_file():
+            return str(path)
+        folder = path.is_dir()
+    except (OSError, ValueError):  # a name the file system refuses (too long, a NUL byte)
+        folder = False
+    hint = did_you_mean(Path(name).stem, bundled_games()) or \
+        f"give a path, or the name of a bundled game: {', '.join(bundled_games())}"
+    raise UsageError(f"{name} is a folder, not a rule file" if folder else f"no such file: {name}", hint)
+
+
+def _given_rules(name: str | None) -> str | None:
+    """The rule file given with --rules (checked like FILE), or None."""
+    return _rule_file(name) if name else None
+
+
+def _checked_arguments(file: str, variant: str | None, options: dict) -> None:
+    """--variant and --option values the rule file does not declare are usage errors."""
+    wrong = argument_problems(file, variant, options)
+    if wrong:
+        raise UsageError(f"{wrong[0]} ({Path(file).name})", wrong[1])
+
+
 def _load(args, variant=None):
-    return load_game(args.file, variant if variant is not None else getattr(args, "variant", None),
-                     _options(getattr(args, "option", None)), getattr(args, "max_turns", None))
+    """The game named by FILE, --variant, --option and --max-turns."""
+    variant = variant if variant is not None else getattr(args, "variant", None)
+    options = _options(getattr(args, "option", None))
+    _checked_arguments(args.file, variant, options)
+    return load_game(args.file, variant, options, getattr(args, "max_turns", None))
 
 
 def _start_state(game, args):
     """The initial state, or one read with --state, with --setup applied to the opening chance step."""
     if getattr(args, "state", None):
-        try:
-            data = json.loads(Path(args.state).read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise UsageError(f"cannot read {args.state}: {exc}") from None
-        except json.JSONDecodeError as exc:
-            raise RulesError([Problem(f"not JSON: {exc.msg}", Location(args.state, exc.lineno, exc.colno))]) from None
-        return game.state_from_json(data, args.state)
+        text = read_text(args.state, STATE_HINT)
+        return game.state_from_json(parse_json(text, args.state, hint=STATE_HINT), args.state, text)
     state = game.new_initial_state(getattr(args, "seed", 0) or 0)
     setup = getattr(args, "setup", None)
     if setup:
         if state.current_player() != CHANCE:
             raise UsageError(f"--setup names the outcome of the opening chance step, but {game.name} starts with "
                              "a decision")
-        state.apply(state.parse_move(setup))
+        try:
+            state.apply(state.parse_move(setup))
+        except MoveError as exc:
+            raise UsageError(f"--setup {_short(setup)}: {exc.reason}", exc.hint) from None
     return state
 
 
@@ -78,7 +159,7 @@ def _start_state(game, args):
 def cmd_validate(args) -> int:
     failed = False
     for file in args.file:
-        problems = 0
+        problems = 0  # an unknown --variant or --option is one of the problems validate lists (exit 1)
         try:
             game = load_game(file, args.variant, _options(args.option))
         except RulesError as exc:
@@ -188,7 +269,7 @@ def cmd_play(args) -> int:
     if len(seats) != game.num_players:
         raise UsageError(f"--seats names {len(seats)} seats; {game.name} has {game.num_players} players "
                          f"({', '.join(game.player_names)})")
-    agents = [None if s == "human" else make_agent(s) for s in seats]
+    agents = [None if s == "human" else _agent(s) for s in seats]
     state = _start_state(game, args)
     rng = Rng(args.seed or 0)
     names = game.player_names
@@ -243,29 +324,29 @@ def cmd_play(args) -> int:
 def cmd_simulate(args) -> int:
     agents = tuple(a.strip() for a in args.agents.split(","))
     for a in agents:
-        make_agent(a)
-    variants = args.variant or [None]
-    done = []
-    if args.resume:
-        if not args.out:
-            raise UsageError("--resume continues the results file named by --out")
-        if Path(args.out).exists():
-            done = read_results(args.out)
-            Path(args.out).write_text("".join(json.dumps(line) + "\n" for line in done), encoding="utf-8")
-    progress = not args.quiet and sys.stderr.isatty()
-    summaries = []
+        _agent(a)
+    if args.resume and not args.out:
+        raise UsageError("--resume continues the results file named by --out", "add --out FILE")
+    if args.resume and args.force:
+        raise UsageError("--resume continues the --out file and --force replaces it: give one of them")
     specs = []
-    for variant in variants:  # every variant's rules and the agents are checked before --out is touched
+    for variant in args.variant or [None]:  # every variant's rules and the agents are checked before --out is touched
         game = _load(args, variant)
         if len(agents) != game.num_players:
             raise UsageError(f"--agents names {len(agents)} agents; {game.name} has {game.num_players} players "
                              f"({', '.join(game.player_names)})")
         specs.append(RunSpec(args.file, variant, tuple(sorted(_options(args.option).items())), args.max_turns,
                              agents, args.seed))
-    out = open(args.out, "a" if args.resume else "w", encoding="utf-8") if args.out else None
+    done = _earlier_results(args, specs)
+    if done:  # keep the complete lines only (a line cut short by a stopped run is dropped)
+        Path(args.out).write_text("".join(json.dumps(line) + "\n" for line in done), encoding="utf-8")
+    progress = not args.quiet and sys.stderr.isatty()
+    folder = Path(args.out).absolute().parent if args.out else None
+    summaries = []
+    out = open(args.out, "a" if done else "w", encoding="utf-8") if args.out else None
     try:
         for spec in specs:
-            summary = simulate(spec, args.games, out, args.workers, args.dask, done, progress)
+            summary = simulate(spec, args.games, out, args.workers, args.dask, done, progress, folder)
             summaries.append(summary)
             print(summary.format(), flush=True)
         if len(summaries) > 1:
@@ -274,6 +355,12 @@ def cmd_simulate(args) -> int:
         print(f"\ninterrupted: the games finished so far are in {args.out}; add --resume to complete the run"
               if args.out else "\ninterrupted", file=sys.stderr)
         return 130
+    except RunStopped as exc:
+        kept = (f"the games finished so far are in {args.out}: run the same command with --resume to complete "
+                "the run" if args.out else "run it again (with --out FILE, a stopped run can be completed with "
+                "--resume)")
+        print(f"error: the run stopped: {exc}\n  hint: {kept}", file=sys.stderr)
+        return 1
     finally:
         if out:
             out.close()
@@ -282,30 +369,106 @@ def cmd_simulate(args) -> int:
     return 0
 
 
+def _earlier_results(args, specs: list) -> list[dict]:
+    """The games already in --out that this run continues ([] when it starts afresh); an existing file is
+    replaced only with --force, and continued only with --resume by the run it holds."""
+    if not args.out:
+        return []
+    out = Path(args.out)
+    if out.is_dir():
+        raise UsageError(f"--out {out} is a folder", "name a file, e.g. --out results.jsonl")
+    if not out.is_file() or out.stat().st_size == 0 or args.force:
+        return []
+    if not args.resume:
+        raise UsageError(f"--out {out} already exists", "add --resume to complete the run it holds, --force to "
+                         "replace it, or name another file")
+    numbered = numbered_results(out)
+    _check_same_run(numbered, specs, args.games, out)
+    return [line for _, line in numbered]
+
+
+def _check_same_run(numbered: list, specs: list, games: int, path: Path) -> None:
+    """--resume continues only the run the file holds: same rules, variants, options, turn cap, agents, seed,
+    and no game beyond --games."""
+    folder = path.absolute().parent
+    seen = {}
+    for number, line in numbered:
+        spec = next((s for s in specs if s.variant == line.get("variant")), None)
+        if spec is None:
+            wrong = f"variant {line.get('variant') or '(none)'}, not {', '.join(s.variant or '(none)' for s in specs)}"
+        else:
+            wrong = spec.difference(line, folder)
+        if wrong is None and line["index"] >= games:
+            wrong = f"game {line['index']:,} (counting from 0), beyond --games {games:,}"
+        key = (line.get("variant"), line["index"])
+        if wrong is None and key in seen:
+            raise RulesError([Problem(f"game {line['index']} appears twice (also on line {seen[key]})",
+                                      Location(str(path), number), RESULTS_HINT + "; this file is damaged")])
+        seen[key] = number
+        if wrong:
+            raise UsageError(f"--resume: {path}:{number} holds another run: {wrong}",
+                             "give the arguments of the run it holds to complete it, --force to replace it, or "
+                             "another --out file")
+
+
+def _results_and_rules(path: str, rules: str | None) -> tuple[list, str]:
+    """The numbered lines of a results file and the rule file to read them with (--rules, else the one they name
+    if it may be read)."""
+    numbered = numbered_results(path)
+    if not numbered:
+        raise RulesError([Problem("holds no games", Location(path), RESULTS_HINT)])
+    number, first = numbered[0]
+    folder = Path(path).absolute().parent
+    for n, line in numbered:  # one report, one game: every line names the rule file and seats of the first
+        if line["file"] != first["file"] and not same_rules(line["file"], first["file"], folder):
+            wrong = f"this line names the rule file {line['file'][:80]!r}, line {number} {first['file'][:80]!r}"
+        elif len(line["agents"]) != len(first["agents"]):
+            wrong = f"this line has {len(line['agents'])} agents, line {number} {len(first['agents'])}"
+        else:
+            continue
+        raise RulesError([Problem(wrong, Location(path, n), "a report covers the games of one game and number of "
+                                  "players: report each run on its own")])
+    return numbered, rules or str(rules_named_by(first["file"], path, Location(path, number)))
+
+
 def cmd_report(args) -> int:
     from .sim.report import by_variant, rule_coverage, write_report
 
-    lines = read_results(args.results)
-    if not lines:
-        raise UsageError(f"{args.results} holds no games")
+    numbered, rules = _results_and_rules(args.results, _given_rules(args.rules))
+    lines = [line for _, line in numbered]
+    firsts = {}  # the first line of each variant decides its game: check the variant and options it names
+    for number, line in numbered:
+        firsts.setdefault(line.get("variant"), (number, line))
+    for number, line in firsts.values():
+        _check_line_arguments(rules, line, Location(args.results, number))
     for variant, group in by_variant(lines).items():
         print(f"{lines[0]['game']} [{variant}]: {len(group)} games")
-        print(rule_coverage(group))
+        print(rule_coverage(group, rules))
     if args.out:
-        for path in write_report(lines, Path(args.out)):
+        for path in write_report(lines, Path(args.out), rules):
             print(f"wrote {path}")
     return 0
 
 
+def _check_line_arguments(rules: str, line: dict, where: Location) -> None:
+    """A results line's variant and options must be the rule file's own (else its game cannot be loaded)."""
+    wrong = argument_problems(rules, line.get("variant"), line.get("options") or {})
+    if wrong:
+        raise RulesError([Problem(f"{wrong[0]} (in {Path(rules).name})", where, wrong[1])])
+
+
 def cmd_replay(args) -> int:
+    rules = _given_rules(args.rules)
     if Path(args.log).suffix == ".jsonl":
-        lines = Path(args.log).read_text(encoding="utf-8").splitlines()
-        logs = [dict(json.loads(line), rulesdsl_log=1) for line in lines if line.strip()]
+        logs = [(dict(line, rulesdsl_log=1), Location(args.log, number))
+                for number, line in numbered_results(args.log)]
     else:
-        logs = [read_log(args.log)]
+        logs = [(read_log(args.log), Location(args.log))]
+    if not logs:
+        raise RulesError([Problem("holds no games", Location(args.log), RESULTS_HINT)])
     bad = 0
-    for i, log in enumerate(logs):
-        state, problems = replay(log, args.log, args.rules)
+    for i, (log, where) in enumerate(logs):
+        state, problems = replay(log, args.log, rules, where)
         label = f"game {log.get('index', i)}" if len(logs) > 1 else args.log
         if problems:
             bad += 1
@@ -356,11 +519,16 @@ def cmd_games(args) -> int:
 
 
 # -- argument parsing ----------------------------------------------------------------------------
+SEED = _whole_number(-MAX_SEED, MAX_SEED)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rulesdsl", description="Tabletop games as YAML rule files: validate, "
-                                     "play, simulate.")
+                                     "play, simulate.", epilog=EPILOG,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"rulesdsl {__version__}")
-    parser.add_argument("--debug", action="store_true", help="show internal tracebacks")
+    parser.add_argument("--debug", action="store_true", help="show internal errors' tracebacks (instead of saving "
+                        "them to a file)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def game_args(p, variants="one"):
@@ -374,7 +542,7 @@ def build_parser() -> argparse.ArgumentParser:
     def start_args(p):
         p.add_argument("--setup", help="the outcome of the opening chance step, in notation (e.g. a setup arrangement)")
         p.add_argument("--state", help="start from a state saved as JSON")
-        p.add_argument("--seed", type=int, default=0, help="seed for the state's own randomness")
+        p.add_argument("--seed", type=SEED, default=0, help="seed for the state's own randomness")
 
     p = sub.add_parser("validate", help="check rule files and summarise them")
     p.add_argument("file", nargs="+", help="rule files")
@@ -387,20 +555,25 @@ def build_parser() -> argparse.ArgumentParser:
     start_args(p)
     p.add_argument("--seats", help=f"one per player: human or an agent ({', '.join(AGENTS)})")
     p.add_argument("--log", help="write the game's log to this file")
-    p.add_argument("--max-turns", type=int, help="stop after this many turns (a draw)")
+    p.add_argument("--max-turns", type=_at_least(1), help="stop after this many turns (a draw); default: the "
+                   f"rule file's flow: max_turns, else {DEFAULT_MAX_TURNS:,}")
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("simulate", help="run many seeded games and report statistics")
     game_args(p, "many")
     p.add_argument("--games", type=_at_least(1), default=100, help="number of games (default 100)")
-    p.add_argument("--seed", type=int, default=0, help="run seed; game i uses a seed derived from it and i")
+    p.add_argument("--seed", type=SEED, default=0, help="run seed; game i uses a seed derived from it and i")
     p.add_argument("--agents", required=True, help=f"comma-separated, one per seat ({', '.join(AGENTS)}); settings "
                    "after colons, e.g. mcts:iterations=300")
-    p.add_argument("--out", help="write one JSON line per game to this file")
-    p.add_argument("--max-turns", type=int, help="turn cap: games still running are stopped and scored as draws")
-    p.add_argument("--workers", type=_at_least(1), default=1, help="parallel processes (results do not depend on it)")
+    p.add_argument("--out", help="write one JSON line per game to this file (a new file: see --resume, --force)")
+    p.add_argument("--max-turns", type=_at_least(1), help="turn cap: games still running are stopped and scored as "
+                   f"draws; default: the rule file's flow: max_turns, else {DEFAULT_MAX_TURNS:,}")
+    p.add_argument("--workers", type=_whole_number(1, 1024), default=1,
+                   help="parallel processes (results do not depend on it)")
     p.add_argument("--dask", metavar="ADDRESS", help="run on a Dask cluster: tcp://HOST:PORT, or 'local'")
-    p.add_argument("--resume", action="store_true", help="complete an interrupted run in the --out file")
+    p.add_argument("--resume", action="store_true", help="complete the run in the --out file (the same "
+                   "arguments; --games may grow)")
+    p.add_argument("--force", action="store_true", help="replace the --out file if it exists")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_simulate)
 
@@ -419,18 +592,20 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("perft", help="count move paths to a depth")
     game_args(p)
     start_args(p)
-    p.add_argument("--depth", type=_at_least(0), required=True)
+    p.add_argument("--depth", type=_whole_number(0, 1000), required=True)
     p.add_argument("--all", action="store_true", help="print every depth from 1")
     p.set_defaults(func=cmd_perft)
 
     p = sub.add_parser("report", help="charts and rule coverage for a results file")
     p.add_argument("results", help="a results .jsonl written by simulate --out")
     p.add_argument("--out", help="folder for the PNG charts and coverage.txt")
+    p.add_argument("--rules", help="read the games with this rule file instead of the one the results name")
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("replay", help="re-run a game log (or a results .jsonl) and verify it")
-    p.add_argument("log")
-    p.add_argument("--rules", help="replay against this rule file instead of the logged one")
+    p.add_argument("log", help="a log from 'play --log', or a results .jsonl from 'simulate --out'")
+    p.add_argument("--rules", help="replay against this rule file instead of the logged one (needed when the log "
+                   "names one outside its own folder)")
     p.add_argument("--verbose", action="store_true")
     p.set_defaults(func=cmd_replay)
 
@@ -445,21 +620,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
-    if getattr(args, "file", None) and isinstance(args.file, str):
-        args.file = str(resolve_path(args.file))
-    elif getattr(args, "file", None):
-        args.file = [str(resolve_path(f)) for f in args.file]
+    args = parser.parse_args(argv)  # argparse itself exits with 2 on a bad argument
+    _tolerant_output()
     try:
+        _resolve_files(args)
         return args.func(args)
-    except RulesDslError as exc:
-        text = exc.format() if isinstance(exc, (RulesError, GameRuntimeError)) else str(exc)
-        print(text if text.startswith(("error", "/")) or ":" in text.split()[0] else f"error: {text}",
-              file=sys.stderr)
-        return 1
-    except ValueError as exc:  # bad agent names and similar argument mistakes
-        print(f"error: {exc}", file=sys.stderr)
+    except UsageError as exc:
+        print(exc.format(), file=sys.stderr)
         return 2
+    except RulesDslError as exc:
+        print(_user_text(exc), file=sys.stderr)
+        return 1
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt:
@@ -470,14 +641,52 @@ def main(argv=None) -> int:
         print(f"error: cannot use{where}: {exc.strerror or exc}\n  hint: check the path and its permissions",
               file=sys.stderr)
         return 1
-    except Exception:  # noqa: BLE001 - an internal bug: a short message unless --debug
+    except Exception as exc:  # noqa: BLE001 - an internal bug: one line and a crash file unless --debug
         if args.debug:
             raise
-        import traceback
-
-        last = traceback.format_exc().strip().splitlines()[-1]
-        print(f"internal error: {last}\n(this is a bug in rulesdsl; rerun with --debug for details)", file=sys.stderr)
+        print(_crash_report(exc, argv), file=sys.stderr)
         return 3
+
+
+def _tolerant_output() -> None:
+    """Text the terminal cannot encode (a lone surrogate in a game's name) is escaped, not a crash."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(errors="backslashreplace")
+        except (AttributeError, ValueError, OSError):  # not a text stream we may reconfigure: leave it
+            pass
+
+
+def _resolve_files(args) -> None:
+    """FILE arguments as paths (a bundled game's name becomes its file); a missing one is a usage error."""
+    if isinstance(getattr(args, "file", None), str):
+        args.file = _rule_file(args.file)
+    elif getattr(args, "file", None):
+        args.file = [_rule_file(f) for f in args.file]
+
+
+def _user_text(exc: RulesDslError) -> str:
+    """How an error in the user's files (or a stopped run) is printed."""
+    text = exc.format() if isinstance(exc, (RulesError, GameRuntimeError)) else str(exc)
+    first = text.split()[0] if text.split() else ""
+    return text if text.startswith(("error", "/")) or ":" in first else f"error: {text}"
+
+
+def _crash_report(exc: BaseException, argv) -> str:
+    """Save the traceback of an internal error to a file; the one line that tells the user where it is."""
+    import tempfile
+    import traceback
+
+    what = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
+    path = Path(tempfile.gettempdir()) / f"rulesdsl-crash-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.txt"
+    command = " ".join(sys.argv[1:] if argv is None else map(str, argv))
+    try:
+        path.write_text(f"rulesdsl {__version__}, Python {sys.version.split()[0]}, {sys.platform}\n"
+                        f"command: rulesdsl {command[:10_000]}\n\n{traceback.format_exc()}", encoding="utf-8")
+    except OSError:
+        return f"internal error ({what}): this is a bug in rulesdsl, not in your files; rerun with --debug for details"
+    return (f"internal error ({what}): this is a bug in rulesdsl, not in your files; the details are in {path} "
+            "(please include them in a bug report)")
 
 
 if __name__ == "__main__":

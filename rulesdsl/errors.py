@@ -16,6 +16,8 @@ class Location:
     def __str__(self) -> str:
         if not self.line:
             return self.file
+        if not self.col:  # a whole line (e.g. one line of a results file)
+            return f"{self.file}:{self.line}"
         return f"{self.file}:{self.line}:{self.col}"
 
 
@@ -67,6 +69,24 @@ class RulesError(RulesDslError):
 
     def __reduce__(self):  # travels between worker processes intact
         return RulesError, (self.problems,)
+
+
+class UsageError(RulesDslError):
+    """A command-line argument that cannot be used: a wrong value, or a file named there that does not exist."""
+
+    def __init__(self, message: str, hint: str | None = None):
+        self.message, self.hint = message, hint
+        super().__init__(message)
+
+    def format(self) -> str:
+        return f"error: {self.message}" + (f"\n  hint: {self.hint}" if self.hint else "")
+
+    def __reduce__(self):  # travels between worker processes intact
+        return UsageError, (self.message, self.hint)
+
+
+class RunStopped(RulesDslError):
+    """A run stopped by something outside rulesdsl (a worker process killed); the results so far are kept."""
 
 
 class MoveError(RulesDslError):

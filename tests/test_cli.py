@@ -133,7 +133,7 @@ def test_replay_detects_a_tampered_log(capsys, tmp_path):
 ])
 def test_user_mistakes_get_one_clear_line(capsys, argv, message):
     code, out, err = run(capsys, *argv)
-    assert code == 1 and message in err
+    assert code == 2 and message in err  # usage errors: arguments the game refuses, a file that is not there
 
 
 def test_unknown_agent(capsys):
@@ -159,7 +159,7 @@ def test_a_saved_state_reads_back_and_a_damaged_one_is_refused(capsys, tmp_path)
     data["player"] = None
     saved.write_text(json.dumps(data), encoding="utf-8")
     code, _, err = run(capsys, "moves", game_path("mabula"), "--state", str(saved))
-    assert code == 1 and "'player' should be a whole number" in err
+    assert code == 1 and "'player' should be a seat from 0 to 1" in err
 
 
 def test_bad_counts_are_refused_and_a_results_file_survives_a_refused_run(capsys, tmp_path):
@@ -169,4 +169,4 @@ def test_bad_counts_are_refused_and_a_results_file_survives_a_refused_run(capsys
     kept = tmp_path / "kept.jsonl"
     kept.write_text("earlier results\n", encoding="utf-8")
     code, _, err = run(capsys, "simulate", "mabula", "--games", "2", "--agents", "random", "--out", str(kept))
-    assert code == 1 and "--agents names 1 agents" in err and kept.read_text() == "earlier results\n"
+    assert code == 2 and "--agents names 1 agents" in err and kept.read_text() == "earlier results\n"

@@ -51,14 +51,15 @@ def test_an_interrupted_run_resumes_without_repeating_or_losing_games(capsys, tm
 
 def test_resume_needs_an_out_file(capsys):
     code, _, err = run(capsys, "simulate", "mabula", "--games", "2", "--agents", "random,random", "--resume")
-    assert code == 1 and "--resume" in err
+    assert code == 2 and "--resume" in err
 
 
 def test_every_game_of_a_results_file_replays(capsys, tmp_path):
     out = tmp_path / "r.jsonl"
     run(capsys, "simulate", "examples/games/sealed-bids.yaml", "--games", "5", "--agents",
         "random,greedy,random", "--quiet", "--out", str(out))
-    code, text, _ = run(capsys, "replay", str(out))
+    # a rule file outside the results' folder is read only when named with --rules
+    code, text, _ = run(capsys, "replay", str(out), "--rules", "examples/games/sealed-bids.yaml")
     assert code == 0 and "5 of 5 games replayed and verified" in text
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..limits import DEFAULT_MAX_TURNS
 from ..model.rules import MoveRule
 from ..model.values import text_of
 from .state import State
@@ -15,7 +16,9 @@ class Game:
         self.path = path
         self.variant = variant
         self.options = dict(options)  # only the options given explicitly (defaults live in the rules)
-        self.max_turns = max_turns if max_turns is not None else rules.max_turns
+        self.max_turns = next(cap for cap in (max_turns, rules.max_turns, DEFAULT_MAX_TURNS) if cap is not None)
+        self.cap_source = "given" if max_turns is not None else "rule file" if rules.max_turns is not None \
+            else "default"
         self._arrangement_rules: dict = {}
 
     @property
@@ -36,10 +39,11 @@ class Game:
         state.seed = 0 if seed is None else seed
         return state
 
-    def state_from_json(self, data: dict, source: str = "state") -> State:
+    def state_from_json(self, data: dict, source: str = "state", text: str | None = None) -> State:
+        """A state saved with State.to_json(), checked entry by entry (`text`: the JSON it was read from)."""
         from .serialize import state_from_json
 
-        return state_from_json(self, data, source)
+        return state_from_json(self, data, source, text)
 
     def arrangement_rule(self, step) -> MoveRule:
         """The move rule standing for 'this arrangement' at an arrangement chance step."""

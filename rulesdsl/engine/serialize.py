@@ -2,10 +2,107 @@
 
 from __future__ import annotations
 
+import json
+import re
+
 from ..errors import Location, Problem, RulesError
+from ..limits import MAX_JSON_DEPTH, MAX_JSON_DIGITS
 from ..model.values import Cell, Piece, Record
 
 FORMAT = 1
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[][{}]')  # strings (skipped whole) and brackets
+
+
+class _LongNumber(Exception):
+    """A whole number in JSON text with more than MAX_JSON_DIGITS digits."""
+
+
+def _parse_whole(digits: str) -> int:
+    """json's parse_int: refuses numbers too long to be meant (and too long for int() to be quick)."""
+    if len(digits) > MAX_JSON_DIGITS + 1:
+        raise _LongNumber(digits)
+    return int(digits)
+
+
+def _too_deep(text: str) -> int | None:
+    """The offset of the first bracket nested deeper than MAX_JSON_DEPTH, or None."""
+    if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:  # cannot be too deep: skip the scan
+        return None
+    depth = 0
+    for token in _TOKENS.finditer(text):
+        first = token.group()[0]
+        if first in "[{":
+            depth += 1
+            if depth > MAX_JSON_DEPTH:
+                return token.start()
+        elif first in "]}":
+            depth -= 1
+    return None
+
+
+def _place(source: str, text: str, offset: int, line: int | None) -> Location:
+    """The Location of character `offset`: within the text, or on results line `line`."""
+    if line is not None:
+        return Location(source, line, offset + 1)
+    row = text.count("\n", 0, offset) + 1
+    return Location(source, row, offset - text.rfind("\n", 0, offset))
+
+
+def parse_json(text: str, source: str, line: int | None = None, hint: str | None = None):
+    """JSON read from untrusted text, its nesting and numbers bounded; a RulesError located at line:col
+    otherwise. `line` numbers a text that is one line of a bigger file (a results line)."""
+    def fail(message, offset=None):
+        where = Location(source, line or 0) if offset is None else _place(source, text, offset, line)
+        raise RulesError([Problem(message, where, hint)])
+
+    deep = _too_deep(text)
+    if deep is not None:
+        fail(f"JSON nested more than {MAX_JSON_DEPTH} deep", deep)
+    try:
+        return json.loads(text, parse_int=_parse_whole)
+    except json.JSONDecodeError as exc:
+        fail(f"not JSON: {exc.msg}", exc.pos)
+    except _LongNumber as exc:
+        digits = exc.args[0]
+        found = re.search(r"(?<![\w.\"-])" + re.escape(digits) + r"(?![\w.])", text)
+        fail(f"a whole number of {len(digits.lstrip('-')):,} digits (at most {MAX_JSON_DIGITS})",
+             found.start() if found else None)
+    except RecursionError:  # not expected after the depth check; kept so that it can never surface
+        fail(f"JSON nested more than {MAX_JSON_DEPTH} deep")
+    except ValueError as exc:  # any other number json cannot read
+        fail(f"unreadable JSON: {exc}"[:200])
+
+
+def key_line(text: str, key: str) -> int:
+    """The line of JSON text written one entry a line (a log, 'show --json') that holds top-level entry
+    `key` (0: not found)."""
+    name = '"' + re.escape(key) + r'"\s*:'
+    found = re.search(r"^[ \t]{0,2}" + name, text, re.MULTILINE) or re.search(name, text)  # else: on one line
+    return text.count("\n", 0, found.start()) + 1 if found else 0
+
+
+def kind_of(value) -> str:
+    """How a JSON value is named in messages: 'a string', 'a list', 'nothing (null)'."""
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return "a whole number"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "a list" if isinstance(value, list) else "an object" if isinstance(value, dict) else type(value).__name__
+
+
+def shown(value, width: int = 40) -> str:
+    """A short form of a value for messages (hostile data can be huge)."""
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError, RecursionError):
+        text = kind_of(value)
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def encode(value):
@@ -69,58 +166,48 @@ def state_to_json(S) -> dict:
     }
 
 
-def state_from_json(game, data: dict, source: str = "state"):
-    """Rebuild a State saved by `to_json`; problems are reported as a RulesError naming the bad entry."""
+MAX_COUNT = 10 ** 12  # largest turn or ply count read from a saved state
+
+
+def state_from_json(game, data: dict, source: str = "state", text: str | None = None):
+    """Rebuild a State saved by `to_json`; problems are reported as a RulesError naming the bad entry.
+
+    The data may come from anywhere: every entry is checked (types, cells, pieces, zones, seats,
+    counts) before use, so that a damaged or hostile file is reported, never a traceback. `text`, the
+    JSON the data was read from, lets a problem name the line of its entry."""
     from .state import State
 
     rules = game.rules
     problems = []
 
-    def bad(message, hint=None):
-        problems.append(Problem(message, Location(source), hint))
+    def bad(message, hint=None, key=None):
+        line = key_line(text, key) if text and key else 0
+        problems.append(Problem(message, Location(source, line), hint))
 
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise RulesError([Problem("not a rulesdsl state (missing 'format': 1)", Location(source),
                                   "save states with State.to_json() or 'rulesdsl show FILE --json > state.json'")])
     if data.get("game") != rules.name:
-        bad(f"the state is of game '{data.get('game')}', not '{rules.name}'")
+        bad(f"the state is of game {shown(data.get('game'))}, not '{rules.name}'", key="game")
     S = State.initial(game)
     S.cells = [None] * len(rules.board.cells)
-    for name, piece in (data.get("cells") or {}).items():
-        cell = rules.board.by_name.get(name)
-        if cell is None:
-            bad(f"no cell '{name}' on this board")
-            continue
-        try:
-            S.cells[cell] = decode(rules, {"piece": piece})
-        except Exception as exc:  # noqa: BLE001 - reported as a problem with the saved state
-            bad(f"cell {name}: {exc}")
-    for group, items, target in (("zones", rules.zones, S.zones), ("vars", rules.vars, S.vars)):
-        saved = data.get(group) or {}
-        for i, item in enumerate(items):
-            if item["name"] in saved:
-                try:
-                    target[i] = decode(rules, saved[item["name"]])
-                except Exception as exc:  # noqa: BLE001
-                    bad(f"{group} {item['name']}: {exc}")
-    step = data.get("step")
-    if not isinstance(step, str) or step not in rules.steps:
-        bad(f"no step {step!r} in this game", f"steps: {', '.join(rules.steps)}")
-    for key in ("player", "turn", "ply"):
-        if not isinstance(data.get(key, 0), int) or isinstance(data.get(key, 0), bool):
-            bad(f"'{key}' should be a whole number, not {data.get(key)!r}")
+    _read_cells(rules, _section(data, "cells", bad), S, bad)
+    _read_values(rules, _section(data, "zones", bad), rules.zones, S.zones, "zones", bad)
+    _read_values(rules, _section(data, "vars", bad), rules.vars, S.vars, "vars", bad)
+    _check_position(rules, data, bad)
+    history = _strings(data.get("history"), "history", bad)
+    secret = _secret(rules, data.get("secret"), bad)
     if problems:
         raise RulesError(problems)
-    S.step, S.player, S.turn, S.ply = data["step"], int(data.get("player", 0)), int(data.get("turn", 0)), \
-        int(data.get("ply", 0))
+    S.step, S.player, S.turn, S.ply = data["step"], data.get("player", 0), data.get("turn", 0), data.get("ply", 0)
     S.terminal, S.winners, S.capped = False, None, bool(data.get("capped"))
     S.history = []
-    S.pending = {}
-    for p, text in (data.get("pending") or {}).items():
-        S.pending[int(p)] = S.parse_move(text, int(p))
-    S.history = list(data.get("history") or [])
-    S._texts = [str(m) for m in S.history]
-    S.secret = {int(i): list(seen) for i, seen in (data.get("secret") or {}).items()}
+    S.pending = _pending(S, _section(data, "pending", bad), bad)
+    if problems:
+        raise RulesError(problems)
+    S.history = history
+    S._texts = list(history)
+    S.secret = secret
     if S.pending:  # the last entries are the pending choices: keep them as moves, so views can hide them
         S.history[-len(S.pending):] = list(S.pending.values())
     if S.capped:
@@ -128,6 +215,140 @@ def state_from_json(game, data: dict, source: str = "state"):
     elif S.ply:
         S._check_end()  # whether the game is over follows from the position, not from the file
     return S
+
+
+def _section(data: dict, key: str, bad) -> dict:
+    """A mapping entry of a saved state ({} when absent)."""
+    value = data.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        bad(f"'{key}' should be an object, not {kind_of(value)}", key=key)
+        return {}
+    return value
+
+
+def _read_cells(rules, cells: dict, S, bad) -> None:
+    """The pieces on the board: known cells, each holding a piece of a declared kind."""
+    for name, piece in cells.items():
+        cell = rules.board.by_name.get(name)
+        if cell is None:
+            bad(f"no cell {shown(name)} on this board", key="cells")
+        elif not isinstance(piece, dict) or not isinstance(piece.get("kind"), str) \
+                or piece["kind"] not in rules.kinds:
+            bad(f"cell {name}: {shown(piece)} is not a piece of this game",
+                f"pieces are written {{\"kind\": NAME, ...attributes}}; kinds: {', '.join(rules.kinds)}", "cells")
+        else:
+            try:
+                S.cells[cell] = decode(rules, {"piece": piece})
+            except Exception as exc:  # noqa: BLE001 - reported as a problem with the saved state
+                bad(f"cell {name}: {str(exc)[:200]}", key="cells")
+
+
+def _read_values(rules, saved: dict, items: list, target: list, group: str, bad) -> None:
+    """Zones or variables by name, each shaped like its initial value (per player, per key, a list)."""
+    known = {item["name"] for item in items}
+    for name in saved:
+        if name not in known:
+            bad(f"no {group[:-1]} {shown(name)} in this game", key=group)
+    for i, item in enumerate(items):
+        if item["name"] not in saved:
+            continue
+        try:
+            value = decode(rules, saved[item["name"]])
+        except Exception as exc:  # noqa: BLE001 - a cell, piece or table that does not exist
+            bad(f"{group} {item['name']}: {str(exc)[:200]}", key=group)
+            continue
+        wrong = _shape_problem(value, item, rules.num_players, group == "zones")
+        if wrong:
+            bad(f"{group} {item['name']}: {wrong}", key=group)
+        else:
+            target[i] = value
+
+
+def _shape_problem(value, item: dict, players: int, zone: bool) -> str | None:
+    """What is wrong with the shape of a saved zone or variable, or None."""
+    if item.get("keys") is not None:  # one zone per key
+        if not isinstance(value, dict) or set(value) != set(item["keys"]):
+            return f"should hold one zone for each of {', '.join(map(str, item['keys']))}"
+        return next((f"the zone of {k} should be a list" for k, v in value.items() if not isinstance(v, list)), None)
+    if item.get("per") == "player":
+        if not isinstance(value, list) or len(value) != players or zone and not all(isinstance(v, list) for v in value):
+            return f"should be a list of {players} {'lists' if zone else 'values'} (one per player)"
+        return None
+    if zone and not isinstance(value, list):
+        return f"should be a list, not {kind_of(value)}"
+    return None
+
+
+def _check_position(rules, data: dict, bad) -> None:
+    """The step, the player to move and the counts."""
+    step = data.get("step")
+    if not isinstance(step, str) or step not in rules.steps:
+        bad(f"no step {shown(step)} in this game", f"steps: {', '.join(rules.steps)}", "step")
+    player = data.get("player", 0)
+    if not _whole(player, 0, rules.num_players - 1):
+        bad(f"'player' should be a seat from 0 to {rules.num_players - 1}, not {shown(player)}", key="player")
+    for key in ("turn", "ply"):
+        if not _whole(data.get(key, 0), 0, MAX_COUNT):
+            bad(f"'{key}' should be a whole number from 0 to {MAX_COUNT:,}, not {shown(data.get(key))}", key=key)
+    if not isinstance(data.get("capped", False), bool):
+        bad(f"'capped' should be true or false, not {shown(data.get('capped'))}", key="capped")
+
+
+def _whole(value, low: int, high: int) -> bool:
+    """Whether a JSON value is a whole number (not a boolean) within [low, high]."""
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+
+
+def _index(text: str, high: int) -> int | None:
+    """A JSON object key that writes a whole number from 0 to `high` (a seat, a ply), or None."""
+    if not (text.isascii() and text.isdigit()) or len(text) > 15 or int(text) > high:
+        return None
+    return int(text)
+
+
+def _strings(value, key: str, bad) -> list:
+    """A list of strings (the history), [] when absent."""
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        bad(f"'{key}' should be a list of moves in notation (strings)", key=key)
+        return []
+    return list(value)
+
+
+def _secret(rules, value, bad) -> dict:
+    """Which players saw each hidden history entry: {ply: [seats]}."""
+    out = {}
+    if value is None:
+        return out
+    if not isinstance(value, dict):
+        bad(f"'secret' should be an object, not {kind_of(value)}", key="secret")
+        return out
+    for ply, seen in value.items():
+        if _index(ply, MAX_COUNT) is None or not isinstance(seen, list) \
+                or not all(_whole(p, 0, rules.num_players - 1) for p in seen):
+            bad(f"'secret' entry {shown(ply)} should map a ply to a list of seats", key="secret")
+            return {}
+        out[int(ply)] = list(seen)
+    return out
+
+
+def _pending(S, value: dict, bad) -> dict:
+    """The simultaneous choices already made: {seat: move}, each a legal move of that seat."""
+    from ..errors import MoveError
+
+    pending = {}
+    for seat, text in value.items():
+        if _index(seat, S.rules.num_players - 1) is None or not isinstance(text, str):
+            bad(f"'pending' entry {shown(seat)}: {shown(text)} should map a seat to a move in notation", key="pending")
+            continue
+        try:
+            pending[int(seat)] = S.parse_move(text, int(seat))
+        except MoveError as exc:
+            bad(f"pending move {shown(text)} of seat {seat}: {exc.reason}"[:300], key="pending")
+    return pending
 
 
 def observation(S, player: int) -> dict:

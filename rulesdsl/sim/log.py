@@ -6,8 +6,8 @@ import hashlib
 import json
 from pathlib import Path
 
-from ..engine.serialize import encode
-from ..errors import Location, MoveError, Problem, RulesError
+from ..engine.serialize import encode, shown
+from ..errors import GameRuntimeError, Location, MoveError, Problem, RulesError
 
 LOG_FORMAT = 1
 
@@ -28,10 +28,12 @@ def file_digest(path) -> str | None:
 
 def make_log(game, record, final_state) -> dict:
     """The log of one game: which rules, variant, options, seed and agents, every move, and the result."""
+    from .records import rules_label
+
     return {
         "rulesdsl_log": LOG_FORMAT,
         "game": game.name,
-        "file": game.path,
+        "file": rules_label(game.path),
         "file_sha256": file_digest(game.path),
         "variant": game.variant,
         "options": game.options,
@@ -46,41 +48,32 @@ def make_log(game, record, final_state) -> dict:
 
 
 def read_log(path) -> dict:
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise RulesError([Problem(f"cannot read log: {exc.strerror or exc}", Location(str(path)),
-                                  "give a log written by 'rulesdsl play --log' or a results file from "
-                                  "'rulesdsl simulate --out'")]) from None
-    except json.JSONDecodeError as exc:
-        raise RulesError([Problem(f"not a JSON log: {exc.msg}", Location(str(path), exc.lineno, exc.colno))]) from None
-    if not isinstance(data, dict) or data.get("rulesdsl_log") != LOG_FORMAT:
-        raise RulesError([Problem("not a rulesdsl game log", Location(str(path)),
-                                  "logs are written by 'rulesdsl play --log'; results files by "
-                                  "'rulesdsl simulate --out'")])
-    return data
+    """A game log, read as untrusted data: every field is checked before use."""
+    from ..engine.serialize import parse_json
+    from .records import LOG_HINT, check_log, read_text
+
+    text = read_text(path, LOG_HINT + "; results files by 'rulesdsl simulate --out'")
+    return check_log(parse_json(text, str(path), hint=LOG_HINT), path, text)
 
 
-def replay(log: dict, source: str = "log", rules_path=None) -> tuple:
-    """Re-run a logged game; returns (final state, list of mismatches). Raises on an illegal move."""
-    from ..api import load_game
+def replay(log: dict, source: str = "log", rules_path=None, where: Location | None = None) -> tuple:
+    """Re-run a logged game; returns (final state, list of mismatches). Raises on an illegal move.
 
-    path = rules_path or log["file"]
-    game = load_game(path, log.get("variant"), log.get("options") or {}, log.get("max_turns"))
+    `source` is the log's path: the rule file it names is read only if it is a bundled game or lies in the
+    log's folder (see records.rules_named_by); `rules_path` overrides it. `where` locates the log in messages
+    (a line of a results file)."""
+    from .records import rules_named_by
+
+    where = where or Location(str(source))
+    path = rules_path or rules_named_by(log["file"], source, where)
+    game = _game_of(path, log.get("variant"), log.get("options") or {}, log.get("max_turns"), where)
     problems = []
     if rules_path is None and log.get("file_sha256") and file_digest(path) != log["file_sha256"]:
         problems.append("the rule file has changed since the game was logged")
-    state = game.new_initial_state(log.get("seed"))
-    for i, text in enumerate(log["moves"]):
-        player = None
-        if text.startswith("@"):
-            seat, _, text = text[1:].partition(" ")
-            player = int(seat)
-        try:
-            state.apply(state.parse_move(text, player))
-        except MoveError as exc:
-            raise RulesError([Problem(f"move {i + 1} '{text}' does not replay: {exc.reason}", Location(source),
-                                      exc.hint)]) from None
+    try:
+        state = _replayed(game, log, where)
+    except GameRuntimeError as exc:  # the rule file's problem, met while replaying this log
+        raise exc.with_hint(f"replaying {where}") from None
     result = log.get("result") or log  # results files keep the outcome at the top level
     if state.terminal != (result.get("winners") is not None):
         problems.append("the replay does not end where the log does")
@@ -89,3 +82,48 @@ def replay(log: dict, source: str = "log", rules_path=None) -> tuple:
     if log.get("final_state") and state_digest(state) != log["final_state"]:
         problems.append("the final position differs from the logged one")
     return state, problems
+
+
+def _replayed(game, log: dict, where: Location):
+    """The state after the logged moves; a move that does not replay is the log's problem."""
+    try:
+        state = game.new_initial_state(log.get("seed"))
+    except MoveError as exc:  # e.g. a logged option that makes the opening impossible
+        raise RulesError([Problem(f"the game it names cannot start: {exc.reason}", where, exc.hint)]) from None
+    for i, text in enumerate(log["moves"]):
+        text, player = _seat_of(text, game.num_players, i, where)
+        try:
+            state.apply(state.parse_move(text, player))
+        except MoveError as exc:
+            raise RulesError([Problem(f"move {i + 1} {shown(text)} does not replay: {exc.reason}", where,
+                                      exc.hint)]) from None
+    return state
+
+
+_games: dict = {}  # (rule file, variant, options, turn cap) -> Game: every line of a results file shares one
+
+
+def _game_of(path, variant, options: dict, max_turns, where: Location):
+    """The game a log names, compiled once per process; a variant or option the file lacks is the log's problem."""
+    from ..api import argument_problems, load_game
+
+    key = (str(path), file_digest(path), variant, tuple(sorted(options.items())), max_turns)  # an edited file
+    if key not in _games:  # is compiled afresh
+        if len(_games) >= 32:  # lines naming ever other options must not fill the memory
+            _games.clear()
+        wrong = argument_problems(path, variant, options)
+        if wrong:
+            raise RulesError([Problem(f"{wrong[0]} (in {Path(path).name})", where, wrong[1])])
+        _games[key] = load_game(path, variant, options, max_turns)
+    return _games[key]
+
+
+def _seat_of(text: str, players: int, i: int, where: Location) -> tuple:
+    """A logged entry split into (move, seat): '@1 bid 3' is seat 1's simultaneous choice."""
+    if not text.startswith("@"):
+        return text, None
+    seat, _, move = text[1:].partition(" ")
+    if not (seat.isascii() and seat.isdigit()) or len(seat) > 3 or int(seat) >= players:
+        raise RulesError([Problem(f"move {i + 1} {shown(text)} names no seat of this game (0 to {players - 1})",
+                                  where, "a simultaneous choice is written '@SEAT MOVE', e.g. '@1 bid 3'")])
+    return move, int(seat)

@@ -23,12 +23,17 @@ def by_variant(lines: list[dict]) -> dict:
     return dict(groups)
 
 
-def rule_coverage(lines: list[dict]) -> str:
-    """How often each move kind, chance step and end rule was used; those never used are listed."""
+def rule_coverage(lines: list[dict], rules_path=None) -> str:
+    """How often each move kind, chance step and end rule was used; those never used are listed.
+
+    The games are read with `rules_path`; without it, with the rule file the first line names (trusted:
+    the command checks which rule file a results file may name, see records.rules_named_by)."""
     from ..api import load_game
+    from ..loading import bundled_games
 
     first = lines[0]
-    game = load_game(first["file"], first.get("variant"), first.get("options") or {}, first.get("max_turns"))
+    path = rules_path or bundled_games().get(first["file"]) or first["file"]
+    game = load_game(path, first.get("variant"), first.get("options") or {}, first.get("max_turns"))
     rules = game.rules
     counts: dict[str, int] = defaultdict(int)
     ends: dict = defaultdict(int)
@@ -53,7 +58,7 @@ def rule_coverage(lines: list[dict]) -> str:
     return "\n".join(out)
 
 
-def write_report(lines: list[dict], folder: Path) -> list[Path]:
+def write_report(lines: list[dict], folder: Path, rules_path=None) -> list[Path]:
     """Charts (PNG) and a coverage table for a results file; returns the files written."""
     try:
         import matplotlib
@@ -137,6 +142,6 @@ def write_report(lines: list[dict], folder: Path) -> list[Path]:
         save(fig, "variants.png")
 
     coverage = folder / "coverage.txt"
-    coverage.write_text(rule_coverage(lines) + "\n", encoding="utf-8")
+    coverage.write_text(rule_coverage(lines, rules_path) + "\n", encoding="utf-8")
     written.append(coverage)
     return written

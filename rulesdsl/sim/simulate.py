@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..agents import make_agent
 from ..engine.rng import derive_seed
-from ..errors import GameRuntimeError, Location, Problem, RulesError
+from ..errors import GameRuntimeError, RunStopped
+from .records import read_results, rules_label, same_rules  # noqa: F401 - read_results is used from here too
 from .runner import play_game
 from .stats import mean_sd, paired_p_value, welch_p_value, wilson
 
@@ -25,13 +28,47 @@ class RunSpec:
     agents: tuple
     seed: int
 
-    def matches(self, line: dict) -> bool:
-        return (line.get("file") == self.file and line.get("variant") == self.variant
-                and dict(line.get("options") or {}) == dict(self.options) and line.get("max_turns") == self.max_turns
-                and list(line.get("agents") or ()) == agent_names(self.agents) and line.get("run_seed") == self.seed)
+    def matches(self, line: dict, folder: Path | None = None) -> bool:
+        """Whether a results line belongs to this run (`folder`: where the results file is)."""
+        return self.difference(line, folder) is None
+
+    def difference(self, line: dict, folder: Path | None = None) -> str | None:
+        """How a results line's run differs from this one ('seed 3, not 5'), or None when it is this run's."""
+        theirs = {"variant": line.get("variant"), "options": dict(line.get("options") or {}),
+                  "turn cap": line.get("max_turns"), "agents": list(line.get("agents") or ()),
+                  "seed": line.get("run_seed")}
+        ours = {"variant": self.variant, "options": dict(self.options), "turn cap": self.max_turns,
+                "agents": agent_names(self.agents), "seed": self.seed}
+        label = _label(self.file)
+        if line.get("file") != label and not same_rules(str(line.get("file")), self.file, folder):
+            return f"rule file {line.get('file')}, not {label}"
+        for key, value in theirs.items():
+            if value != ours[key]:
+                return f"{key} {_plain(value)}, not {_plain(ours[key])}"
+        return None
+
+
+def _plain(value) -> str:
+    """A run setting as the command line writes it."""
+    if value is None:
+        return "(none)"
+    if isinstance(value, dict):
+        return ",".join(f"{k}={v}" for k, v in value.items()) or "(none)"
+    if isinstance(value, list):
+        return ",".join(map(str, value))
+    return str(value)
 
 
 _games: dict = {}
+_labels: dict = {}  # rule file -> how results name it (a bundled game by name)
+
+
+def _label(file: str) -> str:
+    """How results name a run's rule file (a bundled game by name), worked out once per process."""
+    label = _labels.get(file)
+    if label is None:
+        label = _labels[file] = rules_label(file)
+    return label
 
 
 def _game(spec: RunSpec):
@@ -53,7 +90,7 @@ def play_one(spec: RunSpec, index: int) -> dict:
         record = play_game(game, agents, derive_seed(spec.seed, index))
     except GameRuntimeError as exc:
         raise exc.with_hint(f"game {index} of the run with seed {spec.seed} reaches it") from None
-    return {"index": index, "game": game.name, "file": spec.file, "variant": spec.variant,
+    return {"index": index, "game": game.name, "file": _label(spec.file), "variant": spec.variant,
             "options": dict(spec.options), "max_turns": spec.max_turns, "run_seed": spec.seed,
             **record.to_json(), "agents": agent_names(spec.agents)}
 
@@ -80,15 +117,81 @@ def _results(spec: RunSpec, indices: list[int], workers: int, dask: str | None):
 
         yield from _ordered(dask_results(spec, indices, dask, workers if workers > 1 else None), indices)
     elif workers > 1:
-        import multiprocessing
-        from functools import partial
-
-        with multiprocessing.get_context("spawn").Pool(workers) as pool:
-            chunk = max(1, min(16, len(indices) // (8 * workers)))
-            yield from pool.imap(partial(play_one, spec), indices, chunksize=chunk)
+        yield from _in_processes(spec, indices, workers)
     else:
         for index in indices:
             yield play_one(spec, index)
+
+
+def _in_processes(spec: RunSpec, indices: list[int], workers: int):
+    """Results in index order from `workers` processes. A worker that dies (killed, out of memory) ends
+    the run at once with RunStopped; workers end when this process does."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+    from functools import partial
+
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_worker_start, initargs=(os.getpid(),))
+    finished = False
+    try:
+        chunk = max(1, min(16, len(indices) // (8 * workers)))
+        yield from pool.map(partial(play_one, spec), indices, chunksize=chunk)
+        finished = True
+    except BrokenProcessPool:
+        raise RunStopped("a worker process stopped unexpectedly (killed, or out of memory)") from None
+    finally:
+        if finished:
+            pool.shutdown()
+        else:  # an error, Ctrl-C or a dead worker: the other workers' games are not wanted any more
+            _stop(pool)
+
+
+def _stop(pool) -> None:
+    """Shut a process pool down now: queued games cancelled, running workers terminated."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())  # private, but the only handle
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    for process in processes:
+        process.join(timeout=2)
+        if process.is_alive():
+            process.kill()
+
+
+def _worker_start(parent: int) -> None:
+    """A worker's initializer: it dies with its parent, and leaves Ctrl-C to the parent (which stops it)."""
+    import signal
+    import threading
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent()
+    if os.getppid() != parent:  # the parent died before the tie was made
+        os._exit(1)
+    # the portable fallback (and a second line on Linux): a thread that notices a new parent
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True, name="rulesdsl-parent-watch").start()
+
+
+def _die_with_parent() -> None:
+    """On Linux, ask the kernel to SIGKILL this process when its parent dies (prctl PR_SET_PDEATHSIG)."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import signal
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)  # 1: PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # no libc to ask: the watching thread remains
+        pass
+
+
+def _watch_parent(parent: int) -> None:
+    """End this worker once its parent is gone (it is then adopted: getppid() changes)."""
+    while True:
+        time.sleep(0.5)
+        if os.getppid() != parent:
+            os._exit(1)
 
 
 @dataclass
@@ -112,6 +215,8 @@ class Summary:
     rule_counts: dict = field(default_factory=dict)
     breakdown: list = field(default_factory=list)  # per seat: {name: total over games}
     elapsed: float = 0.0
+    cap: int | None = None  # the turn cap the games were played with
+    cap_source: str = ""  # 'given', 'rule file' or 'default'
 
     def add(self, line: dict) -> None:
         if not self.wins:
@@ -155,7 +260,9 @@ class Summary:
                 lo, hi = wilson(w, seats)
                 lines.append(f"  {'agent':<10} {agent:<16} {w:>6} {w / seats:>7.1%}  [{lo:.1%}, {hi:.1%}]"
                              f"  (of {seats} seats played)")
-        lines.append(f"  games stopped at the turn cap: {self.capped}")
+        source = {"given": "as given", "rule file": "set by the rule file", "default": "the default"}
+        cap = f" (cap: {self.cap:,} turns, {source.get(self.cap_source, self.cap_source)})" if self.cap else ""
+        lines.append(f"  games stopped at the turn cap: {self.capped}{cap}")
         if self.lengths:
             m, sd = mean_sd(self.lengths)
             lines.append(f"  game length (moves and outcomes): mean {m:.1f} (sd {sd:.1f}), min {min(self.lengths)}, "
@@ -169,33 +276,14 @@ class Summary:
         return "\n".join(lines)
 
 
-def read_results(path) -> list[dict]:
-    """The complete lines of a results file (a line cut short by an interrupted run is dropped)."""
-    path = Path(path)
-    lines = []
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise RulesError([Problem(f"cannot read results: {exc.strerror or exc}", Location(str(path)),
-                                  "results files are written by 'rulesdsl simulate --out FILE'")]) from None
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            lines.append(json.loads(line))
-        except json.JSONDecodeError:
-            if number < len(text.splitlines()):
-                raise RulesError([Problem("not a JSON line", Location(str(path), number, 1),
-                                          "results files hold one JSON object per line")]) from None
-    return lines
-
-
 def simulate(spec: RunSpec, games: int, out=None, workers: int = 1, dask: str | None = None,
-             done: list[dict] | None = None, progress: bool = False) -> Summary:
-    """Play games 0..games-1 of a run (skipping those in `done`); write each line to `out` as it comes."""
+             done: list[dict] | None = None, progress: bool = False, folder: Path | None = None) -> Summary:
+    """Play games 0..games-1 of a run (skipping those in `done`, lines of a results file in `folder`);
+    write each line to `out` as it comes."""
     game = _game(spec)
-    summary = Summary(game.name, spec.variant, agent_names(spec.agents), game.player_names)
-    finished = {line["index"]: line for line in done or [] if spec.matches(line)}
+    summary = Summary(game.name, spec.variant, agent_names(spec.agents), game.player_names,
+                      cap=game.max_turns, cap_source=game.cap_source)
+    finished = {line["index"]: line for line in done or [] if spec.matches(line, folder)}
     for index in sorted(finished):
         if index < games:
             summary.add(finished[index])

@@ -1,0 +1,451 @@
+"""Logs, states and results are untrusted input; exit codes say whose mistake it is; runs end and stop cleanly."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from rulesdsl.cli import main
+from rulesdsl.limits import DEFAULT_MAX_TURNS
+
+from .helpers import game_path, run_cli as run
+
+ALT = "WBWBWBWBWBWBWBWBWBWBWBWB"
+HUGE = "9" * 5000
+MARKER = "MARKER-SECRET-7f3a"
+FOREVER = """\
+game: Forever
+players: {count: 2}
+board: {grid: {columns: a, rows: 1}}
+moves:
+  wait: {notation: wait, do: []}
+flow:
+  steps:
+    play: {moves: [wait], next: end_turn}
+end:
+  - when: "false"
+    winners: "[]"
+"""
+
+
+# -- helpers -----------------------------------------------------------------------------------------------
+def simulated(capsys, folder: Path, game: str = "mabula", games: int = 3, name: str = "r.jsonl") -> Path:
+    """A results file of a small run, written into `folder`."""
+    out = folder / name
+    code, _, _ = run(capsys, "simulate", game, "--games", str(games), "--seed", "1", "--agents", "random,random",
+                     "--quiet", "--out", str(out))
+    assert code == 0
+    return out
+
+
+def lines_of(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def write_lines(path: Path, rows) -> Path:
+    """A results file of the given rows (dicts, or raw text for a row that is not JSON)."""
+    path.write_text("".join((row if isinstance(row, str) else json.dumps(row)) + "\n" for row in rows))
+    return path
+
+
+def marker_rules(folder: Path) -> Path:
+    """A valid rule file outside the data's folder, whose game name would show if it were ever read."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "marker.yaml"
+    path.write_text(Path(game_path("mabula")).read_text().replace("game: Mabula", f"game: {MARKER}", 1))
+    assert MARKER in path.read_text()
+    return path
+
+
+def one_line_error(err: str, where: str) -> None:
+    """The error is one line starting FILE:LINE (and perhaps a hint line), never a traceback."""
+    first, *rest = err.strip().splitlines()
+    assert first.startswith(where + ":") and "error:" in first, err
+    assert all(line.startswith("  hint:") for line in rest), err
+    assert "Traceback" not in err
+
+
+# -- which rule file a log or results file may name --------------------------------------------------------
+@pytest.mark.parametrize("command", ["replay", "report"])
+@pytest.mark.parametrize("how", ["absolute", "relative", "link"])
+def test_a_rule_file_outside_the_results_folder_is_never_read(capsys, tmp_path, command, how):
+    marker = marker_rules(tmp_path / "outside")
+    data = tmp_path / "data"
+    data.mkdir()
+    line = lines_of(simulated(capsys, tmp_path))[0]
+    if how == "absolute":
+        line["file"] = str(marker)
+    elif how == "relative":
+        line["file"] = "../outside/marker.yaml"
+    else:  # a link in the folder that leads out of it
+        (data / "link.yaml").symlink_to(marker)
+        line["file"] = "link.yaml"
+    results = write_lines(data / "r.jsonl", [line])
+    code, out, err = run(capsys, command, str(results))
+    assert code == 1 and MARKER not in out + err
+    one_line_error(err, f"{results}:1")
+    assert "--rules FILE" in err
+
+
+def test_a_log_naming_a_system_file_is_refused_and_rules_can_be_given(capsys, tmp_path):
+    log = tmp_path / "game.json"
+    assert run(capsys, "play", "mabula", "--seats", "random,random", "--seed", "5", "--log", str(log))[0] == 0
+    data = json.loads(log.read_text())
+    assert data["file"] == "mabula"  # bundled games are recorded by name
+    data["file"] = "/etc/passwd"
+    log.write_text(json.dumps(data, indent=1))
+    code, out, err = run(capsys, "replay", str(log))
+    assert code == 1 and "root:" not in out + err and "--rules" in err
+    code, out, _ = run(capsys, "replay", str(log), "--rules", "mabula")
+    assert code == 0 and "replayed and verified" in out
+
+
+def test_results_of_a_bundled_game_replay_from_any_folder(capsys, tmp_path, monkeypatch):
+    results = simulated(capsys, tmp_path)
+    assert {line["file"] for line in lines_of(results)} == {"mabula"}
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    code, out, _ = run(capsys, "replay", str(results))
+    assert code == 0 and "3 of 3 games replayed and verified" in out
+    assert run(capsys, "report", str(results))[0] == 0
+
+
+def test_an_old_results_file_naming_the_bundled_folder_still_replays(capsys, tmp_path):
+    results = simulated(capsys, tmp_path)
+    old = [dict(line, file=str(Path(game_path("mabula")).resolve())) for line in lines_of(results)]
+    code, out, _ = run(capsys, "replay", str(write_lines(tmp_path / "old.jsonl", old)))
+    assert code == 0 and "3 of 3 games replayed and verified" in out
+
+
+def test_a_rule_file_beside_the_results_is_used(capsys, tmp_path, monkeypatch):
+    own = tmp_path / "mine.yaml"
+    shutil.copy(game_path("mabula"), own)
+    out = tmp_path / "r.jsonl"
+    assert run(capsys, "simulate", str(own), "--games", "2", "--agents", "random,random", "--quiet",
+               "--out", str(out))[0] == 0
+    monkeypatch.chdir(Path(game_path("mabula")).parent)
+    code, text, _ = run(capsys, "replay", str(out))
+    assert code == 0 and "2 of 2 games replayed and verified" in text
+
+
+# -- malformed results, logs and states: one line, located, exit 1 ------------------------------------------
+def _damaged_line(line: dict, how: str):
+    """A results line damaged in one way; (row, column where the error is reported or None)."""
+    if how == "list":
+        return [1, 2, 3], None
+    if how == "options-list":
+        return dict(line, options=["a"]), None
+    if how == "moves-not-strings":
+        return dict(line, moves=[1, {"a": 2}]), None
+    if how == "seed-string":
+        return dict(line, seed="abc"), None
+    if how == "missing-moves":
+        return {k: v for k, v in line.items() if k != "moves"}, None
+    if how == "winner-out-of-range":
+        return dict(line, winners=[7]), None
+    if how == "deep":
+        return "[" * 100_000, 101
+    if how == "huge-int":
+        return json.dumps(line).replace('"seed": ', f'"seed": {HUGE}, "was": ', 1), True
+    if how == "syntax":
+        return '{"index": 1,, }', 13
+    raise AssertionError(how)
+
+
+@pytest.mark.parametrize("command", ["replay", "report"])
+@pytest.mark.parametrize("how", ["list", "options-list", "moves-not-strings", "seed-string", "missing-moves",
+                                 "winner-out-of-range", "deep", "huge-int", "syntax"])
+def test_a_damaged_results_line_is_one_located_error(capsys, tmp_path, command, how):
+    good = lines_of(simulated(capsys, tmp_path))
+    row, column = _damaged_line(good[1], how)
+    results = write_lines(tmp_path / "bad.jsonl", [good[0], row, good[2]])
+    code, out, err = run(capsys, command, str(results))
+    assert code == 1 and HUGE not in err
+    where = f"{results}:2"
+    if column is not None:  # a JSON problem: line and column
+        where += ":" + (str(column) if column is not True else "")
+        assert err.startswith(where), err
+    else:
+        one_line_error(err, where)
+
+
+def line_of_key(text: str, key: str) -> int:
+    """The line of a JSON file written one entry a line that holds top-level entry `key`."""
+    return next(n for n, row in enumerate(text.splitlines(), 1) if row.lstrip().startswith(f'"{key}":'))
+
+
+@pytest.mark.parametrize("damage, message, located", [
+    ({"options": ["x"]}, "'options' should be an object", True),
+    ({"seed": "one"}, "'seed' should be a whole number", True),
+    ({"moves": "b1-b2"}, "'moves' should be a list of moves", True),
+    ({"max_turns": -3}, "'max_turns' should be a whole number", True),
+    ({"moves": ["@9 b1-b2"]}, "names no seat of this game", False),
+])
+def test_a_damaged_log_is_one_located_error(capsys, tmp_path, damage, message, located):
+    log = tmp_path / "game.json"
+    assert run(capsys, "play", "mabula", "--seats", "random,random", "--log", str(log))[0] == 0
+    text = json.dumps(dict(json.loads(log.read_text()), **damage), indent=1)
+    log.write_text(text)
+    code, _, err = run(capsys, "replay", str(log))
+    assert code == 1 and message in err
+    one_line_error(err, f"{log}:{line_of_key(text, next(iter(damage)))}" if located else str(log))
+
+
+@pytest.mark.parametrize("text, where", [("[" * 100_000, ":1:101"), ('{"rulesdsl_log": ' + HUGE + "}", ":1:18"),
+                                         ("{\n  nope\n}", ":2:3")])
+def test_a_log_that_is_not_json_is_located(capsys, tmp_path, text, where):
+    log = tmp_path / "game.json"
+    log.write_text(text)
+    code, _, err = run(capsys, "replay", str(log))
+    assert code == 1 and err.startswith(f"{log}{where}: error:") and HUGE not in err
+
+
+def _saved_state(capsys) -> dict:
+    code, out, _ = run(capsys, "show", "mabula", "--setup", ALT, "--json")
+    assert code == 0
+    return json.loads(out)
+
+
+@pytest.mark.parametrize("damage, message", [
+    ({"cells": [1]}, "'cells' should be an object"),
+    ({"cells": {"zz9": {"kind": "marble", "colour": "white"}}}, "no cell \"zz9\""),
+    ({"cells": {"b1": {"kind": "dragon"}}}, "is not a piece of this game"),
+    ({"cells": {"b1": "x"}}, "is not a piece of this game"),
+    ({"zones": {"nowhere": []}}, "no zone \"nowhere\""),
+    ({"vars": [1]}, "'vars' should be an object"),
+    ({"player": 99}, "'player' should be a seat from 0 to 1"),
+    ({"turn": -5}, "'turn' should be a whole number"),
+    ({"step": ["play"]}, "no step [\"play\"]"),
+    ({"pending": {"abc": "b1-b2"}}, "'pending' entry \"abc\""),
+    ({"pending": {"9" * 50: "b1-b2"}}, "'pending' entry"),
+    ({"secret": {"x": 1}}, "'secret' entry \"x\""),
+    ({"history": [1]}, "'history' should be a list of moves"),
+    ({"capped": "yes"}, "'capped' should be true or false"),
+])
+def test_a_damaged_state_is_reported_not_a_traceback(capsys, tmp_path, damage, message):
+    path = tmp_path / "state.json"
+    text = json.dumps(dict(_saved_state(capsys), **damage), indent=2)
+    path.write_text(text)
+    code, _, err = run(capsys, "moves", "mabula", "--state", str(path))
+    assert code == 1 and message in err
+    one_line_error(err, f"{path}:{line_of_key(text, next(iter(damage)))}")
+
+
+@pytest.mark.parametrize("text, where", [("[" * 100_000, ":1:101"), ('{"format": 1, "turn": ' + HUGE + "}", ":1:23"),
+                                         ("\xff", None)])
+def test_a_state_that_is_not_json_is_located(capsys, tmp_path, text, where):
+    path = tmp_path / "state.json"
+    path.write_bytes(text.encode("latin-1") if where is None else text.encode())
+    code, _, err = run(capsys, "show", "mabula", "--state", str(path))
+    assert code == 1 and HUGE not in err
+    assert err.startswith(f"{path}{where or ''}: error:")
+
+
+# -- exit codes --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("argv", [["simulate", "mabula", "--agents", "random,random", "--seed", HUGE],
+                                  ["simulate", "mabula", "--agents", "random,random", "--max-turns", HUGE],
+                                  ["moves", "mabula", "--seed", "12x"]])
+def test_a_huge_or_bad_number_argument_is_a_short_usage_error(capsys, argv):
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and HUGE not in err and len(err.splitlines()[-1]) < 200
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["moves", "mark", "--option", f"players={HUGE}"], "too long"),
+    (["moves", "mark", "--option", "players=9"], "between 2 and 4"),
+    (["moves", "no/such/rules.yaml"], "no such file"),
+    (["moves", "mabula", "--state", "no-such-state.json"], "no such file"),
+    (["replay", "no-such-log.json"], "no such file"),
+    (["replay", "no-such-log.json", "--rules", "no-such-rules.yaml"], "no such file"),
+    (["simulate", "mabula", "--agents", "random,randon"], "unknown agent 'randon'"),
+    (["moves", "mabula", "--setup", "WWW"], "--setup"),
+])
+def test_usage_errors_exit_2(capsys, argv, message):
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and message in err and HUGE not in err and err.startswith("error:")
+
+
+def test_a_malformed_file_that_exists_exits_1(capsys, tmp_path):
+    log = tmp_path / "game.json"
+    log.write_text("{}")
+    assert run(capsys, "replay", str(log))[0] == 1
+
+
+def test_an_internal_error_exits_3_with_a_crash_file(capsys, monkeypatch, tmp_path):
+    def broken(args):
+        raise ValueError("a bug, not a usage mistake")
+
+    monkeypatch.setattr("rulesdsl.cli.cmd_games", broken)
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    code, out, err = run(capsys, "games")
+    assert code == 3 and len(err.strip().splitlines()) == 1 and "bug in rulesdsl" in err
+    crash = next(tmp_path.glob("rulesdsl-crash-*.txt"))
+    assert str(crash) in err and "Traceback" in crash.read_text() and "a bug, not a usage mistake" in crash.read_text()
+    with pytest.raises(ValueError):
+        main(["--debug", "games"])
+
+
+# -- --out, --force and --resume ---------------------------------------------------------------------------
+def test_out_refuses_to_replace_results_without_force(capsys, tmp_path):
+    results = simulated(capsys, tmp_path)
+    before = results.read_text()
+    code, _, err = run(capsys, "simulate", "mabula", "--games", "3", "--seed", "2", "--agents", "random,random",
+                       "--quiet", "--out", str(results))
+    assert code == 2 and "already exists" in err and "--force" in err and results.read_text() == before
+    code, _, _ = run(capsys, "simulate", "mabula", "--games", "2", "--seed", "2", "--agents", "random,random",
+                     "--quiet", "--out", str(results), "--force")
+    assert code == 0 and len(lines_of(results)) == 2 and results.read_text() != before
+
+
+@pytest.mark.parametrize("change, message", [
+    (["--seed", "2"], "seed 1, not 2"),
+    (["--agents", "random,first"], "agents random,random, not random,first"),
+    (["--variant", "product"], "variant (none), not product"),
+    (["--option", "setup=" + ALT], "options (none), not setup="),
+    (["--max-turns", "50"], "turn cap (none), not 50"),
+    (["--games", "2"], "beyond --games 2"),
+    (["--force"], "--force replaces it"),
+])
+def test_resume_refuses_another_run(capsys, tmp_path, change, message):
+    results = simulated(capsys, tmp_path)
+    before = results.read_text()
+    argv = {"--seed": "1", "--agents": "random,random", "--games": "3"}
+    for flag, value in zip(change[::2], change[1::2] + [None]):
+        argv[flag] = value
+    flat = [x for flag, value in argv.items() for x in ([flag] if value is None else [flag, value])]
+    code, _, err = run(capsys, "simulate", "mabula", *flat, "--quiet", "--out", str(results), "--resume")
+    assert code == 2 and message in err and results.read_text() == before
+
+
+def test_resume_continues_the_same_run_and_may_add_games(capsys, tmp_path):
+    results = simulated(capsys, tmp_path)
+    fresh = simulated(capsys, tmp_path, games=5, name="fresh.jsonl")
+    code, out, _ = run(capsys, "simulate", "mabula", "--games", "5", "--seed", "1", "--agents", "random,random",
+                       "--quiet", "--out", str(results), "--resume")
+    assert code == 0 and "Mabula: 5 games" in out and results.read_text() == fresh.read_text()
+
+
+# -- the default turn cap ----------------------------------------------------------------------------------
+def test_a_game_without_an_end_stops_at_the_default_turn_cap(capsys, tmp_path):
+    rules = tmp_path / "forever.yaml"
+    rules.write_text(FOREVER)
+    out = tmp_path / "r.jsonl"
+    # in a process of its own: without a cap, the game would never end
+    done = subprocess.run([sys.executable, "-m", "rulesdsl", "simulate", str(rules), "--games", "1", "--agents",
+                           "random,random", "--quiet", "--out", str(out)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert f"games stopped at the turn cap: 1 (cap: {DEFAULT_MAX_TURNS:,} turns, the default)" in done.stdout
+    line = lines_of(out)[0]
+    assert line["capped"] and line["turns"] == DEFAULT_MAX_TURNS and line["winners"] == []
+    code, text, _ = run(capsys, "simulate", str(rules), "--games", "1", "--agents", "random,random", "--quiet",
+                        "--max-turns", "7")
+    assert "games stopped at the turn cap: 1 (cap: 7 turns, as given)" in text
+
+
+def test_no_bundled_game_comes_near_the_default_cap(capsys):
+    code, out, _ = run(capsys, "simulate", "mark", "--games", "3", "--agents", "random,random", "--quiet")
+    turns = float(out.split("turns: mean ")[1].split()[0])
+    assert code == 0 and turns < DEFAULT_MAX_TURNS / 10
+
+
+# -- robust runs: a killed worker, a killed parent ---------------------------------------------------------
+linux_only = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+
+
+def children(pid: int) -> list[tuple[int, str]]:
+    """(pid, command line) of the live child processes of `pid`, from /proc."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.append((int(entry.name), command))
+    return found
+
+
+def start_run(tmp_path: Path, out: Path, *run_args: str) -> subprocess.Popen:
+    """`rulesdsl simulate ... --workers 2` in the background (by default 400 random games of MARK)."""
+    run_args = run_args or ("mark", "--games", "400", "--agents", "random,random")
+    argv = [sys.executable, "-m", "rulesdsl", "simulate", *run_args, "--seed", "1", "--workers", "2", "--quiet",
+            "--out", str(out)]
+    return subprocess.Popen(argv, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def workers_of(run_: subprocess.Popen, until, timeout: float = 30) -> list[int]:
+    """The worker pids of a run once `until()` holds (the workers are up and playing)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        workers = [pid for pid, command in children(run_.pid) if "multiprocessing" in command
+                   and "resource_tracker" not in command]
+        if len(workers) == 2 and until():
+            return workers
+        assert run_.poll() is None, run_.communicate()
+        time.sleep(0.05)
+    raise AssertionError("the workers did not start")
+
+
+@linux_only
+def test_a_killed_worker_ends_the_run_with_a_resume_hint(tmp_path):
+    out = tmp_path / "r.jsonl"
+    run_ = start_run(tmp_path, out)
+    try:
+        workers = workers_of(run_, lambda: out.exists() and out.stat().st_size > 0)
+        os.kill(workers[0], signal.SIGKILL)
+        _, err = run_.communicate(timeout=20)
+    finally:
+        run_.kill()
+    assert run_.returncode == 1 and "--resume" in err and "worker process stopped" in err
+    assert "Traceback" not in err
+    kept = lines_of(out)
+    assert 0 < len(kept) < 400 and [line["index"] for line in kept] == list(range(len(kept)))
+
+
+@linux_only
+def test_workers_end_when_the_run_is_killed(tmp_path):
+    out = tmp_path / "r.jsonl"
+    # long games (a strong search on both sides): the workers are in the middle of one when the run dies
+    slow = "mcts:iterations=20000"
+    run_ = start_run(tmp_path, out, "mabula", "--games", "4", "--agents", f"{slow},{slow}")
+    workers = []
+    try:
+        workers = workers_of(run_, lambda: True)
+        time.sleep(2)  # they have started and taken their first game
+        run_.kill()
+        run_.wait()  # not communicate(): orphaned workers would keep its pipes open
+        deadline = time.monotonic() + 5
+        alive = workers
+        while alive and time.monotonic() < deadline:
+            alive = [pid for pid in workers if _running(pid)]
+            time.sleep(0.05)
+        assert not alive, "workers outlived their run"
+    finally:
+        run_.kill()
+        for pid in workers:  # leave nothing behind, whatever happened
+            if _running(pid):
+                os.kill(pid, signal.SIGKILL)
+        run_.stdout.close()
+        run_.stderr.close()
+
+
+def _running(pid: int) -> bool:
+    """Whether a process exists and is not a zombie."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
