@@ -182,6 +182,20 @@ def test_long_sums_compile_and_add_up(write):
         assert state.is_terminal() and state.winners == []
 
 
+@pytest.mark.parametrize("expression, value", [
+    ("2 * (" + "+".join(["1"] * 3000) + ")", 6000),
+    ("size([" + "+".join(["1"] * 3000) + "])", 1),
+    ("1 if " + " or ".join(["false"] * 2000) + " or true else 0", 1),
+    ("-(" + "-".join(["1"] * 3000) + ")", 2998),
+])
+def test_long_runs_inside_other_expressions_compile(write, expression, value):
+    game = rulesdsl.load_game(write(game_text(let=expression)))
+    assert game.rules is not None
+    text = PLAIN.replace("LET", f"functions:\n  f:\n    value: {json.dumps(expression)}")
+    state = play(write(text.replace('winners: "[]"', f'winners: "[0] if f() == {value} else [1]"')), 100)
+    assert state.winners == [0]
+
+
 @pytest.mark.parametrize("expression, words", [
     ("[" * 1000 + "]" * 1000, "nested more than"),
     ("(" * 3000 + "1" + ")" * 3000, "nested more than"),

@@ -8,12 +8,12 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ..errors import did_you_mean
+from ..limits import MAX_EXPR_DEPTH, LimitExceeded
 from . import ast as A
 from . import checked
 from .builtins import Builtin, RuleValueError
 from .constants import frozen
 from .reach import python_names, read_field
-from ..limits import MAX_EXPR_DEPTH, LimitExceeded
 
 # Python functions people reach for, and what the rule language has instead.
 _PYTHON_HINTS = {
@@ -111,11 +111,6 @@ def local(name: str) -> Binding:
 def is_name(name) -> bool:
     """Whether `name` may be declared by a rule file: a letter, then letters, digits and '_'."""
     return isinstance(name, str) and name.isidentifier() and name.isascii() and not name.startswith("_")
-
-
-def _is_number(known: tuple) -> bool:
-    """Whether a (is constant, value) pair is a constant number (adding one grows nothing much)."""
-    return known[0] and type(known[1]) in (int, float)
 
 
 class Compiler:
@@ -254,18 +249,22 @@ class Compiler:
 
     def _numeric(self, node: A.Node, scope: Scope) -> bool:
         """Whether the expression is certainly a number when it has a value (never a list or a string)."""
-        known, value = self.const_value(node, scope)
-        if known:
-            return type(value) in (int, float, bool)
-        if isinstance(node, A.Name):
-            binding = scope.lookup(node.id)
-            return binding is not None and binding.numeric
-        if isinstance(node, A.UnaryOp):
-            return node.op in "+-"
-        if isinstance(node, A.BinOp):
-            return _NUMERIC_RESULT.get(node.op, False) or node.op == "+" and (
-                self._numeric(node.left, scope) or self._numeric(node.right, scope))
-        return isinstance(node, A.Call) and node.func in _NUMERIC_BUILTINS
+        while True:  # down the left of a long sum without recursion; the right side nests boundedly
+            known, value = self.const_value(node, scope)
+            if known:
+                return type(value) in (int, float, bool)
+            if isinstance(node, A.Name):
+                binding = scope.lookup(node.id)
+                return binding is not None and binding.numeric
+            if isinstance(node, A.UnaryOp):
+                return node.op in "+-"
+            if not isinstance(node, A.BinOp):
+                return isinstance(node, A.Call) and node.func in _NUMERIC_BUILTINS
+            if _NUMERIC_RESULT.get(node.op, False):
+                return True
+            if node.op != "+" or self._numeric(node.right, scope):
+                return node.op == "+"
+            node = node.left
 
     def _UnaryOp(self, node, scope):
         op = "not " if node.op == "not" else node.op
