@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from .engine.game import Game
-from .errors import RulesError
+from .errors import RulesError, did_you_mean
 from .loading import load_document
-from .model.compile import ModelCompiler
-from .schema import validate_structure
+from .model.compile import ModelCompiler, coerce_option
+from .schema import rule_schema, validate_structure
 
 
 def load_game(path: str | Path, variant: str | None = None, options: dict | None = None,
@@ -27,9 +27,6 @@ def argument_problems(path: str | Path, variant: str | None, options: dict | Non
 
     The caller decides whose mistake it is: the command line's (a usage error) or a log's. A file that
     cannot be read gives None: load_game reports it, located in the file."""
-    from .errors import did_you_mean
-    from .model.compile import coerce_option
-
     try:
         doc = load_document(path)
     except RulesError:
@@ -60,8 +57,6 @@ def argument_problems(path: str | Path, variant: str | None, options: dict | Non
 def _also_compile_problems(doc, options, variant, found) -> list:
     """Problems the compiler finds in a file that already breaks the schema, so that one run reports
     all of them. A structure the compiler cannot read yields nothing more (the schema said why)."""
-    from .schema import rule_schema
-
     schema = rule_schema()
     if not isinstance(doc.data, dict) or set(doc.data) - set(schema["properties"]) \
             or set(schema.get("required", [])) - set(doc.data):

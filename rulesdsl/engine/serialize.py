@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from ..errors import Location, Problem, RulesError
+from ..errors import Location, MoveError, Problem, RulesError
 from ..limits import MAX_JSON_DEPTH, MAX_JSON_DIGITS
 from ..model.values import Cell, Piece, Record
 
@@ -337,7 +337,6 @@ def _secret(rules, value, bad) -> dict:
 
 def _pending(S, value: dict, bad) -> dict:
     """The simultaneous choices already made: {seat: move}, each a legal move of that seat."""
-    from ..errors import MoveError
 
     pending = {}
     for seat, text in value.items():

@@ -6,10 +6,9 @@ import hashlib
 import json
 from pathlib import Path
 
-from ..engine.serialize import encode, shown
+from ..engine.serialize import encode, parse_json, shown
 from ..errors import GameRuntimeError, Location, MoveError, Problem, RulesError
-
-LOG_FORMAT = 1
+from .records import LOG_FORMAT, LOG_HINT, check_log, read_text, rules_label, rules_named_by
 
 
 def state_digest(state) -> str:
@@ -28,8 +27,6 @@ def file_digest(path) -> str | None:
 
 def make_log(game, record, final_state) -> dict:
     """The log of one game: which rules, variant, options, seed and agents, every move, and the result."""
-    from .records import rules_label
-
     return {
         "rulesdsl_log": LOG_FORMAT,
         "game": game.name,
@@ -49,9 +46,6 @@ def make_log(game, record, final_state) -> dict:
 
 def read_log(path) -> dict:
     """A game log, read as untrusted data: every field is checked before use."""
-    from ..engine.serialize import parse_json
-    from .records import LOG_HINT, check_log, read_text
-
     text = read_text(path, LOG_HINT + "; results files by 'rulesdsl simulate --out'")
     return check_log(parse_json(text, str(path), hint=LOG_HINT), path, text)
 
@@ -62,8 +56,6 @@ def replay(log: dict, source: str = "log", rules_path=None, where: Location | No
     `source` is the log's path: the rule file it names is read only if it is a bundled game or lies in the
     log's folder (see records.rules_named_by); `rules_path` overrides it. `where` locates the log in messages
     (a line of a results file)."""
-    from .records import rules_named_by
-
     where = where or Location(str(source))
     path = rules_path or rules_named_by(log["file"], source, where)
     game = _game_of(path, log.get("variant"), log.get("options") or {}, log.get("max_turns"), where)

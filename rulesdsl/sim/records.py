@@ -9,6 +9,8 @@ from ..engine.serialize import key_line, kind_of, parse_json, shown
 from ..errors import Location, Problem, RulesError, UsageError
 from ..loading import bundled_games, package_dir
 
+LOG_FORMAT = 1  # the version of the game log format ("rulesdsl_log")
+
 MAX_SEED = 2 ** 64 - 1  # seeds are whole numbers of at most 20 digits
 MAX_COUNT = 10 ** 12  # indices, plies, turns, rule counts
 MAX_TEXT = 10_000  # longest move, agent or option text
@@ -211,8 +213,6 @@ def _complete_json(row: str) -> bool:
 
 def check_log(data, path, text_: str) -> dict:
     """A game log's data, checked; a RulesError at PATH:LINE of the bad field otherwise."""
-    from .log import LOG_FORMAT
-
     if not isinstance(data, dict) or data.get("rulesdsl_log") != LOG_FORMAT:
         raise RulesError([Problem("not a rulesdsl game log", Location(str(path)), LOG_HINT + "; results files by "
                                   "'rulesdsl simulate --out' (name them .jsonl)")])

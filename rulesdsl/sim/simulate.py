@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import ctypes
 import json
+import multiprocessing
 import os
+import signal
 import sys
+import threading
 import time
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from ..agents import make_agent
@@ -126,11 +133,6 @@ def _results(spec: RunSpec, indices: list[int], workers: int, dask: str | None):
 def _in_processes(spec: RunSpec, indices: list[int], workers: int):
     """Results in index order from `workers` processes. A worker that dies (killed, out of memory) ends
     the run at once with RunStopped; workers end when this process does."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
-    from functools import partial
-
     pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
                                initializer=_worker_start, initargs=(os.getpid(),))
     finished = False
@@ -162,9 +164,6 @@ def _stop(pool) -> None:
 
 def _worker_start(parent: int) -> None:
     """A worker's initializer: it dies with its parent, and leaves Ctrl-C to the parent (which stops it)."""
-    import signal
-    import threading
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with_parent()
     if os.getppid() != parent:  # the parent died before the tie was made
@@ -177,9 +176,6 @@ def _die_with_parent() -> None:
     """On Linux, ask the kernel to SIGKILL this process when its parent dies (prctl PR_SET_PDEATHSIG)."""
     if not sys.platform.startswith("linux"):
         return
-    import ctypes
-    import signal
-
     try:
         ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)  # 1: PR_SET_PDEATHSIG
     except (OSError, AttributeError):  # no libc to ask: the watching thread remains
