@@ -58,7 +58,7 @@ def time_scale() -> float:
 def guard(fn, seconds: float, what: str) -> None:
     """Give every call of `fn` (a function, method or classmethod) a budget of `seconds` (times time_scale())."""
     fn = getattr(fn, "__func__", fn)
-    _sections[fn.__code__] = (seconds * time_scale(), what)
+    _sections[fn.__code__] = (seconds, what)
 
 
 def ensure_watchdog() -> None:
@@ -101,7 +101,7 @@ def _watch() -> None:
     seen: dict = {}  # registered frame still running -> (when it was first seen or last fired at, memory then)
     while True:
         time.sleep(_TICK)
-        now, memory = time.monotonic(), _resident_bytes()
+        now, memory, scale = time.monotonic(), _resident_bytes(), time_scale()  # the scale may change
         running = {}
         for thread_id, top in sys._current_frames().items():
             if thread_id == me:
@@ -112,6 +112,7 @@ def _watch() -> None:
                 if overran is not None:  # the innermost overrun call is the one to blame
                     continue
                 seconds, what = _sections[frame.f_code]
+                seconds *= scale
                 if now - since > seconds:
                     overran = TimeBudgetExceeded, (seconds, what)
                 elif memory is not None and base is not None and memory - base > limits.MEMORY_BYTES:

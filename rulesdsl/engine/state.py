@@ -136,10 +136,9 @@ class State:
             return []
         if step.kind == "simultaneous":
             try:
-                actors = step.actors(self)
+                return [p for p in _seats(step.actors(self), self.rules.num_players) if p not in self.pending]
             except _CONVERTED as exc:
                 raise _runtime_error(self, step, exc) from exc
-            return [p for p in actors if p not in self.pending]
         return [self._decider(step)]
 
     # -- legal moves -------------------------------------------------------------------------
@@ -497,6 +496,16 @@ for _fn, _what in ((State.apply, "applying a move"), (State.legal_moves, "listin
 # Where the named parts of a rule file that are not moves, steps or end rules are written.
 _PARTS = {"next_player": ("flow", "next_player"), "first_player": ("flow", "first_player"), "scoring": ("scoring",)}
 _RULE_FAILED = "the rule file lets play reach a position this rule does not handle"
+
+
+def _seats(players, count: int) -> list:
+    """`players` (a seat or a list of seats), checked: the actors of a simultaneous step."""
+    seats = [players] if isinstance(players, int) and not isinstance(players, bool) else list(players)
+    for p in seats:
+        if not isinstance(p, int) or isinstance(p, bool) or not 0 <= p < count:
+            raise RuleValueError(f"the players to choose should be seats from 0 to {count - 1}, not "
+                                 f"{text_of(p)[:40]}")
+    return seats
 
 
 def _flow_error(state, what, message: str, hint: str | None = None) -> GameRuntimeError:

@@ -16,6 +16,9 @@ def _too_many(n: int, what: str) -> LimitExceeded:
     return LimitExceeded(f"{what} would hold {n:,} items; the language allows at most {MAX_ITEMS:,}")
 
 
+_SEQUENCES = (str, list, tuple)  # what a sum of values of the language can lengthen
+
+
 def _is_seq(x) -> bool:
     return isinstance(x, (str, list, tuple))
 
@@ -35,7 +38,10 @@ def check_count(n, what: str = "the result") -> None:
 
 def add(a, b):
     """a + b, refusing lists and strings beyond the limit (a sum can at most double a length)."""
-    return check_size(a + b)
+    value = a + b
+    if value.__class__ in _SEQUENCES and len(value) > MAX_ITEMS:
+        raise _too_many(len(value), "this value")
+    return value
 
 
 def _check_product(a, b) -> None:
@@ -52,7 +58,8 @@ def _check_product(a, b) -> None:
 
 def mul(a, b):
     """a * b, refusing integers beyond MAX_INT_BITS and repeated lists or strings beyond MAX_ITEMS."""
-    _check_product(a, b)
+    if a.__class__ is not float and b.__class__ is not float:  # a fraction times anything is small or an error
+        _check_product(a, b)
     return a * b
 
 
@@ -66,7 +73,7 @@ def pow_(a, b):
 
 def mod(a, b):
     """a % b for numbers (Python's text formatting with '%' is no part of the language)."""
-    if isinstance(a, (str, bytes)):
+    if a.__class__ is not int and isinstance(a, (str, bytes)):
         raise TypeError("'%' is the remainder of a division and needs numbers")
     return a % b
 

@@ -172,7 +172,26 @@ class Compiler:
             b = scope.lookup(node.obj.id)
             if b is not None and b.kind == "option":
                 return True, self._option(node, b)
+        if isinstance(node, A.UnaryOp) and node.op == "-":  # -1
+            known, value = self.const_value(node.operand, scope)
+            if known and type(value) in (int, float):
+                return True, -value
+        if isinstance(node, A.Call):  # a pure built-in of constants, e.g. size(colours), is folded too
+            return self._folded(node, scope)
         return False, None
+
+    def _folded(self, node: A.Call, scope: Scope):
+        """(True, value) of a call of a pure built-in with constant arguments, else (False, None)."""
+        b = self.builtins.get(node.func)
+        if b is None or not b.fold or node.kwargs or any(isinstance(a, A.Comprehension) for a in node.args):
+            return False, None
+        values = [self.const_value(a, scope) for a in node.args]
+        if not all(known for known, _ in values):
+            return False, None
+        try:
+            return True, b.fn(*(value for _, value in values))
+        except Exception:  # noqa: BLE001 - not a constant after all: compiled as a call, which reports it
+            return False, None
 
     def _Const(self, node, scope):
         return self.const(node.value)
@@ -326,8 +345,7 @@ class Compiler:
         if keyword.iskeyword(node.name) or node.name in self._python_names:
             # a name Python gives some value (count, index, a keyword such as 'from'): read the field only
             return f"G_field({self.expr(node.obj, scope)}, {node.name!r})"
-        obj = self.expr(node.obj, scope)
-        return f"({obj}).{node.name}" if self.const_value(node.obj, scope)[0] else f"{obj}.{node.name}"  # (1).x
+        return f"({self.expr(node.obj, scope)}).{node.name}"  # in brackets: a number folded at load, 1.x, is (1).x
 
     def _Index(self, node, scope):
         return f"{self.expr(node.obj, scope)}[{self.expr(node.index, scope)}]"
@@ -456,6 +474,9 @@ class Compiler:
                 declare[node.id] = b
                 scope.names[node.id] = b
                 return b.code
+            if not b.assignable and b.kind == "var":
+                raise CompileProblem(f"'{node.id}' holds one value per player (or per key) and cannot be assigned "
+                                     "as a whole", node.start, node.end, f"assign one of its values: {node.id}[p] = ...")
             if not b.assignable:
                 raise CompileProblem(f"'{node.id}' cannot be assigned", node.start, node.end,
                                      "assign to a variable declared under 'vars:' or to a new local name")
@@ -475,7 +496,8 @@ class Compiler:
                 raise CompileProblem(f"unknown name '{node.target.id}'", node.target.start, node.target.end,
                                      did_you_mean(node.target.id, scope.all_names()))
             target = self.target(node.target, scope, {})
-            if node.op in _AUGMENTED:
+            if node.op in _AUGMENTED and not (node.op == "+=" and (self._numeric(node.value, scope) or
+                                                                   self._small_constant(node.value, scope))):
                 return [f"{target} = {_AUGMENTED[node.op]}({target}, {value})"]
             return [f"{target} {node.op} {value}"]
         if isinstance(node, A.CallStmt):

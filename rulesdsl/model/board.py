@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..limits import MAX_RAY_CELLS, LimitExceeded
 from .values import Cell
 
 
@@ -32,7 +33,7 @@ class Board:
     link_switches: dict = field(default_factory=dict)  # link name -> {key: tuple(key to continue with, or None)}
     regions: dict = field(default_factory=dict)  # name -> Region
     adjacency: tuple = ()  # per cell: tuple of neighbouring cells (for groups)
-    lines: dict = field(default_factory=dict)  # (from, to) -> (path cells after from up to to, cells beyond)
+    lines: dict = field(default_factory=dict)  # (from, to) -> (path cells after from up to to, cells beyond): see line()
 
     def add_cell(self, name: str, **attributes) -> Cell:
         cell = Cell(len(self.cells), name, **attributes)
@@ -48,7 +49,7 @@ class Board:
             x, y = getattr(cell, "x", None), getattr(cell, "y", None)
             if x is not None and y is not None:
                 coords[(x, y)] = cell
-        n = len(self.cells)
+        n, total = len(self.cells), 0
         for name, (dx, dy) in self.directions.items():
             nb = [None] * n
             for cell in self.cells:
@@ -61,12 +62,30 @@ class Board:
                 while cur is not None and len(ray) <= n:
                     ray.append(cur)
                     cur = nb[cur]
+                total += len(ray)
+                if total > MAX_RAY_CELLS:
+                    raise LimitExceeded(f"the rays of this board (every cell's line to the edge, in every "
+                                        f"direction) would hold more than {MAX_RAY_CELLS:,} cells")
                 rays.append(tuple(ray))
             self.rays[name] = tuple(rays)
-            for cell in self.cells:
-                ray = rays[cell]
-                for k, target in enumerate(ray):
-                    self.lines[(cell, target)] = (ray[: k + 1], ray[k + 1:])
+
+    def line(self, frm, to):
+        """(the cells from `frm` up to `to`, the cells beyond) when `to` lies in a straight line from `frm`,
+        else None. Worked out when first asked (a table of every pair would grow with the square of a ray)."""
+        key = (frm, to)
+        try:
+            return self.lines[key]
+        except KeyError:
+            pass
+        found = None
+        for rays in self.rays.values():  # the last direction that reaches it, as the table always held
+            ray = rays[frm]
+            if to in ray:
+                k = ray.index(to)
+                found = (ray[: k + 1], ray[k + 1:])
+        if len(self.lines) < 1 << 16:
+            self.lines[key] = found
+        return found
 
     def finish_geometry(self, adjacency_directions=None):
         """Precompute the adjacency used by groups (along the given directions, or else along the links)."""

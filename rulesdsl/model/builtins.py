@@ -124,7 +124,6 @@ def game_builtins(game) -> dict[str, Builtin]:
     def group_sizes(cells):
         return sorted((len(g) for g in groups(cells)), reverse=True)
 
-    straight = board.lines
     targets_by_region: dict = {}  # the region's cells (a frozenset) -> push_targets specialised to it
 
     def targets_within(within):
@@ -191,7 +190,7 @@ def game_builtins(game) -> dict[str, Builtin]:
         return False
 
     def push(S, frm, to):
-        line = straight.get((frm, to))
+        line = board.line(frm, to)
         if line is None:
             raise RuleValueError(f"push: {to} is not on a straight line from {frm}")
         path, beyond = line

@@ -375,7 +375,8 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
             spec = spec if isinstance(spec, dict) else {"init": spec}
             r.vars.append({"name": name, "per": spec.get("per"), "visible": spec.get("visible", "all"),
                            "init": spec.get("init")})
-            self.root.names[name] = Binding(f"S.vars[{i}]", assignable=True, kind="var")
+            whole = spec.get("per") is None and spec.get("keys") is None  # else one value per player or key
+            self.root.names[name] = Binding(f"S.vars[{i}]", assignable=whole, kind="var")
         for group, items in (("zones", r.zones), ("vars", r.vars)):
             for item in items:
                 path = (group, item["name"])
@@ -482,7 +483,7 @@ def coerce_option(name: str, spec: dict, raw):
                 raise ValueError(f"option {name} is true or false, got {raw!r}")
         else:
             value = str(raw)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError) as exc:  # OverflowError: int(.inf)
         if str(exc).startswith("option"):
             raise
         raise ValueError(f"option {name} must be {'a whole number' if kind == 'int' else kind}, got {raw!r}") from None

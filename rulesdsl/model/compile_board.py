@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..errors import did_you_mean
 from ..lang.compiler import Binding, local
-from ..limits import MAX_CELLS
+from ..limits import MAX_CELLS, LimitExceeded
 from .board import Region
 from .values import Cell
 from .compile_support import _BROKEN, _FAIL, _describe
@@ -68,7 +68,12 @@ class BoardCompiler:
         self.root.names["cells"] = Binding("", const=Region(board.cells), is_const=True)
         for name, vec in (spec.get("directions") or {}).items():
             board.directions[str(name)] = tuple(vec)
-        board.lay_out_directions()
+        try:
+            board.lay_out_directions()
+        except LimitExceeded as exc:
+            self.problem(("board", "directions"), str(exc), "use a smaller board, or fewer directions")
+            for table in (board.directions, board.neighbours, board.rays):  # what uses them is not checked
+                table.clear()
         cell_scope = self.root.child(c=local("c"))
         for name, text in (spec.get("attributes") or {}).items():
             code = self.expr(("board", "attributes", name), text, cell_scope)

@@ -45,7 +45,32 @@ def check_names(doc, report) -> None:
                 for name in [n for n in found if not is_name(n)]:
                     report(path + (name,), f"'{name}' cannot be a name", _HINT, True)
                     del found[name]
+    _refuse_repeats(data, report)
     _refuse_underscore_keys(data, (), report)
+
+
+def _refuse_repeats(data, report) -> None:
+    """A name given twice among one function's parameters, or among one move's inputs, params and lets
+    (they share one scope): reported at the second, which is removed."""
+    for section in ("functions", "procedures", "moves"):
+        specs = data.get(section)
+        for name, spec in specs.items() if isinstance(specs, dict) else ():
+            seen: set = set()
+            for part in ("inputs", "params", "let") if isinstance(spec, dict) else ():
+                found = spec.get(part)
+                if not isinstance(found, (list, dict)):
+                    continue
+                repeated = []
+                for i, given in enumerate(list(found)):
+                    if given in seen:
+                        repeated.append(i if isinstance(found, list) else given)
+                    seen.add(given)
+                for key in reversed(repeated):
+                    given = found[key] if isinstance(found, list) else key
+                    report((section, name, part, key), f"'{given}' is declared twice in {section[:-1]} '{name}'",
+                           "the params, lets and inputs of one move, and a function's params, need names of their "
+                           "own", isinstance(found, dict))
+                    del found[key]
 
 
 def _refuse_underscore_keys(data, path: tuple, report) -> None:
