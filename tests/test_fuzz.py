@@ -1,0 +1,161 @@
+"""Fuzz tests: hostile rule files, overlays and expressions end in success or a located error -- never a
+traceback, a hang or a memory blow-up. The harness (tests/fuzzing.py) runs every case in a forked worker with a
+deadline and a memory cap; `python tests/fuzz_campaign.py` runs the same operators for much longer.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from . import fuzzing as F
+
+EXAMPLES = 120  # sized so that the whole file takes about 60-80 s on this two-core machine
+
+
+@pytest.fixture(scope="module")
+def worker():
+    w = F.Worker()
+    yield w
+    w.close()
+
+
+def explain(case: F.Case, outcome: F.Outcome) -> str:
+    """A failure message: how the case ended, where its files were saved, and its main file's start."""
+    folder = Path(tempfile.mkdtemp(prefix="rulesdsl-fuzz-failure-"))
+    main = case.save(folder, outcome)
+    head = case.files[case.main][:1000].decode("utf-8", "replace")
+    return (f"{outcome.kind}: {outcome.key}\n{case!r}\nsaved: {main}\n"
+            f"rerun: python tests/fuzz_campaign.py --replay {folder}\n"
+            f"{outcome.detail}\n--- {case.main} (start) ---\n{head}")
+
+
+def check(worker, case: F.Case) -> F.Outcome:
+    """Run a case and fail the test on a finding."""
+    outcome = worker.run(case)
+    assert not outcome.is_finding, explain(case, outcome)
+    return outcome
+
+
+# -- hypothesis: the mutation operators over the bundled games, the expression fuzzer, overlays, probes ------
+
+@st.composite
+def cases(draw):
+    """A case of any family; hypothesis picks the family, source and operators, and drives the Random."""
+    family = draw(st.sampled_from(["mutate", "mutate", "mutate", "expression", "expression", "overlay",
+                                   "extends", "sandbox"]))
+    rnd = draw(st.randoms(use_true_random=False))
+    ops = draw(st.lists(st.sampled_from(sorted(F.OPS)), min_size=1, max_size=3))
+    if family == "mutate":
+        return F.mutation_case(draw(st.sampled_from(sorted(F.SOURCES))), ops, rnd)
+    if family == "overlay":
+        return F.overlay_case(rnd, ops)
+    return {"expression": F.expression_case, "extends": F.extends_case, "sandbox": F.sandbox_case}[family](rnd)
+
+
+# No shrinking: a hang costs the full deadline per attempt; the campaign script minimises instead.
+@settings(max_examples=EXAMPLES, derandomize=True, database=None, deadline=None,
+          phases=[Phase.explicit, Phase.generate],
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example])
+@given(case=cases())
+def test_hostile_files_fail_cleanly(worker, case):
+    check(worker, case)
+
+
+# -- the regression corpus ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("case", F.corpus_cases(), ids=lambda c: c.label)
+def test_corpus(worker, case):
+    check(worker, case)
+
+
+def test_corpus_files_say_what_they_attack():
+    for case in F.corpus_cases():
+        for name, data in case.files.items():
+            if name.endswith(".yaml") and (name == case.main or len(case.files) == 1):
+                assert data.startswith(b"# "), f"{case.label}: start with a one-line comment saying what it attacks"
+
+
+# -- the sources and the probe game are sound (so that findings come from the mutations) ---------------------
+
+@pytest.mark.parametrize("source", sorted(F.SOURCES))
+def test_unmutated_sources_pass(worker, source):
+    files, main = F.SOURCES[source]
+    case = F.Case({main: files[main].encode()}, main, source)
+    assert check(worker, case).kind == "ok"
+
+
+def test_probe_game_loads_and_plays(worker):
+    case = F.Case({"game.yaml": F.template({}).encode()}, "game.yaml", "probe template")
+    assert check(worker, case).kind == "ok"
+
+
+# -- the harness catches what it should (each check forks a worker that inherits the planted bug) ------------
+
+GOOD = F.Case({"game.yaml": F.template({}).encode()}, "game.yaml", "probe template")
+
+
+def planted(monkeypatch, failure, timeout: float = F.TIMEOUT) -> F.Outcome:
+    """The outcome of a valid case when rulesdsl.api.load_game is replaced by `failure`."""
+    import rulesdsl.api
+
+    F.warm_up()  # before the patch: the parent must not run the planted failure itself
+    monkeypatch.setattr(rulesdsl.api, "load_game", failure)
+    w = F.Worker()
+    try:
+        return w.run(GOOD, timeout)
+    finally:
+        w.close()
+
+
+def test_harness_flags_a_plain_exception(monkeypatch):
+    def boom(*args, **kwargs):
+        raise ValueError("planted")
+
+    outcome = planted(monkeypatch, boom)
+    assert outcome.is_finding and outcome.key.startswith("ValueError"), outcome
+
+
+def test_harness_flags_an_unlocated_problem(monkeypatch):
+    from rulesdsl.errors import Problem, RulesError
+
+    def unlocated(*args, **kwargs):
+        raise RulesError([Problem("somewhere")])
+
+    outcome = planted(monkeypatch, unlocated)
+    assert outcome.is_finding and outcome.key.startswith("unlocated"), outcome
+
+
+def test_harness_flags_a_hang(monkeypatch):
+    def hang(*args, **kwargs):
+        while True:
+            pass
+
+    assert planted(monkeypatch, hang, timeout=1.0).kind == "timeout"
+
+
+def test_harness_flags_a_memory_bomb(monkeypatch):
+    def bomb(*args, **kwargs):
+        return bytearray(F.MEMORY * 4)
+
+    outcome = planted(monkeypatch, bomb)
+    assert outcome.is_finding and outcome.key.startswith("MemoryError"), outcome
+
+
+def test_harness_flags_a_crash(monkeypatch):
+    def crash(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGSEGV)
+
+    outcome = planted(monkeypatch, crash)
+    assert outcome.is_finding and outcome.key.startswith("crash"), outcome
+
+
+def test_harness_accepts_a_located_error(worker):
+    case = F.Case({"game.yaml": b"game: x\nflow: 3\n"}, "game.yaml", "schema error")
+    assert check(worker, case).kind == "located"
