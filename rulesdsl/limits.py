@@ -6,6 +6,7 @@ from __future__ import annotations
 MAX_FILE_BYTES = 250_000  # a rule file's size: the largest bundled game has 16 kB; YAML reads some 300 kB a second
 MAX_YAML_NODES = 25_000  # values, keys, lists and mappings, aliases expanded: the bundled games have at most 856
 MAX_YAML_DEPTH = 100  # lists and mappings nested in each other: the bundled games nest at most 11 deep
+MAX_EXTENDS = 16  # overlays in one chain of 'extends:' (each is read, checked and merged)
 MAX_JSON_DEPTH = 100  # deepest nesting read from a state, log or results line (a real state nests about 10 deep)
 MAX_JSON_DIGITS = 100  # longest whole number read from them (seeds have 20 digits at most)
 

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from .errors import Location, Problem, RulesError, did_you_mean
+from .limits import MAX_EXTENDS
 from .source import Document, load_file
 
 
@@ -80,6 +81,9 @@ def load_document(path: str | Path, variant: str | None = None) -> Document:
     chain = [(doc, path)]  # the file, its base, the base's base...: a loop, not recursion, however long
     while "extends" in chain[-1][0].data:
         overlay, overlay_path = chain[-1]
+        if len(chain) > MAX_EXTENDS:  # each file is read, checked and merged: a chain of thousands is an attack
+            raise RulesError([overlay.problem(("extends",), f"more than {MAX_EXTENDS} files extend one another "
+                                              "here", "make the overlay extend the game (or a variant) directly")])
         base_path = resolve_base(overlay, overlay_path)
         if base_path.resolve() in {p.resolve() for _, p in chain}:
             raise RulesError([overlay.problem(("extends",), f"'{overlay.data['extends']}' extends itself "

@@ -382,3 +382,17 @@ def test_the_command_reports_each_attack_in_one_located_line(tmp_path, attack):
     errors = [line for line in run.stderr.splitlines() if "error:" in line]
     assert len(errors) == 1 and re.match(rf"{re.escape(str(path))}:\d+:\d+: error: ", errors[0]), run.stderr
     assert "hint:" in run.stderr
+
+
+def test_a_long_chain_of_overlays_is_refused(tmp_path):
+    from rulesdsl.limits import MAX_EXTENDS
+
+    for i in range(3 * MAX_EXTENDS):
+        base = f"chain{i + 1}.yaml" if i + 1 < 3 * MAX_EXTENDS else "mabula"
+        (tmp_path / f"chain{i}.yaml").write_text(f"extends: {base}\n", encoding="utf-8")
+    with pytest.raises(RulesError) as info:
+        rulesdsl.load_game(str(tmp_path / "chain0.yaml"))
+    (problem,) = info.value.problems
+    assert f"more than {MAX_EXTENDS} files extend one another" in problem.message and problem.location.line == 1
+    (tmp_path / f"chain{MAX_EXTENDS - 2}.yaml").write_text("extends: mabula\n", encoding="utf-8")
+    assert rulesdsl.load_game(str(tmp_path / "chain0.yaml")).rules.name == "Mabula"
