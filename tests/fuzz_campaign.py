@@ -2,7 +2,7 @@
 a seeded Random), with every distinct finding minimised and saved as a reproducer.
 
     python tests/fuzz_campaign.py --cases 10000 --seed 1 [--jobs 2] [--out /tmp/fuzz_repro]
-    python tests/fuzz_campaign.py --replay /tmp/fuzz_repro      # re-run saved reproducers after a fix
+    python tests/fuzz_campaign.py --replay /tmp/fuzz_repro tests/fuzz_corpus   # re-run reproducers after a fix
 
 Case i of a run depends only on --seed and i, so any case can be rebuilt with --only i.
 """
@@ -70,6 +70,7 @@ def minimise(case: F.Case, bucket: str, worker: F.Worker, timeout: float, budget
     deadline = time.monotonic() + budget
 
     def same(trial) -> bool:
+        """True when the case with these lines of its main file still fails the same way."""
         files = dict(case.files, **{case.main: b"\n".join(trial)})
         probe = F.Case(files, case.main, case.label, case.seed, case.must_reject, case.marker)
         return _same_failure(worker.run(probe, timeout).bucket(), bucket)
@@ -143,19 +144,25 @@ def replay(paths, timeout: float) -> int:
 
 def _cases_at(path: Path) -> list:
     """The cases a path holds: a reproducer folder, a corpus file or folder, or a folder of those."""
+    if path.is_file():
+        return [F.case_from_path(path)]
     if (path / "finding.txt").exists():
         return [F.Case.load(path)]
-    if path.is_file() or any(path.rglob("main.yaml")) and not any(path.rglob("finding.txt")):
-        if path.is_file() or not any(p.is_file() and p.suffix == ".yaml" for p in path.iterdir()) \
-                or (path / "main.yaml").exists():
-            return [F.case_from_path(path)]
+    if _is_corpus_folder(path):
+        return [F.case_from_path(path)]
     return [case for child in sorted(path.iterdir()) if child.is_dir() or child.suffix == ".yaml"
             for case in _cases_at(child)]
+
+
+def _is_corpus_folder(path: Path) -> bool:
+    """A folder that is one corpus case: a main.yaml inside, no rule files at its top, no saved reproducers."""
+    return any(path.rglob("main.yaml")) and not any(path.glob("*.yaml")) and not any(path.rglob("finding.txt"))
 
 
 # -- command line -------------------------------------------------------------------------------------------
 
 def main(argv=None) -> int:
+    """Run a campaign (or replay reproducers); exit status 1 when anything failed."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cases", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=1)

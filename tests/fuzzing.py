@@ -21,12 +21,11 @@ import re
 import resource
 import shutil
 import signal
-import sys
 import tempfile
 import time
 import traceback
 from contextlib import redirect_stderr, redirect_stdout
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from multiprocessing.connection import wait
 from pathlib import Path
 
@@ -42,7 +41,7 @@ MAX_DECISIONS = 200
 PLAY_SECONDS = 2.0  # a playout stops early after this long (a slow game is not a hang; one slow move is)
 # Limits sit above the product's own budgets as the workers scale them (BUDGET_SCALE; rulesdsl/limits.py), so
 # that those budgets, not the harness, are what stops a runaway rule file.
-TIMEOUT = 8.0  # CPU seconds per phase of a case (each load, each playout, the CLI run)
+TIMEOUT = 15.0  # CPU seconds per phase of a case (each load, each playout, the CLI run): far above the budgets
 MEMORY = 3 << 30  # bytes a worker may allocate beyond what it inherits from the fork
 WALL_FACTOR = 4  # a phase blocked without using CPU times out after this many times its CPU limit
 BUDGET_SCALE = 0.25  # rulesdsl's budgets in the workers: 1.25 s a move, 0.75 s a load-time value, 5 s a load

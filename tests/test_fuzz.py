@@ -21,6 +21,7 @@ EXAMPLES = 120  # sized so that the whole file takes about 60-80 s on this two-c
 
 @pytest.fixture(scope="module")
 def worker():
+    """One worker for the module (it forks a fresh child per case)."""
     w = F.Worker()
     yield w
     w.close()
@@ -116,6 +117,7 @@ def planted(monkeypatch, failure, timeout: float = F.TIMEOUT) -> F.Outcome:
 
 def test_harness_flags_a_plain_exception(monkeypatch):
     def boom(*args, **kwargs):
+        """A plain exception: not a RulesDslError."""
         raise ValueError("planted")
 
     outcome = planted(monkeypatch, boom)
@@ -126,6 +128,7 @@ def test_harness_flags_an_unlocated_problem(monkeypatch):
     from rulesdsl.errors import Problem, RulesError
 
     def unlocated(*args, **kwargs):
+        """A RulesError whose problem says nothing of where."""
         raise RulesError([Problem("somewhere")])
 
     outcome = planted(monkeypatch, unlocated)
@@ -134,6 +137,7 @@ def test_harness_flags_an_unlocated_problem(monkeypatch):
 
 def test_harness_flags_a_hang(monkeypatch):
     def hang(*args, **kwargs):
+        """A loop that never ends."""
         while True:
             pass
 
@@ -142,6 +146,7 @@ def test_harness_flags_a_hang(monkeypatch):
 
 def test_harness_flags_a_memory_bomb(monkeypatch):
     def bomb(*args, **kwargs):
+        """More memory than the worker may have."""
         return bytearray(F.MEMORY * 4)
 
     outcome = planted(monkeypatch, bomb)
@@ -150,6 +155,7 @@ def test_harness_flags_a_memory_bomb(monkeypatch):
 
 def test_harness_flags_a_crash(monkeypatch):
     def crash(*args, **kwargs):
+        """The process dies as on a segmentation fault."""
         os.kill(os.getpid(), signal.SIGSEGV)
 
     outcome = planted(monkeypatch, crash)
