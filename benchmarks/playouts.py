@@ -2,8 +2,10 @@
 
 Usage:  python benchmarks/playouts.py [--seconds 5] [--game mabula] [--breakdown]
 
-Each playout starts from a fresh seeded state and applies uniformly random legal moves (chance
-outcomes sampled) through the public State API until the game ends, the loop an AI library runs.
+Each playout is a fresh seeded state played to the end by the play loop (rulesdsl.engine.play, as
+in random_playout) with uniformly random legal moves and sampled chance outcomes, through the public
+State API: the loop an AI library runs. Its random streams run on from one playout to the next, as
+the direct implementation's generator does, so that seeding them is not what is timed.
 """
 
 from __future__ import annotations
@@ -18,8 +20,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import rulesdsl  # noqa: E402
+from rulesdsl.engine.play import play, streams, uniform  # noqa: E402
 from rulesdsl.loading import bundled_games  # noqa: E402
-from rulesdsl.sim.runner import random_playout  # noqa: E402
+
+clock = time.perf_counter
 
 
 # Further configurations measured beside each game's defaults.
@@ -43,37 +47,61 @@ def rate(fn, seconds: float) -> float:
             return count / elapsed
 
 
+class _Clocked:
+    """A state whose listing, drawing and applying are timed into `spent`: how breakdown() sees the parts of
+    the play loop."""
+
+    __slots__ = ("state", "spent")
+
+    def __init__(self, state, spent: dict):
+        self.state, self.spent = state, spent
+
+    @property
+    def terminal(self) -> bool:
+        return self.state.terminal
+
+    def current_player(self) -> int:
+        return self.state.current_player()
+
+    def acting_players(self) -> list:
+        return self.state.acting_players()
+
+    def legal_moves(self, player):
+        t = clock()
+        moves = self.state.legal_moves(player)
+        self.spent["listing moves"] += clock() - t
+        return moves
+
+    def sample_chance(self, rng):
+        t = clock()
+        move = self.state.sample_chance(rng)
+        self.spent["chance"] += clock() - t
+        return move
+
+    def apply(self, move) -> None:
+        t = clock()
+        self.state.apply(move)
+        self.spent["applying moves"] += clock() - t
+
+
+def playouts(game):
+    """fn(i) for rate(): random playout i of `game`."""
+    chance, seats = streams(0, game.num_players)
+    return lambda i: play(game.new_initial_state(i), uniform, chance, seats)
+
+
 def breakdown(game, seconds: float) -> dict:
     """Microseconds per playout spent making the state, drawing chance outcomes, listing moves and applying
-    them (effects, turn flow and end checks): the same loop as random_playout, with a clock around each part."""
-    from rulesdsl.engine.rng import Rng
-    from rulesdsl.engine.state import CHANCE, SIMULTANEOUS
-
-    clock = time.perf_counter
+    them (effects, turn flow and end checks): the playouts' loop, with a clock around each part."""
     spent = dict.fromkeys(["new state", "chance", "listing moves", "applying moves"], 0.0)
+    chance, seats = streams(0, game.num_players)
     games, plies, start = 0, 0, clock()
     while clock() - start < seconds:
         t = clock()
-        state, rng = game.new_initial_state(games), Rng(games)
+        state = game.new_initial_state(games)
         spent["new state"] += clock() - t
-        while not state.terminal:
-            player = state.current_player()
-            t = clock()
-            if player == CHANCE:
-                moves = [state.sample_chance(rng)]
-                spent["chance"] += clock() - t
-            else:
-                waiting = state.acting_players() if player == SIMULTANEOUS else [player]
-                moves = []
-                for p in waiting:
-                    legal = state.legal_moves(p)
-                    moves.append(legal[rng.below(len(legal))])
-                spent["listing moves"] += clock() - t
-            t = clock()
-            for move in moves:
-                state.apply(move)
-            spent["applying moves"] += clock() - t
-            plies += len(moves)
+        play(_Clocked(state, spent), uniform, chance, seats)
+        plies += state.ply
         games += 1
     result = {part: 1e6 * total / games for part, total in spent.items()}
     result["plies"] = plies / games
@@ -109,7 +137,7 @@ def main(argv=None) -> int:
     for name in names:
         for label, options in [(name, {})] + EXTRA.get(name, []):
             game = rulesdsl.load_game(games.get(name, name), options=options)
-            engine[label] = rate(lambda i, g=game: random_playout(g, i), args.seconds)
+            engine[label] = rate(playouts(game), args.seconds)
             print(f"{label:<34} {engine[label]:>11,.0f}", flush=True)
             if args.breakdown:
                 parts = breakdown(game, args.seconds)

@@ -1,74 +1,14 @@
-"""The public entry point: load a rule file (with variant and options) into a playable Game."""
+"""The public entry points: load a rule file into a playable Game, and run seeded simulations."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from .engine.game import Game
-from .errors import RulesError, did_you_mean
-from .loading import load_document
-from .model.compile import ModelCompiler, coerce_option
-from .schema import rule_schema, validate_structure
+from .engine.load import argument_problems, load_game
+from .sim.simulate import RunSpec
+from .sim.simulate import simulate as run
 
-
-def load_game(path: str | Path, variant: str | None = None, options: dict | None = None,
-              max_turns: int | None = None) -> Game:
-    """Load, validate and compile a rule file; raises RulesError listing every problem found."""
-    doc = load_document(path, variant)
-    problems = validate_structure(doc)
-    if problems:
-        raise RulesError(problems + _also_compile_problems(doc, options, variant, problems))
-    rules = ModelCompiler(doc, options or {}, variant).compile()
-    return Game(rules, str(path), variant, options or {}, max_turns)
-
-
-def argument_problems(path: str | Path, variant: str | None, options: dict | None) -> tuple[str, str] | None:
-    """(what is wrong, hint) when a variant or option names or values do not fit the rule file, else None.
-
-    The caller decides whose mistake it is: the command line's (a usage error) or a log's. A file that
-    cannot be read gives None: load_game reports it, located in the file."""
-    try:
-        doc = load_document(path)
-    except RulesError:
-        return None
-    data = doc.data if isinstance(doc.data, dict) else {}
-    variants = data.get("variants") if isinstance(data.get("variants"), dict) else {}
-    if variant is not None and variant not in variants:
-        return (f"unknown variant '{variant}'", did_you_mean(variant, variants)
-                or (f"variants of this game: {', '.join(variants)}" if variants else "this game declares no variants"))
-    if variant is not None:
-        try:
-            data = load_document(path, variant).data
-        except RulesError:
-            return None
-    declared = data.get("options") if isinstance(data.get("options"), dict) else {}
-    for name, value in (options or {}).items():
-        if name not in declared:
-            return (f"unknown option '{name}'", did_you_mean(name, declared)
-                    or f"options of this game: {', '.join(declared) or 'none'}")
-        spec = declared[name] if isinstance(declared[name], dict) else {}
-        try:
-            coerce_option(name, spec, value)
-        except (TypeError, ValueError) as exc:
-            return str(exc)[:300], spec.get("help") or "see 'rulesdsl validate FILE' for the options"
-    return None
-
-
-def _also_compile_problems(doc, options, variant, found) -> list:
-    """Problems the compiler finds in a file that already breaks the schema, so that one run reports
-    all of them. A structure the compiler cannot read yields nothing more (the schema said why)."""
-    schema = rule_schema()
-    if not isinstance(doc.data, dict) or set(doc.data) - set(schema["properties"]) \
-            or set(schema.get("required", [])) - set(doc.data):
-        return []  # a misspelt or missing section: what the compiler would add is only its echo
-    lines = {(p.location.file, p.location.line) for p in found if p.location}
-    try:
-        ModelCompiler(doc, options or {}, variant).compile()
-    except RulesError as exc:
-        return [p for p in exc.problems if not p.location or (p.location.file, p.location.line) not in lines]
-    except Exception:  # noqa: BLE001 - malformed structure: the schema problems already explain it
-        return []
-    return []
+__all__ = ["load_game", "simulate", "argument_problems"]
 
 
 def simulate(path: str | Path, games: int, agents: list, seed: int = 0, variant: str | None = None,
@@ -78,9 +18,10 @@ def simulate(path: str | Path, games: int, agents: list, seed: int = 0, variant:
 
     `agents` holds one entry per seat: a name such as 'mcts:iterations=100', or an Agent object
     (objects need workers=1, or a class importable by the worker processes).
-    """
-    from .sim.simulate import RunSpec
-    from .sim.simulate import simulate as run
 
+    >>> summary = simulate("mabula", games=4, agents=["random", "greedy"], seed=1)
+    >>> summary.games, sum(summary.wins) + summary.draws
+    (4, 4)
+    """
     spec = RunSpec(str(path), variant, tuple(sorted((options or {}).items())), max_turns, tuple(agents), seed)
     return run(spec, games, out, workers, dask)

@@ -6,24 +6,27 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 import time
+import traceback
 from pathlib import Path
 
 from . import __version__
 from .agents import AGENTS, PlayerView, make_agent
 from .api import argument_problems, load_game
+from .engine.load import compile_game
+from .engine.nodes import CHANCE
 from .engine.perft import perft
-from .engine.rng import Rng
 from .engine.serialize import parse_json
-from .engine.state import CHANCE, SIMULTANEOUS
-from .errors import (GameRuntimeError, Location, MoveError, Problem, RulesDslError, RulesError, RunStopped,
-                     UsageError, did_you_mean)
+from .errors import Location, MoveError, Problem, RulesDslError, RulesError, RunStopped, UsageError, did_you_mean
 from .limits import DEFAULT_MAX_TURNS
 from .loading import bundled_games, load_document, resolve_path
+from .model.builtins import builtin_reference
 from .render import render_state
 from .sim.log import make_log, read_log, replay
 from .sim.records import MAX_COUNT, MAX_SEED, RESULTS_HINT, numbered_results, read_text, rules_named_by, same_rules
-from .sim.runner import entry
+from .sim.report import by_variant, rule_coverage, write_report
+from .sim.runner import record_game
 from .sim.simulate import RunSpec, compare_lengths, simulate
 
 __all__ = ["main", "build_parser", "UsageError"]  # UsageError lives in errors; kept importable from here
@@ -122,19 +125,16 @@ def _given_rules(name: str | None) -> str | None:
     return _rule_file(name) if name else None
 
 
-def _checked_arguments(file: str, variant: str | None, options: dict) -> None:
-    """--variant and --option values the rule file does not declare are usage errors."""
-    wrong = argument_problems(file, variant, options)
-    if wrong:
-        raise UsageError(f"{wrong[0]} ({Path(file).name})", wrong[1])
-
-
-def _load(args, variant=None):
-    """The game named by FILE, --variant, --option and --max-turns."""
+def _load(args, variant=None, base=None):
+    """The game named by FILE, --variant, --option and --max-turns (from `base`, the file already loaded, if
+    given); a variant or option the file does not declare is a usage error."""
     variant = variant if variant is not None else getattr(args, "variant", None)
     options = _options(getattr(args, "option", None))
-    _checked_arguments(args.file, variant, options)
-    return load_game(args.file, variant, options, getattr(args, "max_turns", None))
+    base = base or load_document(args.file)
+    wrong = argument_problems(base, variant, options)
+    if wrong:
+        raise UsageError(f"{wrong[0]} ({Path(args.file).name})", wrong[1])
+    return compile_game(base, args.file, variant, options, getattr(args, "max_turns", None))
 
 
 def _start_state(game, args):
@@ -161,18 +161,18 @@ def cmd_validate(args) -> int:
     for file in args.file:
         problems = 0  # an unknown --variant or --option is one of the problems validate lists (exit 1)
         try:
-            game = load_game(file, args.variant, _options(args.option))
+            doc = load_document(file)
+            game = compile_game(doc, file, args.variant, _options(args.option))
         except RulesError as exc:
             print(exc.format(), file=sys.stderr)
             print(f"{file}: {_count(len(exc.problems))}", file=sys.stderr)
             failed = True
             continue
         print(f"{file}: ok - {game.summary()}")
-        doc = load_document(file)
         if args.variant is None:
             for name, spec in (doc.data.get("variants") or {}).items():
                 try:
-                    load_game(file, name, _options(args.option))
+                    compile_game(doc, file, name, _options(args.option))
                     print(f"  variant {name}: ok - {(spec or {}).get('description', '')}")
                 except RulesError as exc:
                     problems += len(exc.problems)
@@ -271,51 +271,54 @@ def cmd_play(args) -> int:
                          f"({', '.join(game.player_names)})")
     agents = [None if s == "human" else _agent(s) for s in seats]
     state = _start_state(game, args)
-    rng = Rng(args.seed or 0)
     names = game.player_names
-    entries = list(state.history_texts())  # a --setup or --state start is part of the game, so the log replays
     print(f"{game.name} - seats: " + ", ".join(f"{n}={s}" for n, s in zip(names, seats)))
     print("type a move in the game's notation, '?' for the legal moves, 'quit' to stop\n")
     humans = [p for p, agent in enumerate(agents) if agent is None]
     # With one human, everything is shown as that player sees it; with several (hot seat), as the
     # player about to choose sees it. Nobody is shown what their seat may not see.
     watcher = humans[0] if len(humans) == 1 else None
-    try:
-        while not state.terminal:
-            player = state.current_player()
-            if player == CHANCE:
-                move = state.sample_chance(rng)
-                entries.append(entry(move, False))
-                state.apply(move)
-                seen_by = state.secret.get(len(state.history) - 1)
+    told, drawn = len(state.history), None  # entries told so far; the ply last drawn for the watcher
+
+    def tell_outcomes():
+        # a chance outcome is told once applied: only then is it known who saw it
+        nonlocal told
+        for i in range(told, len(state.history)):
+            move = state.history[i]
+            if move.player == CHANCE:
+                seen_by = state.secret.get(i)
                 shown = move if seen_by is None or (watcher is not None and watcher in seen_by) else "(hidden)"
                 print(f"[{move.rule.name}] {shown}")
-                continue
-            if watcher is not None:
-                print(render_state(state, viewer=watcher))
-            for p in state.acting_players():
-                legal = state.legal_moves(p)
-                simultaneous = player == SIMULTANEOUS
-                if agents[p] is None:
-                    if watcher is None:
-                        print(render_state(state, viewer=p))
-                    move = _human_move(state, p, legal, names, sys.stdin)
-                else:
-                    move = agents[p].choose(PlayerView(state, p), legal, rng)
-                    print(f"{names[p]} plays {'(secret)' if simultaneous else move}")
-                entries.append(entry(move, simultaneous))
-                state.apply(move)
+        told = len(state.history)
+
+    def choose(now, p, legal, rng):
+        nonlocal drawn
+        tell_outcomes()
+        if watcher is not None and drawn != now.ply:  # once a position, before its first choice
+            drawn = now.ply
+            print(render_state(now, viewer=watcher))
+        if agents[p] is None:
+            if watcher is None:
+                print(render_state(now, viewer=p))
+            return _human_move(now, p, legal, names, sys.stdin)
+        move = agents[p].choose(PlayerView(now, p), legal, rng)
+        print(f"{names[p]} plays {'(secret)' if now.is_simultaneous_node() else move}")
+        return move
+
+    def on_move(now, move):
+        if move.player >= 0 and now.acting_players() == [move.player]:  # the last choice at this position
             print()
+
+    try:  # the same game as 'simulate' plays with this seed when every seat is an agent
+        record = record_game(state, args.seed, choose, seats, on_move)
     except KeyboardInterrupt:
         print("\ngame stopped")
         return 130
+    tell_outcomes()
     print(render_state(state))
     if args.log:
-        from .sim.runner import GameRecord
-
-        record = GameRecord(args.seed or 0, seats, entries, list(state.winners or []), state.scores(), state.ply,
-                            state.turn, state.capped)
-        Path(args.log).write_text(json.dumps(make_log(game, record, state), indent=1) + "\n", encoding="utf-8")
+        log = dict(make_log(game, record, state), rule_counts=record.rule_counts)  # as a results line counts them
+        Path(args.log).write_text(json.dumps(log, indent=1) + "\n", encoding="utf-8")
         print(f"log written to {args.log}")
     return 0
 
@@ -329,9 +332,11 @@ def cmd_simulate(args) -> int:
         raise UsageError("--resume continues the results file named by --out", "add --out FILE")
     if args.resume and args.force:
         raise UsageError("--resume continues the --out file and --force replaces it: give one of them")
-    specs = []
+    specs, games = [], []
+    base = load_document(args.file)  # read once for all the variants
     for variant in args.variant or [None]:  # every variant's rules and the agents are checked before --out is touched
-        game = _load(args, variant)
+        game = _load(args, variant, base)
+        games.append(game)
         if len(agents) != game.num_players:
             raise UsageError(f"--agents names {len(agents)} agents; {game.name} has {game.num_players} players "
                              f"({', '.join(game.player_names)})")
@@ -345,8 +350,8 @@ def cmd_simulate(args) -> int:
     summaries = []
     out = open(args.out, "a" if done else "w", encoding="utf-8") if args.out else None
     try:
-        for spec in specs:
-            summary = simulate(spec, args.games, out, args.workers, args.dask, done, progress, folder)
+        for spec, game in zip(specs, games):
+            summary = simulate(spec, args.games, out, args.workers, args.dask, done, progress, folder, game)
             summaries.append(summary)
             print(summary.format(), flush=True)
         if len(summaries) > 1:
@@ -432,7 +437,6 @@ def _results_and_rules(path: str, rules: str | None) -> tuple[list, str]:
 
 
 def cmd_report(args) -> int:
-    from .sim.report import by_variant, rule_coverage, write_report
 
     numbered, rules = _results_and_rules(args.results, _given_rules(args.rules))
     lines = [line for _, line in numbered]
@@ -457,6 +461,34 @@ def _check_line_arguments(rules: str, line: dict, where: Location) -> None:
         raise RulesError([Problem(f"{wrong[0]} (in {Path(rules).name})", where, wrong[1])])
 
 
+def _one_game(logs: list, number: int, path: str) -> list:
+    """The logs numbered `number` (a results line's index; a single log is game 0); none is a usage error."""
+    picked = [(log, where) for i, (log, where) in enumerate(logs) if log.get("index", i) == number]
+    if not picked:
+        numbers = [log.get("index", i) for i, (log, _) in enumerate(logs)]
+        raise UsageError(f"--game {number}: {path} has no game {number} (its games are numbered {min(numbers)} to "
+                         f"{max(numbers)})", "give the index of a results line; replay FILE --verbose lists them")
+    return picked
+
+
+def _show_game(state, log: dict, step: bool) -> None:
+    """Watch a replayed game move by move, as the table sees it: each move, then the position it leaves."""
+    names = state.rules.player_names
+    shown = state.game.new_initial_state(log.get("seed"))
+    seats = ", ".join(f"{n}={a}" for n, a in zip(names, log.get("agents") or ["?"] * len(names)))
+    print(f"\n{state.rules.name} - seed {log.get('seed')}, seats: {seats}")
+    print(render_state(shown))
+    for number, move in enumerate(state.history, 1):
+        if step:
+            print("(Enter: next move, q: stop) ", end="", flush=True)
+            line = sys.stdin.readline()
+            if not line or line.strip() in ("q", "quit"):
+                raise KeyboardInterrupt
+        shown.apply(move)
+        print(f"\n{number}. {'chance' if move.player == CHANCE else names[move.player]}: {move}")
+        print(render_state(shown))
+
+
 def cmd_replay(args) -> int:
     rules = _given_rules(args.rules)
     if Path(args.log).suffix == ".jsonl":
@@ -466,42 +498,25 @@ def cmd_replay(args) -> int:
         logs = [(read_log(args.log), Location(args.log))]
     if not logs:
         raise RulesError([Problem("holds no games", Location(args.log), RESULTS_HINT)])
+    if args.game is not None:
+        logs = _one_game(logs, args.game, args.log)
+    show = args.show or args.step
     bad = 0
     for i, (log, where) in enumerate(logs):
         state, problems = replay(log, args.log, rules, where)
-        label = f"game {log.get('index', i)}" if len(logs) > 1 else args.log
+        label = f"game {log.get('index', i)}" if len(logs) > 1 or args.game is not None else args.log
         if problems:
             bad += 1
             print(f"{label}: replay differs: " + "; ".join(problems))
         elif len(logs) == 1 or args.verbose:
             print(f"{label}: {len(log['moves'])} moves replayed and verified")
-            if len(logs) == 1:
+            if len(logs) == 1 and not show:
                 print(render_state(state))
+        if show:  # the final picture ends with the result
+            _show_game(state, log, args.step)
     if len(logs) > 1:
         print(f"{len(logs) - bad} of {len(logs)} games replayed and verified")
     return 1 if bad else 0
-
-
-def builtin_reference(markdown: bool) -> str:
-    """Every built-in function by category, as text or as the markdown tables of docs/language.md."""
-    from .lang.builtins import pure_builtins
-    from .model.builtins import game_builtins
-    from .model.game import Rules
-
-    table = {**pure_builtins(), **game_builtins(Rules())}
-    order = ["numbers", "strings", "collections", "board", "pieces", "players", "flow", "effects"]
-    order += sorted({b.category for b in table.values()} - set(order))
-    lines = []
-    for category in order:
-        entries = [b for b in table.values() if b.category == category]
-        if markdown:
-            lines += [f"### {category.capitalize()}", "", "| function | meaning |", "|---|---|"]
-            lines += [f"| `{b.signature.replace('|', chr(92) + '|')}` | {b.doc} |" for b in entries]
-        else:
-            lines.append(f"{category}:")
-            lines += [f"  {b.signature}\n      {b.doc}" for b in entries]
-        lines.append("")
-    return "\n".join(lines)
 
 
 def cmd_functions(args) -> int:
@@ -607,6 +622,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rules", help="replay against this rule file instead of the logged one (needed when the log "
                    "names one outside its own folder)")
     p.add_argument("--verbose", action="store_true")
+    p.add_argument("--game", type=_whole_number(0, MAX_COUNT), metavar="N", help="only game N of a results file "
+                   "(the index of its line)")
+    p.add_argument("--show", action="store_true", help="watch the game move by move: each move, then the position")
+    p.add_argument("--step", action="store_true", help="--show, waiting for Enter before each move")
     p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser("functions", help="list the built-in functions of the rules language")
@@ -629,7 +648,7 @@ def main(argv=None) -> int:
         print(exc.format(), file=sys.stderr)
         return 2
     except RulesDslError as exc:
-        print(_user_text(exc), file=sys.stderr)
+        print(exc.format(), file=sys.stderr)
         return 1
     except BrokenPipeError:
         return 0
@@ -665,18 +684,8 @@ def _resolve_files(args) -> None:
         args.file = [_rule_file(f) for f in args.file]
 
 
-def _user_text(exc: RulesDslError) -> str:
-    """How an error in the user's files (or a stopped run) is printed."""
-    text = exc.format() if isinstance(exc, (RulesError, GameRuntimeError)) else str(exc)
-    first = text.split()[0] if text.split() else ""
-    return text if text.startswith(("error", "/")) or ":" in first else f"error: {text}"
-
-
 def _crash_report(exc: BaseException, argv) -> str:
     """Save the traceback of an internal error to a file; the one line that tells the user where it is."""
-    import tempfile
-    import traceback
-
     what = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
     path = Path(tempfile.gettempdir()) / f"rulesdsl-crash-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.txt"
     command = " ".join(sys.argv[1:] if argv is None else map(str, argv))

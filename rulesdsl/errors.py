@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 
 
@@ -21,15 +22,39 @@ class Location:
         return f"{self.file}:{self.line}:{self.col}"
 
 
+def _frozen(value):
+    """A field value that can be hashed with its problem: lists and sets become tuples, mappings pairs."""
+    if isinstance(value, (list, tuple)):
+        return tuple(_frozen(v) for v in value)
+    if isinstance(value, (set, frozenset)):
+        return tuple(sorted(map(_frozen, value), key=repr))
+    if isinstance(value, dict):
+        return tuple((k, _frozen(v)) for k, v in value.items())
+    return value
+
+
 @dataclass(frozen=True)
 class Problem:
-    """One thing wrong with a rule file, a move or an option, with a hint on how to fix it."""
+    """One thing wrong with a rule file, a move or an option, with a hint on how to fix it.
+
+    `code` names the kind of problem (see docs/errors.md) and `fields` hold what it is about (the unknown
+    name, the close candidates...), for programs; `message` and `hint` are the same for people.
+    """
 
     message: str
     location: Location | None = None
     hint: str | None = None
     source_line: str | None = None  # the offending line, shown with a caret under `location.col`
     width: int = 1  # how many characters the caret covers
+    code: str = "invalid"  # the catch-all of problems no more specific code fits
+    fields: tuple = ()  # (name, value) pairs; a mapping given here is stored as pairs (hashable)
+
+    def __post_init__(self):
+        object.__setattr__(self, "fields", _frozen(dict(self.fields)))
+
+    def get(self, name: str, default=None):
+        """The field `name` (e.g. problem.get("candidates")), or `default`."""
+        return next((value for key, value in self.fields if key == name), default)
 
     def sort_key(self):
         loc = self.location or Location("")
@@ -50,6 +75,10 @@ class Problem:
 class RulesDslError(Exception):
     """Base class of every error rulesdsl reports to a user (never shown as a traceback)."""
 
+    def format(self) -> str:
+        """The error as the command line prints it."""
+        return f"error: {self}"
+
 
 @dataclass
 class RulesError(RulesDslError):
@@ -60,7 +89,7 @@ class RulesError(RulesDslError):
     def __post_init__(self):
         super().__init__(self.format())
 
-    def format(self) -> str:
+    def format(self) -> str:  # every problem says where it is and that it is an error
         ordered = sorted(self.problems, key=Problem.sort_key)
         return "\n".join(p.format() for p in ordered)
 
@@ -90,7 +119,7 @@ class RunStopped(RulesDslError):
 
 
 class MoveError(RulesDslError):
-    """A move or chance outcome that cannot be applied; `kind` says why."""
+    """A move or chance outcome that cannot be applied; `kind` (and the subclass raised) says why."""
 
     MALFORMED = "malformed"
     ILLEGAL = "illegal"
@@ -103,6 +132,36 @@ class MoveError(RulesDslError):
 
     def __reduce__(self):  # travels between worker processes intact
         return MoveError, (self.kind, self.text, self.reason, self.hint)
+
+
+class _KindOfMoveError(MoveError):
+    """A MoveError whose kind is its class."""
+
+    KIND = ""
+
+    def __init__(self, text: str, reason: str, hint: str | None = None):
+        super().__init__(self.KIND, text, reason, hint)
+
+    def __reduce__(self):  # the subclass itself travels, so `except IllegalMove` works in the parent too
+        return type(self), (self.text, self.reason, self.hint)
+
+
+class MalformedMove(_KindOfMoveError):
+    """Text that is not written like any move of the game here."""
+
+    KIND = MoveError.MALFORMED
+
+
+class IllegalMove(_KindOfMoveError):
+    """A move written correctly that the rules do not allow now."""
+
+    KIND = MoveError.ILLEGAL
+
+
+class AmbiguousMove(_KindOfMoveError):
+    """Text that several different legal moves are written as."""
+
+    KIND = MoveError.AMBIGUOUS
 
 
 class GameRuntimeError(RulesDslError):
@@ -130,11 +189,18 @@ class GameRuntimeError(RulesDslError):
         return GameRuntimeError, (self.rule, self.turn, self.message, self.location, self.hint)
 
 
-def did_you_mean(name: str, candidates) -> str | None:
-    """A 'did you mean' hint for a misspelt name, or None when nothing is close."""
-    import difflib
+def close_names(name: str, candidates) -> list[str]:
+    """The candidates (at most three, closest first) that a misspelt `name` may have meant; [] when none is close."""
+    return difflib.get_close_matches(name, sorted(set(map(str, candidates))), n=3, cutoff=0.6)
 
-    close = difflib.get_close_matches(name, sorted(set(map(str, candidates))), n=3, cutoff=0.6)
+
+def suggestion(close) -> str | None:
+    """The 'did you mean' hint naming `close` (from close_names), or None when it is empty."""
     if not close:
         return None
     return "did you mean " + " or ".join(f"'{c}'" for c in close) + "?"
+
+
+def did_you_mean(name: str, candidates) -> str | None:
+    """A 'did you mean' hint for a misspelt name, or None when nothing is close."""
+    return suggestion(close_names(name, candidates))

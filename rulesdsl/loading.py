@@ -3,18 +3,14 @@
 from __future__ import annotations
 
 import os
+from copy import deepcopy
 from pathlib import Path
 
-from .errors import Location, Problem, RulesError, did_you_mean
+from .errors import Location, Problem, RulesError, close_names, suggestion
 from .limits import MAX_EXTENDS
+from .resources import package_dir
+from .schema import rule_schema
 from .source import Document, load_file
-
-
-def package_dir(name: str) -> Path:
-    """The bundled `games` or `schemas` folder: inside the installed package, or beside it in a checkout."""
-    here = Path(__file__).resolve().parent
-    installed = here / name
-    return installed if installed.is_dir() else here.parent / name
 
 
 def bundled_games() -> dict[str, Path]:
@@ -77,17 +73,19 @@ def load_document(path: str | Path, variant: str | None = None) -> Document:
     doc = load_file(path)
     if not isinstance(doc.data, dict):
         raise RulesError([doc.problem((), "a rule file is a YAML mapping (keys such as 'game:', 'board:')",
-                                      "start the file with 'game: <name>'")])
+                                      "start the file with 'game: <name>'", code="schema_type",
+                                      fields={"path": (), "expected": ("object",)})])
     chain = [(doc, path)]  # the file, its base, the base's base...: a loop, not recursion, however long
     while "extends" in chain[-1][0].data:
         overlay, overlay_path = chain[-1]
         if len(chain) > MAX_EXTENDS:  # each file is read, checked and merged: a chain of thousands is an attack
             raise RulesError([overlay.problem(("extends",), f"more than {MAX_EXTENDS} files extend one another "
-                                              "here", "make the overlay extend the game (or a variant) directly")])
+                                              "here", "make the overlay extend the game (or a variant) directly",
+                                              code="limit_exceeded", fields={"limit": "MAX_EXTENDS"})])
         base_path = resolve_base(overlay, overlay_path)
         if base_path.resolve() in {p.resolve() for _, p in chain}:
             raise RulesError([overlay.problem(("extends",), f"'{overlay.data['extends']}' extends itself "
-                                              f"(through {overlay_path})")])
+                                              f"(through {overlay_path})", code="bad_extends")])
         chain.append((_load_base(overlay, base_path), base_path))
     doc = chain[-1][0]
     for overlay, _ in reversed(chain[:-1]):
@@ -110,7 +108,7 @@ def resolve_base(overlay: Document, path: Path) -> Path:
     games = bundled_games()
     if "\0" in name or not name.isprintable() or any("\ud800" <= ch <= "\udfff" for ch in name):
         raise RulesError([overlay.problem(("extends",), "the base rule file's name holds characters no file name "
-                                          "has", _ALLOWED.format(games=", ".join(games)))])
+                                          "has", _ALLOWED.format(games=", ".join(games)), code="bad_extends")])
     given = Path(name)
     candidate = given if given.is_absolute() else path.parent / given
     try:
@@ -137,7 +135,7 @@ def _base_name(overlay: Document) -> str:
     if isinstance(value, (str, int, float)) and not isinstance(value, bool) and str(value).strip():
         return str(value)
     raise RulesError([overlay.problem(("extends",), "'extends' should name the base rule file",
-                                      _ALLOWED.format(games=", ".join(bundled_games())))])
+                                      _ALLOWED.format(games=", ".join(bundled_games())), code="bad_extends")])
 
 
 _ALLOWED = ("'extends:' names a bundled game ({games}) or a rule file in this overlay's folder or a folder "
@@ -153,13 +151,16 @@ def _outside(overlay: Document, name: str, games: dict) -> Problem:
     else:
         what = "leads, through a symbolic link, outside this overlay's folder"
     return overlay.problem(("extends",), f"the base rule file '{name}' {what}",
-                           _ALLOWED.format(games=", ".join(games)) + "; copy the base file next to the overlay")
+                           _ALLOWED.format(games=", ".join(games)) + "; copy the base file next to the overlay",
+                           code="bad_extends", fields={"name": name})
 
 
 def _cannot_find(overlay: Document, name: str, games: dict) -> Problem:
     """The problem of an 'extends:' that names no file."""
+    close = close_names(Path(name).stem, games)
     return overlay.problem(("extends",), f"cannot find the base rule file '{name}'",
-                           did_you_mean(Path(name).stem, games) or _ALLOWED.format(games=", ".join(games)))
+                           suggestion(close) or _ALLOWED.format(games=", ".join(games)), code="bad_extends",
+                           fields={"name": name, "candidates": close})
 
 
 def _is_file(path: Path) -> bool:
@@ -180,8 +181,8 @@ def _load_base(overlay: Document, path: Path) -> Document:
         first = min(exc.problems, key=Problem.sort_key)
         if first.location is None or not first.location.line:  # it cannot be read at all
             raise RulesError([overlay.problem(("extends",), f"cannot read the base rule file '{name}'",
-                                              first.message)]) from None
-        why = "it is empty" if first.message == "the file is empty" else \
+                                              first.message, code="bad_extends", fields={"name": name})]) from None
+        why = "it is empty" if first.code == "empty_file" else \
             f"loading it fails at line {first.location.line}, column {first.location.col}"
         raise RulesError([_not_a_rule_file(overlay, name, path, why)]) from None
     why = _shape_problem(base.data)
@@ -194,13 +195,12 @@ def _not_a_rule_file(overlay: Document, name, path: Path, why: str) -> Problem:
     """The one problem reported for a base file that is not a rule file."""
     return overlay.problem(("extends",), f"'{name}' is not a rule file",
                            f"{why}; a rule file is a YAML mapping with 'game:' (or 'extends:') and only the "
-                           f"top-level keys of the rule language ('rulesdsl validate {path}' checks it on its own)")
+                           f"top-level keys of the rule language ('rulesdsl validate {path}' checks it on its own)",
+                           code="bad_extends", fields={"name": name})
 
 
 def _shape_problem(data) -> str | None:
     """Why a base file's top level is not that of a rule file, or None when it looks like one."""
-    from .schema import rule_schema  # schema imports this module
-
     if data is None:
         return "it is empty"
     if not isinstance(data, dict):
@@ -213,6 +213,15 @@ def _shape_problem(data) -> str | None:
     return None
 
 
+def with_variant(doc: Document, variant: str | None) -> Document:
+    """A copy of a loaded rule file with the named variant applied (None: as it is), so that a file is read
+    once however many of its variants are compiled."""
+    copy = Document(deepcopy(doc.data), doc.file, dict(doc.nodes))
+    if variant is not None:
+        apply_variant(copy, variant)
+    return copy
+
+
 def apply_variant(doc: Document, variant: str) -> None:
     """Merge the named variant's 'changes' into the document."""
     variants = doc.data.get("variants") if isinstance(doc.data, dict) else None
@@ -220,19 +229,26 @@ def apply_variant(doc: Document, variant: str) -> None:
         variants = {}
         if isinstance(doc.data, dict) and doc.data.get("variants") is not None:
             raise RulesError([doc.problem(("variants",), "'variants' should map each variant's name to its "
-                                          "description and changes", "e.g. variants: {short: {changes: {...}}}")])
+                                          "description and changes", "e.g. variants: {short: {changes: {...}}}",
+                                          code="schema_type", fields={"path": ("variants",), "expected": ("object",)})])
     if variant not in variants:
-        hint = did_you_mean(variant, variants) or (
+        close = close_names(variant, variants)
+        hint = suggestion(close) or (
             f"variants of this game: {', '.join(variants)}" if variants else "this game declares no variants")
-        raise RulesError([Problem(f"unknown variant '{variant}'", Location(doc.file), hint)])
+        raise RulesError([Problem(f"unknown variant '{variant}'", Location(doc.file), hint, code="unknown_variant",
+                                  fields={"name": variant, "candidates": close})])
     spec = variants[variant] or {}
     changes = spec.get("changes") if isinstance(spec, dict) else None
     if changes is not None and not isinstance(changes, dict):
         raise RulesError([doc.problem(("variants", variant, "changes"), "a variant's 'changes' should be a "
-                                      "mapping of the sections it changes", "e.g. changes: {scoring: {score: ...}}")])
+                                      "mapping of the sections it changes", "e.g. changes: {scoring: {score: ...}}",
+                                      code="schema_type",
+                                      fields={"path": ("variants", variant, "changes"), "expected": ("object",)})])
     if not isinstance(spec, dict):
         raise RulesError([doc.problem(("variants", variant), f"variant '{variant}' should be a mapping with "
-                                      "'description' and 'changes'", "e.g. {description: ..., changes: {...}}")])
+                                      "'description' and 'changes'", "e.g. {description: ..., changes: {...}}",
+                                      code="schema_type",
+                                      fields={"path": ("variants", variant), "expected": ("object",)})])
     changes = changes or {}
     prefix = ("variants", variant, "changes")
     merge(doc, changes, _reroot(doc, prefix, ()))

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from .engine.observer import Observer
 from .engine.serialize import encode
-from .engine.state import CHANCE, SIMULTANEOUS, TERMINAL
+from .engine.nodes import CHANCE, SIMULTANEOUS, TERMINAL
 
 
 def _symbol(piece) -> str:
@@ -45,7 +46,8 @@ def _value_text(value) -> str:
 
 
 def render_state(S, viewer: int | None = None) -> str:
-    """The state as text; with `viewer`, hidden zones and variables of others are shown as counts."""
+    """The state as `viewer` sees it (see Observer; None: the table): an unseen zone or variable place shows as
+    `(n hidden)` for a list, `(hidden)` otherwise."""
     rules = S.rules
     names = rules.player_names
     lines = _grid(S) if rules.board.cells and not rules.render_rows else []
@@ -58,27 +60,15 @@ def render_state(S, viewer: int | None = None) -> str:
     elif lines is None:
         occupied = [f"{c.name}:{_symbol(S.cells[c])}" for c in rules.board.cells if S.cells[c] is not None]
         lines = ["cells: " + (" ".join(occupied) if occupied else "(empty)")]
-    for group, items, values in (("zone", rules.zones, S.zones), ("var", rules.vars, S.vars)):
-        for i, spec in enumerate(items):
-            if spec["name"] in rules.render_hide:
-                continue
-            value = values[i]
-
-            def shown(v, owner):
-                hidden = spec["visible"] == "none" or (spec["visible"] == "owner" and viewer is not None
-                                                       and owner != viewer)
-                if hidden:
-                    return f"({len(v)} hidden)" if isinstance(v, list) else "(hidden)"
-                return _value_text(v)
-
-            if spec["per"] == "player":
-                parts = ", ".join(f"{names[p]} {shown(v, p)}" for p, v in enumerate(value))
-                lines.append(f"{spec['name']}: {parts}")
-            elif spec.get("keys") is not None:
-                parts = ", ".join(f"{k} {shown(v, k)}" for k, v in value.items())
-                lines.append(f"{spec['name']}: {parts}")
-            else:
-                lines.append(f"{spec['name']}: {shown(value, None)}")
+    for holder, value in Observer(rules, viewer).holders(S):
+        if holder.name in rules.render_hide:
+            continue
+        if holder.whole:
+            lines.append(f"{holder.name}: {_value_text(value)}")
+        else:  # places named by seat or by key
+            parts = ", ".join(f"{names[owner] if holder.per else owner} {_value_text(place)}"
+                              for owner, place in holder.places(value))
+            lines.append(f"{holder.name}: {parts}")
     who = S.current_player()
     if who == TERMINAL:
         if S.capped:

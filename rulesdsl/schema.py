@@ -7,8 +7,8 @@ from functools import lru_cache
 
 from jsonschema import Draft202012Validator
 
-from .errors import Problem, did_you_mean
-from .loading import package_dir
+from .errors import Problem, close_names, suggestion
+from .resources import package_dir
 from .source import Document
 
 
@@ -109,52 +109,85 @@ def _items(n: int) -> str:
     return f"{n} item{'' if n == 1 else 's'}"
 
 
+def _known_keys(error) -> list:
+    """The keys an additionalProperties failure allows (its schema's properties)."""
+    return list((error.schema.get("properties") or {}).keys())
+
+
 def _unknown_keys(error) -> list:
+    """The keys of the mapping that an additionalProperties failure refuses."""
     allowed = error.schema.get("properties") or {}
     return [k for k in error.instance if k not in allowed]
 
 
-def _message(error, doc: Document, key: str | None = None) -> tuple[str, str | None, bool]:
-    """(message, hint, point at key) in the rule file's own words."""
+def _missing_keys(error) -> list:
+    """The names a 'required' failure asks for that the mapping lacks.
+
+    jsonschema reports each missing name as an error of its own, all with the same validator_value: every one
+    of them yields all the names here, and validate_structure keeps each problem once."""
+    return [name for name in error.validator_value if name not in error.instance]
+
+
+def _subjects(error) -> list:
+    """What one schema failure is about, one problem each: the unknown keys, the missing names, or just itself."""
+    if error.validator == "additionalProperties":
+        return _unknown_keys(error)
+    if error.validator == "required":
+        return _missing_keys(error)
+    return [None]
+
+
+def _message(error, doc: Document, subject=None) -> tuple[str, dict, str, str | None, bool]:
+    """(code, fields, message, hint, point at key) in the rule file's own words; `subject` is the unknown key
+    or the missing name the problem is about (see _subjects)."""
     path = tuple(error.absolute_path)
     where = "/".join(map(str, path)) or "the file"
     if error.validator == "additionalProperties":
-        known = list((error.schema.get("properties") or {}).keys())
-        hint = did_you_mean(str(key), known) or (f"allowed here: {', '.join(known)}" if known else None)
+        known = _known_keys(error)
+        close = close_names(str(subject), known)
+        hint = suggestion(close) or (f"allowed here: {', '.join(known)}" if known else None)
         inside = f"in {where}" if path else "at the top level"
-        return f"unknown key '{key}' {inside}", hint, True
+        return "schema_unknown_key", {"path": path, "key": subject, "candidates": close, "allowed": known}, \
+            f"unknown key '{subject}' {inside}", hint, True
     if error.validator == "required":
-        name = error.message.split(" is a required")[0]
-        prop = (error.schema.get("properties") or {}).get(name.strip("'\""), {})
+        prop = (error.schema.get("properties") or {}).get(subject, {})
         hint = prop.get("description") if isinstance(prop, dict) else None
-        return f"{where} is missing {name}", hint or _description(error), False
+        return "schema_required", {"path": path, "missing": subject}, \
+            f"{where} is missing {subject!r}", hint or _description(error), False
     if error.validator == "enum":
         options = ", ".join(map(repr, error.validator_value))
-        return f"{where}: {error.instance!r} is not allowed", f"use one of {options}", False
+        return "schema_enum", {"path": path, "value": error.instance, "allowed": error.validator_value}, \
+            f"{where}: {error.instance!r} is not allowed", f"use one of {options}", False
     if error.validator == "type":
         want = error.validator_value
-        want = " or ".join(want) if isinstance(want, list) else want
-        return f"{where} should be {_article(want)}, not {_json_type(error.instance)}", _description(error), False
+        want = want if isinstance(want, list) else [want]
+        return "schema_type", {"path": path, "expected": want}, \
+            f"{where} should be {_article(' or '.join(want))}, not {_json_type(error.instance)}", \
+            _description(error), False
     if error.validator in ("anyOf", "oneOf"):
         types = _types(error)
         if types and _type_miss(error, path):
-            return f"{where} should be {_article(' or '.join(types))}, not {_json_type(error.instance)}", \
+            return "schema_type", {"path": path, "expected": types}, \
+                f"{where} should be {_article(' or '.join(types))}, not {_json_type(error.instance)}", \
                 _description(error), False
         descriptions = [s.get("description") for s in error.validator_value if isinstance(s, dict)]
         hint = _description(error) or next((d for d in descriptions if d), None)
-        return f"{where} has the wrong form", hint, False
+        return "schema_form", {"path": path}, f"{where} has the wrong form", hint, False
     if error.validator in ("minItems", "maxItems"):
         n, low = error.validator_value, error.validator == "minItems"
         exact = error.schema.get("minItems") == error.schema.get("maxItems")
         want = _items(n) if exact else f"{'at least' if low else 'at most'} {_items(n)}"
-        return f"{where} should have {want}, not {len(error.instance)}", _description(error), False
+        return "schema_size", {"path": path, "limit": n, "size": len(error.instance)}, \
+            f"{where} should have {want}, not {len(error.instance)}", _description(error), False
     if error.validator in ("minimum", "maximum"):
         word = "at least" if error.validator == "minimum" else "at most"
-        return f"{where} should be {word} {error.validator_value}, not {error.instance!r}", \
-            _description(error), False
+        return "schema_range", {"path": path, "limit": error.validator_value, "value": error.instance}, \
+            f"{where} should be {word} {error.validator_value}, not {error.instance!r}", _description(error), False
     if error.validator == "minProperties" and error.validator_value == 1:
-        return f"{where} is empty", _description(error), False
-    return f"{where}: {error.message}", _description(error), False
+        return "schema_size", {"path": path, "limit": 1, "size": 0}, f"{where} is empty", _description(error), False
+    # a rule of the schema with no words of our own: jsonschema's are shown, and the rule is named for programs
+    return "schema_invalid", {"path": path, "validator": error.validator}, f"{where}: {error.message}", \
+        _description(error), False
 
 
 def _article(word: str) -> str:
@@ -187,21 +220,18 @@ def validate_structure(doc: Document) -> list[Problem]:
     suggested = {}
     for leaf in leaves:
         if leaf.validator == "additionalProperties":
-            known = list((leaf.schema.get("properties") or {}).keys())
+            known = _known_keys(leaf)
             for name in _unknown_keys(leaf):
-                for close in (did_you_mean(str(name), known) or "").split("'")[1::2]:
-                    suggested.setdefault(tuple(leaf.absolute_path), set()).add(close)
+                suggested.setdefault(tuple(leaf.absolute_path), set()).update(close_names(str(name), known))
     problems, seen = [], set()
     for leaf in leaves:
         path = tuple(leaf.absolute_path)
-        if leaf.validator == "required":
-            missing = leaf.message.split(" is a required")[0].strip("'\"")
-            if missing in suggested.get(path, ()):
+        for subject in _subjects(leaf):
+            if leaf.validator == "required" and subject in suggested.get(path, ()):
                 continue
-        keys = _unknown_keys(leaf) if leaf.validator == "additionalProperties" else [None]
-        for key in keys:
-            message, hint, at_key = _message(leaf, doc, key)
-            problem = doc.problem(path + ((key,) if key is not None else ()), message, hint, key=at_key)
+            code, fields, message, hint, at_key = _message(leaf, doc, subject)
+            at = path + (subject,) if leaf.validator == "additionalProperties" else path
+            problem = doc.problem(at, message, hint, key=at_key, code=code, fields=fields)
             if (problem.location, message) not in seen:
                 seen.add((problem.location, message))
                 problems.append(problem)

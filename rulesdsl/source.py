@@ -55,15 +55,15 @@ class Document:
         return loc, line
 
     def problem(self, path: Path_, message: str, hint: str | None = None, offset: int | None = None,
-                width: int = 1, key: bool = False) -> Problem:
-        """A Problem located at the node (or at a character inside it)."""
+                width: int = 1, key: bool = False, code: str = "invalid", fields=()) -> Problem:
+        """A Problem located at the node (or at a character inside it), of kind `code` about `fields`."""
         loc, line = self.locate(path, offset, key)
         if offset is not None and width > 1 and line is not None:
             end, _ = self.locate(path, offset + width - 1)
             if end.line == loc.line and end.col >= loc.col:
                 width = end.col - loc.col + 1  # escapes make the source longer than the value
             width = max(1, min(width, len(line.rstrip()) - loc.col + 1))  # the caret stays on its line
-        return Problem(message, loc, hint, line if offset is not None else None, width)
+        return Problem(message, loc, hint, line if offset is not None else None, width, code, fields)
 
     def _value(self, path):
         value = self.data
@@ -193,6 +193,14 @@ class _Loader(yaml.SafeLoader):
     """SafeLoader whose parser and resolver we use; our own composer builds the data (see _Composer)."""
 
 
+class _DuplicateAnchor(yaml.composer.ComposerError):
+    """An anchor defined twice (PyYAML's error, with the anchor's name kept apart from its wording)."""
+
+    def __init__(self, anchor: str, first, second):
+        super().__init__(f"found duplicate anchor {anchor!r}; first occurrence", first, "second occurrence", second)
+        self.anchor = anchor
+
+
 def load_text(text: str, file: str) -> Document:
     """Parse YAML text into a Document; raises RulesError for syntax errors, duplicate keys, empty files,
     unknown tags and documents too large or too deeply nested."""
@@ -209,10 +217,10 @@ def load_text(text: str, file: str) -> Document:
     except yaml.MarkedYAMLError as exc:
         raise RulesError([_yaml_problem(exc, file, lines, text)]) from None
     except yaml.YAMLError as exc:
-        raise RulesError([Problem(f"YAML error: {exc}", Location(file))]) from None
+        raise RulesError([Problem(f"YAML error: {exc}", Location(file), code="yaml_syntax")]) from None
     if root is None:
         raise RulesError([Problem("the file is empty", Location(file, 1, 1),
-                                  "a rule file is a YAML mapping that starts with 'game: <name>'")])
+                                  "a rule file is a YAML mapping that starts with 'game: <name>'", code="empty_file")])
     if composer.problems:
         raise RulesError(composer.problems)
     return Document(root.value, file, composer.positions())
@@ -228,7 +236,7 @@ def _reader_problem(exc: yaml.reader.ReaderError, text: str, file: str, lines: l
     source = _printable(lines[line - 1]) if line <= len(lines) else None
     return Problem(f"{what} is not allowed in a YAML file", Location(file, line, col),
                    f"remove it (is this a binary file?); a double-quoted string can hold it as the escape {escape}",
-                   source)
+                   source, code="bad_text", fields={"character": code})
 
 
 def _line_col(text: str, index: int) -> tuple[int, int]:
@@ -309,8 +317,8 @@ def _yaml_problem(exc: yaml.MarkedYAMLError, file: str, lines: list[str], text: 
     elif "'\\t'" in problem:
         message = "YAML syntax: a tab character"
         hint = "indent with spaces: YAML does not allow tabs in indentation"
-    elif context.startswith("found duplicate anchor") and mark and opened:
-        name = context.split("'")[1] if context.count("'") >= 2 else ""
+    elif isinstance(exc, _DuplicateAnchor) and mark and opened:
+        name = exc.anchor
         message = f"YAML syntax: the anchor '&{name}' is defined twice (first at line {opened.line + 1})"
         hint = "give each anchor its own name"
     elif problem.startswith("found undefined alias"):
@@ -318,9 +326,9 @@ def _yaml_problem(exc: yaml.MarkedYAMLError, file: str, lines: list[str], text: 
         hint = "quote values that start with '*', '&' or '!'"
     at = at or mark
     if at is None:
-        return Problem(message, Location(file), hint)
+        return Problem(message, Location(file), hint, code="yaml_syntax")
     line = lines[at.line] if at.line < len(lines) else None
-    return Problem(message, Location(file, at.line + 1, at.column + 1), hint, line)
+    return Problem(message, Location(file, at.line + 1, at.column + 1), hint, line, code="yaml_syntax")
 
 
 def load_file(path: str | Path, display: str | None = None) -> Document:
@@ -332,15 +340,17 @@ def load_file(path: str | Path, display: str | None = None) -> Document:
             data = stream.read(MAX_FILE_BYTES + 1)  # never more: the path may be a device or a huge file
     except FileNotFoundError:
         raise RulesError([Problem(f"no such file: {path}", Location(name),
-                                  "check the path; bundled games are listed by 'rulesdsl games'")]) from None
+                                  "check the path; bundled games are listed by 'rulesdsl games'",
+                                  code="file_unreadable", fields={"path": str(path)})]) from None
     except OSError as exc:
-        raise RulesError([Problem(f"cannot read {path}: {exc.strerror or exc}", Location(name))]) from None
+        raise RulesError([Problem(f"cannot read {path}: {exc.strerror or exc}", Location(name),
+                                  code="file_unreadable", fields={"path": str(path)})]) from None
     if len(data) > MAX_FILE_BYTES:
         kept = data[:MAX_FILE_BYTES].decode("utf-8", "replace")
         line, col = _line_col(kept, len(kept))
         raise RulesError([Problem(f"the file is larger than {MAX_FILE_BYTES:,} bytes", Location(name, line, col),
                                   "rule files are far smaller (the bundled games are under 20 kB): is this the "
-                                  "right file?")])
+                                  "right file?", code="limit_exceeded", fields={"limit": "MAX_FILE_BYTES"})])
     return load_text(_decode(data, name), name)
 
 
@@ -355,7 +365,8 @@ def _decode(data: bytes, file: str) -> str:
         raise RulesError([Problem(f"the file is not valid UTF-8 (byte 0x{data[exc.start]:02X} here)",
                                   Location(file, line, col),
                                   "rule files are UTF-8 text: save the file as UTF-8 in your editor, or remove the "
-                                  "byte (is this a binary file?)", source)]) from None
+                                  "byte (is this a binary file?)", source, code="bad_text",
+                                  fields={"byte": data[exc.start]})]) from None
 
 
 def _loc(file: str, mark) -> Location:
@@ -514,7 +525,8 @@ class _Composer:
         if event.anchor in self.open_anchors:
             raise RulesError([Problem(f"the alias '*{event.anchor}' is inside its own anchor '&{event.anchor}'",
                                       _loc(self.file, event.start_mark),
-                                      "an alias copies a finished value: it cannot contain itself")])
+                                      "an alias copies a finished value: it cannot contain itself",
+                                      code="yaml_unsupported")])
         source = self.anchors.get(event.anchor)
         if source is None:
             raise yaml.composer.ComposerError(None, None, f"found undefined alias {event.anchor!r}",
@@ -552,14 +564,15 @@ class _Composer:
         problem = None
         name = key.text if isinstance(key.value, bool) or key.value is None else key.value
         if not key.scalar:
-            problem = Problem("mapping keys must be plain scalars", kloc)
+            problem = Problem("mapping keys must be plain scalars", kloc, code="yaml_unsupported")
         elif key.tag == _MERGE:
             problem = Problem("YAML merge keys ('<<') are not supported", kloc,
-                              "use a variant or an overlay file ('extends:') to share parts")
+                              "use a variant or an overlay file ('extends:') to share parts", code="yaml_unsupported")
         elif name in top.keys:  # 'yes', 'no', 'null' as keys mean the words themselves
             line = self.lines[kloc.line - 1] if kloc.line <= len(self.lines) else None
             problem = Problem(f"duplicate key '{name}' (first defined at line {top.keys[name].line})", kloc,
-                              "remove one of the two entries; YAML would silently keep the last", line, len(str(name)))
+                              "remove one of the two entries; YAML would silently keep the last", line, len(str(name)),
+                              code="duplicate_key", fields={"key": name, "first_line": top.keys[name].line})
         if problem is None:
             return name
         self.problems.append(problem)
@@ -577,8 +590,7 @@ class _Composer:
             return
         first = self.open_anchors.get(anchor) or (self.anchors[anchor].mark if anchor in self.anchors else None)
         if first is not None:
-            raise yaml.composer.ComposerError(f"found duplicate anchor {anchor!r}; first occurrence", first,
-                                              "second occurrence", event.start_mark)
+            raise _DuplicateAnchor(anchor, first, event.start_mark)
         if not isinstance(event, yaml.ScalarEvent):
             self.open_anchors[anchor] = event.start_mark
 
@@ -594,13 +606,15 @@ class _Composer:
                 "far fewer values (the bundled games have under 1,000): write them out, or use fewer aliases"
                 if alias else "rule files are far smaller (the bundled games have under 1,000 values): is this "
                               "the right file?")
-        raise RulesError([Problem(message, _loc(self.file, event.start_mark), hint)])
+        raise RulesError([Problem(message, _loc(self.file, event.start_mark), hint, code="limit_exceeded",
+                                  fields={"limit": "MAX_YAML_NODES"})])
 
     def too_deep(self, event, what: str) -> Problem:
         """The problem of a node nested deeper than MAX_YAML_DEPTH."""
         return Problem(f"{what} more than {MAX_YAML_DEPTH} levels deep", _loc(self.file, event.start_mark),
                        "rule files nest only a few levels (the bundled games at most 11): look for a '[' or '{' "
-                       "that is never closed, or for aliases inside aliases")
+                       "that is never closed, or for aliases inside aliases", code="limit_exceeded",
+                       fields={"limit": "MAX_YAML_DEPTH"})
 
     def check_tag(self, event, tag: str) -> bool:
         """True when an explicit tag is one of the plain YAML types of the node's kind; else a problem."""
@@ -616,7 +630,8 @@ class _Composer:
             message = f"unknown YAML tag '{shown}'"
         self.problems.append(Problem(message, _loc(self.file, event.start_mark),
                                      "a rule file holds only text, numbers, true/false, lists and mappings, which "
-                                     "need no tag: remove it (quote a value that starts with '!')"))
+                                     "need no tag: remove it (quote a value that starts with '!')",
+                                     code="yaml_unsupported", fields={"tag": shown}))
         return False
 
     def construct(self, tag: str, event, explicit: bool):
@@ -631,5 +646,6 @@ class _Composer:
             shown = event.value if len(event.value) <= 40 else event.value[:37] + "..."
             self.problems.append(Problem(f"'{shown}' cannot be read as {_WANTED.get(tag, tag)}",
                                          _loc(self.file, event.start_mark),
-                                         "remove the tag" if explicit else "quote it to keep it as text"))
+                                         "remove the tag" if explicit else "quote it to keep it as text",
+                                         code="bad_value", fields={"text": event.value, "tag": tag}))
             return event.value

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import warnings
 
-import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -17,7 +16,7 @@ from rulesdsl.lang import ast as A
 from rulesdsl.lang.builtins import pure_builtins
 from rulesdsl.lang.compiler import Binding, CompileProblem, Compiler, Scope
 from rulesdsl.lang.evaluator import evaluate
-from rulesdsl.lang.parser import SyntaxProblem, parse
+from rulesdsl.lang.parser import parse
 
 # Precedence levels of the grammar, lowest first (a slot needing level p takes an expression of level >= p).
 IFELSE, OR, AND, NOT, CMP, RANGE, SUM, TERM, FACTOR, POWER, ATOM = range(11)
@@ -413,21 +412,6 @@ def test_has_run_agrees_with_longest_run(xs, length, cyclic):
     builtins = pure_builtins()
     longest = builtins["longest_run"].fn(xs, cyclic=cyclic)
     assert builtins["has_run"].fn(xs, length, cyclic=cyclic) is (longest >= length)
-
-
-@pytest.mark.parametrize("text, offset", [
-    ("1 + * 2", 4),
-    ("a +", 3),
-    ("(1 + 2", 6),
-    ("1 $ 2", 2),
-    ("xs[1", 4),
-    ("f(1,, 2)", 4),
-    ("a < b <", 7),
-])
-def test_syntax_error_offset(text, offset):
-    with pytest.raises(SyntaxProblem) as info:
-        parse(text)
-    assert info.value.offset == offset, info.value.message
 
 
 def test_regressions_found_by_the_properties():

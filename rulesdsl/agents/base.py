@@ -1,4 +1,4 @@
-"""The agent interface, the registry of agents by name, and the simplest agents."""
+"""The agent interface, and the simplest agents: random and first."""
 
 from __future__ import annotations
 
@@ -9,6 +9,10 @@ class Agent:
     `view.observation()` is what the player may see, `view.player` who they are, and search agents
     call `view.determinize(rng)` for a full state consistent with that view (hidden pieces dealt at
     random), so they can look ahead without peeking.
+
+    An agent keeps nothing between calls: its choice depends only on the view, the legal moves and
+    `rng` (the seat's own seeded stream). So one agent object serves every game of a run, and the same
+    seed replays the same game.
     """
 
     name = "agent"

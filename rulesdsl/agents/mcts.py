@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 import time
 
-from ..engine.state import CHANCE, SIMULTANEOUS
+from ..engine.play import play, uniform
+from ..engine.nodes import CHANCE, SIMULTANEOUS
 from .base import Agent
 from .evaluate import shares
 
@@ -109,15 +110,6 @@ class MctsAgent(Agent):
         return player, state.legal_moves(player)
 
     def _rollout(self, state, rng) -> list[float]:
-        for _ in range(self.depth):
-            if state.terminal:
-                break
-            player = state.current_player()
-            if player == CHANCE:
-                state.apply(state.sample_chance(rng))
-                continue
-            if player == SIMULTANEOUS:
-                player = state.acting_players()[0]
-            legal = state.legal_moves(player)
-            state.apply(legal[rng.below(len(legal))])
+        # random moves and outcomes for at most `depth` moves, all drawn from the agent's own stream
+        play(state, uniform, rng, [rng] * state.rules.num_players, limit=self.depth)
         return shares(state)

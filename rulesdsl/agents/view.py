@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..engine.observer import Observer
 from ..engine.rng import Rng
 
 
@@ -28,28 +29,20 @@ class PlayerView:
     def determinize(self, rng) -> object:
         """A full state the player cannot tell from the real one, sampled with `rng`.
 
-        Pieces the player cannot see (hidden zones: others' hands, draw piles) are pooled, put in a
-        canonical order and dealt back at random, keeping every place's count; other players'
-        pending secret choices are forgotten. The result depends only on the view and `rng`.
+        What the player's Observer does not see is resampled, keeping every place's size: the pieces of
+        all unseen zone places (others' hands, draw piles) are pooled, put in a canonical order and dealt
+        back at random; so, one variable at a time, are the values of its unseen places (others' money, a
+        face-down card). Other players' pending secret choices are forgotten. The result depends only on
+        the view and `rng`.
         """
         S = self._state.clone()
         S.rng = Rng(rng.below(1 << 62))
         me = self.player
         for p in [p for p in S.pending if p != me]:
             del S.pending[p]
-        places = []
-        for i, spec in enumerate(S.rules.zones):
-            value = S.zones[i]
-            if spec["per"] == "player":
-                entries = list(enumerate(value))
-            elif spec.get("keys") is not None:
-                entries = list(value.items())
-            else:
-                entries = [(None, value)]
-            for owner, pieces in entries:
-                visible = spec["visible"] == "all" or (spec["visible"] == "owner" and owner == me)
-                if not visible and pieces:
-                    places.append(pieces)
+        seen = Observer(S.rules, me)
+        places = [pieces for holder, value in zip(S.rules.zones, S.zones)
+                  for _, pieces in seen.unseen(holder, value) if pieces]
         if places:
             pool = sorted(piece for pieces in places for piece in pieces)
             rng.shuffle(pool)
@@ -57,4 +50,10 @@ class PlayerView:
             for pieces in places:
                 pieces[:] = pool[start:start + len(pieces)]
                 start += len(pieces)
+        for i, holder in enumerate(S.rules.vars):
+            unseen = seen.unseen(holder, S.vars[i])
+            if len(unseen) > 1:  # a single unseen value has nowhere else to go
+                pool = rng.shuffle(sorted((value for _, value in unseen), key=repr))
+                for (owner, _), value in zip(unseen, pool):
+                    S.vars[i][owner] = value
         return S

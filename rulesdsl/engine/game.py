@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..limits import DEFAULT_MAX_TURNS
 from ..model.rules import MoveRule
 from ..model.values import text_of
+from .serialize import state_from_json
 from .state import State
 
 
@@ -34,15 +35,30 @@ class Game:
         return self.rules.player_names
 
     def new_initial_state(self, seed: int | None = None) -> State:
-        """The state before the first decision or chance event; `seed` seeds the state's own sampler."""
+        """The state before the first decision or chance event; `seed` seeds the state's own sampler.
+
+        >>> from rulesdsl import load_game
+        >>> state = load_game("mabula").new_initial_state(seed=7)
+        >>> state.is_chance_node()  # the marbles around the edge are placed at random
+        True
+        >>> state.apply(state.sample_chance())  # drawn with the state's own sampler, seeded with 7
+        >>> state.current_player(), len(state.legal_moves())
+        (0, 72)
+        """
         state = State.initial(self)
         state.seed = 0 if seed is None else seed
         return state
 
     def state_from_json(self, data: dict, source: str = "state", text: str | None = None) -> State:
-        """A state saved with State.to_json(), checked entry by entry (`text`: the JSON it was read from)."""
-        from .serialize import state_from_json
+        """A state saved with State.to_json(), checked entry by entry (`text`: the JSON it was read from).
 
+        >>> from rulesdsl import load_game
+        >>> game = load_game("mabula")
+        >>> state = game.new_initial_state(seed=7)
+        >>> state.apply(state.sample_chance())
+        >>> game.state_from_json(state.to_json()).to_json() == state.to_json()
+        True
+        """
         return state_from_json(self, data, source, text)
 
     def arrangement_rule(self, step) -> MoveRule:

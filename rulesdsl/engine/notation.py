@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 
-from ..errors import MoveError
+from ..errors import AmbiguousMove, IllegalMove, MalformedMove, MoveError
 from ..model.rules import Move
+from .nodes import CHANCE
 
 _FIELD = re.compile(r"\{([^{}]*)\}")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
@@ -17,11 +18,9 @@ def normalise(text: str) -> str:
 
 def parse_move(state, text: str, player: int | None = None) -> Move:
     """The legal move written `text` for `player` (default: the one to move) at `state`."""
-    from .state import CHANCE
-
     wanted = normalise(text)
     if not wanted:
-        raise MoveError(MoveError.MALFORMED, text, "empty move")
+        raise MalformedMove(text, "empty move")
     step = state.rules.steps[state.step]
     if step.kind == "chance" and step.arrangement is not None:
         return _parse_arrangement(state, step, wanted)
@@ -33,8 +32,8 @@ def parse_move(state, text: str, player: int | None = None) -> Move:
     if len(exact) == 1 or (exact and all(m[:2] == exact[0][:2] for m in exact)):
         return exact[0]
     if len(exact) > 1:
-        raise MoveError(MoveError.AMBIGUOUS, text, "several different moves are written this way",
-                        "the rule file's notation should tell them apart")
+        raise AmbiguousMove(text, "several different moves are written this way",
+                            "the rule file's notation should tell them apart")
     if player is None and step.kind != "chance":
         acting = state.acting_players()
         player = acting[0] if acting else None
@@ -83,13 +82,12 @@ def _explain_by_candidates(state, step, wanted: str, player, legal) -> MoveError
                     continue
                 failed = rule.explain(state, player, *args[: len(rule.params)])
                 if failed < 0:
-                    return MoveError(MoveError.ILLEGAL, wanted, "another move has priority here",
-                                     _examples(legal))
+                    return IllegalMove(wanted, "another move has priority here", _examples(legal))
                 description, why = rule.checks[failed]
                 if why is None and failed < len(rule.params):
                     why = f"that {rule.params[failed]} is not possible here"
-                return MoveError(MoveError.ILLEGAL, wanted, why or f"the rule '{rule.name}' requires {description}",
-                                 _examples(legal))
+                return IllegalMove(wanted, why or f"the rule '{rule.name}' requires {description}",
+                                   _examples(legal))
         except Exception:  # noqa: BLE001 - a domain that cannot be listed here: try the next rule
             continue
     return None
@@ -106,12 +104,10 @@ def _explain(state, step, wanted: str, player, candidates) -> MoveError:
         if not match:
             continue
         if set(rule.params) - set(names):  # written like this move, but its values cannot be read back
-            return MoveError(MoveError.ILLEGAL, wanted, f"no such '{rule.name}' move is possible now",
-                             _examples(candidates))
+            return IllegalMove(wanted, f"no such '{rule.name}' move is possible now", _examples(candidates))
         values = [_value(state, match.group(p)) for p in rule.params]
         if rule.is_pass:
-            return MoveError(MoveError.ILLEGAL, wanted, "you may pass only when you have no other move",
-                             _examples(candidates))
+            return IllegalMove(wanted, "you may pass only when you have no other move", _examples(candidates))
         try:
             failed = rule.explain(state, player, *values)
         except Exception:  # noqa: BLE001 - a value of the wrong kind: the text names no such thing
@@ -124,10 +120,10 @@ def _explain(state, step, wanted: str, player, candidates) -> MoveError:
             reason = f"{match.group(name)!r} is not a possible {name} here"
         else:
             reason = why or f"the rule '{rule.name}' requires {description}"
-        return MoveError(MoveError.ILLEGAL, wanted, reason, _examples(candidates))
+        return IllegalMove(wanted, reason, _examples(candidates))
     templates = sorted({r.template for r in rules})
-    return MoveError(MoveError.MALFORMED, wanted, "not a move of this game here; moves look like "
-                     + ", ".join(f"'{t}'" for t in templates), _examples(candidates))
+    return MalformedMove(wanted, "not a move of this game here; moves look like "
+                         + ", ".join(f"'{t}'" for t in templates), _examples(candidates))
 
 
 def _examples(candidates, limit: int = 8) -> str:
@@ -137,8 +133,6 @@ def _examples(candidates, limit: int = 8) -> str:
 
 
 def _parse_arrangement(state, step, wanted: str) -> Move:
-    from .state import CHANCE
-
     arr = step.arrangement
     items = list(arr.items(state, CHANCE))
     single = all(isinstance(i, str) and len(i) == 1 for i in items)
@@ -147,14 +141,14 @@ def _parse_arrangement(state, step, wanted: str) -> Move:
     try:
         outcome = [by_text[p] for p in parts]
     except KeyError as exc:
-        raise MoveError(MoveError.MALFORMED, wanted, f"{exc.args[0]!r} is not one of the items arranged "
-                        f"({', '.join(sorted(by_text))})") from None
+        raise MalformedMove(wanted, f"{exc.args[0]!r} is not one of the items arranged "
+                            f"({', '.join(sorted(by_text))})") from None
     if sorted(map(str, outcome)) != sorted(map(str, items)):
         counts = {t: sum(1 for i in items if str(i) == t) for t in by_text}
         need = ", ".join(f"{n}x {t}" for t, n in counts.items())
-        raise MoveError(MoveError.ILLEGAL, wanted, f"an arrangement holds exactly {need} ({len(items)} items)")
+        raise IllegalMove(wanted, f"an arrangement holds exactly {need} ({len(items)} items)")
     for check, why in arr.require:
         if not check(state, CHANCE, outcome):
-            raise MoveError(MoveError.ILLEGAL, wanted, why)
+            raise IllegalMove(wanted, why)
     return Move(state.game.arrangement_rule(step), (tuple(outcome),), CHANCE)
 

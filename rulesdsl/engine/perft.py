@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .state import SIMULTANEOUS
+from .nodes import SIMULTANEOUS
 
 
 def perft(state, depth: int) -> int:

@@ -8,6 +8,7 @@ import re
 from ..errors import Location, MoveError, Problem, RulesError
 from ..limits import MAX_JSON_DEPTH, MAX_JSON_DIGITS
 from ..model.values import Cell, Piece, Record
+from .observer import Hidden, Observer
 
 FORMAT = 1
 _TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[][{}]')  # strings (skipped whole) and brackets
@@ -119,6 +120,8 @@ def encode(value):
         return {"table": [[encode(k), encode(v)] for k, v in value.items()]}
     if isinstance(value, (list, tuple, range)):
         return [encode(v) for v in value]
+    if isinstance(value, Hidden):
+        return value.to_json()
     return str(value)
 
 
@@ -158,8 +161,8 @@ def state_to_json(S) -> dict:
         "winners": S.winners,
         "capped": S.capped,
         "cells": {c.name: S.cells[c].to_json() for c in rules.board.cells if S.cells[c] is not None},
-        "zones": {z["name"]: encode(S.zones[i]) for i, z in enumerate(rules.zones)},
-        "vars": {v["name"]: encode(S.vars[i]) for i, v in enumerate(rules.vars)},
+        "zones": {h.name: encode(value) for h, value in zip(rules.zones, S.zones)},
+        "vars": {h.name: encode(value) for h, value in zip(rules.vars, S.vars)},
         "pending": {str(p): str(m) for p, m in S.pending.items()},
         "history": list(S.history_texts()),
         "secret": {str(i): seen for i, seen in S.secret.items()},
@@ -175,8 +178,6 @@ def state_from_json(game, data: dict, source: str = "state", text: str | None = 
     The data may come from anywhere: every entry is checked (types, cells, pieces, zones, seats,
     counts) before use, so that a damaged or hostile file is reported, never a traceback. `text`, the
     JSON the data was read from, lets a problem name the line of its entry."""
-    from .state import State
-
     rules = game.rules
     problems = []
 
@@ -189,7 +190,7 @@ def state_from_json(game, data: dict, source: str = "state", text: str | None = 
                                   "save states with State.to_json() or 'rulesdsl show FILE --json > state.json'")])
     if data.get("game") != rules.name:
         bad(f"the state is of game {shown(data.get('game'))}, not '{rules.name}'", key="game")
-    S = State.initial(game)
+    S = game.new_initial_state()
     S.cells = [None] * len(rules.board.cells)
     _read_cells(rules, _section(data, "cells", bad), S, bad)
     _read_values(rules, _section(data, "zones", bad), rules.zones, S.zones, "zones", bad)
@@ -245,39 +246,42 @@ def _read_cells(rules, cells: dict, S, bad) -> None:
                 bad(f"cell {name}: {str(exc)[:200]}", key="cells")
 
 
-def _read_values(rules, saved: dict, items: list, target: list, group: str, bad) -> None:
+def _read_values(rules, saved: dict, holders: list, target: list, group: str, bad) -> None:
     """Zones or variables by name, each shaped like its initial value (per player, per key, a list)."""
-    known = {item["name"] for item in items}
+    known = {holder.name for holder in holders}
     for name in saved:
         if name not in known:
             bad(f"no {group[:-1]} {shown(name)} in this game", key=group)
-    for i, item in enumerate(items):
-        if item["name"] not in saved:
+    for i, holder in enumerate(holders):
+        if holder.name not in saved:
             continue
         try:
-            value = decode(rules, saved[item["name"]])
+            value = decode(rules, saved[holder.name])
         except Exception as exc:  # noqa: BLE001 - a cell, piece or table that does not exist
-            bad(f"{group} {item['name']}: {str(exc)[:200]}", key=group)
+            bad(f"{group} {holder.name}: {str(exc)[:200]}", key=group)
             continue
-        wrong = _shape_problem(value, item, rules.num_players, group == "zones")
+        wrong = _shape_problem(value, holder, rules.num_players)
         if wrong:
-            bad(f"{group} {item['name']}: {wrong}", key=group)
+            bad(f"{group} {holder.name}: {wrong}", key=group)
         else:
             target[i] = value
 
 
-def _shape_problem(value, item: dict, players: int, zone: bool) -> str | None:
+def _shape_problem(value, holder, players: int) -> str | None:
     """What is wrong with the shape of a saved zone or variable, or None."""
-    if item.get("keys") is not None:  # one zone per key
-        if not isinstance(value, dict) or set(value) != set(item["keys"]):
-            return f"should hold one zone for each of {', '.join(map(str, item['keys']))}"
-        return next((f"the zone of {k} should be a list" for k, v in value.items() if not isinstance(v, list)), None)
-    if item.get("per") == "player":
-        if not isinstance(value, list) or len(value) != players or zone and not all(isinstance(v, list) for v in value):
+    zone = holder.zone
+    if holder.keys is not None:  # one zone per key
+        if not isinstance(value, dict) or set(value) != set(holder.keys):
+            return f"should hold one zone for each of {', '.join(map(str, holder.keys))}"
+    elif holder.per == "player":
+        if not isinstance(value, list) or len(value) != players:
             return f"should be a list of {players} {'lists' if zone else 'values'} (one per player)"
-        return None
-    if zone and not isinstance(value, list):
-        return f"should be a list, not {kind_of(value)}"
+    if zone:  # the shape fits: every place of a zone is a list
+        for key, place in holder.places(value):
+            if not isinstance(place, list):
+                return (f"the zone of {key} should be a list" if holder.keys is not None else
+                        f"should be a list of {players} lists (one per player)" if holder.per == "player" else
+                        f"should be a list, not {kind_of(value)}")
     return None
 
 
@@ -350,37 +354,16 @@ def _pending(S, value: dict, bad) -> dict:
     return pending
 
 
-def observation(S, player: int) -> dict:
-    """The state as `player` sees it: hidden zones as counts, others' pending choices as 'chosen'."""
-    rules = S.rules
+def observation(S, player: int | None) -> dict:
+    """The state as `player` sees it (see Observer; None: the table): each unseen place {"hidden": n} for a
+    list, {"hidden": true} otherwise; others' pending choices 'chosen'; secret history entries hidden."""
+    seen = Observer(S.rules, player)
     full = state_to_json(S)
-
-    def visible(spec, owner):
-        vis = spec["visible"]
-        return vis == "all" or (vis == "owner" and owner == player)
-
-    for group, items, values in (("zones", rules.zones, S.zones), ("vars", rules.vars, S.vars)):
-        out = {}
-        for i, spec in enumerate(items):
-            value = values[i]
-            if spec["per"] == "player":
-                out[spec["name"]] = [encode(v) if visible(spec, p) else _hidden(v) for p, v in enumerate(value)]
-            elif spec.get("keys") is not None:  # one zone per key; 'owner' visibility when keys are players
-                out[spec["name"]] = encode({k: v if visible(spec, k) else _hidden(v) for k, v in value.items()})
-            else:
-                out[spec["name"]] = encode(value) if visible(spec, None) else _hidden(value)
-        full[group] = out
-    full["pending"] = {str(p): (str(m) if p == player else "chosen") for p, m in S.pending.items()}
-    secret = {id(m) for p, m in S.pending.items() if p != player}  # unrevealed simultaneous choices
-    texts = S.history_texts()
-    full["history"] = ["(secret choice)" if id(m) in secret else
-                       "(hidden)" if i in S.secret and player not in S.secret[i] else t
-                       for i, (m, t) in enumerate(zip(S.history, texts))]
+    full["zones"], full["vars"] = {}, {}
+    for holder, value in seen.holders(S):
+        full["zones" if holder.zone else "vars"][holder.name] = encode(value)
+    full["pending"] = {str(p): "chosen" if m is None else str(m) for p, m in seen.pending(S).items()}
+    full["history"] = seen.history(S)
     full["secret"] = {}
     full["observer"] = player
     return full
-
-
-def _hidden(value):
-    return {"hidden": len(value)} if isinstance(value, list) else {"hidden": True}
-

@@ -6,18 +6,22 @@ from functools import partial
 from itertools import accumulate
 
 from .. import budget
-from ..errors import GameRuntimeError, MoveError
+from ..errors import GameRuntimeError, IllegalMove, MoveError
 from ..lang.builtins import RuleValueError
+from ..lang.compiler import GUARDS
 from ..limits import MAX_AUTO_STEPS, MOVE_SECONDS, LimitExceeded
+from ..model.compile import RULE_CODE_FILE
+from ..model.position import Position
 from ..model.rules import END_TURN, Move, MoveRule
 from ..model.values import Cell, Piece, Record, text_of
+from . import rule_values
 from .arrange import sample_arrangement
+from .nodes import CHANCE, SIMULTANEOUS, TERMINAL
+from .notation import parse_move
 from .rng import Rng
+from .serialize import observation, state_to_json
 
-CHANCE = -1
 _INFINITY = float("inf")
-SIMULTANEOUS = -2
-TERMINAL = -4
 
 
 def _copy(value):
@@ -29,11 +33,11 @@ def _copy(value):
     return value
 
 
-class State:
+class State(Position):
     """One position of a game. Mutated in place by `apply`; `clone` gives an independent copy."""
 
-    __slots__ = ("game", "rules", "cells", "zones", "vars", "player", "step", "turn", "ply", "pending",
-                 "terminal", "winners", "capped", "history", "goto", "_rng", "seed", "_texts", "secret", "ended_by")
+    __slots__ = ("game", "rules", "ply", "pending", "terminal", "winners", "capped", "history", "_rng", "seed",
+                 "_texts", "secret", "ended_by")
 
     # -- construction ------------------------------------------------------------------------
     @classmethod
@@ -49,18 +53,12 @@ class State:
         S._rng, S.seed = None, 0  # the state's own sampler is made when first used
         S.zones, S.vars = [], []
         budget.ensure_watchdog()
-        players = range(rules.num_players)
         with _rule_errors(S, "initial state"):
             for items, target in ((rules.zones, S.zones), (rules.vars, S.vars)):
-                for item in items:
-                    fn = item["init_fn"]
-                    empty = [] if items is rules.zones else None
-                    if item["per"] == "player":
-                        target.append([_copy(fn(S, None, p)) if fn else _copy(empty) for p in players])
-                    elif item.get("keys") is not None:
-                        target.append({k: _copy(fn(S, None, None, k)) if fn else [] for k in item["keys"]})
-                    else:
-                        target.append(_copy(fn(S, None)) if fn else _copy(empty))
+                for holder in items:
+                    fn, empty = holder.init_fn, [] if holder.zone else None
+                    target.append(holder.build(rules.num_players, lambda owner, key: _copy(
+                        fn(S, None, owner, key) if fn else empty)))
             if rules.first_player is not None:
                 S.player = rules.first_player(S, None)
         S._check_player("first_player")
@@ -143,7 +141,18 @@ class State:
 
     # -- legal moves -------------------------------------------------------------------------
     def legal_moves(self, player: int | None = None) -> list[Move]:
-        """The legal decisions of `player` (default: the player to move), in generation order."""
+        """The legal decisions of `player` (default: the player to move), in generation order.
+
+        At a chance node, the enumerated outcomes; for a player who is not to choose here, []. When the
+        player has no move, the step's `pass` move (an error if the step declares none).
+
+        >>> from rulesdsl import load_game
+        >>> state = load_game("mabula").new_initial_state(seed=3)
+        >>> state.apply(state.sample_chance())
+        >>> moves = state.legal_moves()
+        >>> moves[0], moves[0].player, len(moves)
+        (Move(b1-b2), 0, 72)
+        """
         if self.terminal:
             return []
         step = self.rules.steps[self.step]
@@ -214,15 +223,15 @@ class State:
         if table is not None:
             return table
         if step.arrangement is not None:
-            raise MoveError(MoveError.ILLEGAL, "", f"step '{step.name}' draws a random arrangement; its outcomes "
-                            "are too many to list", "name the arrangement (on the command line: --setup ARRANGEMENT, or an "
-                            "option that fixes it), or draw one with sample_chance(rng)")
+            raise IllegalMove("", f"step '{step.name}' draws a random arrangement; its outcomes are too many to "
+                              "list", "name the arrangement (on the command line: --setup ARRANGEMENT, or an option "
+                              "that fixes it), or draw one with sample_chance(rng)")
         outcomes, weights = [], []
         try:
             for rule in step.moves:
                 weight = rule.weight
                 for args in rule.generate(self, CHANCE):
-                    w = float(weight(self, CHANCE, *args))  # a weight too large for a float is an error here
+                    w = rule_values.weight(weight(self, CHANCE, *args), args)
                     if w > 0:
                         if w == _INFINITY:
                             raise RuleValueError(f"outcome {text_of(args)} has an infinite weight")
@@ -253,7 +262,7 @@ class State:
         if step.arrangement is not None:
             arr = step.arrangement
             with _rule_errors(self, step):
-                items = list(arr.items(self, CHANCE))
+                items = rule_values.items(arr.items(self, CHANCE))
                 outcome = sample_arrangement(items, partial(arr.accept, self, CHANCE), rng)
             if outcome is not None:
                 return Move(self.game.arrangement_rule(step), (tuple(outcome),), CHANCE)
@@ -264,19 +273,34 @@ class State:
 
     # -- applying ----------------------------------------------------------------------------
     def apply(self, move, player: int | None = None) -> None:
-        """Apply a Move (from legal_moves or chance_outcomes) or a move written in notation."""
+        """Apply a move for the player to move (at a simultaneous step, the move's own player).
+
+        A `Move` is applied as given: it is trusted to come from `legal_moves()` or `chance_outcomes()` of
+        this very state, and is not checked again (search agents apply thousands). A string is read in the
+        game's notation and checked: MoveError says why it is malformed, illegal or ambiguous.
+
+        >>> from rulesdsl import load_game
+        >>> state = load_game("mabula").new_initial_state(seed=3)
+        >>> state.apply(state.sample_chance())
+        >>> state.apply("b1-b3")
+        >>> state.history_texts()[-1], state.current_player()
+        ('b1-b3', 1)
+        >>> state.apply("z9-1")
+        Traceback (most recent call last):
+        ...
+        rulesdsl.errors.IllegalMove: illegal move 'z9-1': ...
+        """
         if self.terminal:
-            raise MoveError(MoveError.ILLEGAL, str(move), "the game is over")
+            raise IllegalMove(str(move), "the game is over")
         if isinstance(move, str):
             move = self.parse_move(move, player)
         rule, args, who = move
         step = self.rules.steps[self.step]
         if rule.visible_to is not None:
             try:
-                seen = rule.visible_to(self, who, *args)
+                self.secret[len(self.history)] = rule_values.seen_by(rule.visible_to(self, who, *args))
             except _CONVERTED as exc:
                 raise _runtime_error(self, rule, exc) from exc
-            self.secret[len(self.history)] = [seen] if isinstance(seen, int) else sorted(seen)
         self.history.append(move)
         self.ply += 1
         if step.kind == "simultaneous":
@@ -364,9 +388,9 @@ class State:
                     try:
                         move = self.parse_move(str(fixed))
                     except MoveError as exc:
-                        raise MoveError(MoveError.ILLEGAL, str(fixed), f"the fixed outcome of step '{target}' "
-                                        f"(from {step.arrangement.fixed_text}) is not valid: {exc.reason}",
-                                        exc.hint) from None
+                        raise IllegalMove(str(fixed), f"the fixed outcome of step '{target}' (from "
+                                          f"{step.arrangement.fixed_text}) is not valid: {exc.reason}",
+                                          exc.hint) from None
                     rule, args, _ = move
                     with _rule_errors(self, step):
                         rule.apply(self, CHANCE, *args)
@@ -394,8 +418,7 @@ class State:
                 if not end.when(self):
                     continue
                 if end.winners is not None:
-                    winners = end.winners(self)
-                    winners = [winners] if isinstance(winners, int) else list(winners or [])
+                    winners = rule_values.winners(end.winners(self))
                 else:
                     winners = self._by_score(end.ties)
             except _CONVERTED as exc:
@@ -410,12 +433,12 @@ class State:
         rules = self.rules
         players = range(rules.num_players)
         scores = [rules.score(self, p) for p in players] if rules.score is not None else [0] * len(players)
-        best = max(scores)
+        best = rule_values.best(scores, "scores")
         winners = [p for p in players if scores[p] == best]
         if len(winners) > 1 and rules.tiebreak is not None:
             # a player without a tiebreak value ranks below those with one
             keys = {p: () if (t := rules.tiebreak(self, p)) is None else (t,) for p in winners}
-            top = max(keys.values())
+            top = rule_values.best(list(keys.values()), "tiebreaks")
             winners = [p for p in winners if keys[p] == top]
         if len(winners) > 1 and ties == "draw":
             return []
@@ -449,13 +472,11 @@ class State:
         if self.rules.breakdown is None:
             return [None] * self.rules.num_players
         with _rule_errors(self, "scoring"):
-            return [dict(self.rules.breakdown(self, p)) for p in range(self.rules.num_players)]
+            return [rule_values.table(self.rules.breakdown(self, p)) for p in range(self.rules.num_players)]
 
     # -- notation ----------------------------------------------------------------------------
     def parse_move(self, text: str, player: int | None = None) -> Move:
         """The legal move (or chance outcome) written `text`; raises MoveError saying why not."""
-        from .notation import parse_move
-
         return parse_move(self, text, player)
 
     def move_to_string(self, move: Move) -> str:
@@ -470,14 +491,11 @@ class State:
 
     # -- serialisation -----------------------------------------------------------------------
     def to_json(self) -> dict:
-        from .serialize import state_to_json
-
+        """The state as JSON-ready data (Game.state_from_json reads it back)."""
         return state_to_json(self)
 
     def observation(self, player: int) -> dict:
         """What `player` may see of this state (hidden zones and others' pending choices left out)."""
-        from .serialize import observation
-
         return observation(self, player)
 
     def __repr__(self) -> str:
@@ -485,8 +503,15 @@ class State:
         return f"<{self.rules.name} state: turn {self.turn}, {who}>"
 
 
+# What a rule can fail with while it runs (see _rule_fault for when it is the rule's failure, not ours).
 _CONVERTED = (RuleValueError, ArithmeticError, LookupError, TypeError, AttributeError, ValueError, RecursionError,
               budget.TimeBudgetExceeded)
+# Failures that are the rule file's wherever they are raised: a built-in refusing a value the rule handed it, a
+# value too large, a budget overrun (raised wherever the code happens to be), functions of the file that recurse.
+_ALWAYS_THE_RULES = (RuleValueError, LimitExceeded, budget.TimeBudgetExceeded, RecursionError)
+# The checked operators generated code is compiled to (G_add...): they stand in for Python's own operators, so
+# what fails in them fails in the rule's code, as it would in the operator they replace.
+_OPERATORS = frozenset(fn.__code__ for fn in GUARDS.values())
 for _fn, _what in ((State.apply, "applying a move"), (State.legal_moves, "listing the legal moves"),
                    (State.chance_outcomes, "listing the chance outcomes"),
                    (State.sample_chance, "drawing a chance outcome"), (State.initial, "setting up the game")):
@@ -500,7 +525,11 @@ _RULE_FAILED = "the rule file lets play reach a position this rule does not hand
 
 def _seats(players, count: int) -> list:
     """`players` (a seat or a list of seats), checked: the actors of a simultaneous step."""
-    seats = [players] if isinstance(players, int) and not isinstance(players, bool) else list(players)
+    try:
+        seats = [players] if isinstance(players, int) and not isinstance(players, bool) else list(players)
+    except TypeError:  # rule code gave neither a seat nor a list
+        raise RuleValueError(f"the players to choose should be a seat or a list of seats, not "
+                             f"{text_of(players)[:40]}") from None
     for p in seats:
         if not isinstance(p, int) or isinstance(p, bool) or not 0 <= p < count:
             raise RuleValueError(f"the players to choose should be seats from 0 to {count - 1}, not "
@@ -520,7 +549,25 @@ def _flow_error(state, what, message: str, hint: str | None = None) -> GameRunti
     return GameRuntimeError(name, state.turn, message, location, hint)
 
 
+def _rule_fault(exc: BaseException) -> bool:
+    """Whether `exc` is the rule file's own failure rather than a bug in rulesdsl: one of _ALWAYS_THE_RULES, or
+    an exception raised in code generated from the rule file itself (directly, or in an operator it uses), not
+    inside an engine helper or built-in it called (those refuse a wrong value with RuleValueError)."""
+    if isinstance(exc, _ALWAYS_THE_RULES):
+        return True
+    innermost, tb = None, exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code not in _OPERATORS:
+            innermost = tb.tb_frame.f_code
+        tb = tb.tb_next
+    return innermost is not None and innermost.co_filename.startswith(RULE_CODE_FILE)
+
+
 def _runtime_error(state, what, exc) -> GameRuntimeError:
+    """The error that blames `what` for `exc`, a failure of the rule file's code; an exception that is not the
+    rule file's (see _rule_fault) is raised again as it is: an internal error, reported as a bug in rulesdsl."""
+    if not _rule_fault(exc):
+        raise exc
     if isinstance(exc, budget.TimeBudgetExceeded):
         return _flow_error(state, what, str(exc), "a loop in this rule runs too long: loop over fewer items, or "
                            "keep what a loop works out in a variable")
@@ -542,9 +589,9 @@ class _rule_errors:
     def __exit__(self, exc_type, exc, tb):
         if exc is None or isinstance(exc, (GameRuntimeError, MoveError)):
             return False
-        if isinstance(exc, _CONVERTED):
+        if isinstance(exc, _CONVERTED) and _rule_fault(exc):
             raise _runtime_error(self.state, self.rule, exc) from exc
-        return False
+        return False  # anything else goes on as it is (an internal error when it is not the rule file's)
 
 
 __all__ = ["State", "CHANCE", "SIMULTANEOUS", "TERMINAL", "Cell", "Piece", "text_of"]

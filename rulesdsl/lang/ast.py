@@ -114,7 +114,7 @@ class For(Node):
 
 @dataclass
 class Comprehension(Node):
-    """`[elt for ...]` (kind 'list') or `f(elt for ...)` handed to an aggregate built-in (kind 'gen')."""
+    """`[elt for ...]`, or (`generator`) the bare `elt for ...` handed to an aggregate built-in: `f(elt for ...)`."""
 
     elt: Node
     fors: list

@@ -1,43 +1,48 @@
-"""The built-in function registry and the pure built-ins every game can use (no game state needed)."""
+"""The pure built-ins every game can use (no game state needed), each declared once by its own signature."""
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Callable
 
 from . import checked
+from .declare import Builtin, builtin, declared
 from ..limits import MAX_ITEMS, LimitExceeded
-
-
-@dataclass
-class Builtin:
-    """A function callable from expressions or effects."""
-
-    name: str
-    fn: Callable
-    min_args: int
-    max_args: int | None  # None: any number
-    signature: str
-    doc: str
-    category: str = "values"
-    state: bool = False  # fn takes the running state as its first argument
-    effect: bool = False  # changes the state: allowed only in effects
-    aggregate: bool = False  # accepts a comprehension: f(x for x in xs if ...)
-    keywords: tuple = ()
-    fold: bool = False  # pure: with constant arguments it is evaluated once, at compile time
-    # ({position: value} of the constant args, keyword names in call order) -> (fn, positions it uses): fn
-    # takes the state (if any), the other args, then the keyword values in that order, and does the work
-    # that depends on the constants once, at compile time; None: the general call
-    specialise: Callable | None = None
-    # Python template for a call whose one argument is a generator comprehension ({0}: its text, without
-    # brackets), e.g. "len([{0}])" for count: no generator handed to a Python-level built-in
-    over_comprehension: str | None = None
-    inline: str | None = None  # Python template, e.g. "_cells[{0}]" (a local bound to S.cells)
 
 
 class RuleValueError(Exception):
     """A built-in was given a value it cannot work with (reported with the rule and turn)."""
+
+
+def refused(name: str, exc: Exception) -> Exception:
+    """What built-in `name` raises when `exc` stops it: a RuleValueError when Python refused the built-in's own
+    work on a value rule code handed it (Python's words say why), which is the rule's mistake; `exc` itself when
+    it was raised further down, in code of another module the built-in ran (a comprehension of the rule's own,
+    a helper of the engine), which answers for it (see engine/state.py)."""
+    tb = exc.__traceback__
+    home = tb.tb_frame.f_code.co_filename  # the module of the built-in, which caught exc
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+        if tb.tb_frame.f_code.co_filename != home:
+            return exc
+    return RuleValueError(f"{name}(): {exc}")
+
+
+def _list(name: str, xs) -> list:
+    """The items of xs, which rule code handed built-in `name` as a collection."""
+    try:
+        return list(xs)
+    except TypeError as exc:
+        raise refused(name, exc) from None
+
+
+def _kind(value) -> str:
+    """A value as a message names it, briefly and in the words of the language."""
+    if isinstance(value, (list, tuple, range)):
+        return "a list"
+    if value is None or isinstance(value, bool):
+        return {None: "none", True: "true", False: "false"}[value]
+    text = repr(value) if isinstance(value, str) else str(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _items(args):
@@ -48,84 +53,47 @@ def _items(args):
     return list(args)
 
 
-def _min(*args, default=None):
-    items = _items(args)
-    if not items:
-        if default is not None:
-            return default
-        raise RuleValueError("min() of an empty collection (give default=...)")
-    return min(items)
+# -- numbers and strings ---------------------------------------------------------------------------------
+@builtin("numbers", fold=True)
+def abs_(x):
+    """Absolute value."""
+    return _number("abs", abs, x)
 
 
-def _max(*args, default=None):
-    items = _items(args)
-    if not items:
-        if default is not None:
-            return default
-        raise RuleValueError("max() of an empty collection (give default=...)")
-    return max(items)
+@builtin("numbers", fold=True)
+def floor(x):
+    """Largest integer not above x."""
+    return _number("floor", math.floor, x)
 
 
-def _sum(*args):
-    return sum(_items(args))
+@builtin("numbers", fold=True)
+def ceil(x):
+    """Smallest integer not below x."""
+    return _number("ceil", math.ceil, x)
 
 
-def _product(*args):
-    value = 1
-    for x in _items(args):
-        value = checked.mul(value, x)
-    return value
+@builtin("numbers", fold=True)
+def int_(x):
+    """Convert a number or digit string to an integer."""
+    return _number("int", int, x)
 
 
-def _count(xs):
-    return sum(1 for _ in xs)
+def _number(name: str, convert, x):
+    """convert(x), which Python refuses for what is not a number (or digits), or is infinite or nan."""
+    return _refusing(name, convert, x, errors=(TypeError, ValueError, OverflowError))
 
 
-def _size(xs):
-    return len(xs)
+def _refusing(name: str, work, *args, errors=(TypeError,)):
+    """work(*args), where Python refusing a value rule code handed built-in `name` is the rule's mistake."""
+    try:
+        return work(*args)
+    except errors as exc:
+        raise refused(name, exc) from None
 
 
-def _all(xs):
-    return all(xs)
-
-
-def _any(xs):
-    return any(xs)
-
-
-def _sorted(xs, reverse=False):
-    return sorted(xs, reverse=bool(reverse))
-
-
-def _distinct(xs):
-    return list(dict.fromkeys(xs))
-
-
-def _first(xs, default=None):
-    for x in xs:
-        return x
-    return default
-
-
-def _last(xs, default=None):
-    xs = list(xs)
-    return xs[-1] if xs else default
-
-
-def _index_of(xs, x):
-    xs = list(xs)
-    if x not in xs:
-        raise RuleValueError(f"index_of: {x!r} is not in the collection")
-    return xs.index(x)
-
-
-def _join(xs, sep=""):
-    parts = [_str(x) for x in xs]
-    checked.check_count(sum(map(len, parts)) + len(str(sep)) * max(0, len(parts) - 1), "the joined text")
-    return str(sep).join(parts)
-
-
-def _str(x):
+@builtin("strings", fold=True)
+def str_(x):
+    """The text of a value (cells and players print their names)."""
     if isinstance(x, bool):
         return "true" if x else "false"
     if x is None:
@@ -155,26 +123,164 @@ def _check_text_size(value) -> None:
                                        "characters")
 
 
-def _int(x):
-    return int(x)
+# -- collections -----------------------------------------------------------------------------------------
+@builtin("collections", aggregate="f(x) for x in xs", fold=True)
+def min_(xs, *more, default=None):
+    """Smallest item of xs, or of the values given (min(a, b)); `default` is returned for an empty
+    collection."""
+    return _extreme("min", min, (xs, *more), default)
 
 
-def _abs(x):
-    return abs(x)
+@builtin("collections", aggregate="f(x) for x in xs", fold=True)
+def max_(xs, *more, default=None):
+    """Largest item of xs, or of the values given (max(a, b)); `default` is returned for an empty
+    collection."""
+    return _extreme("max", max, (xs, *more), default)
 
 
-def _floor(x):
-    return math.floor(x)
+def _extreme(name: str, pick, args: tuple, default):
+    """The smallest or largest (`pick`) of the items of a collection, or of several values."""
+    items = _items(args)
+    if not items:
+        if default is not None:
+            return default
+        raise RuleValueError(f"{name}() of an empty collection (give default=...)")
+    return _refusing(name, pick, items)  # items that do not compare are refused
 
 
-def _ceil(x):
-    return math.ceil(x)
+@builtin("collections", aggregate="f(x) for x in xs", fold=True, over_comprehension="sum([{0}])")
+def sum_(xs, *more):
+    """Sum of the numbers of xs, or of the values given (0 when empty)."""
+    try:
+        return sum(_items((xs, *more)))
+    except TypeError as exc:
+        raise refused("sum", exc) from None
 
 
-def _longest_run(xs, cyclic=False):
-    """Length of the longest stretch of equal neighbours (round the end too when cyclic)."""
+@builtin("collections", aggregate="f(x) for x in xs", fold=True)
+def product(xs, *more):
+    """Product of the numbers of xs, or of the values given (1 when empty)."""
+    value = 1
+    items = _items((xs, *more))
+    try:
+        for x in items:
+            value = checked.mul(value, x)
+    except TypeError as exc:  # checked.mul is the language's '*': what it refuses is what the rule asked of it
+        raise RuleValueError(f"product(): {exc}") from None
+    return value
+
+
+@builtin("collections", aggregate="x for x in xs if cond", fold=True, over_comprehension="len([{0}])")
+def count(xs):
+    """Number of items (of a comprehension: that pass its conditions)."""
+    return _refusing("count", _items_in, xs)
+
+
+def _items_in(xs) -> int:
+    return sum(1 for _ in xs)
+
+
+@builtin("collections", fold=True)
+def size(xs):
+    """Number of items in a list, region, zone or string."""
+    try:  # not through _refusing: rules call size() in their innermost loops
+        return len(xs)
+    except TypeError as exc:
+        raise refused("size", exc) from None
+
+
+@builtin("collections", aggregate="cond for x in xs", fold=True, over_comprehension="all({0})")
+def all_(xs):
+    """True when every item is true (true when empty)."""
+    return _refusing("all", all, xs)
+
+
+@builtin("collections", aggregate="cond for x in xs", fold=True, over_comprehension="any({0})")
+def any_(xs):
+    """True when some item is true."""
+    return _refusing("any", any, xs)
+
+
+@builtin("collections", aggregate="f(x) for x in xs", fold=True)
+def sorted_(xs, *, reverse=False):
+    """A sorted copy; lists compare item by item."""
+    try:
+        return sorted(xs, reverse=bool(reverse))
+    except TypeError as exc:  # not a collection, or items that do not compare
+        raise refused("sorted", exc) from None
+
+
+@builtin("collections", aggregate="f(x) for x in xs", fold=True)
+def distinct(xs):
+    """The items without repeats, in first-seen order."""
+    try:
+        return list(dict.fromkeys(xs))
+    except TypeError as exc:  # not a collection, or items that cannot be told apart (lists, tables)
+        raise refused("distinct", exc) from None
+
+
+@builtin("collections", aggregate="x for x in xs if cond", fold=True, over_comprehension="next(({0}), None)")
+def first(xs, default=None):
+    """The first item, or the default when empty."""
+    try:
+        for x in xs:
+            return x
+    except TypeError as exc:
+        raise refused("first", exc) from None
+    return default
+
+
+@builtin("collections", fold=True)
+def last(xs, default=None):
+    """The last item, or the default when empty."""
+    xs = _list("last", xs)
+    return xs[-1] if xs else default
+
+
+@builtin("collections", fold=True)
+def index_of(xs, x):
+    """Position of x in xs (0-based); an error if absent."""
+    xs = _list("index_of", xs)
+    if x not in xs:
+        raise RuleValueError(f"index_of: {x!r} is not in the collection")
+    return xs.index(x)
+
+
+@builtin("collections", fold=True)
+def enumerate_(xs, start=0):
+    """Pairs (i, x); loop with `for i, x in ...`."""
+    try:
+        return list(enumerate(xs, start))
+    except TypeError as exc:  # not a collection, or a start that is not a whole number
+        raise refused("enumerate", exc) from None
+
+
+@builtin("collections", fold=True)
+def zip_(xs, *more):
+    """Tuples of the items at the same position of each list."""
+    try:
+        return list(zip(xs, *more))
+    except TypeError as exc:
+        raise refused("zip", exc) from None
+
+
+@builtin("collections", fold=True)
+def reversed_(xs):
+    """The items in reverse order."""
+    return list(reversed(_list("reversed", xs)))
+
+
+@builtin("collections", aggregate="f(x) for x in xs", over_comprehension="[{0}]")
+def list_(xs):
+    """A new list of the items: a copy an effect may change, even of a constant list."""
+    return _list("list", xs)
+
+
+@builtin("collections", fold=True)
+def longest_run(xs, *, cyclic=False):
+    """Length of the longest stretch of equal neighbouring items; cyclic: the last item neighbours the first."""
     if type(xs) is not list:
-        xs = list(xs)
+        xs = _list("longest_run", xs)
     n = len(xs)
     if n == 0:
         return 0
@@ -199,13 +305,18 @@ def _longest_run(xs, cyclic=False):
     return best
 
 
-def _has_run(xs, length, cyclic=False):
-    """True when `length` neighbouring items in a row are equal; stops at the first such run."""
+@builtin("collections", fold=True)
+def has_run(xs, length, *, cyclic=False):
+    """True when `length` neighbouring items in a row are equal (cyclic: the last item neighbours the first);
+    faster than longest_run when only a limit matters."""
     if type(xs) is not list:
-        xs = list(xs)
+        xs = _list("has_run", xs)
     n = len(xs)
-    if length <= 1:
-        return n >= length
+    try:
+        if length <= 1:
+            return n >= length
+    except TypeError as exc:  # a length that is not a number
+        raise refused("has_run", exc) from None
     if n == 0:
         return False
     run, prev = 0, xs[0]
@@ -224,131 +335,88 @@ def _has_run(xs, length, cyclic=False):
     return False
 
 
-def _enumerate(xs, start=0):
-    return list(enumerate(xs, start))
-
-
-def _zip(*xss):
-    return list(zip(*xss))
-
-
-def _reversed(xs):
-    return list(reversed(list(xs)))
-
-
-def _list(xs):
-    return list(xs)
-
-
-def _split(s, sep=None):
-    return list(s) if sep is None else s.split(sep)
-
-
-def _repeat(x, n):
+@builtin("collections", fold=True)
+def repeat(x, n):
+    """A list holding x n times."""
     checked.check_count(n, "repeat()")
-    return [x] * n
+    try:
+        return [x] * n
+    except TypeError as exc:  # a count that is not a whole number
+        raise refused("repeat", exc) from None
 
 
-def _keys(d):
-    return list(d)
+@builtin("collections", fold=True)
+def keys(table):
+    """The keys of a table (mapping), in file order."""
+    return _list("keys", table)
 
 
-def _values(d):
-    return list(d.values())
+@builtin("collections", fold=True)
+def values(table):
+    """The values of a table (mapping), in key order."""
+    try:
+        return list(table.values())
+    except AttributeError:
+        raise RuleValueError(f"values(): {_kind(table)} is not a table") from None
 
 
-def _get(d, key, default=None):
-    if isinstance(d, dict):
-        return d.get(key, default)
-    return d[key] if 0 <= key < len(d) else default
+@builtin("collections", fold=True)
+def get(table, key, default=None):
+    """A table entry, or the default when missing."""
+    try:
+        if isinstance(table, dict):
+            return table.get(key, default)
+        return table[key] if 0 <= key < len(table) else default
+    except TypeError as exc:  # a key a table cannot hold (a list), or a list read with a key that is no index
+        raise refused("get", exc) from None
 
 
-def _table(pairs):
-    table = {}
-    for pair in pairs:
+@builtin("collections", aggregate="(k, v) for k in ks")
+def table(pairs):
+    """A new table (mapping) from (key, value) pairs, in order; a later pair with the same key wins."""
+    found = {}
+    for pair in _list("table", pairs):
         try:
             key, value = pair
         except (TypeError, ValueError):
             raise RuleValueError(f"table(): {pair!r} is not a (key, value) pair") from None
-        table[key] = value
-    return table
+        try:
+            found[key] = value
+        except TypeError as exc:  # a key a table cannot hold (a list)
+            raise refused("table", exc) from None
+    return found
 
 
-def _check(cond, message):
+@builtin("checks")
+def check(cond, message):
+    """True when cond holds, otherwise an error with the message: in a `let`, a rule file (or option
+    combination) that breaks an assumption is reported at load time."""
     if not cond:
         raise RuleValueError(str(message))
     return True
 
 
+# -- strings ---------------------------------------------------------------------------------------------
+@builtin("strings", fold=True)
+def join(xs, sep=""):
+    """The items' text joined by sep."""
+    parts = [str_(x) for x in _list("join", xs)]
+    checked.check_count(sum(map(len, parts)) + len(str(sep)) * max(0, len(parts) - 1), "the joined text")
+    return str(sep).join(parts)
+
+
+@builtin("strings", fold=True)
+def split(s, sep=None):
+    """The characters of s, or its parts between sep."""
+    try:
+        return list(s) if sep is None else s.split(sep)
+    except (TypeError, ValueError, AttributeError) as exc:  # not text, or an empty or non-text sep
+        raise refused("split", exc) from None
+
+
+_PURE = declared(globals())
+
+
 def pure_builtins() -> dict[str, Builtin]:
-    """The built-ins that need no game: arithmetic, collections and strings."""
-    B = Builtin
-    table = [
-        B("abs", _abs, 1, 1, "abs(x)", "Absolute value.", "numbers", fold=True),
-        B("floor", _floor, 1, 1, "floor(x)", "Largest integer not above x.", "numbers", fold=True),
-        B("ceil", _ceil, 1, 1, "ceil(x)", "Smallest integer not below x.", "numbers", fold=True),
-        B("int", _int, 1, 1, "int(x)", "Convert a number or digit string to an integer.", "numbers", fold=True),
-        B("str", _str, 1, 1, "str(x)", "The text of a value (cells and players print their names).",
-          "strings", fold=True),
-        B("min", _min, 1, None, "min(xs) | min(a, b, ...) | min(f(x) for x in xs)",
-          "Smallest value; `default=` is returned for an empty collection.", "collections",
-          aggregate=True, keywords=("default",), fold=True),
-        B("max", _max, 1, None, "max(xs) | max(a, b, ...) | max(f(x) for x in xs)",
-          "Largest value; `default=` is returned for an empty collection.", "collections",
-          aggregate=True, keywords=("default",), fold=True),
-        B("sum", _sum, 1, None, "sum(xs) | sum(f(x) for x in xs)", "Sum of numbers (0 when empty).",
-          "collections", aggregate=True, fold=True, over_comprehension="sum([{0}])"),
-        B("product", _product, 1, None, "product(xs) | product(f(x) for x in xs)",
-          "Product of numbers (1 when empty).", "collections", aggregate=True, fold=True),
-        B("count", _count, 1, 1, "count(xs) | count(x for x in xs if cond)",
-          "Number of items (of a comprehension: that pass its conditions).", "collections",
-          aggregate=True, fold=True, over_comprehension="len([{0}])"),
-        B("size", _size, 1, 1, "size(xs)", "Number of items in a list, region, zone or string.",
-          "collections", fold=True),
-        B("all", _all, 1, 1, "all(cond for x in xs)", "True when every item is true (true when empty).",
-          "collections", aggregate=True, fold=True, over_comprehension="all({0})"),
-        B("any", _any, 1, 1, "any(cond for x in xs)", "True when some item is true.", "collections",
-          aggregate=True, fold=True, over_comprehension="any({0})"),
-        B("sorted", _sorted, 1, 1, "sorted(xs, reverse=false)", "A sorted copy; lists compare item by item.",
-          "collections", aggregate=True, keywords=("reverse",), fold=True),
-        B("distinct", _distinct, 1, 1, "distinct(xs)", "The items without repeats, in first-seen order.",
-          "collections", aggregate=True, fold=True),
-        B("first", _first, 1, 2, "first(xs, default=none)", "The first item, or the default when empty.",
-          "collections", aggregate=True, fold=True, over_comprehension="next(({0}), None)"),
-        B("last", _last, 1, 2, "last(xs, default=none)", "The last item, or the default when empty.",
-          "collections", fold=True),
-        B("index_of", _index_of, 2, 2, "index_of(xs, x)", "Position of x in xs (0-based); an error if absent.",
-          "collections", fold=True),
-        B("enumerate", _enumerate, 1, 2, "enumerate(xs, start=0)", "Pairs (i, x); loop with `for i, x in ...`.",
-          "collections", fold=True),
-        B("zip", _zip, 1, None, "zip(xs, ys, ...)", "Tuples of items at the same position.", "collections",
-          fold=True),
-        B("reversed", _reversed, 1, 1, "reversed(xs)", "The items in reverse order.", "collections", fold=True),
-        B("list", _list, 1, 1, "list(xs) | list(f(x) for x in xs)",
-          "A new list of the items: a copy an effect may change, even of a constant list.", "collections",
-          aggregate=True, over_comprehension="[{0}]"),
-        B("longest_run", _longest_run, 1, 1, "longest_run(xs, cyclic=false)",
-          "Length of the longest stretch of equal neighbouring items; cyclic: the last item neighbours the first.",
-          "collections", keywords=("cyclic",), fold=True),
-        B("has_run", _has_run, 2, 2, "has_run(xs, length, cyclic=false)",
-          "True when `length` neighbouring items in a row are equal (cyclic: the last item neighbours the "
-          "first); faster than longest_run when only a limit matters.", "collections", keywords=("cyclic",),
-          fold=True),
-        B("repeat", _repeat, 2, 2, "repeat(x, n)", "A list holding x n times.", "collections", fold=True),
-        B("keys", _keys, 1, 1, "keys(table)", "The keys of a table (mapping), in file order.", "collections",
-          fold=True),
-        B("values", _values, 1, 1, "values(table)", "The values of a table (mapping), in key order.",
-          "collections", fold=True),
-        B("get", _get, 2, 3, "get(table, key, default=none)", "A table entry, or the default when missing.",
-          "collections", fold=True),
-        B("table", _table, 1, 1, "table(pairs) | table((k, v) for k in ks)",
-          "A new table (mapping) from (key, value) pairs, in order; a later pair with the same key wins.",
-          "collections", aggregate=True),
-        B("check", _check, 2, 2, "check(cond, message)",
-          "True when cond holds, otherwise an error with the message: in a `let`, a rule file (or option "
-          "combination) that breaks an assumption is reported at load time.", "checks"),
-        B("join", _join, 1, 2, "join(xs, sep='')", "The items' text joined by sep.", "strings", fold=True),
-        B("split", _split, 1, 2, "split(s, sep=none)", "The characters of s, or its parts between sep.",
-          "strings", fold=True),
-    ]
-    return {b.name: b for b in table}
+    """The built-ins that need no game: arithmetic, collections and strings (a new table: a game adds its own)."""
+    return {b.name: b for b in _PURE}

@@ -7,7 +7,7 @@ import keyword
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ..errors import did_you_mean
+from ..errors import close_names, suggestion
 from ..limits import MAX_EXPR_DEPTH, LimitExceeded
 from . import ast as A
 from . import checked
@@ -55,12 +55,21 @@ def _parameter_slots(fn) -> dict:
 
 
 class CompileProblem(Exception):
-    """A name, arity or structure error at characters [start, end) of the expression."""
+    """A name, arity or structure error at characters [start, end) of the expression: `code` says which
+    (see docs/errors.md) and `fields` what it is about (e.g. name=..., candidates=[...])."""
 
-    def __init__(self, message: str, start: int, end: int, hint: str | None = None, quiet: bool = False):
+    def __init__(self, message: str, start: int, end: int, hint: str | None = None, quiet: bool = False,
+                 code: str = "invalid", **fields):
         super().__init__(message)
         self.message, self.start, self.end, self.hint = message, start, end, hint
         self.quiet = quiet  # a consequence of a problem already reported elsewhere: not worth repeating
+        self.code, self.fields = code, fields
+
+
+def _refusal(name: str, exc: Exception) -> str:
+    """The message of built-in `name` refusing constant arguments (named once, whoever raised it)."""
+    text = str(exc)
+    return text if text.startswith(f"{name}(): ") else f"{name}(): {text}"
 
 
 @dataclass
@@ -71,7 +80,9 @@ class Binding:
     assignable: bool = False
     const: object = None
     is_const: bool = False
-    kind: str = "value"  # value | local | var | zone | option
+    # value | local | var | zone | option; or, for names that cannot be read here: later (computed after the
+    # board, so unusable while building it) | broken (its definition failed, reported there)
+    kind: str = "value"
     numeric: bool = False  # always a number (e.g. a variable counting through a range)
 
 
@@ -155,7 +166,8 @@ class Compiler:
             if self._depth > MAX_EXPR_DEPTH:
                 raise CompileProblem(f"this expression is nested too deeply (more than {MAX_EXPR_DEPTH} "
                                      "levels)", node.start, max(node.start + 1, node.end),
-                                     "split it into functions or lets")
+                                     "split it into functions or lets", code="limit_exceeded",
+                                     limit="MAX_EXPR_DEPTH")
             return getattr(self, "_" + type(node).__name__)(node, scope)
         finally:
             self._depth -= 1
@@ -201,17 +213,20 @@ class Compiler:
         if b is None:
             if node.id in self.builtins:
                 raise CompileProblem(f"'{node.id}' is a function: call it as {self.builtins[node.id].signature}",
-                                     node.start, node.end)
-            names = scope.all_names() | {"true", "false", "none"}
-            hint = did_you_mean(node.id, names) or "names are parameters, variables, zones, regions, tables and " \
-                                                   "'me', 'player', 'players'"
-            raise CompileProblem(f"unknown name '{node.id}'", node.start, node.end, hint)
+                                     node.start, node.end, code="misused_name", name=node.id)
+            close = close_names(node.id, scope.all_names() | {"true", "false", "none"})
+            hint = suggestion(close) or "names are parameters, variables, zones, regions, tables and " \
+                                        "'me', 'player', 'players'"
+            raise CompileProblem(f"unknown name '{node.id}'", node.start, node.end, hint, code="unknown_name",
+                                 name=node.id, candidates=close)
         if b.kind == "option":
-            raise CompileProblem("write option.<name> to read an option", node.start, node.end)
+            raise CompileProblem("write option.<name> to read an option", node.start, node.end, code="misused_name",
+                                 name=node.id)
         if b.kind == "later":
             raise CompileProblem(f"'{node.id}' uses the board, so it is computed after the board and cannot be "
                                  "used to build it", node.start, node.end,
-                                 "compute what the board needs in lets that do not use cells or regions")
+                                 "compute what the board needs in lets that do not use cells or regions",
+                                 code="misused_name", name=node.id)
         if b.kind == "broken":  # its definition has a problem, reported there
             raise CompileProblem(f"'{node.id}' is not defined (see its own error)", node.start, node.end, quiet=True)
         return b.code if not b.is_const else self.const(b.const)
@@ -320,15 +335,16 @@ class Compiler:
                 return self.const(checked.inclusive_range(low, high))
             except LimitExceeded as exc:
                 raise CompileProblem(str(exc), node.start, node.end, "ranges are for counting a few things: "
-                                     "keep them small") from None
+                                     "keep them small", code="limit_exceeded", limit="MAX_ITEMS") from None
         return f"G_range({self.expr(node.low, scope)}, {self.expr(node.high, scope)})"
 
     def _option(self, node, binding):
         options = binding.const
         if node.name not in options:
+            close = close_names(node.name, options)
             raise CompileProblem(f"unknown option '{node.name}'", node.end - len(node.name), node.end,
-                                 did_you_mean(node.name, options) or
-                                 f"options of this game: {', '.join(sorted(options)) or 'none'}")
+                                 suggestion(close) or f"options of this game: {', '.join(sorted(options)) or 'none'}",
+                                 code="unknown_option", name=node.name, candidates=close)
         return options[node.name]
 
     def _Attr(self, node, scope):
@@ -337,11 +353,12 @@ class Compiler:
             if b is not None and b.kind == "option":
                 return self.const(self._option(node, b))
         if self.attributes is not None and node.name not in self.attributes:
+            close = close_names(node.name, self.attributes)
             raise CompileProblem(f"unknown attribute '{node.name}'", node.end - len(node.name), node.end,
-                                 did_you_mean(node.name, self.attributes) or
-                                 "attributes are declared on cells, pieces and players")
+                                 suggestion(close) or "attributes are declared on cells, pieces and players",
+                                 code="unknown_attribute", name=node.name, candidates=close)
         if node.name.startswith("_"):  # the parser refuses such names: this is a second line of defence
-            raise CompileProblem(f"'{node.name}': names cannot begin with '_'", node.start, node.end)
+            raise CompileProblem(f"'{node.name}': names cannot begin with '_'", node.start, node.end, code="syntax")
         if keyword.iskeyword(node.name) or node.name in self._python_names:
             # a name Python gives some value (count, index, a keyword such as 'from'): read the field only
             return f"G_field({self.expr(node.obj, scope)}, {node.name!r})"
@@ -384,36 +401,51 @@ class Compiler:
     def check_call(self, node: A.Call) -> Builtin:
         b = self.builtins.get(node.func)
         if b is None:
+            close = close_names(node.func, self.builtins)
             raise CompileProblem(f"unknown function '{node.func}'", node.start, node.start + len(node.func),
-                                 did_you_mean(node.func, self.builtins) or _PYTHON_HINTS.get(node.func) or
-                                 "see the language reference for the built-in functions")
+                                 suggestion(close) or _PYTHON_HINTS.get(node.func) or
+                                 "see the language reference for the built-in functions", code="unknown_function",
+                                 name=node.func, candidates=close)
         n = len(node.args)
         if n < b.min_args or (b.max_args is not None and n > b.max_args):
             want = (f"{b.min_args}" if b.min_args == b.max_args else
                     f"at least {b.min_args}" if b.max_args is None else f"{b.min_args} to {b.max_args}")
             raise CompileProblem(f"{b.name}() takes {want} argument{'' if b.max_args == 1 else 's'}, got {n}",
-                                 node.start, node.end, f"usage: {b.signature}")
+                                 node.start, node.end, f"usage: {b.signature}", code="wrong_arity", function=b.name,
+                                 given=n, min=b.min_args, max=b.max_args)
         given = set()
         for name, value in node.kwargs:
             if name in given:
                 start, end = getattr(node, "keyword_spans", {}).get(name, (value.start, value.end))
-                raise CompileProblem(f"{b.name}() is given '{name}' twice", start, end, "give each keyword once")
+                raise CompileProblem(f"{b.name}() is given '{name}' twice", start, end, "give each keyword once",
+                                     code="duplicate_keyword", function=b.name, keyword=name)
             given.add(name)
             if name not in b.keywords and "*" not in b.keywords:
                 start, end = getattr(node, "keyword_spans", {}).get(name, (value.start, value.end))
-                close = did_you_mean(name, [k for k in b.keywords if k != "*"])
+                close = close_names(name, [k for k in b.keywords if k != "*"])
                 raise CompileProblem(f"{b.name}() has no keyword '{name}'", start, end,
-                                     (close + " " if close else "") + f"usage: {b.signature}")
+                                     (suggestion(close) + " " if close else "") + f"usage: {b.signature}",
+                                     code="unknown_keyword", function=b.name, keyword=name, candidates=close)
+            if name in b.keywords and name in b.params[:n]:  # a parameter with a default, given by position too
+                start, end = getattr(node, "keyword_spans", {}).get(name, (value.start, value.end))
+                raise CompileProblem(f"{b.name}() is given '{name}' twice", start, end, f"usage: {b.signature}",
+                                     code="duplicate_keyword", function=b.name, keyword=name)
         if any(isinstance(a, A.Comprehension) and a.generator for a in node.args) and not b.aggregate:
             raise CompileProblem(f"{b.name}() does not take a comprehension", node.start, node.end,
-                                 f"usage: {b.signature}; wrap it in brackets for a list: [x for x in xs]")
+                                 f"usage: {b.signature}; wrap it in brackets for a list: [x for x in xs]",
+                                 code="bad_argument", function=b.name)
+        if n > 1 and b.max_args is None and isinstance(node.args[0], A.Comprehension) and node.args[0].generator:
+            # min(a, b) compares its arguments: a comprehension before more of them would be compared as one value
+            raise CompileProblem(f"{b.name}() of a comprehension takes no other values", node.start, node.end,
+                                 f"usage: {b.signature}", code="bad_argument", function=b.name)
         return b
 
     def _Call(self, node, scope):
         b = self.check_call(node)
         if b.effect:
             raise CompileProblem(f"{b.name}() changes the game: use it as an effect, not in a condition",
-                                 node.start, node.end, "effects are listed under 'do:'")
+                                 node.start, node.end, "effects are listed under 'do:'", code="effect_in_condition",
+                                 function=b.name)
         return self.call_code(node, b, scope)
 
     def call_code(self, node: A.Call, b: Builtin, scope: Scope) -> str:
@@ -436,7 +468,8 @@ class Compiler:
             try:
                 return self.const(b.fn(*values, **kw))
             except Exception as exc:  # noqa: BLE001 - report the rule's own mistake at compile time
-                raise CompileProblem(f"{b.name}(): {exc}", node.start, node.end, f"usage: {b.signature}") from None
+                raise CompileProblem(_refusal(b.name, exc), node.start, node.end, f"usage: {b.signature}",
+                                     code="bad_argument", function=b.name) from None
         if b.specialise is not None:
             known = {}
             for i, a in enumerate(node.args):
@@ -446,7 +479,8 @@ class Compiler:
             try:
                 found = b.specialise(known, tuple(k for k, _ in node.kwargs))
             except RuleValueError as exc:  # a constant argument that can never work: say so at load time
-                raise CompileProblem(f"{b.name}(): {exc}", node.start, node.end, f"usage: {b.signature}") from None
+                raise CompileProblem(_refusal(b.name, exc), node.start, node.end, f"usage: {b.signature}",
+                                     code="bad_argument", function=b.name) from None
             if found is not None:
                 fast, used = found
                 rest = (["S"] if b.state else []) + [a for i, a in enumerate(args) if i not in used]
@@ -476,25 +510,29 @@ class Compiler:
                 return b.code
             if not b.assignable and b.kind == "var":
                 raise CompileProblem(f"'{node.id}' holds one value per player (or per key) and cannot be assigned "
-                                     "as a whole", node.start, node.end, f"assign one of its values: {node.id}[p] = ...")
+                                     "as a whole", node.start, node.end, f"assign one of its values: {node.id}[p] = ...",
+                                     code="not_assignable", name=node.id)
             if not b.assignable:
                 raise CompileProblem(f"'{node.id}' cannot be assigned", node.start, node.end,
-                                     "assign to a variable declared under 'vars:' or to a new local name")
+                                     "assign to a variable declared under 'vars:' or to a new local name",
+                                     code="not_assignable", name=node.id)
             return b.code
         if isinstance(node, A.Index):
             return f"{self.expr(node.obj, scope)}[{self.expr(node.index, scope)}]"
         if isinstance(node, A.Attr):
             raise CompileProblem("attributes cannot be assigned directly", node.start, node.end,
-                                 "pieces are values: use set_attr(cell, name, value) to change a piece")
-        raise CompileProblem("cannot assign to this", node.start, node.end)  # pragma: no cover
+                                 "pieces are values: use set_attr(cell, name, value) to change a piece",
+                                 code="not_assignable", name=node.name)
+        raise CompileProblem("cannot assign to this", node.start, node.end, code="not_assignable")  # pragma: no cover
 
     def stmt(self, node: A.Node, scope: Scope) -> list[str]:
         """Python source lines for one statement."""
         if isinstance(node, A.Assign):
             value = self.expr(node.value, scope)
             if node.op != "=" and isinstance(node.target, A.Name) and scope.lookup(node.target.id) is None:
+                close = close_names(node.target.id, scope.all_names())
                 raise CompileProblem(f"unknown name '{node.target.id}'", node.target.start, node.target.end,
-                                     did_you_mean(node.target.id, scope.all_names()))
+                                     suggestion(close), code="unknown_name", name=node.target.id, candidates=close)
             target = self.target(node.target, scope, {})
             if node.op in _AUGMENTED and not (node.op == "+=" and (self._numeric(node.value, scope) or
                                                                    self._small_constant(node.value, scope))):
@@ -503,4 +541,4 @@ class Compiler:
         if isinstance(node, A.CallStmt):
             b = self.check_call(node.call)
             return [self.call_code(node.call, b, scope)]
-        raise CompileProblem("not a statement", node.start, node.end)  # pragma: no cover
+        raise CompileProblem("not a statement", node.start, node.end, code="syntax")  # pragma: no cover

@@ -15,11 +15,13 @@ from ..limits import MAX_EXPR_CHARS, MAX_EXPR_DEPTH
 
 
 class SyntaxProblem(Exception):
-    """An expression that does not parse: `offset` is the character it fails at."""
+    """An expression that does not parse: `offset` is the character it fails at; `code` is 'syntax', or
+    'limit_exceeded' for one too long or nested too deeply to be read (with the limit in `fields`)."""
 
-    def __init__(self, message: str, offset: int, hint: str | None = None):
+    def __init__(self, message: str, offset: int, hint: str | None = None, code: str = "syntax", **fields):
         super().__init__(message)
         self.message, self.offset, self.hint = message, offset, hint
+        self.code, self.fields = code, fields
 
 
 @lru_cache(maxsize=1)
@@ -151,6 +153,9 @@ class _Builder(Transformer_NonRecursive):
 
     def call(self, meta, children):
         name, args = children[0], children[1] or []
+        return self._call(meta, name, args)
+
+    def _call(self, meta, name, args):
         positional = [a for a in args if not isinstance(a, tuple)]
         keywords = [(a[1], a[2]) for a in args if isinstance(a, tuple)]
         after_keyword = False
@@ -164,17 +169,12 @@ class _Builder(Transformer_NonRecursive):
         node.keyword_spans = {a[1]: (a[3]["start"], a[3]["end"]) for a in args if isinstance(a, tuple)}
         return node
 
-    def gen_keyword(self, meta, children):
-        return ("kw", str(children[0]), children[1], _span(children[0]))
-
     def call_gen(self, meta, children):
+        """f(x for x in xs, ...): the comprehension is the first argument; any others follow it."""
         name, elt, *rest = children
         fors = [c for c in rest if isinstance(c, A.For)]
-        keywords = [c for c in rest if isinstance(c, tuple)]
         comp = A.Comprehension(elt, fors, True, start=elt.start, end=fors[-1].end)
-        node = A.Call(str(name), [comp], [(k[1], k[2]) for k in keywords], **_span(meta))
-        node.keyword_spans = {k[1]: (k[3]["start"], k[3]["end"]) for k in keywords}
-        return node
+        return self._call(meta, name, [comp] + [c for c in rest[len(fors):] if c is not None])
 
     def assign(self, meta, children):
         return A.Assign(children[0], "=", children[1], **_span(meta))
@@ -256,13 +256,13 @@ def _check_size(text: str) -> None:
     """SyntaxProblem for an expression too long or nested too deeply to be worth parsing."""
     if len(text) > MAX_EXPR_CHARS:
         raise SyntaxProblem(f"this expression is {len(text):,} characters long; the limit is {MAX_EXPR_CHARS:,}",
-                            MAX_EXPR_CHARS, "split it into functions or lets")
+                            MAX_EXPR_CHARS, "split it into functions or lets", "limit_exceeded", limit="MAX_EXPR_CHARS")
     depth = 0
     for i, ch in _brackets(text):
         depth += 1 if ch in "([{" else -1
         if depth > MAX_EXPR_DEPTH:
             raise SyntaxProblem(f"brackets nested more than {MAX_EXPR_DEPTH} deep", i,
-                                "split the expression into functions or lets")
+                                "split the expression into functions or lets", "limit_exceeded", limit="MAX_EXPR_DEPTH")
 
 
 def parse(text: str, start: str = "expr") -> A.Node:
@@ -293,6 +293,9 @@ def parse(text: str, start: str = "expr") -> A.Node:
             hint = "an effect assigns with '=' or calls an effect such as move(a, b)"
         elif str(exc.token) == "=":
             hint = "to compare, write '=='; '=' assigns, and only in effects"
+        elif str(exc.token) == "for":  # Python allows a bare generator as a sole argument; rules, as the first
+            hint = "a comprehension without brackets may only be a call's first argument: write it first, or " \
+                   "in brackets as a list, [x for x in xs]"
         raise SyntaxProblem(f"unexpected {str(exc.token)!r}", exc.token.start_pos, hint) from None
     except UnexpectedInput as exc:  # pragma: no cover - other lark input errors
         raise SyntaxProblem(str(exc).splitlines()[0], getattr(exc, "pos_in_stream", 0) or 0) from None

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .. import budget
-from ..errors import Location, Problem, RulesError, did_you_mean
+from ..errors import Location, Problem, RulesError, close_names, suggestion
 from ..lang import ast as A
 from ..lang.builtins import Builtin, pure_builtins
 from ..lang.compiler import Binding, CompileProblem, Compiler, Scope, local
@@ -12,18 +14,21 @@ from ..lang.verify import namespace_builtins, verify
 from ..limits import LOAD_SECONDS, MAX_PLAYERS, VALUE_SECONDS, LimitExceeded
 from ..source import Document
 from .builtins import game_builtins
-from .pieces import PieceKind
-from .rules import EndRule
-from .values import Cell, text_of
-from .game import Rules
-from .names import check_names
 from .compile_board import BoardCompiler
 from .compile_flow import FlowCompiler
 from .compile_moves import MoveCompiler
 from .compile_support import _BROKEN, _FAIL, _describe, _ident
+from .game import Rules
+from .holders import Holder
+from .names import check_names
+from .pieces import PieceKind
+from .rules import EndRule
+from .values import Cell, text_of
 
 
-
+# How the file name of every function generated from a rule file starts: a failure raised in one is the rule
+# file's, one raised in the engine's own code is a bug in rulesdsl (see engine/state.py).
+RULE_CODE_FILE = "<rules:"
 _LIMIT_HINT = "rule files are bounded in what they may build and how long they may run: see 'Names and limits' in " \
               "the language reference"
 
@@ -44,8 +49,15 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
         self._fn_count = 0
 
     # -- problems ---------------------------------------------------------------------------
-    def problem(self, path, message, hint=None, key=False):
-        self.problems.append(self.doc.problem(path, message, hint, key=key))
+    def problem(self, path, message, hint=None, key=False, code="invalid", fields=()):
+        self.problems.append(self.doc.problem(path, message, hint, key=key, code=code, fields=fields))
+
+    def unknown(self, path, message: str, name, known, otherwise: str | None = None) -> None:
+        """A name that the file does not declare where it is used (a step, move, cell, direction...), with the
+        close names among those `known` as the hint (else `otherwise`)."""
+        close = close_names(str(name), known)
+        self.problem(path, message, suggestion(close) or otherwise, code="unknown_name",
+                     fields=(("name", name), ("candidates", tuple(close))))
 
     def _expr_problem(self, path, exc, text):
         if getattr(exc, "quiet", False):
@@ -53,19 +65,21 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
         self.problems.append(self.doc.problem(path, exc.message, exc.hint, offset=exc.start if
                                               isinstance(exc, CompileProblem) else exc.offset,
                                               width=max(1, (exc.end - exc.start) if isinstance(exc, CompileProblem)
-                                                        else 1)))
+                                                        else 1), code=exc.code, fields=exc.fields))
 
     # -- expressions ------------------------------------------------------------------------
     def parse_at(self, path, text, start="expr"):
         if isinstance(text, bool) or text is None or isinstance(text, (int, float)):
             return A.Const(text)
         if not isinstance(text, str):
-            self.problem(path, f"expected an expression (a string), got {type(text).__name__}")
+            self.problem(path, f"expected an expression (a string), got {type(text).__name__}", code="schema_type",
+                         fields={"path": path, "expected": ("string",)})
             return _FAIL
         try:
             return parse(text, start)
         except SyntaxProblem as exc:
-            self.problems.append(self.doc.problem(path, exc.message, exc.hint, offset=exc.offset))
+            self.problems.append(self.doc.problem(path, exc.message, exc.hint, offset=exc.offset, code=exc.code,
+                                                  fields=exc.fields))
             return _FAIL
 
     def loop_head(self, path, head):
@@ -82,7 +96,8 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
                 except SyntaxProblem as inner:
                     exc = inner
             offset = min(max(0, exc.offset - len(prefix)), len(head))
-            self.problems.append(self.doc.problem(path, exc.message, exc.hint, offset=offset))
+            self.problems.append(self.doc.problem(path, exc.message, exc.hint, offset=offset, code=exc.code,
+                                                  fields=exc.fields))
             return _FAIL
         for sub in A.walk(node):  # positions in the user's text, not in the wrapper
             sub.start, sub.end = max(0, sub.start - len(prefix)), max(0, sub.end - len(prefix))
@@ -112,7 +127,7 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
             body = ["_cells = S.cells  # the list itself is never replaced while rules run"] + body
         source = f"def {fname}({args}):\n" + "\n".join("    " + line for line in body or ["pass"]) + "\n"
         verify(source)
-        exec(compile(source, f"<rules:{self.doc.file}:{name}>", "exec"), self.namespace)  # noqa: S102
+        exec(compile(source, f"{RULE_CODE_FILE}{self.doc.file}:{name}>", "exec"), self.namespace)  # noqa: S102
         fn = self.namespace[fname]
         fn.source = source
         return fn
@@ -128,12 +143,14 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
         try:
             value = self.lambda_("S, me", code)(None, None)
         except Exception as exc:  # noqa: BLE001 - a rule file mistake, reported at its location
-            self.problem(path, f"cannot compute this {what}: {_describe(exc)}",
-                         _LIMIT_HINT if isinstance(exc, (LimitExceeded, budget.TimeBudgetExceeded)) else None)
+            limited = isinstance(exc, (LimitExceeded, budget.TimeBudgetExceeded))
+            self.problem(path, f"cannot compute this {what}: {_describe(exc)}", _LIMIT_HINT if limited else None,
+                         code="limit_exceeded" if limited else "evaluation_failed", fields={"what": what})
             return _FAIL
         if what.startswith("list of") and not isinstance(value, (list, tuple, range)):
             self.problem(path, f"this should be a {what}, but it is {text_of(value)}",
-                         "write a list, e.g. [a, b], or an expression that makes one")
+                         "write a list, e.g. [a, b], or an expression that makes one", code="bad_value",
+                         fields={"what": what})
             return _FAIL
         return value
 
@@ -146,10 +163,12 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
         except budget.TimeBudgetExceeded as exc:
             raise RulesError(self.problems + [Problem(str(exc), Location(self.doc.file), "something in the rule file "
                                               "takes too long to work out: a load-time expression over a large "
-                                              "collection, or a very large board")]) from None
+                                              "collection, or a very large board", code="limit_exceeded",
+                                              fields={"limit": "LOAD_SECONDS"})]) from None
 
     def _compile(self) -> Rules:
-        check_names(self.doc, lambda path, message, hint, key: self.problem(path, message, hint, key=key))
+        check_names(self.doc, lambda path, message, hint, key, code, name:
+                    self.problem(path, message, hint, key=key, code=code, fields=(("name", name),)))
         d = self.data
         r = self.rules
         r.name = str(d.get("game", "untitled"))
@@ -217,10 +236,10 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
                 continue
             rows.append((str(row.get("label", "")), found))
         self.rules.render_rows = rows
-        known = {v["name"] for v in self.rules.vars} | {z["name"] for z in self.rules.zones}
+        known = {h.name for h in self.rules.zones + self.rules.vars}
         for i, name in enumerate(spec.get("hide") or []):
             if name not in known:
-                self.problem(("render", "hide", i), f"no variable or zone named '{name}'", did_you_mean(name, known))
+                self.unknown(("render", "hide", i), f"no variable or zone named '{name}'", name, known)
         self.rules.render_hide = set(spec.get("hide") or [])
 
     def _options(self):
@@ -235,18 +254,22 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
                 try:
                     values[name] = coerce_option(name, spec, values[name])
                 except ValueError as exc:
-                    self.problem(("options", name, "default"), f"the default of {exc}", spec.get("help"))
+                    self.problem(("options", name, "default"), f"the default of {exc}", spec.get("help"),
+                                 code="bad_option_value", fields={"option": name, "value": values[name]})
         here = Location(self.doc.file)  # options given on the command line have no line to point at
         for name, raw in self.given_options.items():
             if name not in declared:
-                hint = did_you_mean(name, declared) or f"options of this game: {', '.join(declared) or 'none'}"
-                self.problems.append(Problem(f"unknown option '{name}'", here, hint))
+                close = close_names(name, declared)
+                hint = suggestion(close) or f"options of this game: {', '.join(declared) or 'none'}"
+                self.problems.append(Problem(f"unknown option '{name}'", here, hint, code="unknown_option",
+                                             fields={"name": name, "candidates": close}))
                 continue
             spec = declared[name] or {}
             try:
                 values[name] = coerce_option(name, spec, raw)
             except ValueError as exc:
-                self.problems.append(Problem(str(exc), here, spec.get("help")))
+                self.problems.append(Problem(str(exc), here, spec.get("help"), code="bad_option_value",
+                                             fields={"option": name, "value": raw}))
         r.option_values = values
 
     def _players(self):
@@ -278,6 +301,14 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
         r.player_names = names[:count]
         self.root.names["players"] = Binding("", const=list(range(count)), is_const=True)
         self.root.names["num_players"] = Binding("", const=count, is_const=True)
+        teams = spec.get("teams")  # read with the seats known: e.g. "[p % 2 for p in players]"
+        if isinstance(teams, str):
+            teams = self.evaluate_now(("players", "teams"), teams, self.root, "list of teams")
+        if teams is not None and teams is not _FAIL and len(teams) != count:
+            self.problem(("players", "teams"), f"{len(teams)} teams for {count} players",
+                         "give each seat's team, e.g. teams: [0, 1, 0, 1] for partners across the table")
+            teams = None
+        r.teams = tuple(range(count) if teams is None or teams is _FAIL else teams)
 
     def declare(self, path, name) -> None:
         """Record that `path` declares `name`; a second declaration of one name is a problem."""
@@ -285,9 +316,11 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
         if first is not None:
             where, _ = self.doc.locate(first, key=True)
             self.problem(path, f"'{name}' is already declared (at {first[0]}: line {where.line})",
-                         "data, lets, functions, regions, zones and variables share one set of names", key=True)
+                         "data, lets, functions, regions, zones and variables share one set of names", key=True,
+                         code="duplicate_name", fields={"name": name, "first": first})
         elif name in self.root.names:
-            self.problem(path, f"'{name}' is a name the language defines", "choose another name", key=True)
+            self.problem(path, f"'{name}' is a name the language defines", "choose another name", key=True,
+                         code="duplicate_name", fields={"name": name})
         else:
             self._declared[name] = path
 
@@ -362,31 +395,28 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
 
     def _zones_and_vars(self):
         r = self.rules
+        inits = []  # (group, holders, index, init): compiled once every zone and variable has its name
         for i, (name, spec) in enumerate((self.data.get("zones") or {}).items()):
             spec = spec or {}
             keys = None
             if spec.get("keys") is not None:
                 keys = self.evaluate_now(("zones", name, "keys"), spec["keys"], self.root, "list of keys")
-                keys = [] if keys is _FAIL else list(keys)
-            r.zones.append({"name": name, "per": spec.get("per"), "keys": keys, "visible": spec.get("visible", "all"),
-                            "init": spec.get("init")})
+                keys = () if keys is _FAIL else tuple(keys)
+            r.zones.append(Holder(name, True, spec.get("per"), keys, spec.get("visible", "all")))
+            inits.append(("zones", r.zones, i, spec.get("init")))
             self.root.names[name] = Binding(f"S.zones[{i}]", kind="zone")
         for i, (name, spec) in enumerate((self.data.get("vars") or {}).items()):
             spec = spec if isinstance(spec, dict) else {"init": spec}
-            r.vars.append({"name": name, "per": spec.get("per"), "visible": spec.get("visible", "all"),
-                           "init": spec.get("init")})
-            whole = spec.get("per") is None and spec.get("keys") is None  # else one value per player or key
-            self.root.names[name] = Binding(f"S.vars[{i}]", assignable=whole, kind="var")
-        for group, items in (("zones", r.zones), ("vars", r.vars)):
-            for item in items:
-                path = (group, item["name"])
-                init = item["init"]
-                scope = self.root.child(owner=local("owner"), key=local("key"))
-                if init is None:
-                    item["init_fn"] = None
-                    continue
-                code = self.expr(path + ("init",), init, scope)
-                item["init_fn"] = _FAIL if code is _FAIL else self.lambda_("S, me, L_owner=None, L_key=None", code)
+            r.vars.append(Holder(name, False, spec.get("per"), None, spec.get("visible", "all")))
+            inits.append(("vars", r.vars, i, spec.get("init")))
+            self.root.names[name] = Binding(f"S.vars[{i}]", assignable=r.vars[i].whole, kind="var")
+        for group, holders, i, init in inits:
+            if init is None:
+                continue
+            scope = self.root.child(owner=local("owner"), key=local("key"))
+            code = self.expr((group, holders[i].name, "init"), init, scope)
+            fn = _FAIL if code is _FAIL else self.lambda_("S, me, L_owner=None, L_key=None", code)
+            holders[i] = replace(holders[i], init_fn=fn)
 
     def _functions(self):
         """User functions (named expressions) and procedures (named effects), called like built-ins."""
@@ -396,7 +426,7 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
                 spec = spec or {}
                 if name in self.builtins:
                     self.problem((section, name), f"'{name}' is already a built-in function", "choose another name",
-                                 key=True)
+                                 key=True, code="duplicate_name", fields={"name": name})
                     continue
                 params = [str(p) for p in spec.get("params") or []]
                 call = "".join(f", {{{i}}}" for i in range(len(params)))
@@ -463,6 +493,10 @@ budget.guard(ModelCompiler.compile, LOAD_SECONDS, "loading the rule file")
 budget.guard(ModelCompiler.evaluate_now, VALUE_SECONDS, "working it out")
 
 
+class _Refused(ValueError):
+    """An option value of the right kind that the option's declaration refuses (out of range, not a choice)."""
+
+
 def coerce_option(name: str, spec: dict, raw):
     """Convert an option value given as text (command line) or YAML to the option's declared type."""
     kind = spec.get("type", "string")
@@ -471,7 +505,7 @@ def coerce_option(name: str, spec: dict, raw):
         if kind == "int":
             value = int(raw)
             if "min" in spec and value < spec["min"] or "max" in spec and value > spec["max"]:
-                raise ValueError(f"option {name} must be between {spec.get('min')} and {spec.get('max')}, got {value}")
+                raise _Refused(f"option {name} must be between {spec.get('min')} and {spec.get('max')}, got {value}")
         elif kind == "bool":
             if isinstance(raw, bool):
                 value = raw
@@ -480,13 +514,13 @@ def coerce_option(name: str, spec: dict, raw):
             elif str(raw).lower() in ("false", "no", "0", "off"):
                 value = False
             else:
-                raise ValueError(f"option {name} is true or false, got {raw!r}")
+                raise _Refused(f"option {name} is true or false, got {raw!r}")
         else:
             value = str(raw)
-    except (TypeError, ValueError, OverflowError) as exc:  # OverflowError: int(.inf)
-        if str(exc).startswith("option"):
-            raise
+    except _Refused:
+        raise
+    except (TypeError, ValueError, OverflowError):  # Python's own failure to convert; OverflowError: int(.inf)
         raise ValueError(f"option {name} must be {'a whole number' if kind == 'int' else kind}, got {raw!r}") from None
     if choices is not None and value not in choices:
-        raise ValueError(f"option {name} must be one of {', '.join(map(str, choices))}, got {value!r}")
+        raise _Refused(f"option {name} must be one of {', '.join(map(str, choices))}, got {value!r}")
     return value

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from ..errors import did_you_mean
 from ..lang.compiler import Binding, local
 from ..limits import MAX_CELLS, LimitExceeded
 from .board import Region
@@ -58,8 +57,7 @@ class BoardCompiler:
         if removed:
             for i, name in enumerate(removed):
                 if str(name) not in board.by_name:
-                    self.problem(("board", "remove", i), f"no cell named '{name}' to remove",
-                                 did_you_mean(str(name), board.by_name))
+                    self.unknown(("board", "remove", i), f"no cell named '{name}' to remove", name, board.by_name)
             keep = [c for c in board.cells if c.name not in {str(n) for n in removed}]
             board.cells, board.by_name = [], {}
             for c in keep:
@@ -94,7 +92,7 @@ class BoardCompiler:
         adjacency = spec.get("adjacency")
         for i, d in enumerate(adjacency or []):
             if d not in board.directions:
-                self.problem(("board", "adjacency", i), f"unknown direction '{d}'", did_you_mean(d, board.directions))
+                self.unknown(("board", "adjacency", i), f"unknown direction '{d}'", d, board.directions)
         board.finish_geometry(adjacency)
 
     def _cells_of(self, path, value, board):
@@ -109,8 +107,8 @@ class BoardCompiler:
         for i, item in enumerate(value):
             cell = board.by_name.get(str(item))
             if cell is None:
-                self.problem(path + (i,) if not isinstance(self.doc._value(path), str) else path,
-                             f"no cell named '{item}'", did_you_mean(str(item), board.by_name))
+                self.unknown(path + (i,) if not isinstance(self.doc._value(path), str) else path,
+                             f"no cell named '{item}'", item, board.by_name)
                 continue
             cells.append(cell)
         return Region(cells)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-from ..errors import did_you_mean
 from ..lang.compiler import local
 from .compile_support import _FAIL, _ident
 from .rules import END_TURN, Arrangement, Step
@@ -42,7 +41,7 @@ class FlowCompiler:
         r.turn_start = flow.get("turn_start", r.start)
         for key in ("start", "turn_start"):
             if getattr(r, key) not in steps:
-                self.problem(("flow", key), f"no step named '{getattr(r, key)}'", did_you_mean(getattr(r, key), steps))
+                self.unknown(("flow", key), f"no step named '{getattr(r, key)}'", getattr(r, key), steps)
         first = flow.get("first_player", 0)
         code = self.expr(("flow", "first_player"), first, self.root)
         r.first_player = None if code is _FAIL else self.lambda_("S, me", code)
@@ -90,7 +89,7 @@ class FlowCompiler:
 
         def check(name, p):
             if name != END_TURN and name not in steps:
-                self.problem(p, f"no step named '{name}'", did_you_mean(str(name), list(steps) + [END_TURN]))
+                self.unknown(p, f"no step named '{name}'", name, list(steps) + [END_TURN])
                 return False
             return True
 
@@ -138,10 +137,9 @@ class FlowCompiler:
                     if mname not in r.moves:
                         if mname not in (self.data.get("moves") or {}):
                             declared = self.data.get("moves") or {}
-                            self.problem(mpath, f"no move named '{mname}'",
-                                         did_you_mean(str(mname), declared) or
-                                         (f"moves of this game: {', '.join(map(str, declared))}" if declared else
-                                          "declare it under 'moves:'"))
+                            self.unknown(mpath, f"no move named '{mname}'", mname, declared,
+                                         f"moves of this game: {', '.join(map(str, declared))}" if declared else
+                                         "declare it under 'moves:'")
                         continue
                     rule = r.moves[mname]
                     if rule.inputs:

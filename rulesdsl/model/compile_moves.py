@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import re
 
-from ..errors import did_you_mean
+from ..errors import close_names, suggestion
 from ..lang import ast as A
 from ..lang.compiler import CompileProblem, Scope, local
 from ..lang.parser import SyntaxProblem, parse
 from .compile_support import _FAIL, _flatten, _ident
+from .parts import compound
 from .rules import InternedMoves, Move, MoveRule
 from .values import text_of
+
+_UNKNOWN = ("unknown_function", "unknown_attribute", "unknown_option")  # names notation may lack, besides plain ones
 
 
 class MoveCompiler:
@@ -28,8 +31,6 @@ class MoveCompiler:
 
     def _parts(self, rule: MoveRule) -> None:
         """A compound move: after its own params, each part is a legal move of another kind, made in order."""
-        from .parts import compound
-
         base = rule.inputs + rule.params + rule.lets
         parts = []
         for i, spec in enumerate(rule.part_specs):
@@ -37,8 +38,7 @@ class MoveCompiler:
             spec = spec or {}
             target = self.rules.moves.get(spec.get("move"))
             if target is None:
-                self.problem(path + ("move",), f"no move named '{spec.get('move')}'",
-                             did_you_mean(str(spec.get("move")), self.rules.moves))
+                self.unknown(path + ("move",), f"no move named '{spec.get('move')}'", spec.get("move"), self.rules.moves)
                 continue
             if target.part_specs:
                 self.problem(path + ("move",), "a part cannot itself have parts")
@@ -267,21 +267,23 @@ class MoveCompiler:
                 finally:
                     self.builtins.update(saved)
             except SyntaxProblem as exc:
-                self.problems.append(self.doc.problem(path, exc.message, exc.hint, offset=j + 1 + exc.offset))
+                self.problems.append(self.doc.problem(path, exc.message, exc.hint, offset=j + 1 + exc.offset,
+                                                      code=exc.code, fields=exc.fields))
                 return _FAIL
             except CompileProblem as exc:
                 if exc.quiet:
                     return _FAIL
-                hint = exc.hint
-                if exc.message.startswith("unknown name"):
+                hint, fields = exc.hint, exc.fields
+                if exc.code == "unknown_name":  # the names notation may use are fewer than the move's
                     usable = sorted(n for n, b in _flatten(scope).items() if b.kind == "local")
-                    hint = did_you_mean(exc.message.split("'")[1], usable) or \
-                        "notation may use only the move's params and lets" + \
+                    close = close_names(exc.fields["name"], usable)
+                    fields = dict(fields, candidates=close)
+                    hint = suggestion(close) or "notation may use only the move's params and lets" + \
                         (f" ({', '.join(usable)})" if usable else "") + " and 'me'"
-                elif "unknown" in exc.message:
+                elif exc.code in _UNKNOWN:
                     hint = (hint + "; " if hint else "") + "notation may use only the move's params, lets and 'me'"
                 self.problems.append(self.doc.problem(path, exc.message, hint, offset=j + 1 + exc.start,
-                                                      width=max(1, exc.end - exc.start)))
+                                                      width=max(1, exc.end - exc.start), code=exc.code, fields=fields))
                 return _FAIL
             parts.append(f"F_text({code})")
             i = k + 1

@@ -24,10 +24,11 @@ class Rules:
     option_values: dict = field(default_factory=dict)
     num_players: int = 2
     player_names: list = field(default_factory=list)
+    teams: tuple = ()  # each seat's team (seats with equal entries are partners); default: a team per seat
     board: Board = field(default_factory=Board)
     kinds: dict = field(default_factory=dict)
-    zones: list = field(default_factory=list)
-    vars: list = field(default_factory=list)
+    zones: list = field(default_factory=list)  # Holders, in file order
+    vars: list = field(default_factory=list)  # Holders, in file order
     moves: dict = field(default_factory=dict)
     steps: dict = field(default_factory=dict)
     start: str = ""
@@ -49,7 +50,7 @@ class Rules:
         """True when `player` would have a legal (non-pass) move at the step (default: the current one)."""
         try:
             step = self.steps[step_name or S.step]
-        except KeyError:
+        except (KeyError, TypeError):  # no such step, or a value that cannot name one (a list)
             raise RuleValueError(f"can_move(): no step '{step_name}'") from None
         for rule in step.moves:
             if rule.exists is not None:
@@ -70,7 +71,7 @@ class Rules:
 
     @property
     def has_hidden_information(self) -> bool:
-        return any(item["visible"] != "all" for item in self.zones + self.vars) or self.has_simultaneous
+        return any(h.visible != "all" for h in self.zones + self.vars) or self.has_simultaneous
 
     def summary(self) -> str:
         """A one-line description of the game for `validate`."""

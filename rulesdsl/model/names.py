@@ -12,6 +12,8 @@ _DECLARED = [
     ("board", "regions"), ("board", "attributes"), ("board", "links"), ("board", "directions"),
     ("flow", "steps"), ("moves", "*", "params"), ("moves", "*", "let"), ("moves", "*", "inputs[]"),
     ("functions", "*", "params[]"), ("procedures", "*", "params[]"),
+    ("flow", "steps", "*", "chance", "outcomes", "params"), ("flow", "steps", "*", "chance", "outcomes", "let"),
+    ("flow", "steps", "*", "chance", "outcomes", "inputs[]"),
 ]
 _HINT = "a name starts with a letter and holds only letters, digits and '_' (names beginning with '_' are reserved)"
 
@@ -30,7 +32,7 @@ def _places(data, pattern: tuple, path: tuple = ()):
 
 
 def check_names(doc, report) -> None:
-    """Report (report(path, message, hint, key)) every declared name that is not a plain identifier and
+    """Report (report(path, message, hint, key, code, name)) every declared name that is not a plain identifier and
     remove it from the document, so that nothing after this sees it."""
     data = doc.data
     for pattern in _DECLARED:
@@ -39,11 +41,11 @@ def check_names(doc, report) -> None:
             if listed and isinstance(found, list):
                 bad = [i for i, name in enumerate(found) if not is_name(name)]
                 for i in reversed(bad):
-                    report(path + (i,), f"{found[i]!r} cannot be a name", _HINT, False)
+                    report(path + (i,), f"{found[i]!r} cannot be a name", _HINT, False, "bad_name", found[i])
                     del found[i]
             elif not listed and isinstance(found, dict):
                 for name in [n for n in found if not is_name(n)]:
-                    report(path + (name,), f"'{name}' cannot be a name", _HINT, True)
+                    report(path + (name,), f"'{name}' cannot be a name", _HINT, True, "bad_name", name)
                     del found[name]
     _refuse_repeats(data, report)
     _refuse_underscore_keys(data, (), report)
@@ -69,7 +71,7 @@ def _refuse_repeats(data, report) -> None:
                     given = found[key] if isinstance(found, list) else key
                     report((section, name, part, key), f"'{given}' is declared twice in {section[:-1]} '{name}'",
                            "the params, lets and inputs of one move, and a function's params, need names of their "
-                           "own", isinstance(found, dict))
+                           "own", isinstance(found, dict), "duplicate_name", given)
                     del found[key]
 
 
@@ -81,7 +83,7 @@ def _refuse_underscore_keys(data, path: tuple, report) -> None:
         if isinstance(node, dict):
             for key in list(node):
                 if isinstance(key, str) and key.startswith("_") and where[:1] != ("data",):
-                    report(where + (key,), f"'{key}': keys beginning with '_' are reserved", _HINT, True)
+                    report(where + (key,), f"'{key}': keys beginning with '_' are reserved", _HINT, True, "bad_name", key)
                     del node[key]
                 else:
                     todo.append((node[key], where + (key,)))

@@ -53,6 +53,8 @@ class Piece(RuleValue):
     __str__ = __repr__
 
     def __lt__(self, other):  # stable ordering for sorted() over pieces
+        if not isinstance(other, Piece):  # Python then refuses the comparison, as for any two unlike values
+            return NotImplemented
         return (self.kind, repr(self.base)) < (other.kind, repr(other.base))
 
     def to_json(self) -> dict:

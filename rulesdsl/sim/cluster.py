@@ -11,8 +11,8 @@ class ClusterError(RulesDslError):
     """The Dask cluster could not be reached or started."""
 
 
-def dask_results(spec, indices: list[int], address: str, workers: int | None = None):
-    """Yield (index, result line) as games finish on the cluster (in any order).
+def dask_results(play_one, spec, indices: list[int], address: str, workers: int | None = None):
+    """Yield (index, play_one(spec, index)) as games finish on the cluster (in any order).
 
     Every worker must be able to import rulesdsl and read the rule file at the same path (or the
     bundled game of that name). Results do not depend on which worker plays which game.
@@ -21,8 +21,6 @@ def dask_results(spec, indices: list[int], address: str, workers: int | None = N
         from dask.distributed import Client, LocalCluster, as_completed
     except ImportError:
         raise ClusterError("--dask needs Dask: pip install 'dask[distributed]'") from None
-    from .simulate import play_one
-
     cluster = None
     try:
         if address == "local":

@@ -6,6 +6,7 @@ import hashlib
 import json
 from pathlib import Path
 
+from ..engine.load import argument_problems, load_game
 from ..engine.serialize import encode, parse_json, shown
 from ..errors import GameRuntimeError, Location, MoveError, Problem, RulesError
 from .records import LOG_FORMAT, LOG_HINT, check_log, read_text, rules_label, rules_named_by
@@ -97,8 +98,6 @@ _games: dict = {}  # (rule file, variant, options, turn cap) -> Game: every line
 
 def _game_of(path, variant, options: dict, max_turns, where: Location):
     """The game a log names, compiled once per process; a variant or option the file lacks is the log's problem."""
-    from ..api import argument_problems, load_game
-
     key = (str(path), file_digest(path), variant, tuple(sorted(options.items())), max_turns)  # an edited file
     if key not in _games:  # is compiled afresh
         if len(_games) >= 32:  # lines naming ever other options must not fill the memory

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from ..engine.serialize import key_line, kind_of, parse_json, shown
 from ..errors import Location, Problem, RulesError, UsageError
-from ..loading import bundled_games, package_dir
+from ..loading import bundled_games
+from ..resources import package_dir
 
 LOG_FORMAT = 1  # the version of the game log format ("rulesdsl_log")
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
+from ..engine.load import load_game
+from ..errors import RulesDslError
+from ..loading import bundled_games
 from .stats import mean_sd, wilson
 
 
@@ -28,9 +31,6 @@ def rule_coverage(lines: list[dict], rules_path=None) -> str:
 
     The games are read with `rules_path`; without it, with the rule file the first line names (trusted:
     the command checks which rule file a results file may name, see records.rules_named_by)."""
-    from ..api import load_game
-    from ..loading import bundled_games
-
     first = lines[0]
     path = rules_path or bundled_games().get(first["file"]) or first["file"]
     game = load_game(path, first.get("variant"), first.get("options") or {}, first.get("max_turns"))
@@ -63,8 +63,6 @@ def write_report(lines: list[dict], folder: Path, rules_path=None) -> list[Path]
     try:
         import matplotlib
     except ImportError:
-        from ..errors import RulesDslError
-
         raise RulesDslError("charts need matplotlib: pip install 'rulesdsl[report]'") from None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

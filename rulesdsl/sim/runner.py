@@ -5,9 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..agents.view import PlayerView
-from ..engine.rng import Rng, derive_seed
+from ..engine.play import play, streams, uniform
 from ..engine.serialize import encode
-from ..engine.state import CHANCE, SIMULTANEOUS
 
 
 @dataclass
@@ -39,61 +38,57 @@ def entry(move, simultaneous: bool) -> str:
     return f"@{move.player} {move}" if simultaneous else str(move)
 
 
+def agent_chooser(agents):
+    """A chooser for the play loop that asks each seat's agent, showing it only its player's view."""
+    def choose(state, player, legal, rng):
+        return agents[player].choose(PlayerView(state, player), legal, rng)
+    return choose
+
+
 def play_game(game, agents, seed: int, on_move=None) -> GameRecord:
     """Play `game` to the end with one agent per seat; same game, agents and seed give the same record.
 
     Chance is drawn from one seeded stream and each seat's agent from its own, so an agent's
     choices never shift the dice. Agents see only their player's view.
     """
-    state = game.new_initial_state(seed)
-    chance_rng = Rng(derive_seed(seed, "chance"))
-    agent_rngs = [Rng(derive_seed(seed, "agent", p)) for p in range(game.num_players)]
-    entries = []
+    return record_game(game.new_initial_state(seed), seed, agent_chooser(agents),
+                       [getattr(a, "spec", a.name) for a in agents], on_move)
+
+
+def record_game(state, seed: int, choose, agents: list, on_move=None) -> GameRecord:
+    """Play `state` to the end with `choose` (chance and each seat drawing from the streams of `seed`) and
+    record the game. Moves made before (a chosen setup, a saved start) begin the record, so that it replays
+    from the seed. `on_move(state, move)` is told of each move just before it is applied."""
+    entries = list(state.history_texts())
     counts: dict[str, int] = {}
-    while not state.terminal:
-        player = state.current_player()
-        if player == CHANCE:
-            moves = [(state.sample_chance(chance_rng), False)]
-        elif player == SIMULTANEOUS:
-            moves = []
-            for p in state.acting_players():  # each chooses from a view without the others' choices
-                legal = state.legal_moves(p)
-                moves.append((agents[p].choose(PlayerView(state, p), legal, agent_rngs[p]), True))
-        else:
-            legal = state.legal_moves(player)
-            moves = [(agents[player].choose(PlayerView(state, player), legal, agent_rngs[player]), False)]
-        for move, simultaneous in moves:
-            name = move[0].name
-            counts[name] = counts.get(name, 0) + 1
-            entries.append((move, simultaneous))
-            if on_move is not None:
-                on_move(state, move)
-            state.apply(move)
-    return GameRecord(seed, [getattr(a, "spec", a.name) for a in agents], [entry(m, s) for m, s in entries],
-                      list(state.winners or []), state.scores(), state.ply, state.turn, state.capped, counts,
-                      state.ended_by, state.breakdowns() if state.rules.breakdown is not None else None)
+    for move in state.history:
+        counts[move.name] = counts.get(move.name, 0) + 1
+
+    def observe(now, move):
+        name = move[0].name
+        counts[name] = counts.get(name, 0) + 1
+        entries.append(entry(move, now.is_simultaneous_node()))
+        if on_move is not None:
+            on_move(now, move)
+
+    chance, seats = streams(seed, state.rules.num_players)
+    play(state, choose, chance, seats, observe)
+    return GameRecord(seed, agents, entries, list(state.winners or []), state.scores(), state.ply, state.turn,
+                      state.capped, counts, state.ended_by,
+                      state.breakdowns() if state.rules.breakdown is not None else None)
 
 
 def random_step(state, rng) -> None:
     """Apply one uniformly random legal move (for every player waiting at a simultaneous step), or a
-    sampled outcome at a chance node."""
-    player = state.current_player()
-    if player == CHANCE:
-        state.apply(state.sample_chance(rng))
-    elif player == SIMULTANEOUS:
-        for p in state.acting_players():
-            legal = state.legal_moves(p)
-            state.apply(legal[rng.below(len(legal))])
-    else:
-        legal = state.legal_moves(player)
-        state.apply(legal[rng.below(len(legal))])
+    sampled outcome at a chance node, all drawn from `rng`."""
+    play(state, uniform, rng, [rng] * state.rules.num_players, limit=max(1, len(state.acting_players())))
 
 
 def random_playout(game, seed: int):
     """Play one game with uniformly random moves and return the final state: the loop that benchmarks
-    and AI libraries run, without recording anything."""
+    and AI libraries run, without recording anything. Chance and each seat draw from the streams of
+    `seed`, as in play_game."""
     state = game.new_initial_state(seed)
-    rng = Rng(seed)
-    while not state.terminal:
-        random_step(state, rng)
+    chance, seats = streams(seed, game.num_players)
+    play(state, uniform, chance, seats)
     return state

@@ -16,9 +16,13 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
+from tqdm import tqdm
+
 from ..agents import make_agent
+from ..engine.load import load_game
 from ..engine.rng import derive_seed
 from ..errors import GameRuntimeError, RunStopped
+from .cluster import dask_results
 from .records import read_results, rules_label, same_rules  # noqa: F401 - read_results is used from here too
 from .runner import play_game
 from .stats import mean_sd, paired_p_value, welch_p_value, wilson
@@ -67,6 +71,7 @@ def _plain(value) -> str:
 
 
 _games: dict = {}
+_agents: dict = {}  # agent specs -> the agents made from them, once per process
 _labels: dict = {}  # rule file -> how results name it (a bundled game by name)
 
 
@@ -78,13 +83,15 @@ def _label(file: str) -> str:
     return label
 
 
+def _game_key(spec: RunSpec) -> tuple:
+    return spec.file, spec.variant, spec.options, spec.max_turns
+
+
 def _game(spec: RunSpec):
     """The compiled game of a spec, once per process (workers keep it between tasks)."""
-    key = (spec.file, spec.variant, spec.options, spec.max_turns)
+    key = _game_key(spec)
     game = _games.get(key)
     if game is None:
-        from ..api import load_game
-
         game = _games[key] = load_game(spec.file, spec.variant, dict(spec.options), spec.max_turns)
     return game
 
@@ -92,7 +99,9 @@ def _game(spec: RunSpec):
 def play_one(spec: RunSpec, index: int) -> dict:
     """Game `index` of a run, as its JSONL line. Its seed depends only on the run seed and the index."""
     game = _game(spec)
-    agents = [make_agent(a) if isinstance(a, str) else a for a in spec.agents]
+    agents = _agents.get(spec.agents)
+    if agents is None:  # agents keep nothing between calls (see agents.base.Agent): one set serves every game
+        agents = _agents[spec.agents] = [make_agent(a) if isinstance(a, str) else a for a in spec.agents]
     try:
         record = play_game(game, agents, derive_seed(spec.seed, index))
     except GameRuntimeError as exc:
@@ -120,9 +129,7 @@ def _ordered(results_by_index, indices):
 def _results(spec: RunSpec, indices: list[int], workers: int, dask: str | None):
     """Results of the games at `indices`, in index order, computed locally, in processes or on Dask."""
     if dask:
-        from .cluster import dask_results
-
-        yield from _ordered(dask_results(spec, indices, dask, workers if workers > 1 else None), indices)
+        yield from _ordered(dask_results(play_one, spec, indices, dask, workers if workers > 1 else None), indices)
     elif workers > 1:
         yield from _in_processes(spec, indices, workers)
     else:
@@ -273,9 +280,12 @@ class Summary:
 
 
 def simulate(spec: RunSpec, games: int, out=None, workers: int = 1, dask: str | None = None,
-             done: list[dict] | None = None, progress: bool = False, folder: Path | None = None) -> Summary:
+             done: list[dict] | None = None, progress: bool = False, folder: Path | None = None,
+             game=None) -> Summary:
     """Play games 0..games-1 of a run (skipping those in `done`, lines of a results file in `folder`);
-    write each line to `out` as it comes."""
+    write each line to `out` as it comes. `game` is the spec's game if the caller has compiled it already."""
+    if game is not None:
+        _games[_game_key(spec)] = game
     game = _game(spec)
     summary = Summary(game.name, spec.variant, agent_names(spec.agents), game.player_names,
                       cap=game.max_turns, cap_source=game.cap_source)
@@ -286,8 +296,6 @@ def simulate(spec: RunSpec, games: int, out=None, workers: int = 1, dask: str | 
     indices = [i for i in range(games) if i not in finished]
     bar = None
     if progress:
-        from tqdm import tqdm
-
         label = game.name + (f" [{spec.variant}]" if spec.variant else "")
         bar = tqdm(total=games, initial=games - len(indices), unit="game", desc=label, leave=False)
     start = time.perf_counter()

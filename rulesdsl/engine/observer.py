@@ -1,0 +1,79 @@
+"""What one viewer may see of a state: zones and variables, pending simultaneous choices and history."""
+
+from __future__ import annotations
+
+
+class Hidden:
+    """A place the viewer may not see, standing in for its value: a list shows its length only."""
+
+    __slots__ = ("count",)
+
+    def __init__(self, value):
+        self.count = len(value) if isinstance(value, list) else None
+
+    def to_json(self) -> dict:
+        return {"hidden": True if self.count is None else self.count}
+
+    def __str__(self) -> str:
+        return "(hidden)" if self.count is None else f"({self.count} hidden)"
+
+
+class Observer:
+    """What `viewer` may see of a game's states: the one place visibility is decided (after OpenSpiel's
+    observers). Every output (JSON observations, terminal pictures, agents' views) is built from it.
+
+    `viewer` is a seat, or None for the table: all seats' views at once (OpenSpiel's private info of all
+    players), which sees every place but those declared `visible: none`, every pending choice and every
+    secret history entry somebody saw. A place of a zone or variable is seen when it is `visible: all`;
+    `owner`: by the seat that holds it (its seat, or its key when the keys are seats); `team`: by that
+    seat's team (`players: teams`); `none`: by nobody."""
+
+    __slots__ = ("viewer", "_partners")
+
+    def __init__(self, rules, viewer: int | None):
+        self.viewer = viewer
+        teams = rules.teams
+        self._partners = () if viewer is None else tuple(p for p, t in enumerate(teams) if t == teams[viewer])
+
+    def sees(self, holder, owner) -> bool:
+        """Whether the viewer sees the place of `holder` held by `owner` (a seat, a key, or None)."""
+        visible = holder.visible
+        if visible == "all" or self.viewer is None and visible != "none":
+            return True
+        if visible == "owner":
+            return owner == self.viewer
+        return visible == "team" and owner in self._partners
+
+    def unseen(self, holder, value) -> list:
+        """(seat or key, place) for each place of a zone's or variable's state value the viewer may not see."""
+        if holder.visible == "all":  # the common case, kept quick for agents sampling states
+            return []
+        return [(owner, place) for owner, place in holder.places(value) if not self.sees(holder, owner)]
+
+    def value(self, holder, value):
+        """A zone's or variable's state value as the viewer sees it: its shape kept, unseen places Hidden."""
+        return holder.map(value, lambda owner, place: place if self.sees(holder, owner) else Hidden(place))
+
+    def holders(self, S):
+        """(holder, value as seen) for every zone, then every variable, in file order."""
+        rules = S.rules
+        for holders, values in ((rules.zones, S.zones), (rules.vars, S.vars)):
+            for holder, value in zip(holders, values):
+                yield holder, self.value(holder, value)
+
+    def pending(self, S) -> dict:
+        """The simultaneous choices made so far: seat -> move, or None where the viewer may not see it."""
+        return {p: m if self._saw((p,)) else None for p, m in S.pending.items()}
+
+    def history(self, S) -> list:
+        """The history in notation: others' unrevealed choices read '(secret choice)', secret entries the
+        viewer did not see '(hidden)'."""
+        unrevealed = {id(m) for p, m in S.pending.items() if not self._saw((p,))}
+        secret = S.secret
+        return ["(secret choice)" if id(m) in unrevealed else
+                "(hidden)" if i in secret and not self._saw(secret[i]) else text
+                for i, (m, text) in enumerate(zip(S.history, S.history_texts()))]
+
+    def _saw(self, seats) -> bool:
+        """Whether the viewer is among `seats` (the table: whether anybody is)."""
+        return bool(seats) if self.viewer is None else self.viewer in seats

@@ -1,0 +1,43 @@
+"""The play loop: a state played forward, chance drawn from its own stream and each seat's moves from a chooser."""
+
+from __future__ import annotations
+
+import sys
+
+from .nodes import CHANCE
+from .rng import Rng, derive_seed
+
+
+def streams(seed: int, players: int) -> tuple:
+    """(chance stream, one stream per seat) of a game seed: a seat's choices never shift the dice or
+    another seat's draws, so the same seed plays the same game whoever decides."""
+    return Rng(derive_seed(seed, "chance")), [Rng(derive_seed(seed, "agent", p)) for p in range(players)]
+
+
+def uniform(state, player, legal, rng):
+    """The chooser of random playouts: any legal move, each as likely."""
+    return legal[rng.below(len(legal))]
+
+
+def play(state, choose, chance, seats, observe=None, limit=None) -> None:
+    """Play `state` forward in place until it ends, or until `limit` moves (chance outcomes included) are made.
+
+    Chance outcomes are drawn with the Rng `chance`; a decision is `choose(state, player, legal, rng)` with
+    the seat's own Rng `seats[player]`. At a simultaneous step every waiting player chooses before any
+    choice is applied, so nobody's choice depends on another's. `observe(state, move)` is told of each move
+    just before it is applied.
+    """
+    left = sys.maxsize if limit is None else limit
+    while left > 0 and not state.terminal:
+        player = state.current_player()
+        if player >= 0:
+            moves = (choose(state, player, state.legal_moves(player), seats[player]),)
+        elif player == CHANCE:
+            moves = (state.sample_chance(chance),)
+        else:  # simultaneous (within a limit, only the first waiting players still choose)
+            moves = [choose(state, p, state.legal_moves(p), seats[p]) for p in state.acting_players()[:left]]
+        for move in moves:
+            if observe is not None:
+                observe(state, move)
+            state.apply(move)
+        left -= len(moves)

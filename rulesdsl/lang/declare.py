@@ -1,0 +1,136 @@
+"""Built-ins declared once: a Python function whose signature and docstring give its arity, keywords and usage."""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, replace
+from types import MethodType
+from typing import Callable
+
+# Parameters the engine fills in, never written in a rule: the game a built-in is bound to (once per compiled
+# game) and the running state (passed by the compiled code). They come first, in this order.
+GAME, STATE = "g", "S"
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+_NAMED = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+# the order of the sections of the reference; a category not listed here follows, alphabetically
+CATEGORIES = ("numbers", "strings", "collections", "board", "pieces", "players", "flow", "effects")
+
+
+@dataclass
+class Builtin:
+    """A function callable from expressions or effects."""
+
+    name: str
+    fn: Callable
+    min_args: int
+    max_args: int | None  # None: any number
+    signature: str
+    doc: str
+    category: str = "values"
+    state: bool = False  # fn takes the running state as its first argument
+    effect: bool = False  # changes the state: allowed only in effects
+    aggregate: bool = False  # accepts a comprehension: f(x for x in xs if ...)
+    keywords: tuple = ()  # names that may be given as name=value; "*": any name
+    fold: bool = False  # pure: with constant arguments it is evaluated once, at compile time
+    # ({position: value} of the constant args, keyword names in call order) -> (fn, positions it uses): fn
+    # takes the state (if any), the other args, then the keyword values in that order, and does the work
+    # that depends on the constants once, at compile time; None: the general call
+    specialise: Callable | None = None
+    # Python template for a call whose one argument is a generator comprehension ({0}: its text, without
+    # brackets), e.g. "len([{0}])" for count: no generator handed to a Python-level built-in
+    over_comprehension: str | None = None
+    inline: str | None = None  # Python template, e.g. "_cells[{0}]" (a local bound to S.cells)
+    params: tuple = ()  # the names of the positional parameters, in order
+    game: bool = False  # fn (and specialise) still take the game first: see bound()
+
+
+def builtin(category: str, *, effect: bool = False, aggregate: str | None = None, fold: bool = False,
+            specialise: Callable | None = None, over_comprehension: str | None = None, inline: str | None = None,
+            shown: dict | None = None):
+    """Declare the decorated function a built-in (see declared()). Its name without a trailing '_' is the
+    built-in's, and so are its parameters' (from_ is `from`); the first paragraph of its docstring is the
+    doc text. `aggregate`: the comprehension shown in its usage (e.g. "f(x) for x in xs"), which it accepts;
+    `shown`: the text of a default that is not a value of the language (e.g. {"within": "all cells"})."""
+    def declare(fn):
+        fn.builtin = _declaration(fn, category, aggregate, shown or {}, effect=effect, fold=fold,
+                                  specialise=specialise, over_comprehension=over_comprehension, inline=inline)
+        return fn
+    return declare
+
+
+def _declaration(fn, category: str, aggregate: str | None, shown: dict, **attributes) -> Builtin:
+    parameters = list(inspect.signature(fn).parameters.values())
+    game = bool(parameters) and parameters[0].name == GAME
+    if game:
+        parameters = parameters[1:]
+    state = bool(parameters) and parameters[0].name == STATE
+    if state:
+        parameters = parameters[1:]
+    positional = [p for p in parameters if p.kind in _POSITIONAL]
+    keywords = tuple(p.name for p in parameters if p.kind in _NAMED and p.default is not p.empty)
+    if any(k.endswith("_") for k in keywords):  # the compiled call passes it by the name the rule wrote
+        raise TypeError(f"{fn.__name__}: a parameter with a default is named as in the language")
+    if any(p.kind is p.VAR_KEYWORD for p in parameters):
+        keywords += ("*",)
+    name = fn.__name__.removesuffix("_")
+    usage = f"{name}({', '.join(_shown(p, shown) for p in parameters)})"
+    if aggregate is not None:
+        usage += f" | {name}({aggregate})"
+    doc = " ".join((inspect.getdoc(fn) or "").split("\n\n", 1)[0].split())  # the first paragraph, on one line
+    return Builtin(name, fn, sum(p.default is p.empty for p in positional),
+                   None if any(p.kind is p.VAR_POSITIONAL for p in parameters) else len(positional),
+                   usage, doc, category, state=state, aggregate=aggregate is not None, keywords=keywords,
+                   params=tuple(p.name.removesuffix("_") for p in positional), game=game, **attributes)
+
+
+def _shown(p: inspect.Parameter, shown: dict) -> str:
+    """How a parameter reads in a usage line: `xs`, `default=none`, `...` (any number more),
+    `attribute=value, ...` (any names)."""
+    if p.kind is p.VAR_POSITIONAL:
+        return "..."
+    if p.kind is p.VAR_KEYWORD:
+        return f"{p.name}=value, ..."
+    name = p.name.removesuffix("_")
+    if p.default is p.empty:
+        return name
+    return f"{name}={shown[p.name] if p.name in shown else source_text(p.default)}"
+
+
+def source_text(value) -> str:
+    """A constant as a rule writes it: none, true, 'text', 3."""
+    if value is None or isinstance(value, bool):
+        return {None: "none", True: "true", False: "false"}[value]
+    return repr(value)
+
+
+def declared(namespace: dict) -> list[Builtin]:
+    """The built-ins declared among a module's functions (pass its globals()), in the order they are written."""
+    return [value.builtin for value in namespace.values()
+            if inspect.isfunction(value) and value.__module__ == namespace["__name__"]
+            and isinstance(getattr(value, "builtin", None), Builtin)]
+
+
+def bound(b: Builtin, g) -> Builtin:
+    """b with its game parameter filled in by `g`: bound once, as a method, a call costs no more than a
+    closure's (no wrapper runs per call)."""
+    if not b.game:
+        return b
+    return replace(b, fn=MethodType(b.fn, g), game=False,
+                   specialise=None if b.specialise is None else MethodType(b.specialise, g))
+
+
+def reference(builtins, markdown: bool) -> str:
+    """Every built-in by category, as text or as the markdown tables of docs/language.md."""
+    builtins = list(builtins)
+    order = list(CATEGORIES) + sorted({b.category for b in builtins} - set(CATEGORIES))
+    lines = []
+    for category in order:
+        entries = [b for b in builtins if b.category == category]
+        if markdown:
+            lines += [f"### {category.capitalize()}", "", "| function | meaning |", "|---|---|"]
+            lines += [f"| `{b.signature.replace('|', chr(92) + '|')}` | {b.doc} |" for b in entries]
+        else:
+            lines.append(f"{category}:")
+            lines += [f"  {b.signature}\n      {b.doc}" for b in entries]
+        lines.append("")
+    return "\n".join(lines)

@@ -1,0 +1,103 @@
+"""Built-ins of board geometry: cells by name, what stands on them, neighbours, rays, groups and lines."""
+
+from __future__ import annotations
+
+from ...lang.builtins import RuleValueError, refused
+from ...lang.declare import builtin
+from ..values import Cell
+
+
+@builtin("board", fold=True)
+def cell(g, name):
+    """The cell with this name."""
+    if isinstance(name, Cell):
+        return name
+    try:
+        return g.board.by_name[str(name)]
+    except KeyError:
+        raise RuleValueError(f"no cell named '{name}'") from None
+
+
+@builtin("board", inline="_cells[{0}]")
+def at(S, c):
+    """The piece on cell c, or none."""
+    return S.cells[c]
+
+
+@builtin("board", inline="_cells[{0}] is None")
+def empty(S, c):
+    """True when no piece stands on cell c."""
+    return S.cells[c] is None
+
+
+@builtin("board", fold=True)
+def step_(g, c, direction):
+    """The neighbour of c in a direction, or none."""
+    return None if c is None or direction is None else _along("step", g.board.neighbours, c, direction)
+
+
+@builtin("board", fold=True)
+def ray(g, c, direction):
+    """The cells from c (exclusive) in a direction up to the edge of the board."""
+    return () if c is None or direction is None else _along("ray", g.board.rays, c, direction)
+
+
+def _along(name: str, tables: dict, c, direction):
+    """The entry for cell c in the board's table for a direction (neighbours or rays)."""
+    try:
+        return tables[direction][c]
+    except KeyError:
+        raise RuleValueError(f"unknown direction '{direction}'") from None
+    except (TypeError, IndexError) as exc:  # c is no cell (or the direction a list)
+        raise refused(name, exc) from None
+
+
+@builtin("board", fold=True)
+def groups(g, cells):
+    """The connected groups among these cells (board adjacency)."""
+    adjacency = g.board.adjacency
+    seen, result = set(), []
+    try:
+        members = set(cells)
+        for start in cells:
+            if start in seen:
+                continue
+            seen.add(start)
+            group, stack = [start], [start]
+            while stack:
+                for nb in adjacency[stack.pop()]:
+                    if nb in members and nb not in seen:
+                        seen.add(nb)
+                        group.append(nb)
+                        stack.append(nb)
+            result.append(group)
+    except (TypeError, IndexError) as exc:  # not a collection of cells
+        raise refused("groups", exc) from None
+    return result
+
+
+@builtin("board", fold=True, shown={"directions": "all"})
+def lines(g, length, directions=None):
+    """Every straight line of `length` cells along the directions (a name or a list); for n-in-a-row goals.
+    Opposite directions give each line twice: list one of each pair."""
+    board = g.board
+    names = board.directions if directions is None else [directions] if isinstance(directions, str) \
+        else directions
+    found = []
+    try:
+        for d in names:
+            if d not in board.rays:
+                raise RuleValueError(f"unknown direction '{d}'")
+            for c in board.cells:
+                ray = board.rays[d][c]
+                if len(ray) >= length - 1:
+                    found.append((c,) + ray[: length - 1])
+    except TypeError as exc:  # a length that is no number, directions that are no list of names
+        raise refused("lines", exc) from None
+    return found
+
+
+@builtin("board", fold=True)
+def group_sizes(g, cells):
+    """Sizes of the connected groups among these cells, largest first."""
+    return sorted((len(group) for group in groups(g, cells)), reverse=True)

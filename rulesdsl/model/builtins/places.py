@@ -1,0 +1,74 @@
+"""Built-ins that put pieces in places, cells or zones, and take them out again."""
+
+from __future__ import annotations
+
+from ...lang.builtins import RuleValueError
+from ...lang.declare import builtin
+from ..values import Cell, Piece, text_of
+
+
+def is_cell(x) -> bool:
+    return type(x) is Cell
+
+
+def zone(game, S, where, fn: str) -> list:
+    """`where` itself if it is one of the state's zones; an error otherwise (a list an expression made,
+    or a cell, would quietly take pieces that then vanish)."""
+    if isinstance(where, list):
+        for holder, value in zip(game.zones, S.zones):
+            if any(z is where for _, z in holder.places(value)):
+                return where
+    if isinstance(where, list):
+        raise RuleValueError(f"{fn}(): the list [{text_of(where)}] is not a zone: pieces go to cells or to "
+                             "the zones the rule file declares")
+    raise RuleValueError(f"{fn}(): {text_of(where)} is not a cell or zone")
+
+
+@builtin("effects", effect=True)
+def place(g, S, piece, where):
+    """Put a piece on an empty cell or into a zone."""
+    if not isinstance(piece, Piece):
+        raise RuleValueError(f"place(): {piece!r} is not a piece")
+    if is_cell(where):
+        if S.cells[where] is not None:
+            raise RuleValueError(f"place(): cell {where} is occupied by {S.cells[where]}")
+        S.cells[where] = piece
+    else:
+        zone(g.game, S, where, "place").append(piece)
+
+
+@builtin("effects", effect=True)
+def remove(g, S, where, piece=None):
+    """Take the piece off a cell, or one piece out of a zone."""
+    if is_cell(where):
+        if S.cells[where] is None:
+            raise RuleValueError(f"remove(): cell {where} is empty")
+        S.cells[where] = None
+    else:
+        where = zone(g.game, S, where, "remove")
+        if piece is None:
+            raise RuleValueError("remove() from a zone needs the piece to remove")
+        try:
+            where.remove(piece)
+        except ValueError:
+            raise RuleValueError(f"remove(): no {piece} in the zone") from None
+
+
+@builtin("effects", effect=True)
+def move(g, S, from_, to, piece=None):
+    """Move a piece between places (cells or zones); from a zone, name the piece."""
+    if is_cell(from_):
+        piece = S.cells[from_]
+        if piece is None:
+            raise RuleValueError(f"move(): cell {from_} is empty")
+        S.cells[from_] = None
+    else:
+        remove(g, S, from_, piece)
+    place(g, S, piece, to)
+
+
+@builtin("effects", effect=True)
+def move_all(g, S, from_zone, to_zone):
+    """Move every piece of one zone to another."""
+    zone(g.game, S, to_zone, "move_all").extend(zone(g.game, S, from_zone, "move_all"))
+    from_zone.clear()

@@ -1,0 +1,22 @@
+"""The data of a game position that compiled rule code reads and writes: the model's contract with the engine."""
+
+from __future__ import annotations
+
+
+class Position:
+    """What rule code sees of a running game. The engine's State extends it with history, chance and flow.
+
+    - `cells`: the piece on each board cell (None when empty), indexed by cell
+    - `zones`, `vars`: each declared zone and variable's value, in declaration order (a list per player
+      for `per: player`, a table per key for keyed zones)
+    - `player`: whose turn it is; `turn`: turns completed; `step`: the name of the current step
+    - `goto`: the step an effect asked to continue at (None: the rule's own next step)
+
+    Generated code names only these fields and `clone()` (tests/test_layers.py checks it).
+    """
+
+    __slots__ = ("cells", "zones", "vars", "player", "turn", "step", "goto")
+
+    def clone(self) -> "Position":
+        """An independent copy (compound moves try their parts on one)."""
+        raise NotImplementedError

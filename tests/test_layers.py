@@ -1,0 +1,164 @@
+"""The package's import graph against its stated layers: every import goes down, none hides in a function."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "rulesdsl"
+
+# The layers as the README states them, lowest first. A module may import from its own layer or any
+# below; within a layer the imports must not form a cycle.
+LAYERS = [
+    ["errors", "limits", "budget", "resources"],
+    ["source"],
+    ["schema"],
+    ["loading"],
+    ["lang"],
+    ["model"],
+    ["engine"],
+    ["agents"],
+    ["sim"],
+    ["render", "api"],
+    ["cli", "__main__", "__init__"],
+]
+LAYER_OF = {name: i for i, names in enumerate(LAYERS) for name in names}
+
+# Optional third-party features are imported where they are used, so that the package works without them.
+OPTIONAL = {"dask", "distributed", "matplotlib", "numpy", "pettingzoo", "gymnasium", "pyspiel", "pygls", "lsprotocol"}
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" and len(parts) > 1 else parts)
+
+
+def _layer(module: str) -> int:
+    return LAYER_OF[module.split(".")[0]]
+
+
+def _imports(path: Path):
+    """(imported rulesdsl module, line, inside a function?) for every import of the package in a file, and
+    the third-party modules imported inside functions."""
+    module = _module_name(path)
+    is_package = path.name == "__init__.py"
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found, late_third_party = [], []
+
+    def visit(node, in_function):
+        for child in ast.iter_child_nodes(node):
+            nested = in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            if isinstance(child, ast.ImportFrom):
+                if child.level:
+                    base = module.split(".") if is_package else module.split(".")[:-1]
+                    base = base[:len(base) - (child.level - 1)] if child.level > 1 else base
+                    target = ".".join(base + ([child.module] if child.module else []))
+                    names = [target] if child.module else [f"{target}.{a.name}".strip(".") for a in child.names]
+                    for name in names:
+                        found.append((_resolve(name), child.lineno, in_function))
+                elif child.module.split(".")[0] == "rulesdsl":
+                    found.append((_resolve(child.module[len("rulesdsl."):]), child.lineno, in_function))
+                elif in_function and child.module.split(".")[0] not in OPTIONAL:
+                    late_third_party.append((child.module, child.lineno))
+            elif isinstance(child, ast.Import):
+                for alias in child.names:
+                    if alias.name.split(".")[0] == "rulesdsl":
+                        found.append((_resolve(alias.name[len("rulesdsl."):]), child.lineno, in_function))
+                    elif in_function and alias.name.split(".")[0] not in OPTIONAL:
+                        late_third_party.append((alias.name, child.lineno))
+            visit(child, nested)
+
+    visit(tree, False)
+    return [f for f in found if f[0]], late_third_party
+
+
+def _resolve(name: str) -> str:
+    """A dotted name inside the package as the module it names (a name imported from a module is dropped)."""
+    parts = [p for p in name.split(".") if p]
+    while parts:
+        candidate = PACKAGE.joinpath(*parts)
+        if candidate.with_suffix(".py").is_file() or (candidate / "__init__.py").is_file():
+            return ".".join(parts)
+        parts.pop()
+    return "__init__"
+
+
+def _graph():
+    graph = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        graph[_module_name(path)] = (path, *_imports(path))
+    return graph
+
+
+def test_every_module_belongs_to_a_stated_layer():
+    unknown = sorted({m.split(".")[0] for m in _graph()} - set(LAYER_OF))
+    assert not unknown, f"modules in no layer (add them to LAYERS and the README): {unknown}"
+
+
+def test_imports_only_go_down():
+    upward = []
+    for module, (path, imports, _) in _graph().items():
+        for target, line, _ in imports:
+            if _layer(target) > _layer(module):
+                upward.append(f"{path.relative_to(PACKAGE.parent)}:{line}: {module} imports {target}")
+    assert not upward, "imports going up a layer:\n" + "\n".join(upward)
+
+
+def test_no_imports_inside_functions():
+    late = []
+    for module, (path, imports, third_party) in _graph().items():
+        where = path.relative_to(PACKAGE.parent)
+        late += [f"{where}:{line}: {target}" for target, line, inside in imports if inside]
+        late += [f"{where}:{line}: {name}" for name, line in third_party]
+    assert not late, "imports inside functions (a hidden cycle, or a cost paid on every call):\n" + "\n".join(late)
+
+
+def test_no_cycles_within_a_layer():
+    graph = {m: {t for t, _, _ in imports if t != m and t != "__init__"} for m, (_, imports, _) in _graph().items()}
+    state: dict[str, int] = {}
+    cycles = []
+
+    def walk(node, trail):
+        state[node] = 1
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                cycles.append(" -> ".join(trail[trail.index(nxt):] + [nxt]))
+            elif nxt not in state:
+                walk(nxt, trail + [nxt])
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            walk(node, [node])
+    assert not cycles, "import cycles:\n" + "\n".join(cycles)
+
+
+@pytest.mark.parametrize("module", ["rulesdsl.engine.state", "rulesdsl.lang.compiler", "rulesdsl.model.compile"])
+def test_a_checked_module_is_found(module):
+    # guards the checks above against passing vacuously (a path or parsing mistake finding no imports)
+    name = module[len("rulesdsl."):]
+    path, imports, _ = _graph()[name]
+    assert imports, f"no imports found in {path}"
+
+
+def test_generated_code_names_only_the_model_position():
+    # The model layer compiles rule code that reads and writes the running state; it may name only the fields
+    # its own Position declares (the engine's State extends Position), never the engine's other attributes.
+    from rulesdsl.api import load_game
+    from rulesdsl.loading import bundled_games
+    from rulesdsl.model.position import Position
+
+    allowed = set(Position.__slots__) | {"clone"}
+    named = set()
+    for path in bundled_games().values():
+        for value in load_game(path).rules.namespace.values():
+            source = getattr(value, "source", None)
+            if source is None:
+                continue
+            for node in ast.walk(ast.parse(source)):
+                if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "S":
+                    named.add(node.attr)
+    assert named, "no generated code found: the check would pass vacuously"
+    assert named <= allowed, f"generated code names state attributes the model does not declare: {named - allowed}"
