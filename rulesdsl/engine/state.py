@@ -22,6 +22,7 @@ from .rng import Rng
 from .serialize import observation, state_to_json
 
 _INFINITY = float("inf")
+_BIG = 1 << 1000  # a whole number below this in size converts to a float
 
 
 def _copy(value):
@@ -231,7 +232,9 @@ class State(Position):
             for rule in step.moves:
                 weight = rule.weight
                 for args in rule.generate(self, CHANCE):
-                    w = rule_values.weight(weight(self, CHANCE, *args), args)
+                    w = weight(self, CHANCE, *args)
+                    if w.__class__ is not float:  # the common weights are converted here, the rest checked
+                        w = float(w) if w.__class__ is int and -_BIG < w < _BIG else rule_values.weight(w, args)
                     if w > 0:
                         if w == _INFINITY:
                             raise RuleValueError(f"outcome {text_of(args)} has an infinite weight")

@@ -233,7 +233,8 @@ def first(xs, default=None):
 @builtin("collections", fold=True)
 def last(xs, default=None):
     """The last item, or the default when empty."""
-    xs = _list("last", xs)
+    if xs.__class__ is not list:  # a list is read as it is (the common case, and the fast one)
+        xs = _list("last", xs)
     return xs[-1] if xs else default
 
 

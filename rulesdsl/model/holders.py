@@ -32,6 +32,15 @@ class Holder:
             return value.items()
         return ((None, value),)
 
+    def holds(self, value, place) -> bool:
+        """Whether `place` is one of the places of the state value itself (not an equal copy)."""
+        if self.per is None and self.keys is None:
+            return value is place
+        for found in value if self.per == "player" else value.values():
+            if found is place:
+                return True
+        return False
+
     def map(self, value, fn):
         """A value of the same shape, each place replaced by fn(seat or key, place)."""
         if self.per == "player":

@@ -35,7 +35,11 @@ def walk(g, name, c, steps, key=None):
 @builtin("board", fold=True)
 def route(g, name, c, steps, key=None):
     """Like walk, but each step as a pair (cell, key): the key a link switched to (e.g. a fast lane)."""
-    return _route(g, name, c, steps, key, "route")
+    try:  # looked up here first, not in _route: rules ask for routes in their innermost loops
+        found = g.routes[name, c, steps, key]
+        return None if found is None else list(found)
+    except (KeyError, TypeError):  # not worked out yet, or an unhashable argument (reported by _route)
+        return _route(g, name, c, steps, key, "route")
 
 
 def _route(g, name, c, steps, key, fn: str):

@@ -16,7 +16,7 @@ def zone(game, S, where, fn: str) -> list:
     or a cell, would quietly take pieces that then vanish)."""
     if isinstance(where, list):
         for holder, value in zip(game.zones, S.zones):
-            if any(z is where for _, z in holder.places(value)):
+            if holder.holds(value, where):
                 return where
     if isinstance(where, list):
         raise RuleValueError(f"{fn}(): the list [{text_of(where)}] is not a zone: pieces go to cells or to "
