@@ -1,11 +1,17 @@
-"""Random playouts per second for every bundled game, and for Mabula the direct implementation's ratio.
+"""Random playouts per second of every bundled game and configuration: the interpreter beside a plain
+hand-written implementation of the same game, measured in one run, and their ratio.
 
-Usage:  python benchmarks/playouts.py [--seconds 5] [--game mabula] [--breakdown]
+Usage:  python benchmarks/playouts.py [--seconds 4] [--game mark] [--breakdown]
 
-Each playout is a fresh seeded state played to the end by the play loop (rulesdsl.engine.play, as
-in random_playout) with uniformly random legal moves and sampled chance outcomes, through the public
-State API: the loop an AI library runs. Its random streams run on from one playout to the next, as
-the direct implementation's generator does, so that seeding them is not what is timed.
+Each interpreter playout is a fresh seeded state played to the end by the play loop (rulesdsl.engine.play,
+as in random_playout) with uniformly random legal moves and sampled chance outcomes, through the public
+State API: the loop an AI library runs. Its random streams run on from one playout to the next, as the
+direct implementation's generator does, so that seeding them is not what is timed. Each direct
+implementation (tests/reference/*_direct.py, checked move for move against the rule files by the lockstep
+tests) plays the same random policy: a legal-move list and a uniform choice.
+
+The two are measured in alternating slices of CPU time (time.process_time, so other processes on a shared
+machine do not count), and the ratio is the steadier figure.
 """
 
 from __future__ import annotations
@@ -22,29 +28,61 @@ sys.path.insert(0, str(ROOT))
 import rulesdsl  # noqa: E402
 from rulesdsl.engine.play import play, streams, uniform  # noqa: E402
 from rulesdsl.loading import bundled_games  # noqa: E402
+from tests.reference import fast_track_direct, mabula_direct, marble_chase_direct, mark_direct  # noqa: E402
 
 clock = time.perf_counter
 
+# Every configuration measured: (label, bundled game, options).
+CONFIGS = [
+    ("mabula", "mabula", {}),
+    ("mark, 2 players", "mark", {}),
+    ("mark, 4 players", "mark", {"players": 4}),
+    ("fast-track, square, 2 players", "fast-track", {}),
+    ("fast-track, hex, 2 players", "fast-track", {"board": "hex"}),
+    ("fast-track, square, 4 in pairs", "fast-track", {"players": 4, "teams": "pairs"}),
+    ("fast-track, hex, 6 in pairs", "fast-track", {"board": "hex", "players": 6, "teams": "pairs"}),
+    ("marble-chase, 2 players", "marble-chase", {}),
+]
 
-# Further configurations measured beside each game's defaults.
-EXTRA = {
-    "fast-track": [("fast-track, hex board", {"board": "hex"}),
-                   ("fast-track, 4 players in pairs", {"players": 4, "teams": "pairs"})],
-    "mark": [("mark, 4 players", {"players": 4})],
-}
+
+def _mabula_loop(seed: int, **_) -> tuple:
+    """The hand-written Mabula's move-list loop (its random_playout is the tuned one, that never lists moves)."""
+    rng = random.Random(seed)
+    g = mabula_direct.Mabula(mabula_direct.random_setup(rng))
+    plies = 1  # the setup
+    while not g.is_terminal():
+        moves = g.legal_moves()
+        g.apply(moves[rng.randrange(len(moves))])
+        plies += 1
+    return None, plies
 
 
-def rate(fn, seconds: float) -> float:
-    """Calls per second of fn(i), measured over about `seconds` (after a short warm-up)."""
-    for i in range(3):
-        fn(i)
-    count, start = 0, time.perf_counter()
-    while True:
-        fn(count)
-        count += 1
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            return count / elapsed
+def _mabula_tuned(seed: int) -> int:
+    mabula_direct.random_playout(random.Random(seed))
+    return 0  # plies are not counted by the tuned playout
+
+
+# The direct implementation of each bundled game: fn(seed, **options) -> (winners, plies).
+DIRECT = {"mabula": _mabula_loop, "mark": mark_direct.random_playout,
+          "fast-track": fast_track_direct.random_playout, "marble-chase": marble_chase_direct.random_playout}
+
+
+def measure(fns: list, seconds: float, slices: int = 6) -> list[tuple[float, float]]:
+    """(playouts, plies) per CPU second of each fn(i) -> plies, measured in turn in `slices` rounds."""
+    done = [[0, 0, 0.0] for _ in fns]  # playouts, plies, CPU seconds
+    for i, fn in enumerate(fns):
+        fn(10**6 + i)  # warm-up: tables a game fills on first use
+    for _ in range(slices):
+        for fn, tally in zip(fns, done):
+            start = time.process_time()
+            while True:
+                tally[1] += fn(tally[0])
+                tally[0] += 1
+                spent = time.process_time() - start
+                if spent >= seconds / slices:
+                    break
+            tally[2] += spent
+    return [(n / cpu, plies / cpu) for n, plies, cpu in done]
 
 
 class _Clocked:
@@ -85,9 +123,14 @@ class _Clocked:
 
 
 def playouts(game):
-    """fn(i) for rate(): random playout i of `game`."""
+    """fn(i) -> plies for measure(): random playout i of `game`."""
     chance, seats = streams(0, game.num_players)
-    return lambda i: play(game.new_initial_state(i), uniform, chance, seats)
+
+    def one(i: int) -> int:
+        state = game.new_initial_state(i)
+        play(state, uniform, chance, seats)
+        return state.ply
+    return one
 
 
 def breakdown(game, seconds: float) -> dict:
@@ -108,48 +151,37 @@ def breakdown(game, seconds: float) -> dict:
     return result
 
 
-def direct_rates(seconds: float) -> tuple[float, float]:
-    """(move-list loop, tuned playout) rates of the hand-written Mabula in tests/reference."""
-    from tests.reference import mabula_direct as direct
-
-    rng = random.Random(1)
-
-    def loop(_):
-        g = direct.Mabula(direct.random_setup(rng))
-        while not g.is_terminal():
-            moves = g.legal_moves()
-            g.apply(moves[rng.randrange(len(moves))])
-
-    return rate(loop, seconds), rate(lambda _: direct.random_playout(rng), seconds)
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=5.0, help="measuring time per figure")
-    parser.add_argument("--game", action="append", help="only these games, by name or rule file (default: all bundled)")
+    parser.add_argument("--seconds", type=float, default=4.0, help="CPU seconds per implementation and figure")
+    parser.add_argument("--game", action="append",
+                        help="only these games, by name or rule file (default: every bundled game and configuration)")
     parser.add_argument("--breakdown", action="store_true",
                         help="also show where a playout's time goes (µs per playout, with a clock around each part)")
     args = parser.parse_args(argv)
     games = bundled_games()
-    names = args.game or list(games)
-    print(f"{'game':<34} {'playouts/s':>11}")
-    engine = {}
-    for name in names:
-        for label, options in [(name, {})] + EXTRA.get(name, []):
-            game = rulesdsl.load_game(games.get(name, name), options=options)
-            engine[label] = rate(playouts(game), args.seconds)
-            print(f"{label:<34} {engine[label]:>11,.0f}", flush=True)
-            if args.breakdown:
-                parts = breakdown(game, args.seconds)
-                plies = parts.pop("plies")
-                print("    " + ", ".join(f"{part} {us:,.0f} µs" for part, us in parts.items())
-                      + f" ({plies:,.1f} moves and outcomes)", flush=True)
-    if "mabula" in names:
-        loop, tuned = direct_rates(args.seconds)
-        print(f"{'mabula, direct (loop)':<34} {loop:>11,.0f}")
-        print(f"{'mabula, direct (tuned)':<34} {tuned:>11,.0f}")
-        print(f"interpreter / direct loop: {engine['mabula'] / loop:.2f}x; "
-              f"/ tuned direct playout: {engine['mabula'] / tuned:.2f}x")
+    configs = [c for c in CONFIGS if not args.game or c[1] in args.game]
+    configs += [(name, name, {}) for name in args.game or [] if name not in games]  # a rule file of one's own
+    print(f"{'configuration':<32} {'interpreter':>11} {'direct':>8} {'ratio':>6} {'plies':>7} {'plies/s':>9}")
+    for label, name, options in configs:
+        game = rulesdsl.load_game(games.get(name, name), options=options)
+        direct = DIRECT.get(name)
+        fns = [playouts(game)] + ([lambda i, d=direct: d(i, **options)[1]] if direct else [])
+        rates = measure(fns, args.seconds)
+        (engine, plies_per_s), shown = rates[0], ["-", "-"]
+        if direct:
+            shown = [f"{rates[1][0]:,.0f}", f"{engine / rates[1][0]:.2f}"]
+        print(f"{label:<32} {engine:>11,.0f} {shown[0]:>8} {shown[1]:>6} {plies_per_s / engine:>7,.0f} "
+              f"{plies_per_s:>9,.0f}", flush=True)
+        if args.breakdown:
+            parts = breakdown(game, args.seconds)
+            plies = parts.pop("plies")
+            print("    " + ", ".join(f"{part} {us:,.0f} µs" for part, us in parts.items())
+                  + f" ({plies:,.1f} moves and outcomes)", flush=True)
+    if any(name == "mabula" for _, name, _ in configs):
+        (engine, _), (tuned, _) = measure([playouts(rulesdsl.load_game(games["mabula"])), _mabula_tuned], args.seconds)
+        print(f"{'mabula, tuned direct playout':<32} {engine:>11,.0f} {tuned:>8,.0f} {engine / tuned:>6.2f}  "
+              "(a hand-written playout that never lists moves)")
     return 0
 
 

@@ -19,11 +19,11 @@ def test_rates_breakdown_and_ratio(capsys):
     benchmark = load_benchmark()
     assert benchmark.main(["--seconds", "0.05", "--game", "mabula", "--breakdown"]) == 0
     out = capsys.readouterr().out
-    assert re.search(r"^mabula +[\d,]+$", out, re.M)
+    assert re.search(r"^mabula +[\d,]+ +[\d,]+ +\d+\.\d\d +[\d,]+ +[\d,]+$", out, re.M)
     parts = re.search(r"new state ([\d,]+) µs, chance ([\d,]+) µs, listing moves ([\d,]+) µs, applying moves ([\d,]+) µs",
                       out)
     assert parts and all(int(us.replace(",", "")) > 0 for us in parts.groups())
-    assert re.search(r"interpreter / direct loop: \d\.\d\dx", out)
+    assert re.search(r"^mabula, tuned direct playout +[\d,]+ +[\d,]+ +\d+\.\d\d ", out, re.M)
 
 
 def test_a_rule_file_can_be_measured(capsys):
