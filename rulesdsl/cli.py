@@ -1,4 +1,4 @@
-"""The `rulesdsl` command: validate rule files, play in the terminal, simulate, list moves, perft, replay."""
+"""The `rulesdsl` command: validate rule files, play in the terminal, simulate, profile, list moves, perft, replay."""
 
 from __future__ import annotations
 
@@ -22,8 +22,10 @@ from .errors import Location, MoveError, Problem, RulesDslError, RulesError, Run
 from .limits import DEFAULT_MAX_TURNS
 from .loading import bundled_games, load_document, resolve_path
 from .model.builtins import builtin_reference
+from .model.emit import outline
 from .render import render_state
 from .sim.log import make_log, read_log, replay
+from .sim.profile import profile_games
 from .sim.records import MAX_COUNT, MAX_SEED, RESULTS_HINT, numbered_results, read_text, rules_named_by, same_rules
 from .sim.report import by_variant, rule_coverage, write_report
 from .sim.runner import record_game
@@ -239,6 +241,25 @@ def cmd_perft(args) -> int:
     return 0
 
 
+# -- compile --------------------------------------------------------------------------------------
+def cmd_compile(args) -> int:
+    generated = _load(args).rules.generated  # label ("move advance") -> generated functions
+    if args.show is None:
+        for label, fns in generated.items():
+            print(f"{label:<40} {len(fns):>3} functions {sum(f.source.count(chr(10)) for f in fns):>5} lines")
+        return 0
+    labels = [label for label in generated if args.show in (label, label.split(" ", 1)[1])]
+    if not labels:
+        close = did_you_mean(args.show, [label.split(" ", 1)[1] for label in generated] + list(generated))
+        raise UsageError(f"no move, step, function, procedure or end rule named {_short(args.show)} "
+                         f"({Path(args.file).name})", " ".join(filter(None, [close, "known: " + ", ".join(generated)])))
+    for label in labels:
+        print(f"# {label}\n")
+        for fn in generated[label]:
+            print("\n".join(outline(fn.tree)) + "\n" if args.ir else fn.source)
+    return 0
+
+
 # -- play ----------------------------------------------------------------------------------------
 def _human_move(state, player, legal, names, stream_in):
     prompt = f"{names[player]}> "
@@ -263,12 +284,18 @@ def _human_move(state, player, legal, names, stream_in):
                 print(f"  {exc.hint}")
 
 
+def _per_seat(text: str | None, game, option: str, what: str, default: str | None = None) -> list[str]:
+    """One comma-separated entry of `option` per seat (each `default` when the option is not given)."""
+    entries = [e.strip() for e in text.split(",")] if text else [default] * game.num_players
+    if len(entries) != game.num_players:
+        raise UsageError(f"{option} names {len(entries)} {what}; {game.name} has {game.num_players} players "
+                         f"({', '.join(game.player_names)})")
+    return entries
+
+
 def cmd_play(args) -> int:
     game = _load(args)
-    seats = [s.strip() for s in args.seats.split(",")] if args.seats else ["human"] * game.num_players
-    if len(seats) != game.num_players:
-        raise UsageError(f"--seats names {len(seats)} seats; {game.name} has {game.num_players} players "
-                         f"({', '.join(game.player_names)})")
+    seats = _per_seat(args.seats, game, "--seats", "seats", "human")
     agents = [None if s == "human" else _agent(s) for s in seats]
     state = _start_state(game, args)
     names = game.player_names
@@ -337,9 +364,7 @@ def cmd_simulate(args) -> int:
     for variant in args.variant or [None]:  # every variant's rules and the agents are checked before --out is touched
         game = _load(args, variant, base)
         games.append(game)
-        if len(agents) != game.num_players:
-            raise UsageError(f"--agents names {len(agents)} agents; {game.name} has {game.num_players} players "
-                             f"({', '.join(game.player_names)})")
+        _per_seat(args.agents, game, "--agents", "agents")
         specs.append(RunSpec(args.file, variant, tuple(sorted(_options(args.option).items())), args.max_turns,
                              agents, args.seed))
     done = _earlier_results(args, specs)
@@ -519,6 +544,14 @@ def cmd_replay(args) -> int:
     return 1 if bad else 0
 
 
+# -- profile -------------------------------------------------------------------------------------
+def cmd_profile(args) -> int:
+    game = _load(args)
+    agents = [_agent(a) for a in _per_seat(args.agents, game, "--agents", "agents", "random")]
+    print(profile_games(game, agents, args.games, args.seed).format(args.top))
+    return 0
+
+
 def cmd_functions(args) -> int:
     print(builtin_reference(args.markdown))
     return 0
@@ -592,6 +625,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_simulate)
 
+    p = sub.add_parser("profile", help="play seeded games under a profiler: the time each rule, function and "
+                       "built-in takes")
+    game_args(p)
+    p.add_argument("--games", type=_at_least(1), default=20, help="number of games (default 20)")
+    p.add_argument("--seed", type=SEED, default=0, help="run seed; game i is the game simulate plays with it")
+    p.add_argument("--agents", help=f"comma-separated, one per seat ({', '.join(AGENTS)}); default: random")
+    p.add_argument("--top", type=_at_least(1), default=25, metavar="N", help="show the N rows with the most self "
+                   "time (default 25)")
+    p.add_argument("--max-turns", type=_at_least(1), help="turn cap; default: the rule file's flow: max_turns, "
+                   f"else {DEFAULT_MAX_TURNS:,}")
+    p.set_defaults(func=cmd_profile)
+
     p = sub.add_parser("moves", help="list the legal moves in notation")
     game_args(p)
     start_args(p)
@@ -610,6 +655,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--depth", type=_whole_number(0, 1000), required=True)
     p.add_argument("--all", action="store_true", help="print every depth from 1")
     p.set_defaults(func=cmd_perft)
+
+    p = sub.add_parser("compile", help="the Python a rule file compiles to")
+    game_args(p)
+    p.add_argument("--show", metavar="RULE", help="print the functions generated for this move, step, function, "
+                   "procedure or end rule (end rules by number: 'end 1'); without it, list what was generated")
+    p.add_argument("--ir", action="store_true", help="with --show: the intermediate form instead of Python")
+    p.set_defaults(func=cmd_compile)
 
     p = sub.add_parser("report", help="charts and rule coverage for a results file")
     p.add_argument("results", help="a results .jsonl written by simulate --out")

@@ -56,4 +56,5 @@ class PlayerView:
                 pool = rng.shuffle(sorted((value for _, value in unseen), key=repr))
                 for (owner, _), value in zip(unseen, pool):
                     S.vars[i][owner] = value
+        S.changed()
         return S

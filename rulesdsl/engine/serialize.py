@@ -202,6 +202,7 @@ def state_from_json(game, data: dict, source: str = "state", text: str | None = 
         raise RulesError(problems)
     S.step, S.player, S.turn, S.ply = data["step"], data.get("player", 0), data.get("turn", 0), data.get("ply", 0)
     S.terminal, S.winners, S.capped = False, None, bool(data.get("capped"))
+    S.changed()  # the position read from the file replaces the initial one
     S.history = []
     S.pending = _pending(S, _section(data, "pending", bad), bad)
     if problems:

@@ -38,7 +38,7 @@ class State(Position):
     """One position of a game. Mutated in place by `apply`; `clone` gives an independent copy."""
 
     __slots__ = ("game", "rules", "ply", "pending", "terminal", "winners", "capped", "history", "_rng", "seed",
-                 "_texts", "secret", "ended_by")
+                 "_texts", "secret", "ended_by", "end_checked")
 
     # -- construction ------------------------------------------------------------------------
     @classmethod
@@ -53,6 +53,8 @@ class State(Position):
         S.secret, S.ended_by = {}, None  # ply -> players who saw that entry; which end rule ended the game
         S._rng, S.seed = None, 0  # the state's own sampler is made when first used
         S.zones, S.vars = [], []
+        S.changes = [0] * (1 + len(rules.zones) + len(rules.vars))
+        S.end_checked = [None] * len(rules.end_rules)  # per end rule: its `unchanged` value when last found false
         budget.ensure_watchdog()
         with _rule_errors(S, "initial state"):
             for items, target in ((rules.zones, S.zones), (rules.vars, S.vars)):
@@ -73,6 +75,7 @@ class State(Position):
         S.zones = [_copy(z) for z in self.zones]
         S.vars = [_copy(v) for v in self.vars]
         S.player, S.step, S.turn, S.ply = self.player, self.step, self.turn, self.ply
+        S.changes, S.end_checked = self.changes[:], self.end_checked[:]
         S.pending = dict(self.pending)
         S.terminal, S.winners, S.capped = self.terminal, self.winners, self.capped
         S.history = self.history[:]
@@ -416,9 +419,17 @@ class State(Position):
                           f"seats are 0 to {self.rules.num_players - 1}")
 
     def _check_end(self) -> bool:
-        for end in self.rules.end_rules:
+        checked = self.end_checked
+        for number, end in enumerate(self.rules.end_rules):
             try:
-                if not end.when(self):
+                if end.unchanged is not None:  # asked again only once something the condition reads is written
+                    key = end.unchanged(self)
+                    if checked[number] == key:
+                        continue
+                    if not end.when(self):
+                        checked[number] = key
+                        continue
+                elif not end.when(self):
                     continue
                 if end.winners is not None:
                     winners = rule_values.winners(end.winners(self))
@@ -426,8 +437,7 @@ class State(Position):
                     winners = self._by_score(end.ties)
             except _CONVERTED as exc:
                 raise _runtime_error(self, end, exc) from exc
-            self.terminal, self.winners = True, sorted(set(winners))
-            self.ended_by = self.rules.end_rules.index(end)
+            self.terminal, self.winners, self.ended_by = True, sorted(set(winners)), number
             return True
         return False
 

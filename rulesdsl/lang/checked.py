@@ -78,17 +78,6 @@ def mod(a, b):
     return a % b
 
 
-def iadd(a, b):
-    """a += b (in place for lists), refusing lists and strings beyond the limit."""
-    return check_size(operator.iadd(a, b))
-
-
-def imul(a, b):
-    """a *= b (in place for lists), with the limits of mul."""
-    _check_product(a, b)
-    return operator.imul(a, b)
-
-
 def inclusive_range(low, high):
     """low..high: the whole numbers from low to high, both included, at most MAX_ITEMS of them."""
     if isinstance(low, int) and isinstance(high, int):

@@ -26,14 +26,14 @@ _PY_BINOP = {"+": "+", "-": "-", "*": "*", "/": "/", "//": "//", "%": "%", "**":
 # operators that can build a large value in one step run through a checked function (see checked.py)
 _CHECKED = {"+": "G_add", "*": "G_mul", "**": "G_pow", "%": "G_mod"}
 _PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2, "//": 2, "%": 2, "**": 3}
-_AUGMENTED = {"+=": "G_iadd", "*=": "G_imul"}
+_AUGMENTED = {"+=": "G_add", "*=": "G_mul"}
 _NUMERIC_RESULT = {"-": True, "/": True, "//": True, "%": True, "**": True}  # or an error: never a list or text
 LONG_CHAIN = 32  # a run of more operators of one kind than this compiles to one checked call
 _SMALL = 1000  # items of a constant that may be added unchecked (a loop adding it grows by that much a turn)
 _NUMERIC_BUILTINS = {"size", "count", "abs", "int", "floor", "ceil", "index_of", "longest_run"}
 # what generated code may call besides the rule file's own functions: nothing else of Python is in reach
 GUARDS = {"G_add": checked.add, "G_mul": checked.mul, "G_pow": checked.pow_, "G_mod": checked.mod,
-          "G_iadd": checked.iadd, "G_imul": checked.imul, "G_range": checked.inclusive_range,
+          "G_range": checked.inclusive_range,
           "G_chain": checked.chain, "G_field": read_field}
 _PY_CMP = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">=", "in": "in", "notin": "not in"}
 
@@ -84,6 +84,7 @@ class Binding:
     # board, so unusable while building it) | broken (its definition failed, reported there)
     kind: str = "value"
     numeric: bool = False  # always a number (e.g. a variable counting through a range)
+    part: int | None = None  # the part of the position it names (see model.position.Position.changes)
 
 
 @dataclass
@@ -314,9 +315,10 @@ class Compiler:
 
     def _Compare(self, node, scope):
         parts = [self.expr(node.operands[0], scope)]
-        for op, operand in zip(node.ops, node.operands[1:]):
-            is_none = isinstance(operand, A.Const) and operand.value is None
-            # x == none is x is None for every value of the language, and faster
+        for op, before, operand in zip(node.ops, node.operands, node.operands[1:]):
+            # x == none is x is None for every value of the language, and faster (not for a constant x: Python
+            # warns of `3 is None`)
+            is_none = isinstance(operand, A.Const) and operand.value is None and not self.const_value(before, scope)[0]
             parts.append({"==": "is", "!=": "is not"}[op] if is_none and op in ("==", "!=") else _PY_CMP[op])
             known, value = self.const_value(operand, scope)
             if op in ("in", "notin") and known and hasattr(value, "_members"):
@@ -410,7 +412,7 @@ class Compiler:
         if n < b.min_args or (b.max_args is not None and n > b.max_args):
             want = (f"{b.min_args}" if b.min_args == b.max_args else
                     f"at least {b.min_args}" if b.max_args is None else f"{b.min_args} to {b.max_args}")
-            raise CompileProblem(f"{b.name}() takes {want} argument{'' if b.max_args == 1 else 's'}, got {n}",
+            raise CompileProblem(f"{b.name}() takes {want} argument{'' if want == '1' else 's'}, got {n}",
                                  node.start, node.end, f"usage: {b.signature}", code="wrong_arity", function=b.name,
                                  given=n, min=b.min_args, max=b.max_args)
         given = set()
@@ -525,6 +527,19 @@ class Compiler:
                                  code="not_assignable", name=node.name)
         raise CompileProblem("cannot assign to this", node.start, node.end, code="not_assignable")  # pragma: no cover
 
+    def _counted_write(self, target: A.Node, scope: Scope) -> str | None:
+        """The line that counts an assignment to `target` as a write to the part of the position it changes
+        (see model.position.Position.changes); None when it changes only a local name."""
+        item = isinstance(target, A.Index)
+        while isinstance(target, A.Index):
+            target = target.obj
+        binding = scope.lookup(target.id) if isinstance(target, A.Name) else None
+        if binding is not None and binding.part is not None:
+            return f"S.changes[{binding.part}] += 1"
+        if item and (binding is None or binding.kind == "local"):
+            return "S.changed()"  # an item of a local value, which may be a zone's or variable's own table
+        return None
+
     def stmt(self, node: A.Node, scope: Scope) -> list[str]:
         """Python source lines for one statement."""
         if isinstance(node, A.Assign):
@@ -534,10 +549,13 @@ class Compiler:
                 raise CompileProblem(f"unknown name '{node.target.id}'", node.target.start, node.target.end,
                                      suggestion(close), code="unknown_name", name=node.target.id, candidates=close)
             target = self.target(node.target, scope, {})
-            if node.op in _AUGMENTED and not (node.op == "+=" and (self._numeric(node.value, scope) or
-                                                                   self._small_constant(node.value, scope))):
-                return [f"{target} = {_AUGMENTED[node.op]}({target}, {value})"]
-            return [f"{target} {node.op} {value}"]
+            if node.op in _AUGMENTED and not (node.op == "+=" and self._numeric(node.value, scope)):
+                # a new value, never the old one changed in place: a list held elsewhere too stays as it was
+                line = f"{target} = {_AUGMENTED[node.op]}({target}, {value})"
+            else:
+                line = f"{target} {node.op} {value}"
+            counted = self._counted_write(node.target, scope)
+            return [line] if counted is None else [line, counted]
         if isinstance(node, A.CallStmt):
             b = self.check_call(node.call)
             return [self.call_code(node.call, b, scope)]

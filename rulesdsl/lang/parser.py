@@ -198,7 +198,7 @@ _builder = _Builder()
 _TOKEN_WORDS = {
     "RPAR": "')'", "LPAR": "'('", "RSQB": "']'", "LSQB": "'['", "COMMA": "','", "NAME": "a name",
     "INT": "a number", "FLOAT": "a number", "STRING": "a string", "COLON": "':'", "DOT": "'.'",
-    "RBRACE": "'}'", "EQUAL": "'='", "$END": "end of expression",
+    "RBRACE": "'}'", "EQUAL": "'='", "AUGOP": "'+=', '-=', '*=' or '//='", "$END": "end of expression",
 }
 
 

@@ -18,10 +18,12 @@ from .compile_board import BoardCompiler
 from .compile_flow import FlowCompiler
 from .compile_moves import MoveCompiler
 from .compile_support import _BROKEN, _FAIL, _describe, _ident
+from .emit import Assign, Comment, Function, Return, expressions, render
 from .game import Rules
 from .holders import Holder
 from .names import check_names
 from .pieces import PieceKind
+from .reads import ReadAnalysis, key_code
 from .rules import EndRule
 from .values import Cell, text_of
 
@@ -47,6 +49,7 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
         self.rules.variant = variant
         self.namespace: dict = {"__builtins__": namespace_builtins()}
         self._fn_count = 0
+        self._reads: ReadAnalysis | None = None
 
     # -- problems ---------------------------------------------------------------------------
     def problem(self, path, message, hint=None, key=False, code="invalid", fields=()):
@@ -119,21 +122,29 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
         """Compile the expression at `path` to Python source (or _FAIL)."""
         return self.code(path, self.parse_at(path, text), scope)
 
-    def function(self, name: str, args: str, body: list[str]):
-        """Define a generated Python function in the game's namespace and return it."""
+    def fresh(self, prefix: str) -> str:
+        """A name for the namespace that nothing generated before has: prefix_N."""
         self._fn_count += 1
-        fname = f"{name}_{self._fn_count}"
-        if args.startswith("S,") and any("_cells[" in line for line in body):
-            body = ["_cells = S.cells  # the list itself is never replaced while rules run"] + body
-        source = f"def {fname}({args}):\n" + "\n".join("    " + line for line in body or ["pass"]) + "\n"
+        return f"{prefix}_{self._fn_count}"
+
+    def function(self, name: str, args: str, body: list, label: str | None = None):
+        """Define a generated Python function (`body`: emit statements) in the game's namespace and return it,
+        with its source and form as fn.source and fn.tree; filed under `label` in Rules.generated if given."""
+        params = tuple(arg.strip() for arg in args.split(","))  # names the compiler made: no comma inside
+        if params[0] == "S" and any("_cells[" in code for code in expressions(body)):
+            body = [Comment("the list itself is never replaced while rules run"), Assign("_cells", "S.cells")] + body
+        tree = Function(self.fresh(name), params, body)
+        source = render(tree)
         verify(source)
         exec(compile(source, f"{RULE_CODE_FILE}{self.doc.file}:{name}>", "exec"), self.namespace)  # noqa: S102
-        fn = self.namespace[fname]
-        fn.source = source
+        fn = self.namespace[tree.name]
+        fn.source, fn.tree = source, tree
+        if label is not None:
+            self.rules.generated.setdefault(label, []).append(fn)
         return fn
 
-    def lambda_(self, args: str, code: str):
-        return self.function("expr", args, [f"return {code}"])
+    def lambda_(self, args: str, code: str, label: str | None = None):
+        return self.function("expr", args, [Return(code)], label)
 
     def evaluate_now(self, path, text, scope, what="value"):
         """Evaluate a load-time expression (data that depends on options, board geometry...)."""
@@ -404,12 +415,13 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
                 keys = () if keys is _FAIL else tuple(keys)
             r.zones.append(Holder(name, True, spec.get("per"), keys, spec.get("visible", "all")))
             inits.append(("zones", r.zones, i, spec.get("init")))
-            self.root.names[name] = Binding(f"S.zones[{i}]", kind="zone")
+            self.root.names[name] = Binding(f"S.zones[{i}]", kind="zone", part=1 + i)
         for i, (name, spec) in enumerate((self.data.get("vars") or {}).items()):
             spec = spec if isinstance(spec, dict) else {"init": spec}
             r.vars.append(Holder(name, False, spec.get("per"), None, spec.get("visible", "all")))
             inits.append(("vars", r.vars, i, spec.get("init")))
-            self.root.names[name] = Binding(f"S.vars[{i}]", assignable=r.vars[i].whole, kind="var")
+            self.root.names[name] = Binding(f"S.vars[{i}]", assignable=r.vars[i].whole, kind="var",
+                                            part=1 + len(r.zones) + i)
         for group, holders, i, init in inits:
             if init is None:
                 continue
@@ -444,12 +456,13 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
                 scope = self.root.child(**{p: local(p) for p in params})
                 if section == "functions":
                     code = self.expr((section, name, body_key), spec.get(body_key), scope)
-                    body = _FAIL if code is _FAIL else [f"return {code}"]
+                    body = _FAIL if code is _FAIL else [Return(code)]
                 else:
                     body = self.effects((section, name, body_key), spec.get(body_key) or [], scope)
                 if body is _FAIL:
                     continue
-                fn = self.function(f"{prefix}_{_ident(name)}", "S, me" + "".join(f", L_{p}" for p in params), body)
+                fn = self.function(f"{prefix}_{_ident(name)}", "S, me" + "".join(f", L_{p}" for p in params), body,
+                                   f"{section[:-1]} {name}")
                 self.namespace[f"{prefix}_{_ident(name)}"] = fn
                 b.fn = (lambda f: lambda S, *args: f(S, None, *args))(fn)
 
@@ -464,6 +477,22 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
 
 
     # -- end and scoring ---------------------------------------------------------------------
+    def _read_analysis(self) -> ReadAnalysis:
+        """What expressions read, with the file's functions' bodies (made once per compiled game)."""
+        if self._reads is not None:
+            return self._reads
+        bodies = {}
+        for name, spec in (self.data.get("functions") or {}).items():
+            b = self.builtins.get(name)
+            if b is not None and b.category == "functions":
+                value = (spec or {}).get("value")
+                try:  # a body that does not parse is reported where it is compiled
+                    bodies[name] = parse(value) if isinstance(value, str) else A.Const(value)
+                except SyntaxProblem:
+                    bodies[name] = None
+        self._reads = ReadAnalysis(self.root, self.builtins, bodies)
+        return self._reads
+
     def _end_and_scoring(self):
         r = self.rules
         for k, spec in enumerate(self.data.get("end") or []):
@@ -476,17 +505,22 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
                 code = self.expr(path + ("winners",), winners, self.root)
                 if code is _FAIL:
                     continue
-                winners_fn = self.lambda_("S, me=None", code)
+                winners_fn = self.lambda_("S, me=None", code, f"end {k + 1}")
             if when is _FAIL:
                 continue
-            r.end_rules.append(EndRule(path, self.lambda_("S, me=None", when), winners_fn,
+            r.end_rules.append(EndRule(path, self.lambda_("S, me=None", when, f"end {k + 1}"), winners_fn,
                                        spec.get("ties", "draw")))
+        if not self.problems:  # what each end condition reads: it is asked again only once that has changed
+            analysis = self._read_analysis()
+            for end in r.end_rules:
+                reads = analysis.of(self.parse_at(end.path + ("when",), self.data["end"][end.path[1]]["when"]))
+                end.unchanged = None if reads is None else self.lambda_("S, me=None", key_code(reads))
         scoring = self.data.get("scoring") or {}
         for key in ("score", "tiebreak", "evaluation", "breakdown"):
             if scoring.get(key) is not None:
                 code = self.expr(("scoring", key), scoring[key], self.root)
                 if code is not _FAIL:
-                    setattr(r, key, self.lambda_("S, me", code))
+                    setattr(r, key, self.lambda_("S, me", code, f"scoring {key}"))
 
 
 budget.guard(ModelCompiler.compile, LOAD_SECONDS, "loading the rule file")

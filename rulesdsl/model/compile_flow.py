@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import re
 
-from ..lang.compiler import local
+from ..lang.compiler import Scope, local
 from .compile_support import _FAIL, _ident
+from .emit import If, Return, expressions
+from .game import Rules
 from .rules import END_TURN, Arrangement, Step
 
 
@@ -16,12 +18,19 @@ def _constant_target(value) -> str | None:
 
 def _reads_state(fn) -> bool:
     """Whether a generated function's body mentions the state S (every state access goes through it)."""
-    body = fn.source.split("\n", 1)[1]
-    return re.search(r"\bS\b", body) is not None
+    return any(re.search(r"\bS\b", code) for code in expressions(fn.tree.body))
 
 
 class FlowCompiler:
-    """Part of ModelCompiler: compiling the flow."""
+    """Part of ModelCompiler: compiling the flow.
+
+    It works on ModelCompiler's state, declared here: it reads the rule document and the top scope, and fills
+    in the rules' steps and flow, through ModelCompiler's methods (problem, expr, function, move_rule...).
+    """
+
+    data: dict
+    root: Scope
+    rules: Rules
 
     def _flow(self):
         r = self.rules
@@ -44,11 +53,11 @@ class FlowCompiler:
                 self.unknown(("flow", key), f"no step named '{getattr(r, key)}'", getattr(r, key), steps)
         first = flow.get("first_player", 0)
         code = self.expr(("flow", "first_player"), first, self.root)
-        r.first_player = None if code is _FAIL else self.lambda_("S, me", code)
+        r.first_player = None if code is _FAIL else self.lambda_("S, me", code, "flow first_player")
         nxt = flow.get("next_player")
         if nxt is not None:
             code = self.expr(("flow", "next_player"), nxt, self.root)
-            r.next_player = None if code is _FAIL else self.lambda_("S, me", code)
+            r.next_player = None if code is _FAIL else self.lambda_("S, me", code, "flow next_player")
         r.max_turns = flow.get("max_turns")
         self._automatic_loops(steps)
 
@@ -81,7 +90,7 @@ class FlowCompiler:
                          "make a 'next' conditional (a list of {if: ..., to: ...}), or let the loop reach a "
                          "decision, chance or simultaneous step")
 
-    def _next(self, path, value, scope):
+    def _next(self, path, value, scope, label: str):
         """Compile a step's 'next': a step name, or a list of {if, to} cases ending with {to}."""
         steps = self.rules.steps
         if value is None:
@@ -108,11 +117,12 @@ class FlowCompiler:
                 if code is _FAIL:
                     ok = False
                     continue
-                body.append(f"if {code}: return {target!r}")
+                body.append(If(code, [Return(repr(target))]))
             else:
-                body.append(f"return {target!r}")
-        body.append(f"return {END_TURN!r}")
-        return self.function("next", "S, me", body) if ok else None
+                body.append(Return(repr(target)))
+        if not body or not isinstance(body[-1], Return):  # the turn ends when no case applies
+            body.append(Return(repr(END_TURN)))
+        return self.function("next", "S, me", body, label) if ok else None
 
     def _step(self, path, name, spec) -> Step | None:
         r = self.rules
@@ -125,7 +135,8 @@ class FlowCompiler:
         else:
             kind = "auto"
         step = Step(name, kind, path)
-        step.next = self._next(path + ("next",), spec.get("next"), self.root)
+        label = f"step {name}"
+        step.next = self._next(path + ("next",), spec.get("next"), self.root, label)
         step.next_target = _constant_target(spec.get("next"))
         if kind in ("decision", "simultaneous"):
             entries = spec.get("moves") or []
@@ -162,37 +173,37 @@ class FlowCompiler:
                     pass_spec = {"notation": pass_spec}
                 rule = self.move_rule(path + ("pass",), "pass",
                                       {"notation": pass_spec.get("notation", "pass"), "do": pass_spec.get("do")},
-                                      self.root)
+                                      self.root, label)
                 if rule is not None:
                     rule.is_pass = True
                     if "next" in pass_spec:
-                        rule.next = self._next(path + ("pass", "next"), pass_spec["next"], self.root)
+                        rule.next = self._next(path + ("pass", "next"), pass_spec["next"], self.root, label)
                         rule.next_target = _constant_target(pass_spec["next"])
                     step.pass_rule = rule
         if spec.get("after"):
             body = self.effects(path + ("after",), spec["after"], self.root.child(move=local("move")))
             if body is not _FAIL:
-                step.after = self.function(f"after_{_ident(name)}", "S, me, L_move", body)
+                step.after = self.function(f"after_{_ident(name)}", "S, me, L_move", body, label)
         if kind == "decision":
             code = self.expr(path + ("actor",), spec.get("actor", "player"), self.root)
-            step.actor = None if code is _FAIL else self.lambda_("S, me=None", code)
+            step.actor = None if code is _FAIL else self.lambda_("S, me=None", code, label)
             step.turn_player_acts = spec.get("actor", "player") == "player"
         elif kind == "simultaneous":
             code = self.expr(path + ("actors",), spec.get("actors"), self.root)
-            step.actors = None if code is _FAIL else self.lambda_("S, me=None", code)
+            step.actors = None if code is _FAIL else self.lambda_("S, me=None", code, label)
             scope = self.root.child(choices=local("choices"))
             body = self.effects(path + ("resolve",), spec.get("resolve") or [], scope)
             if body is not _FAIL:
-                step.effects = self.function(f"resolve_{_ident(name)}", "S, me, L_choices", body)
+                step.effects = self.function(f"resolve_{_ident(name)}", "S, me, L_choices", body, label)
         elif kind == "auto":
             body = self.effects(path + ("do",), spec.get("do") or [], self.root.child())
             if body is not _FAIL:
-                step.effects = self.function(f"auto_{_ident(name)}", "S, me", body)
+                step.effects = self.function(f"auto_{_ident(name)}", "S, me", body, label)
         else:
-            self._chance(path + ("chance",), step, spec["chance"] or {})
+            self._chance(path + ("chance",), step, spec["chance"] or {}, label)
         return step
 
-    def _chance(self, path, step, spec):
+    def _chance(self, path, step, spec, label: str):
         if "arrangement" in spec:
             items = self.expr(path + ("arrangement",), spec["arrangement"], self.root)
             scope = self.root.child(outcome=local("outcome"))
@@ -202,24 +213,25 @@ class FlowCompiler:
                 cpath = path + ("require", k) + (("test",) if isinstance(item, dict) else ())
                 code = self.expr(cpath, text, scope)
                 if code is not _FAIL:
-                    require.append((self.lambda_("S, me, L_outcome", code), why or str(text)))
+                    require.append((self.lambda_("S, me, L_outcome", code, label), why or str(text)))
                     codes.append(code)
             # all requirements in one function: each draw of the sampler costs one call
-            accept = self.lambda_("S, me, L_outcome", " and ".join(f"({c})" for c in codes) or "True")
+            accept = self.lambda_("S, me, L_outcome", " and ".join(f"({c})" for c in codes) or "True", label)
             fixed = None
             if spec.get("fixed") is not None:
                 code = self.expr(path + ("fixed",), spec["fixed"], self.root)
-                fixed = None if code is _FAIL else self.lambda_("S, me", code)
+                fixed = None if code is _FAIL else self.lambda_("S, me", code, label)
             body = self.effects(path + ("do",), spec.get("do") or [], scope.child())
             if items is _FAIL or body is _FAIL:
                 return
-            step.arrangement = Arrangement(self.lambda_("S, me", items), require, accept, fixed,
-                                           self.function(f"arrange_{_ident(step.name)}", "S, me, L_outcome", body),
+            step.arrangement = Arrangement(self.lambda_("S, me", items, label), require, accept, fixed,
+                                           self.function(f"arrange_{_ident(step.name)}", "S, me, L_outcome", body,
+                                                         label),
                                            fixed_text=str(spec.get("fixed", "")), path=path, name=step.name)
         elif "outcomes" in spec:
             outcome = dict(spec["outcomes"] or {})
             outcome.setdefault("weight", 1)
-            rule = self.move_rule(path + ("outcomes",), step.name, outcome, self.root)
+            rule = self.move_rule(path + ("outcomes",), step.name, outcome, self.root, label)
             if rule is not None:
                 step.moves.append(rule)
                 step.state_free = not _reads_state(rule.generate) and not _reads_state(rule.weight)

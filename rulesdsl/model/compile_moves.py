@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
+from typing import Callable
 
 from ..errors import close_names, suggestion
 from ..lang import ast as A
-from ..lang.compiler import CompileProblem, Scope, local
+from ..lang.compiler import CompileProblem, Compiler, Scope, local
 from ..lang.parser import SyntaxProblem, parse
 from .compile_support import _FAIL, _flatten, _ident
+from .emit import Append, Assign, Comment, Continue, Effect, For, Guard, If, Return, Stmt, Try, Yield
+from .game import Rules
 from .parts import compound
 from .rules import InternedMoves, Move, MoveRule
 from .values import text_of
@@ -16,13 +20,124 @@ from .values import text_of
 _UNKNOWN = ("unknown_function", "unknown_attribute", "unknown_option")  # names notation may lack, besides plain ones
 
 
+@dataclass
+class _Check:
+    """A move's `when` condition; `index` is its place in the rule's checks (what explain returns)."""
+
+    code: str
+    index: int
+
+
+@dataclass
+class _Level:
+    """One depth of a move's parameter loops (depth 0 is before the first loop): the loop over a param's domain,
+    then the lets and checks for which that param is the last name bound."""
+
+    param: str | None = None
+    domain: str | None = None
+    index: int = 0  # the place of "param must be one of its domain" in the rule's checks
+    lets: list[Assign] = field(default_factory=list)
+    checks: list[tuple[int, _Check]] = field(default_factory=list)  # (i, check): it runs after lets[i]; -1: first
+
+    def statements(self, leave: Callable[[_Check], Stmt]) -> list[Stmt]:
+        """The lets and checks in the order they run, each check a Guard that leaves by leave(check)."""
+        steps = [check for after, check in self.checks if after < 0]
+        for i, let in enumerate(self.lets):
+            steps += [let] + [check for after, check in self.checks if after == i]
+        return [Guard(s.code, leave(s)) if isinstance(s, _Check) else s for s in steps]
+
+    def loop(self, body: list[Stmt]) -> For:
+        return For((f"L_{self.param}",), self.domain, body)
+
+
+@dataclass
+class _Search:
+    """How a move's legal argument tuples are found: nested loops over the params' domains, each let and check
+    hoisted into the loop of the last param it uses, so that a value that fails a check is dropped before the
+    loops inside it run. Every kind of function made for the move below walks it."""
+
+    levels: list[_Level]  # levels[0] is before any loop, levels[i] in the loop of param i - 1
+    own: list[str]  # the move's own args: its params, then its lets
+    lets: list[Assign] = field(default_factory=list)  # in file order
+    checks: list[tuple[str, str | None]] = field(default_factory=list)  # (description, why): the rule's checks
+    depth_of: dict[str, int] = field(default_factory=dict)  # param or let -> the depth that binds it
+
+    @property
+    def args(self) -> str:
+        """Python of the tuple of the move's own args."""
+        return "(" + "".join(f"L_{a}, " for a in self.own) + ")"
+
+
+def _loops(search: _Search, innermost: list[Stmt]) -> list[Stmt]:
+    """The loops, with `innermost` run for each tuple of args that passes every check; a check that fails
+    goes on to the loop's next value (before any loop, it returns)."""
+    body = innermost
+    for depth in range(len(search.levels) - 1, 0, -1):
+        level = search.levels[depth]
+        body = [level.loop(level.statements(lambda _: Continue()) + body)]
+    return search.levels[0].statements(lambda _: Return()) + body
+
+
+def _generate(search: _Search) -> list[Stmt]:
+    """gen(S, me): yields the args of every legal move."""
+    return _loops(search, [Yield(search.args)])
+
+
+def _collect(search: _Search, ref: str) -> list[Stmt]:
+    """collect(S, me, out): appends every legal Move, interned: moves_of[a][b]... is the Move with args (a, b, ...),
+    made on first use (see rules.InternedMoves)."""
+    interned = "moves_of" + "".join(f"[L_{a}]" for a in search.own)
+    return [Assign("moves_of", f"I_{ref}[me]")] + _loops(search, [Try(
+        [Append(interned)], "TypeError",
+        [Comment("unhashable args: a move of its own"), Append(f"NEW(MOVE, ({ref}, {search.args}, me))")])])
+
+
+def _exists(search: _Search) -> list[Stmt]:
+    """exists(S, me): whether there is a legal move, stopping at the first (for can_move and end checks)."""
+    return _loops(search, [Return("True")]) + [Return("False")]
+
+
+def _candidates(search: _Search) -> list[Stmt]:
+    """candidates(S, me): every combination of param values, legal or not (to explain a refused move); one
+    whose lets cannot be computed is left out."""
+    body = [Yield(search.args)]
+    if search.lets:
+        body.insert(0, Try(search.lets, "Exception", [Continue() if len(search.levels) > 1 else Return()]))
+    for level in reversed(search.levels[1:]):
+        body = [level.loop(body)]
+    return body
+
+
+def _explain(search: _Search) -> list[Stmt]:
+    """explain(S, me, *params): the index in the rule's checks of the first that the params fail, or -1."""
+    body = []
+    for depth, level in enumerate(search.levels):
+        if depth:
+            body.append(If(f"L_{level.param} not in {level.domain}", [Return(str(level.index))]))
+        body += level.statements(lambda check: Return(str(check.index)))
+    return body + [Return("-1")]
+
+
 class MoveCompiler:
-    """Part of ModelCompiler: compiling moves."""
+    """Part of ModelCompiler: compiling moves, and the effects that moves, steps and procedures share.
+
+    It works on ModelCompiler's state, declared here: it reads the rule document, the top scope, the
+    expression compiler and the built-ins, and adds to the rules, to the namespace of generated code (the
+    objects that code names) and to the problems, through ModelCompiler's methods (problem, expr, function...).
+    """
+
+    data: dict
+    root: Scope
+    compiler: Compiler
+    builtins: dict
+    rules: Rules
+    namespace: dict
+    problems: list
 
     def _moves(self):
         moves = self.data.get("moves") or {}
         for name, spec in moves.items():
-            rule = self.move_rule(("moves", name), name, spec or {}, self.root)
+            rule = self.move_rule(("moves", name), name, spec or {}, self.root, f"move {name}")
             if rule is not None:
                 self.rules.moves[name] = rule
         for rule in list(self.rules.moves.values()):
@@ -57,10 +172,11 @@ class MoveCompiler:
             if _FAIL in codes or when is _FAIL:
                 continue
             sig = "S, me" + "".join(f", L_{n}" for n in base) + ", L_parts"
-            inputs_fn = self.function(f"inputs_{_ident(rule.name)}_{i}", sig, ["return (" + "".join(
-                c + ", " for c in codes) + ")"])
+            label = f"move {rule.name}"
+            inputs_fn = self.function(f"inputs_{_ident(rule.name)}_{i}", sig,
+                                      [Return("(" + "".join(c + ", " for c in codes) + ")")], label)
             when_fn = None if when is None else self.function(f"when_{_ident(rule.name)}_{i}", sig + ", L_part",
-                                                               [f"return {when}"])
+                                                               [Return(when)], label)
             parts.append((target, inputs_fn, when_fn))
         if len(parts) == len(rule.part_specs):
             compound(rule, parts)
@@ -68,31 +184,77 @@ class MoveCompiler:
     def _free_names(self, node):
         return {n.id for n in A.walk(node) if isinstance(n, A.Name)} if node is not _FAIL else set()
 
-    def move_rule(self, path, name, spec, scope) -> MoveRule | None:
-        """Compile one move (or chance outcome) definition into a MoveRule."""
-        extra_args = [f"L_{i}" for i in spec.get("inputs") or []]
-        scope = scope.child(**{str(i): local(str(i)) for i in spec.get("inputs") or []})
-        params = list((spec.get("params") or {}).items())
-        lets = list((spec.get("let") or {}).items())
-        whens = spec.get("when") or []
-        if not isinstance(whens, list):
-            whens = [whens]
-        rule = MoveRule(name, path, [p for p, _ in params], [n for n, _ in lets])
+    def move_rule(self, path, name, spec, scope, label: str) -> MoveRule | None:
+        """Compile one move (or chance outcome) definition into a MoveRule; its functions are filed under `label`."""
+        rule = MoveRule(name, path, list(spec.get("params") or {}), list(spec.get("let") or {}))
         rule.inputs = [str(i) for i in spec.get("inputs") or []]
         rule.part_specs = spec.get("parts") or []
+        scope = scope.child(**{i: local(i) for i in rule.inputs})
         inner = scope.child(**{n: local(n) for n in rule.arg_names})
-        if rule.part_specs:
-            inner.names["parts"] = local("parts")
-        binders = [p for p, _ in params] + [n for n, _ in lets]
-        levels = {}
+        own = rule.params + rule.lets  # a compound move's parts are added around these
+        # each part reports its own problems, so all are compiled before any failure is acted on
+        search = self._search(path, spec, rule, scope, inner)
+        effects = self.effects(path + ("do",), spec.get("do") or [], scope.child(**{n: local(n) for n in own}))
+        note = self._notation(path, spec, rule, inner)
+        weight = self.expr(path + ("weight",), spec["weight"], inner) if "weight" in spec else None
+        seen_by = None if spec.get("visible_to") is None else \
+            self.expr(path + ("visible_to",), spec["visible_to"], inner)
+        if any(part is _FAIL for part in (search, effects, note, weight, seen_by)):
+            return None
+        sig = "S, me" + "".join(f", L_{i}" for i in rule.inputs)
+        args_sig = sig + "".join(f", L_{a}" for a in own)
+
+        def define(kind, args, body):
+            return self.function(f"{kind}_{_ident(name)}", args, body, label)
+
+        rule.generate = define("gen", sig, _generate(search))
+        if not rule.part_specs:  # a compound move's legal moves come from its parts (see parts.py)
+            ref = self._move_objects(rule)
+            rule.collect = define("collect", "S, me, out" + sig[len("S, me"):], _collect(search, ref))
+            rule.exists = define("exists", sig, _exists(search))
+        rule.candidates = define("candidates", sig, _candidates(search))
+        rule.explain = define("explain", sig + "".join(f", L_{p}" for p in rule.params), _explain(search))
+        rule.apply = define("do", args_sig, effects)
+        rule.note = define("note", "me" + sig[len("S, me"):] + "".join(f", L_{a}" for a in own)
+                           + (", L_parts" if rule.part_specs else ""), [Return(note)])
+        if weight is not None:
+            rule.weight = define("weight", args_sig, [Return(weight)])
+        if seen_by is not None:
+            rule.visible_to = define("visible", args_sig, [Return(seen_by)])
+        return rule
+
+    def _move_objects(self, rule: MoveRule) -> str:
+        """Put the rule and its table of interned moves in the namespace; the rule's name there."""
+        ref = self.fresh("R")
+        self.namespace.setdefault("NEW", tuple.__new__)
+        self.namespace.setdefault("MOVE", Move)
+        self.namespace[ref] = rule
+        self.namespace[f"I_{ref}"] = InternedMoves(rule, len(rule.params) + len(rule.lets))
+        return ref
+
+    def _notation(self, path, spec, rule: MoveRule, scope):
+        """The notation's Python (a string expression); sets rule.template, by default the name and params."""
+        template = spec.get("notation")
+        if template is None:
+            template = rule.name + "".join(f" {{{p}}}" for p in rule.params)
+        rule.template = str(template)
+        return self.template(path + ("notation",), rule.template, scope)
+
+    def _search(self, path, spec, rule: MoveRule, scope, inner) -> _Search | object:
+        """The move's parameter loops with its lets and `when` checks placed in them (see _Search); sets
+        rule.checks. _FAIL when a part does not compile."""
+        search = _Search([_Level() for _ in range(len(rule.params) + 1)], rule.params + rule.lets)
+        whens = spec.get("when") or []
+        # all three run, each reporting its own problems
+        ok = all([self._param_loops(path, list((spec.get("params") or {}).items()), rule, scope, search),
+                  self._place_lets(path, list((spec.get("let") or {}).items()), rule, inner, search),
+                  self._place_checks(path, whens if isinstance(whens, list) else [whens], rule, inner, search)])
+        rule.checks = search.checks
+        return search if ok else _FAIL
+
+    def _param_loops(self, path, params, rule: MoveRule, scope, search: _Search) -> bool:
+        """Loop i + 1 runs over the domain of param i, which may use the params before it."""
         ok = True
-        # Each loop level i binds param i; lets and checks go right after the last name they use.
-        slots: list[list[str]] = [[] for _ in range(len(params) + 1)]
-        explain_slots: list[list[str]] = [[] for _ in range(len(params) + 1)]
-        level_lets: list[list] = [[] for _ in range(len(params) + 1)]  # (name, line) per loop level
-        loop_lines, let_lines = [], []  # for the candidates generator (domains only, no conditions)
-        level_checks: list[list] = [[] for _ in range(len(params) + 1)]  # (anchor let, gen line, explain line)
-        checks = []
         seen = scope.child()
         for i, (pname, dom) in enumerate(params):
             seen.names[pname] = local(pname)
@@ -104,17 +266,21 @@ class MoveCompiler:
             if code is _FAIL:
                 ok = False
                 continue
-            used = self._free_names(node) & set(binders)
-            later = used - set(binders[:i])
+            binders = rule.params + rule.lets
+            later = (self._free_names(node) & set(binders)) - set(binders[:i])
             if later:
                 self.problem(ppath, f"parameter '{pname}' uses '{sorted(later)[0]}', "
                              "which is defined after it", "order the parameters so each uses only earlier ones")
                 ok = False
-            levels[pname] = i + 1
-            slots[i + 1].insert(0, f"for L_{pname} in {code}:")
-            loop_lines.append(f"for L_{pname} in {code}:")
-            explain_slots[i + 1].insert(0, f"if L_{pname} not in {code}: return {len(checks)}")
-            checks.append((f"{pname} must be one of {dom}", why))
+            search.levels[i + 1] = _Level(pname, code, len(search.checks))
+            search.depth_of[pname] = i + 1
+            search.checks.append((f"{pname} must be one of {dom}", why))
+        return ok
+
+    def _place_lets(self, path, lets, rule: MoveRule, inner, search: _Search) -> bool:
+        """Each let is computed in the loop of the last param (or let) it uses, as soon as that is bound."""
+        ok = True
+        binders = rule.params + rule.lets
         for j, (lname, text) in enumerate(lets):
             node = self.parse_at(path + ("let", lname), text)
             code = self.code(path + ("let", lname), node, inner)
@@ -122,14 +288,21 @@ class MoveCompiler:
                 ok = False
                 continue
             used = self._free_names(node) & set(binders)
-            later = used - set(binders[: len(params) + j])
+            later = used - set(binders[: len(rule.params) + j])
             if later:
                 self.problem(path + ("let", lname), f"'{lname}' uses '{sorted(later)[0]}', which is defined after it")
                 ok = False
-            level = max([levels.get(u, 0) for u in used] or [0])
-            levels[lname] = level
-            level_lets[level].append((lname, f"L_{lname} = {code}"))
-            let_lines.append(f"L_{lname} = {code}")
+            depth = search.depth_of[lname] = max((search.depth_of.get(u, 0) for u in used), default=0)
+            let = Assign(f"L_{lname}", code)
+            search.levels[depth].lets.append(let)
+            search.lets.append(let)
+        return ok
+
+    def _place_checks(self, path, whens, rule: MoveRule, inner, search: _Search) -> bool:
+        """Each check runs in the loop of the last param it uses, right after the last let of that loop it reads:
+        a value that fails it is dropped before the loops inside are run for it."""
+        ok = True
+        binders = set(rule.params + rule.lets)
         for k, item in enumerate(whens):
             cpath = path + ("when", k)
             text, why = (item.get("test"), item.get("why")) if isinstance(item, dict) else (item, None)
@@ -140,103 +313,13 @@ class MoveCompiler:
             if code is _FAIL:
                 ok = False
                 continue
-            used = self._free_names(node) & set(binders)
-            level = max([levels.get(u, 0) for u in used] or [0])
-            # a check runs right after the last let of its level that it needs (or before all of them)
-            anchor = max([i for i, (n, _) in enumerate(level_lets[level]) if n in used] or [-1])
-            level_checks[level].append((anchor, f"if not {code}: continue" if level else f"if not {code}: return",
-                                        f"if not {code}: return {len(checks)}"))
-            checks.append((str(text), why))
-        for level in range(len(slots)):
-            lets_here = level_lets[level]
-            for anchor in range(-1, len(lets_here)):
-                if anchor >= 0:
-                    slots[level].append(lets_here[anchor][1])
-                    explain_slots[level].append(lets_here[anchor][1])
-                for at, gen_line, explain_line in level_checks[level]:
-                    if at == anchor:
-                        slots[level].append(gen_line)
-                        explain_slots[level].append(explain_line)
-        rule.checks = checks
-        own = rule.params + rule.lets  # a compound move's parts are added around these
-        arg_code = "(" + "".join(f"L_{a}, " for a in own) + ")"
-        # generator
-        body, indent = [], ""
-        for level, lines in enumerate(slots):
-            for line in lines:
-                if level == 0 and line.endswith(": continue"):
-                    line = line[: -len("continue")] + "return"
-                body.append(indent + line)
-                if line.startswith("for "):
-                    indent += "    "
-        loops = body[:]
-        body.append(indent + f"yield {arg_code}")
-        body.insert(0, "if False: yield None")
-        # Two faster forms of the same loops: one appends ready-made moves to a list, one stops at the
-        # first legal move (for can_move and end checks).
-        self._fn_count += 1
-        rule_name = f"R_{self._fn_count}"
-        # moves are interned: moves_of[a][b]... is the Move with args (a, b, ...), made on first use
-        interned = "moves_of" + "".join(f"[L_{a}]" for a in own)
-        collect_body = ["append = out.append", f"moves_of = I_{rule_name}[me]"] + loops + [
-            indent + "try:", indent + f"    append({interned})",
-            indent + "except TypeError:  # unhashable args: a move of its own",
-            indent + f"    append(NEW(MOVE, ({rule_name}, {arg_code}, me)))"]
-        exists_body = loops + [indent + "return True"] + ["return False"]
-        explain_body = [line for lines in explain_slots for line in lines] + ["return -1"]
-        # candidates: every combination of parameter values, legal or not (to explain refused moves)
-        candidates_body, indent = ["if False: yield None"], ""
-        for line in loop_lines:
-            candidates_body.append(indent + line)
-            indent += "    "
-        candidates_body += [indent + "try:"] + [indent + "    " + line for line in let_lines or ["pass"]]
-        candidates_body += [indent + "except Exception:", indent + ("    continue" if loop_lines else "    return"),
-                            indent + f"yield {arg_code}"]
-        # effects
-        effect_scope = scope.child(**{n: local(n) for n in own})
-        effect_body = self.effects(path + ("do",), spec.get("do") or [], effect_scope)
-        if effect_body is _FAIL:
-            ok = False
-        # notation
-        template = spec.get("notation")
-        if template is None:
-            template = name + "".join(f" {{{p}}}" for p in rule.params)
-        rule.template = str(template)
-        note_code = self.template(path + ("notation",), str(template), inner)
-        if note_code is _FAIL:
-            ok = False
-        weight_code = None
-        if "weight" in spec:
-            weight_code = self.expr(path + ("weight",), spec["weight"], inner)
-            ok = ok and weight_code is not _FAIL
-        seen_by = None
-        if spec.get("visible_to") is not None:
-            seen_by = self.expr(path + ("visible_to",), spec["visible_to"], inner)
-            ok = ok and seen_by is not _FAIL
-        if not ok:
-            return None
-        sig = "S, me" + "".join(f", {a}" for a in extra_args)
-        args_sig = sig + "".join(f", L_{a}" for a in own)
-        rule.generate = self.function(f"gen_{_ident(name)}", sig, body)
-        if not rule.part_specs:
-            self.namespace.setdefault("NEW", tuple.__new__)
-            self.namespace.setdefault("MOVE", Move)
-            self.namespace[rule_name] = rule
-            self.namespace[f"I_{rule_name}"] = InternedMoves(rule, len(own))
-            rule.collect = self.function(f"collect_{_ident(name)}", "S, me, out" + sig[len("S, me"):], collect_body)
-            rule.exists = self.function(f"exists_{_ident(name)}", sig, exists_body)
-        rule.candidates = self.function(f"candidates_{_ident(name)}", sig, candidates_body)
-        rule.explain = self.function(f"explain_{_ident(name)}", sig + "".join(f", L_{p}" for p in rule.params),
-                                     explain_body)
-        rule.apply = self.function(f"do_{_ident(name)}", args_sig, effect_body)
-        rule.note = self.function(f"note_{_ident(name)}", "me" + "".join(f", {a}" for a in extra_args)
-                                  + "".join(f", L_{a}" for a in own)
-                                  + (", L_parts" if rule.part_specs else ""), [f"return {note_code}"])
-        if weight_code is not None:
-            rule.weight = self.function(f"weight_{_ident(name)}", args_sig, [f"return {weight_code}"])
-        if seen_by is not None:
-            rule.visible_to = self.function(f"visible_{_ident(name)}", args_sig, [f"return {seen_by}"])
-        return rule
+            used = self._free_names(node) & binders
+            level = search.levels[max((search.depth_of.get(u, 0) for u in used), default=0)]
+            reads = {f"L_{u}" for u in used}
+            after = max((i for i, let in enumerate(level.lets) if let.target in reads), default=-1)
+            level.checks.append((after, _Check(code, len(search.checks))))
+            search.checks.append((str(text), why))
+        return ok
 
     def template(self, path, template: str, scope):
         """Compile a notation template such as '{from}-{to}' into a Python string expression."""
@@ -290,11 +373,12 @@ class MoveCompiler:
         self.namespace["F_text"] = text_of
         return f"''.join(({''.join(p + ', ' for p in parts)}))" if parts else "''"  # flat: any number of fields
 
-    def effects(self, path, items, scope) -> list[str] | object:
-        """Python source lines for a list of effects (statements, if/else, for loops)."""
+    def effects(self, path, items, scope) -> list | object:
+        """The statements (emit form) of a list of effects (statements, if/else, for loops); _FAIL if one does
+        not compile."""
         if isinstance(items, (str, dict)):
             items = [items]
-        lines, ok = [], True
+        stmts, ok = [], True
         for k, item in enumerate(items):
             ipath = path + (k,)
             if isinstance(item, str):
@@ -303,7 +387,7 @@ class MoveCompiler:
                     ok = False
                     continue
                 try:
-                    lines.extend(self.compiler.stmt(node, scope))
+                    stmts.extend(Effect(code) for code in self.compiler.stmt(node, scope))
                 except CompileProblem as exc:
                     self._expr_problem(ipath, exc, item)
                     ok = False
@@ -318,11 +402,7 @@ class MoveCompiler:
                 if _FAIL in (cond, then, other):
                     ok = False
                     continue
-                lines.append(f"if {cond}:")
-                lines.extend("    " + ln for ln in then or ["pass"])
-                if other:
-                    lines.append("else:")
-                    lines.extend("    " + ln for ln in other)
+                stmts.append(If(cond, then, other))
             elif isinstance(item, dict) and "for" in item:
                 node = self.loop_head(ipath + ("for",), item["for"])
                 if node is _FAIL or not isinstance(node, A.Comprehension) or len(node.fors) != 1:
@@ -340,12 +420,10 @@ class MoveCompiler:
                 if _FAIL in [iterable, body, *conds]:
                     ok = False
                     continue
-                lines.append(f"for {', '.join(targets[t].code for t in clause.targets)} in {iterable}:")
-                for c in conds:
-                    lines.append(f"    if not {c}: continue")
-                lines.extend("    " + ln for ln in body or ["pass"])
+                stmts.append(For(tuple(targets[t].code for t in clause.targets), iterable,
+                                 [Guard(c, Continue()) for c in conds] + body))
             else:
                 self.problem(ipath, "an effect is a statement string, or a mapping with 'if:' or 'for:'",
                              "e.g.  - \"move(from, to)\"   or   - if: \"cond\"\\n    then: [...]")
                 ok = False
-        return lines if ok else _FAIL
+        return stmts if ok else _FAIL

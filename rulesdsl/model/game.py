@@ -44,6 +44,10 @@ class Rules:
     render_rows: list = field(default_factory=list)  # [(label, [cells])] drawn one line each
     render_hide: set = field(default_factory=set)  # variables and zones left out of the terminal picture
     namespace: dict = field(default_factory=dict, repr=False)
+    # what each named part of the rule file compiled to: a label such as "move advance", "step play",
+    # "function side_cells", "procedure score_row", "end 1" or "scoring score" -> its generated functions, each
+    # with .source (Python) and .tree (the emit form), in the order they were made
+    generated: dict = field(default_factory=dict, repr=False)
     where: object = field(default=None, repr=False)  # (path in the rule file) -> Location, for runtime errors
 
     def has_moves(self, S, player, step_name=None) -> bool:

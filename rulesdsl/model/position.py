@@ -11,11 +11,19 @@ class Position:
       for `per: player`, a table per key for keyed zones)
     - `player`: whose turn it is; `turn`: turns completed; `step`: the name of the current step
     - `goto`: the step an effect asked to continue at (None: the rule's own next step)
+    - `changes`: a count of the writes to each part of the position: [0] the cells, then each zone and each
+      variable in declaration order (see Rules.part_of). Whatever writes a part counts it, so that a value
+      worked out from parts whose counts have not moved is still good (the engine keeps end checks so).
+      Code that replaces the position wholesale calls `changed()`.
 
     Generated code names only these fields and `clone()` (tests/test_layers.py checks it).
     """
 
-    __slots__ = ("cells", "zones", "vars", "player", "turn", "step", "goto")
+    __slots__ = ("cells", "zones", "vars", "player", "turn", "step", "goto", "changes")
+
+    def changed(self) -> None:
+        """Count a write to every part: the position was replaced (read from a file, resampled)."""
+        self.changes = [n + 1 for n in self.changes]
 
     def clone(self) -> "Position":
         """An independent copy (compound moves try their parts on one)."""

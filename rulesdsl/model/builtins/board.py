@@ -18,13 +18,13 @@ def cell(g, name):
         raise RuleValueError(f"no cell named '{name}'") from None
 
 
-@builtin("board", inline="_cells[{0}]")
+@builtin("board", inline="_cells[{0}]", reads="cells")
 def at(S, c):
     """The piece on cell c, or none."""
     return S.cells[c]
 
 
-@builtin("board", inline="_cells[{0}] is None")
+@builtin("board", inline="_cells[{0}] is None", reads="cells")
 def empty(S, c):
     """True when no piece stands on cell c."""
     return S.cells[c] is None

@@ -9,7 +9,7 @@ from ..values import Piece, text_of
 from .places import is_cell, zone
 
 
-@builtin("pieces", shown={"within": "all cells"})
+@builtin("pieces", shown={"within": "all cells"}, reads="cells")
 def owned(g, S, player, within=None):
     """The cells holding a piece whose `owner` is player."""
     cells = S.cells
@@ -20,7 +20,7 @@ def owned(g, S, player, within=None):
         raise refused("owned", exc) from None
 
 
-@builtin("pieces", shown={"within": "all cells"})
+@builtin("pieces", shown={"within": "all cells"}, reads="cells")
 def occupied(g, S, within=None):
     """The cells holding a piece."""
     cells = S.cells
@@ -30,7 +30,7 @@ def occupied(g, S, within=None):
         raise refused("occupied", exc) from None
 
 
-@builtin("pieces")
+@builtin("pieces", reads="cells")
 def pieces(g, S, where):
     """The pieces in a zone, or on the cells of a region or list of cells."""
     if isinstance(where, list) and not all(is_cell(c) for c in where):
@@ -80,3 +80,4 @@ def set_attr(g, S, c, /, **attribute):
     if not is_cell(c):
         raise RuleValueError(f"set_attr(): {text_of(c)[:40]} is not a cell")
     S.cells[c] = with_attr(g, S.cells[c], **attribute)
+    S.changes[0] += 1

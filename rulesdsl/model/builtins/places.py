@@ -14,10 +14,22 @@ def is_cell(x) -> bool:
 def zone(game, S, where, fn: str) -> list:
     """`where` itself if it is one of the state's zones; an error otherwise (a list an expression made,
     or a cell, would quietly take pieces that then vanish)."""
+    _zone_number(game, S, where, fn)
+    return where
+
+
+def written(game, S, where, fn: str) -> list:
+    """zone(), for a built-in about to change the zone: the write is counted (see Position.changes)."""
+    S.changes[1 + _zone_number(game, S, where, fn)] += 1
+    return where
+
+
+def _zone_number(game, S, where, fn: str) -> int:
+    """Which of the declared zones holds the place `where`; an error if none does."""
     if isinstance(where, list):
-        for holder, value in zip(game.zones, S.zones):
+        for number, (holder, value) in enumerate(zip(game.zones, S.zones)):
             if holder.holds(value, where):
-                return where
+                return number
     if isinstance(where, list):
         raise RuleValueError(f"{fn}(): the list [{text_of(where)}] is not a zone: pieces go to cells or to "
                              "the zones the rule file declares")
@@ -33,8 +45,9 @@ def place(g, S, piece, where):
         if S.cells[where] is not None:
             raise RuleValueError(f"place(): cell {where} is occupied by {S.cells[where]}")
         S.cells[where] = piece
+        S.changes[0] += 1
     else:
-        zone(g.game, S, where, "place").append(piece)
+        written(g.game, S, where, "place").append(piece)
 
 
 @builtin("effects", effect=True)
@@ -44,8 +57,9 @@ def remove(g, S, where, piece=None):
         if S.cells[where] is None:
             raise RuleValueError(f"remove(): cell {where} is empty")
         S.cells[where] = None
+        S.changes[0] += 1
     else:
-        where = zone(g.game, S, where, "remove")
+        where = written(g.game, S, where, "remove")
         if piece is None:
             raise RuleValueError("remove() from a zone needs the piece to remove")
         try:
@@ -62,6 +76,7 @@ def move(g, S, from_, to, piece=None):
         if piece is None:
             raise RuleValueError(f"move(): cell {from_} is empty")
         S.cells[from_] = None
+        S.changes[0] += 1
     else:
         remove(g, S, from_, piece)
     place(g, S, piece, to)
@@ -70,5 +85,5 @@ def move(g, S, from_, to, piece=None):
 @builtin("effects", effect=True)
 def move_all(g, S, from_zone, to_zone):
     """Move every piece of one zone to another."""
-    zone(g.game, S, to_zone, "move_all").extend(zone(g.game, S, from_zone, "move_all"))
+    written(g.game, S, to_zone, "move_all").extend(written(g.game, S, from_zone, "move_all"))
     from_zone.clear()

@@ -62,7 +62,7 @@ def targets_within(g, within):
     return push_targets_within
 
 
-@builtin("board")
+@builtin("board", reads="cells")
 def can_push(g, S, from_, to, within):
     """True when the piece on `from` can move in a straight line to `to`, pushing the pieces in its way,
     with every moved piece ending inside the region `within`."""
@@ -80,7 +80,7 @@ def specialise_push_targets(g, known, keywords):
     return (targets_within(g, known[2]), {2}) if 2 in known and not keywords else None
 
 
-@builtin("board", specialise=specialise_push_targets)
+@builtin("board", specialise=specialise_push_targets, reads="cells")
 def push_targets(g, S, from_, direction, within):
     """The cells `to` along the direction from `from` for which can_push(from, to, within) holds."""
     return targets_within(g, within)(S, from_, direction)
@@ -94,6 +94,7 @@ def push(g, S, from_, to):
         raise RuleValueError(f"push: {to} is not on a straight line from {from_}")
     path, beyond = line
     cells = S.cells
+    S.changes[0] += 1
     mover = cells[from_]
     cells[from_] = None
     carried = []

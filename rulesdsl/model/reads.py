@@ -1,0 +1,104 @@
+"""What an expression reads of a position, worked out from its syntax when the rules are compiled.
+
+The answer is the parts of the position it reads (the cells, each zone and each variable, numbered as in
+Position.changes) and whether it reads whose turn it is or the turn number; or None, "anything", when it
+calls something whose reads are not declared. It may name more than the expression reads on a given
+position (both branches of a condition count), never less: that is what makes it safe to keep a value
+while the counts of the parts it reads stay where they were.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+from ..lang import ast as A
+
+# The names of the flow that rule code reads directly, by the code that reads them.
+_FLOW = {"S.player": "player", "S.turn": "turn"}
+
+
+@dataclass(frozen=True)
+class Reads:
+    """The parts of a position an expression reads, and which names of the flow (player, turn)."""
+
+    parts: frozenset = frozenset()
+    flow: frozenset = frozenset()
+
+    def __or__(self, other: "Reads | None") -> "Reads | None":
+        if other is None:
+            return None
+        return Reads(self.parts | other.parts, self.flow | other.flow)
+
+
+NOTHING = Reads()
+
+
+class ReadAnalysis:
+    """Reads of expressions in one compiled game: names resolve through `scope`, built-ins through their
+    declarations, the file's own functions through their bodies (`bodies`: name -> syntax tree, or None for
+    one that cannot be read, and so may read anything)."""
+
+    def __init__(self, scope, builtins: dict, bodies: dict):
+        self.scope, self.builtins, self.bodies = scope, builtins, bodies
+        self._functions: dict = {}  # name -> Reads or None, worked out when first called
+
+    def of(self, node) -> Reads | None:
+        """What `node` reads (None: anything)."""
+        found = NOTHING
+        todo = [node]
+        while todo:  # iterative: expressions nest deeply
+            node = todo.pop()
+            if isinstance(node, A.Name):
+                found = found | self._name(node.id)
+            elif isinstance(node, A.Call):
+                found = found | self._call(node.func)
+            if found is None:
+                return None
+            todo.extend(_children(node))
+        return found
+
+    def _name(self, name: str) -> Reads:
+        binding = self.scope.lookup(name)
+        if binding is None:  # a name the expression binds itself (a comprehension's, a function's parameter)
+            return NOTHING
+        if binding.part is not None:
+            return Reads(frozenset([binding.part]))
+        if binding.code in _FLOW:
+            return Reads(flow=frozenset([_FLOW[binding.code]]))
+        return NOTHING
+
+    def _call(self, name: str) -> Reads | None:
+        if name in self.bodies:
+            if name not in self._functions:
+                self._functions[name] = None  # while it is worked out: a function that calls itself reads anything
+                body = self.bodies[name]
+                self._functions[name] = None if body is None else self.of(body)
+            return self._functions[name]
+        b = self.builtins.get(name)
+        if b is None or not b.state:  # a pure built-in reads only its arguments
+            return NOTHING
+        if b.reads == "cells":
+            return Reads(frozenset([0]))
+        return None
+
+
+def _children(node) -> list:
+    """The syntax nodes directly inside `node`."""
+    out = []
+    for f in fields(node):
+        value = getattr(node, f.name)
+        for item in value if isinstance(value, (list, tuple)) else (value,):
+            if isinstance(item, A.Node):
+                out.append(item)
+            elif isinstance(item, tuple):  # (key, value) pairs of a table, (name, value) keyword arguments
+                out.extend(x for x in item if isinstance(x, A.Node))
+    return out
+
+
+
+def key_code(reads: Reads) -> str:
+    """Python source of a value that stays the same while nothing `reads` names is written: the counts of the
+    writes to its parts, and the player and turn where it reads them."""
+    items = [f"S.changes[{p}]" for p in sorted(reads.parts)]
+    items += ["S.player"] * ("player" in reads.flow) + ["S.turn"] * ("turn" in reads.flow)
+    return "(" + "".join(f"{item}, " for item in items) + ")"

@@ -1,0 +1,286 @@
+"""Where a rule file spends its time: seeded games played under Python's profiler, reported in the file's own words."""
+
+from __future__ import annotations
+
+import cProfile
+import dataclasses
+import inspect
+import os
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..agents import Agent
+from ..engine.nodes import CHANCE
+from ..engine.rng import derive_seed
+from ..errors import GameRuntimeError
+from ..model.compile import RULE_CODE_FILE
+from ..model.rules import MoveRule, Step
+from .runner import play_game
+
+ENGINE = "engine (flow, move lists, notation)"
+AGENTS = "agents (choosing moves)"
+OTHER = "other rule expressions"
+_AGENT_CODE = str(Path(inspect.getfile(Agent)).parent)  # code in this folder is the agents' own
+_GENERATOR = inspect.CO_GENERATOR
+
+# What each function of the compiled model does, in the report's words (any other: the field's name).
+_PHASES = {"generate": "listing", "collect": "listing", "exists": "listing", "candidates": "listing",
+           "explain": "listing", "parts": "listing", "weight": "listing", "apply": "effects", "note": "notation",
+           "visible_to": "visible to", "init_fn": "init", "items": "arrangement", "require": "arrangement",
+           "accept": "arrangement", "fixed": "arrangement"}
+
+
+@dataclass
+class Row:
+    """One line of the report: a part of the rule file, a built-in, the agents or the engine."""
+
+    name: str
+    where: str  # FILE:LINE of its definition ('' for built-ins and the engine)
+    self_time: float  # seconds in its own code (and Python's and the engine's helpers it calls directly)
+    total: float  # seconds from entering it to leaving it, what it calls included
+    calls: int | None  # None: not countable (the engine, the agents, a listing read move by move)
+
+
+@dataclass
+class Profile:
+    """What a profiled run played, and its rows sorted by self time."""
+
+    game: str
+    games: int
+    decisions: int
+    chance: int
+    seconds: float
+    rows: list
+
+    def format(self, top: int = 25) -> str:
+        rate = f"{self.decisions / self.seconds:,.0f} decisions/s" if self.seconds else "no time measured"
+        lines = [f"{self.game}: {self.games:,} games, {self.decisions:,} decisions, {self.chance:,} chance outcomes, "
+                 f"{self.seconds:.2f} s, {rate} (under the profiler, which slows play down: read the times "
+                 "relative to each other)"]
+        spent = sum(r.self_time for r in self.rows) or 1.0
+        per = (lambda s: f"{s / self.decisions * 1e6:,.0f} µs") if self.decisions else (lambda s: "-")
+        shown = self.rows[:top]
+        width = max([len(r.name) for r in shown] + [len("what")])
+        lines.append(f"{'self':>9} {'%':>6} {'self/dec':>11} {'total':>9} {'total/dec':>11} {'calls':>11} "
+                     f"{'calls/dec':>9}  {'what':<{width}}  where")
+        for r in shown:
+            calls = "-" if r.calls is None else f"{r.calls:,}"
+            per_calls = "-" if r.calls is None or not self.decisions else f"{r.calls / self.decisions:,.1f}"
+            lines.append(f"{r.self_time:>7.3f} s {r.self_time / spent:>6.1%} {per(r.self_time):>11} "
+                         f"{r.total:>7.3f} s {per(r.total):>11} {calls:>11} {per_calls:>9}  {r.name:<{width}}  "
+                         f"{r.where}".rstrip())
+        if len(self.rows) > top:
+            lines.append(f"... and {len(self.rows) - top} more (--top {len(self.rows)} shows them all)")
+        return "\n".join(lines)
+
+
+def profile_games(game, agents: list[Agent], games: int, seed: int) -> Profile:
+    """Play `games` games of `game` as simulate plays them (game i from the seed derived from `seed` and i)
+    under cProfile, and attribute the time to the rule file's parts and the built-ins."""
+    counts = {"decisions": 0, "chance": 0}
+
+    def on_move(state, move):
+        counts["chance" if move.player == CHANCE else "decisions"] += 1
+
+    names = code_names(game.rules)
+    profiler = cProfile.Profile()
+    start = time.perf_counter()
+    profiler.enable()
+    try:
+        for index in range(games):
+            try:
+                play_game(game, agents, derive_seed(seed, index), on_move)
+            except GameRuntimeError as exc:
+                raise exc.with_hint(f"game {index} of the run with seed {seed} reaches it") from None
+    finally:
+        profiler.disable()
+    seconds = time.perf_counter() - start
+    rows = attribute(profiler.getstats(), names)
+    return Profile(game.name, games, counts["decisions"], counts["chance"], seconds, rows)
+
+
+# -- naming the code -----------------------------------------------------------------------------
+def code_names(rules) -> dict:
+    """id(code object) -> (code, name, where) for every function generated from the rule file (and the
+    comprehensions inside it) and every declared built-in. Code is named by the part of the compiled rules
+    that holds it (and the field it is held in: listing, effects...), never by its Python name."""
+    names: dict = {}
+
+    def add(fn, name: str, path: tuple | None, generated: bool = True) -> None:
+        for found in _reachable(fn) if generated else (fn,):
+            code = getattr(getattr(found, "__func__", found), "__code__", None)
+            # a closure the model builds in Python (a compound move's listing) shares its code with every rule
+            # that has one: only generated code is one rule's own
+            if code is None or (generated and not code.co_filename.startswith(RULE_CODE_FILE)):
+                continue
+            where = "" if path is None else _where(rules, path)
+            for inner in _nested(code):  # a comprehension belongs to the function it is written in
+                names.setdefault(id(inner), (inner, name, where))
+
+    def add_fields(obj, name: str, path: tuple, phase=_phase) -> None:
+        for field, fn in _functions(obj):
+            add(fn, f"{name} ({phase(field)})" if phase(field) else name, path)
+
+    for step in rules.steps.values():
+        for rule in step.moves if step.kind == "chance" else ():
+            add_fields(rule, f"chance '{step.name}'", rule.path,
+                       lambda field: "outcomes" if _phase(field) == "listing" else _phase(field))
+        add_fields(step, f"step '{step.name}'", step.path)
+    for rule in list(rules.moves.values()) + [s.pass_rule for s in rules.steps.values() if s.pass_rule]:
+        add_fields(rule, f"move '{rule.name}'", rule.path)
+    for i, end in enumerate(rules.end_rules):  # its condition, and what tells whether to ask it again
+        add_fields(end, f"end rule {i + 1}", end.path, lambda field: "winners" if field == "winners" else "")
+    for key in ("score", "tiebreak", "evaluation", "breakdown"):
+        add(getattr(rules, key), f"scoring ({key})", ("scoring", key))
+    for key in ("first_player", "next_player"):
+        add(getattr(rules, key), f"flow ({key})", ("flow", key))
+    for section, word, holders in (("zones", "zone", rules.zones), ("vars", "variable", rules.vars)):
+        for holder in holders:
+            add(holder.init_fn, f"{word} '{holder.name}' (init)", (section, holder.name))
+    for kind in rules.kinds.values():
+        for attribute, fn in kind.derived.items():
+            add(fn, f"piece '{kind.name}' ({attribute})", ("pieces", kind.name, "derived", attribute))
+    # The compiler files what it generates under the part of the file it comes from ("function side_cells",
+    # "end 1": see Rules.generated). The file's own functions and procedures are named from there, and so is
+    # anything generated that the model holds where the walk above does not look. Reading the labels is the
+    # one place here that depends on how the compiler names generated code.
+    for label, fns in rules.generated.items():
+        word, _, name = label.partition(" ")
+        for fn in fns:
+            add(fn, label, (f"{word}s", name) if word in ("function", "procedure") else None)
+    for value in rules.namespace.values():
+        declared = getattr(value, "builtin", None)
+        if declared is not None:
+            add(value, f"built-in {declared.name}", None, generated=False)
+    return names
+
+
+def _phase(field: str) -> str:
+    """What the function a field of the compiled model holds does, in the report's words."""
+    return _PHASES.get(field, field.replace("_", " "))
+
+
+def _functions(obj):
+    """(field, value) for each field of a part of the compiled model that holds functions (directly, in a
+    list or tuple, or in a record such as a step's arrangement)."""
+    for field in dataclasses.fields(obj):
+        value = getattr(obj, field.name)
+        if dataclasses.is_dataclass(value) and not isinstance(value, (MoveRule, Step)):
+            yield from _functions(value)
+        elif value is not None and not isinstance(value, (str, dict, MoveRule, Step)):
+            yield field.name, value
+
+
+def _reachable(value, depth: int = 0):
+    """The functions in a value: itself, in lists and tuples, and those captured by a function's closure (how
+    a compound move wraps its own listing, effects and notation), to a small depth."""
+    if isinstance(value, (list, tuple)):
+        for item in value if depth < 4 else ():
+            yield from _reachable(item, depth + 1)
+    elif callable(value) and hasattr(value, "__code__"):
+        yield value
+        for cell in (value.__closure__ or ()) if depth < 4 else ():
+            try:
+                yield from _reachable(cell.cell_contents, depth + 1)
+            except ValueError:  # a cell not yet filled
+                continue
+
+
+def _nested(code):
+    """A code object and those compiled inside it (comprehensions, generator expressions)."""
+    yield code
+    for const in code.co_consts:
+        if inspect.iscode(const):
+            yield from _nested(const)
+
+
+def _where(rules, path: tuple) -> str:
+    """FILE:LINE of a part of the rule file (of the nearest enclosing part that has a line)."""
+    while path:
+        loc = rules.where(path)
+        if loc.line:
+            relative = os.path.relpath(loc.file)
+            return f"{loc.file if relative.startswith('..') else relative}:{loc.line}"
+        path = path[:-1]
+    return ""
+
+
+# -- attributing the time ------------------------------------------------------------------------
+def attribute(stats, names: dict) -> list[Row]:
+    """Rows from cProfile's raw entries (Profile.getstats()), sorted by self time.
+
+    Code with a name of its own (from code_names, or the agents') is a row. Any other code (the engine,
+    Python's built-in functions, the language's operators) counts for whoever called it, split by the time
+    each caller spent in it; code that nothing named called is the engine's."""
+    entries = {id(e.code): e for e in stats}
+    callers = defaultdict(list)  # id(code) -> [(id of the caller's code, the calls from it)]
+    for e in stats:
+        for sub in e.calls or ():
+            if id(sub.code) != id(e.code):  # a recursive call is inside the outer one already
+                callers[id(sub.code)].append((id(e.code), sub))
+    owner = {key: _owner(e.code, names.get(key)) for key, e in entries.items()}
+    shares: dict = {}
+
+    def share(key, active=frozenset()) -> dict:
+        """name -> the fraction of the time in `key` spent on behalf of that name."""
+        if owner[key] is not None:
+            return {owner[key]: 1.0}
+        if key not in shares:
+            if key in active or len(active) > 200:  # a cycle among unnamed code: the engine's own
+                return {ENGINE: 1.0}
+            shares[key] = mix(key, "totaltime", active | {key})
+        return shares[key]
+
+    def mix(key, measure: str, active=frozenset()) -> dict:
+        edges = callers.get(key, [])
+        weights = [getattr(sub, measure) for _, sub in edges]
+        if sum(weights) <= 0:
+            weights = [sub.callcount for _, sub in edges]
+        whole = sum(weights)
+        if not whole:
+            return {ENGINE: 1.0}
+        out: dict = defaultdict(float)
+        for (caller, _), weight in zip(edges, weights):
+            for name, part in share(caller, active).items():
+                out[name] += part * weight / whole
+        return out
+
+    sums = defaultdict(lambda: [0.0, 0.0, 0.0, False])  # name -> [self, total, calls, calls countable]
+    for key, e in entries.items():
+        name = owner[key]
+        if name is None:
+            for payer, part in mix(key, "inlinetime").items():
+                sums[payer][0] += e.inlinetime * part
+            continue
+        row = sums[name]
+        row[0] += e.inlinetime
+        # each resumption of a generator is a call to cProfile, so only plain functions' calls are counted
+        counted = not e.code.co_flags & _GENERATOR
+        for caller, sub in callers.get(key) or [(None, e)]:
+            outside = 1.0 - (share(caller).get(name, 0.0) if caller is not None else 0.0)
+            row[1] += sub.totaltime * outside
+            if counted:
+                row[2] += sub.callcount * outside
+                row[3] = True
+    sums[ENGINE][1] = sum(e.inlinetime for e in stats)
+    where = {name: place for _, name, place in names.values()}
+    # the split of shared code among its callers is proportional, so a total may come out a shade under its
+    # self time: it is at least that
+    rows = [Row(name, where.get(name, ""), s, max(s, t), round(c) if countable and name not in (ENGINE, AGENTS)
+                else None) for name, (s, t, c, countable) in sums.items()]
+    return sorted(rows, key=lambda r: (-r.self_time, r.name))
+
+
+def _owner(code, named) -> str | None:
+    """The row that code's own time belongs to, or None when it counts for its callers."""
+    if named is not None:
+        return named[1]
+    if isinstance(code, str):  # a function of Python's, written in C
+        return None
+    if code.co_filename.startswith(RULE_CODE_FILE):
+        return OTHER
+    if code.co_filename.startswith(_AGENT_CODE):
+        return AGENTS
+    return None
