@@ -20,6 +20,7 @@ import argparse
 import random
 import sys
 import time
+import tracemalloc
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -151,6 +152,27 @@ def breakdown(game, seconds: float) -> dict:
     return result
 
 
+def memory(game, seed: int = 7) -> tuple[float, float, int]:
+    """(bytes a copy of a mid-game state takes, µs per copy, the ply it was taken at): what search agents
+    holding thousands of states pay. The state is that of a seeded random game halfway through."""
+    chance, seats = streams(seed, game.num_players)
+    whole = game.new_initial_state(seed)
+    play(whole, uniform, chance, seats)
+    state = game.new_initial_state(seed)
+    chance, seats = streams(seed, game.num_players)
+    play(state, uniform, chance, seats, limit=whole.ply // 2)
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    copies = [state.clone() for _ in range(20)]
+    size = (tracemalloc.get_traced_memory()[0] - before) / len(copies)
+    tracemalloc.stop()
+    count, start = 0, time.process_time()
+    while time.process_time() - start < 0.2:
+        state.clone()
+        count += 1
+    return size, 1e6 * (time.process_time() - start) / count, state.ply
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=4.0, help="CPU seconds per implementation and figure")
@@ -158,6 +180,8 @@ def main(argv=None) -> int:
                         help="only these games, by name or rule file (default: every bundled game and configuration)")
     parser.add_argument("--breakdown", action="store_true",
                         help="also show where a playout's time goes (µs per playout, with a clock around each part)")
+    parser.add_argument("--memory", action="store_true",
+                        help="also show the size of a mid-game state and the time to copy it")
     args = parser.parse_args(argv)
     games = bundled_games()
     configs = [c for c in CONFIGS if not args.game or c[1] in args.game]
@@ -178,6 +202,9 @@ def main(argv=None) -> int:
             plies = parts.pop("plies")
             print("    " + ", ".join(f"{part} {us:,.0f} µs" for part, us in parts.items())
                   + f" ({plies:,.1f} moves and outcomes)", flush=True)
+        if args.memory:
+            size, micros, ply = memory(game)
+            print(f"    a state at ply {ply:,}: {size / 1024:,.1f} KiB, copied in {micros:,.1f} µs", flush=True)
     if any(name == "mabula" for _, name, _ in configs):
         (engine, _), (tuned, _) = measure([playouts(rulesdsl.load_game(games["mabula"])), _mabula_tuned], args.seconds)
         print(f"{'mabula, tuned direct playout':<32} {engine:>11,.0f} {tuned:>8,.0f} {engine / tuned:>6.2f}  "

@@ -17,12 +17,14 @@ def load_benchmark():
 
 def test_rates_breakdown_and_ratio(capsys):
     benchmark = load_benchmark()
-    assert benchmark.main(["--seconds", "0.05", "--game", "mabula", "--breakdown"]) == 0
+    assert benchmark.main(["--seconds", "0.05", "--game", "mabula", "--breakdown", "--memory"]) == 0
     out = capsys.readouterr().out
     assert re.search(r"^mabula +[\d,]+ +[\d,]+ +\d+\.\d\d +[\d,]+ +[\d,]+$", out, re.M)
     parts = re.search(r"new state ([\d,]+) µs, chance ([\d,]+) µs, listing moves ([\d,]+) µs, applying moves ([\d,]+) µs",
                       out)
     assert parts and all(int(us.replace(",", "")) > 0 for us in parts.groups())
+    size = re.search(r"a state at ply (\d+): ([\d.]+) KiB, copied in ([\d.]+) µs", out)
+    assert size and int(size[1]) > 0 and float(size[2]) > 0 and float(size[3]) > 0
     assert re.search(r"^mabula, tuned direct playout +[\d,]+ +[\d,]+ +\d+\.\d\d ", out, re.M)
 
 
