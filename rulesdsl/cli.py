@@ -534,7 +534,8 @@ def cmd_replay(args) -> int:
             bad += 1
             print(f"{label}: replay differs: " + "; ".join(problems))
         elif len(logs) == 1 or args.verbose:
-            print(f"{label}: {len(log['moves'])} moves replayed and verified")
+            moves = len(log["moves"])
+            print(f"{label}: {moves} move{'s' if moves != 1 else ''} replayed and verified")
             if len(logs) == 1 and not show:
                 print(render_state(state))
         if show:  # the final picture ends with the result
@@ -562,7 +563,7 @@ def cmd_games(args) -> int:
         try:
             print(f"{name:<14} {load_game(path).summary()}")
         except RulesError as exc:
-            print(f"{name:<14} (invalid: {len(exc.problems)} problems)")
+            print(f"{name:<14} (invalid: {_count(len(exc.problems))})")
     return 0
 
 

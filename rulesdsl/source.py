@@ -111,9 +111,13 @@ def _char_positions(info: NodeInfo, value: str) -> list[tuple[int, int, bool]] |
 def _block_positions(info: NodeInfo, value: str):
     """Positions for a literal (|) or folded (>) block scalar: every content line appears verbatim in it."""
     lines, header = info.lines, info.loc.line  # the content starts on the line after the '|' or '>'
-    indent = next((len(t) - len(t.lstrip(" ")) for t in lines[header:] if t.strip()), None)
-    if indent is None:
+    first = next((t for t in lines[header:] if t.strip()), None)
+    kept = next((t for t in value.split("\n") if t.strip()), None)
+    if first is None or kept is None:
         return None
+    # the first line's spaces beyond the block's indentation stay in the value: with an indentation
+    # indicator (|2, >2) the indentation is that of the parent plus the indicator, not the first line's
+    indent = (len(first) - len(first.lstrip(" "))) - (len(kept) - len(kept.lstrip(" ")))
     positions: list = [None] * len(value)
     cursor, last = 0, None
     for number, text in enumerate(lines[header:], header + 1):

@@ -9,7 +9,7 @@ import pytest
 
 from rulesdsl.cli import main
 
-from .helpers import game_path, run_cli as run
+from .helpers import ROOT, game_path, run_cli as run
 
 ALT = "WBWBWBWBWBWBWBWBWBWBWBWB"
 
@@ -19,6 +19,11 @@ def test_validate_summarises_the_game_and_its_variants(capsys):
     assert code == 0
     assert "Mabula: 2 players (white, black)" in out and "variants: product" in out
     assert "variant product: ok" in out and "option setup=" in out
+
+
+def test_validate_counts_one_of_a_kind_in_the_singular(capsys):
+    code, out, _ = run(capsys, "validate", str(ROOT / "examples" / "tutorial" / "three-in-a-row.yaml"))
+    assert code == 0 and "2 players (cross, nought), 9 cells, 1 move, 1 step, no chance," in out  # was "1 moves"
 
 
 def test_bundled_game_names_work_as_files(capsys):

@@ -62,6 +62,13 @@ def outcome(thunk):
         return "raise", type(exc)
 
 
+def failure(thunk) -> tuple:
+    """(exception type, message) of what `thunk` raises."""
+    with pytest.raises(Exception) as info:
+        thunk()
+    return type(info.value), str(info.value)
+
+
 def same(x, y) -> bool:
     """Equal values of the same kind (a constant list folded at compile time is a read-only list)."""
     if isinstance(x, bool) != isinstance(y, bool) or isinstance(x, float) != isinstance(y, float):
@@ -123,6 +130,16 @@ def test_compiled_code_and_the_evaluator_fail_alike(text, error):
     compiled = outcome(lambda: function(text)(*ENV.values()))
     reference = outcome(lambda: evaluate(parse(text), ENV, pure_builtins()))
     assert compiled == reference and compiled[0] == "raise" and issubclass(compiled[1], error), (compiled, reference)
+
+
+@pytest.mark.parametrize("text, power", [("b ** 0.5", "(-2) ** 0.5"), ("b ** -0.5", "(-2) ** -0.5"),
+                                         ("(-8) ** (1 / 3)", "(-8) ** 0.3333333333333333")])
+def test_a_negative_number_to_a_fractional_power_has_no_value(text, power):
+    # Python's value is a complex number, which is no value of the language: both ways refuse it alike
+    compiled = failure(lambda: function(text)(*ENV.values()))
+    reference = failure(lambda: evaluate(parse(text), ENV, pure_builtins()))
+    assert compiled == reference == (ValueError, f"a negative number to a fractional power has no value: {power}")
+    assert function("b ** 2.0")(*ENV.values()) == 4.0  # a whole power of a negative number has a value
 
 
 def test_true_division_gives_a_fraction_and_floor_division_a_whole_number():

@@ -341,6 +341,7 @@ def check_agreement(text, env):
 @example(text="longest_run(xs, cyclic=true)", env={"a": 0, "b": 0, "c": 0, "xs": [1, 1, 2, 1], "ys": [], "s": ""})
 @example(text="a // b % c", env={"a": 7, "b": 0, "c": 1, "xs": [], "ys": [], "s": ""})
 @example(text="int('-3') ** 2 + 12.5", env={"a": 0, "b": 0, "c": 0, "xs": [], "ys": [], "s": ""})
+@example(text="a ** 0.5", env={"a": -2, "b": 0, "c": 0, "xs": [], "ys": [], "s": ""})  # refused both ways
 @example(text="[0 for x in xs for s in s + 'a' if s in xs]",
          env={"a": 0, "b": 0, "c": 0, "xs": [1], "ys": [], "s": "b"})
 @example(text="[0 for x in ys if c > 0 for c in xs]",

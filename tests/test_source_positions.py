@@ -325,9 +325,15 @@ I = " " * 8  # continuation lines of the item under 'when:'
     f'"empty(c) and\n{I}zzq > 0"',  # double-quoted, over two lines
     f"|\n{I}empty(c) and\n{I}  zzq > 0",  # literal block, the name on its second line
     f">\n{I}empty(c)\n{I}and zzq > 0",  # folded block
+    # an indentation indicator: the block is indented 6 + 2 (the item's '-' is in column 7), so the spaces
+    # beyond 8 stay in the value (the first line's indentation was taken for the block's: 13:25, not 14:11)
+    f"|2\n{I}    empty(c) and\n{I}  zzq > 0",
+    f">2\n{I}  empty(c)\n{I}and zzq > 0",
+    f"|+2\n\n{I}   empty(c) and\n{I} zzq > 0",
     '"empty(\\"c\\") and zzq"',  # escapes before the name
     "[empty(c), zzq]",  # a YAML flow list is not an expression
-], ids=["double", "single", "plain", "plain-2-lines", "double-2-lines", "literal", "folded", "escapes", "flow-list"])
+], ids=["double", "single", "plain", "plain-2-lines", "double-2-lines", "literal", "folded", "literal-indicator",
+        "folded-indicator", "keep-indicator", "escapes", "flow-list"])
 def test_an_unknown_name_is_reported_where_it_is_written(tmp_path, when):
     path = tmp_path / "game.yaml"
     path.write_text(GAME.replace("WHEN", when), encoding="utf-8")

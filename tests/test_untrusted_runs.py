@@ -227,6 +227,7 @@ def _saved_state(capsys) -> dict:
     ({"step": ["play"]}, "no step [\"play\"]"),
     ({"pending": {"abc": "b1-b2"}}, "'pending' entry \"abc\""),
     ({"pending": {"9" * 50: "b1-b2"}}, "'pending' entry"),
+    ({"pending": {"0": "b1-b2"}}, "'pending' holds choices, but step 'play' is not a simultaneous step"),
     ({"secret": {"x": 1}}, "'secret' entry \"x\""),
     ({"history": [1]}, "'history' should be a list of moves"),
     ({"capped": "yes"}, "'capped' should be true or false"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from ..errors import AmbiguousMove, IllegalMove, MalformedMove, MoveError
 from ..model.rules import Move
@@ -24,6 +25,11 @@ def parse_move(state, text: str, player: int | None = None) -> Move:
     step = state.rules.steps[state.step]
     if step.kind == "chance" and step.arrangement is not None:
         return _parse_arrangement(state, step, wanted)
+    if step.kind == "simultaneous" and player in state.pending:
+        # this seat has no legal move left here: say why, rather than blame a rule of the move
+        names = state.rules.player_names
+        raise IllegalMove(wanted, f"{names[player]} has already chosen at this step",
+                          "still to choose: " + ", ".join(names[p] for p in state.acting_players()))
     candidates = state.legal_moves(player)
     exact = [m for m in candidates if str(m) == wanted]
     if not exact:
@@ -138,11 +144,17 @@ def _parse_arrangement(state, step, wanted: str) -> Move:
     single = all(isinstance(i, str) and len(i) == 1 for i in items)
     parts = list(wanted.replace(" ", "")) if single else wanted.split()
     by_text = {str(i): i for i in items}
-    try:
-        outcome = [by_text[p] for p in parts]
-    except KeyError as exc:
-        raise MalformedMove(wanted, f"{exc.args[0]!r} is not one of the items arranged "
-                            f"({', '.join(sorted(by_text))})") from None
+    folds = Counter(t.casefold() for t in by_text)
+    # case is ignored where that names one item only, as for moves: 'wbwb' for the items W and B
+    folded = {t.casefold(): i for t, i in by_text.items() if folds[t.casefold()] == 1}
+    outcome = []
+    for part in parts:
+        if part in by_text:
+            outcome.append(by_text[part])
+        elif part.casefold() in folded:
+            outcome.append(folded[part.casefold()])
+        else:
+            raise MalformedMove(wanted, f"{part!r} is not one of the items arranged ({', '.join(sorted(by_text))})")
     if sorted(map(str, outcome)) != sorted(map(str, items)):
         counts = {t: sum(1 for i in items if str(i) == t) for t in by_text}
         need = ", ".join(f"{n}x {t}" for t, n in counts.items())

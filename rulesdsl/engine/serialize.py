@@ -342,14 +342,22 @@ def _secret(rules, value, bad) -> dict:
 
 def _pending(S, value: dict, bad) -> dict:
     """The simultaneous choices already made: {seat: move}, each a legal move of that seat."""
-
-    pending = {}
+    texts = {}
     for seat, text in value.items():
         if _index(seat, S.rules.num_players - 1) is None or not isinstance(text, str):
             bad(f"'pending' entry {shown(seat)}: {shown(text)} should map a seat to a move in notation", key="pending")
-            continue
+        else:
+            texts[int(seat)] = text
+    if texts and S.rules.steps[S.step].kind != "simultaneous":
+        # elsewhere a move is applied at once: a choice kept pending would never be resolved
+        bad(f"'pending' holds choices, but step '{S.step}' is not a simultaneous step",
+            "only a simultaneous step keeps choices until every player has chosen: remove 'pending'",
+            key="pending")
+        return {}
+    pending = {}
+    for seat, text in texts.items():
         try:
-            pending[int(seat)] = S.parse_move(text, int(seat))
+            pending[seat] = S.parse_move(text, seat)
         except MoveError as exc:
             bad(f"pending move {shown(text)} of seat {seat}: {exc.reason}"[:300], key="pending")
     return pending

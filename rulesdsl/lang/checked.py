@@ -63,12 +63,20 @@ def mul(a, b):
     return a * b
 
 
+def no_real_power(a, b) -> ValueError:
+    """The error of a ** b when Python's value is a complex number, which is no value of the language."""
+    return ValueError(f"a negative number to a fractional power has no value: ({a}) ** {b}")
+
+
 def pow_(a, b):
-    """a ** b, refusing integer powers beyond MAX_INT_BITS."""
+    """a ** b, refusing integer powers beyond MAX_INT_BITS and complex results."""
     if isinstance(a, int) and isinstance(b, int) and b > 0 and a not in (0, 1, -1):
         if (a.bit_length() - 1) * b > MAX_INT_BITS or b > MAX_INT_BITS:
             raise LimitExceeded(f"{a} ** {b} is too large (numbers may have at most {MAX_INT_BITS} bits)")
-    return a ** b
+    value = a ** b
+    if value.__class__ is complex:  # raised in the operator itself: engine/state.py then blames the rule
+        raise no_real_power(a, b)
+    return value
 
 
 def mod(a, b):

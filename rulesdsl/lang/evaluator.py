@@ -5,9 +5,19 @@ from __future__ import annotations
 import operator
 
 from . import ast as A
+from .checked import no_real_power
+
+
+def _pow(a, b):
+    """a ** b, refused as compiled code refuses it when Python's value is a complex number."""
+    value = a ** b
+    if isinstance(value, complex):
+        raise no_real_power(a, b)
+    return value
+
 
 _BIN = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
-        "//": operator.floordiv, "%": operator.mod, "**": operator.pow}
+        "//": operator.floordiv, "%": operator.mod, "**": _pow}
 _CMP = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
         ">=": operator.ge, "in": lambda a, b: a in b, "notin": lambda a, b: a not in b}
 

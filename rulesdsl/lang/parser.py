@@ -289,13 +289,15 @@ def parse(text: str, start: str = "expr") -> A.Node:
             raise SyntaxProblem("the expression ends too early", len(text),
                                 _early_hint(text, exc.expected)) from None
         hint = f"expected {_expected(exc.expected)}"
-        if start == "stmt" and str(exc.token) == "==":
+        token, at = str(exc.token), exc.token.start_pos
+        # after a target the lexer reads '==' as '=' then '=': the unexpected token is the second '='
+        if start == "stmt" and (token == "==" or token == "=" and text.startswith("==", at - 1)):
             hint = "an effect assigns with '=' or calls an effect such as move(a, b)"
-        elif str(exc.token) == "=":
+        elif token == "=":
             hint = "to compare, write '=='; '=' assigns, and only in effects"
-        elif str(exc.token) == "for":  # Python allows a bare generator as a sole argument; rules, as the first
+        elif token == "for":  # Python allows a bare generator as a sole argument; rules, as the first
             hint = "a comprehension without brackets may only be a call's first argument: write it first, or " \
                    "in brackets as a list, [x for x in xs]"
-        raise SyntaxProblem(f"unexpected {str(exc.token)!r}", exc.token.start_pos, hint) from None
+        raise SyntaxProblem(f"unexpected {token!r}", at, hint) from None
     except UnexpectedInput as exc:  # pragma: no cover - other lark input errors
         raise SyntaxProblem(str(exc).splitlines()[0], getattr(exc, "pos_in_stream", 0) or 0) from None

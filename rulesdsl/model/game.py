@@ -79,11 +79,11 @@ class Rules:
 
     def summary(self) -> str:
         """A one-line description of the game for `validate`."""
-        players = f"{self.num_players} players"
+        players = _counted(self.num_players, "player")
         if self.player_names and not all(n == f"p{i}" for i, n in enumerate(self.player_names)):
             players += f" ({', '.join(self.player_names)})"
-        features = [players, f"{len(self.board.cells)} cells", f"{len(self.moves)} moves",
-                    f"{len(self.steps)} steps",
+        features = [players, _counted(len(self.board.cells), "cell"), _counted(len(self.moves), "move"),
+                    _counted(len(self.steps), "step"),
                     "chance" if self.has_chance else "no chance",
                     "hidden information" if self.has_hidden_information else "perfect information",
                     "simultaneous moves" if self.has_simultaneous else "sequential moves"]
@@ -92,3 +92,8 @@ class Rules:
         if self.option_specs:
             features.append("options: " + ", ".join(self.option_specs))
         return f"{self.name}: " + ", ".join(features)
+
+
+def _counted(n: int, noun: str) -> str:
+    """'1 move', '2 moves'."""
+    return f"{n} {noun}{'s' if n != 1 else ''}"

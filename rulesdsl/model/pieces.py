@@ -59,7 +59,7 @@ class PieceKind:
                 raise RuleValueError(f"piece '{self.name}' needs a value for '{attr}'")
             values = spec.get("values")
             if values is not None and value not in values:
-                raise RuleValueError(f"'{value}' is not a {attr} of piece '{self.name}' "
+                raise RuleValueError(f"'{value}' is not a possible {attr} of piece '{self.name}' "
                                      f"(one of: {', '.join(map(str, values))})")
             key.append((attr, value))
         unknown = set(given) - set(self.attributes)
