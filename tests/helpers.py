@@ -8,6 +8,7 @@ import rulesdsl
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = ROOT / "games"
+SEALED = str(ROOT / "examples" / "games" / "sealed-bids.yaml")  # a small game of simultaneous secret bids
 
 
 def game_path(name: str) -> str:
@@ -42,3 +43,11 @@ def run_cli(capsys, *argv):
     out, err = capsys.readouterr()
     assert "Traceback" not in out + err
     return code, out, err
+
+
+def revealed(game, prize: str = "prize 4"):
+    """A sealed-bids state with its prize drawn: the players are to bid at once."""
+    state = game.new_initial_state()
+    assert state.current_player() == rulesdsl.CHANCE
+    state.apply(prize)
+    return state

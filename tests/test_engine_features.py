@@ -7,23 +7,15 @@ import json
 import pytest
 
 import rulesdsl
-from rulesdsl import CHANCE, SIMULTANEOUS, MoveError
+from rulesdsl import SIMULTANEOUS, MoveError
 
-from .helpers import ROOT
+from .helpers import SEALED, revealed
 
-SEALED = str(ROOT / "examples" / "games" / "sealed-bids.yaml")
 
 
 @pytest.fixture
 def game():
     return rulesdsl.load_game(SEALED)
-
-
-def revealed(game, prize="prize 4"):
-    state = game.new_initial_state()
-    assert state.current_player() == CHANCE
-    state.apply(prize)
-    return state
 
 
 def test_chance_outcomes_follow_the_weights(game):

@@ -22,9 +22,8 @@ from rulesdsl.limits import MAX_JSON_DEPTH, MAX_JSON_DIGITS
 from rulesdsl.loading import bundled_games
 from rulesdsl.model.values import Record
 
-from .helpers import ROOT
+from .helpers import ROOT, SEALED, revealed
 
-SEALED = str(ROOT / "examples" / "games" / "sealed-bids.yaml")
 TUTORIAL = str(ROOT / "examples" / "tutorial" / "three-in-a-row.yaml")
 
 
@@ -129,13 +128,6 @@ def test_a_game_stopped_at_the_turn_cap_stays_stopped_without_winners():
 @pytest.fixture
 def game():
     return rulesdsl.load_game(SEALED)
-
-
-def revealed(game, prize="prize 4"):
-    state = game.new_initial_state()
-    assert state.current_player() == CHANCE
-    state.apply(prize)
-    return state
 
 
 def test_pending_choices_survive_a_json_round_trip(game):
