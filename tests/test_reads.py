@@ -125,3 +125,40 @@ def test_end_checks_kept_while_unchanged_agree_with_asking_afresh(name):
         play(game.new_initial_state(seed), uniform, chance, seats, observe=check)
     if any(end.unchanged is not None for end in game.rules.end_rules):
         assert kept > 0
+
+
+BAG = """
+game: Bag
+players: {count: 2}
+pieces:
+  ball: {attributes: {colour: [red, blue]}}
+zones:
+  bag: {init: "[piece('ball', colour=c) for c in ['red', 'red', 'blue']]"}
+  hand: {per: player}
+moves:
+  take:
+    params: {colour: "['red', 'blue']"}
+    when: ["count(b for b in bag if b.colour == colour) > 0"]
+    notation: "take {colour}"
+    do: ["move(bag, hand[me], piece('ball', colour=colour))"]
+flow:
+  steps:
+    play: {moves: [take], pass: pass}
+end:
+  - when: "size(bag) == 0"
+    winners: "[]"
+"""
+
+
+def test_a_count_over_a_zone_by_attribute_reads_the_zone_once_and_follows_its_writes(tmp_path):
+    path = tmp_path / "bag.yaml"
+    path.write_text(BAG, encoding="utf-8")
+    game = rulesdsl.load_game(str(path))
+    assert "S.tally(" in "".join(fn.source for fn in game.rules.generated["move take"])
+    state = game.new_initial_state()
+    listed = []
+    while not state.terminal:
+        moves = [str(m) for m in state.legal_moves()]
+        listed.append(moves)
+        state.apply(moves[0])
+    assert listed == [["take red", "take blue"], ["take red", "take blue"], ["take blue"]]

@@ -53,7 +53,7 @@ class State(Position):
         S.secret, S.ended_by = {}, None  # ply -> players who saw that entry; which end rule ended the game
         S._rng, S.seed = None, 0  # the state's own sampler is made when first used
         S.zones, S.vars = [], []
-        S.changes = [0] * (1 + len(rules.zones) + len(rules.vars))
+        S.changes, S.tallies = [0] * (1 + len(rules.zones) + len(rules.vars)), {}
         S.end_checked = [None] * len(rules.end_rules)  # per end rule: its `unchanged` value when last found false
         budget.ensure_watchdog()
         with _rule_errors(S, "initial state"):
@@ -75,7 +75,7 @@ class State(Position):
         S.zones = [_copy(z) for z in self.zones]
         S.vars = [_copy(v) for v in self.vars]
         S.player, S.step, S.turn, S.ply = self.player, self.step, self.turn, self.ply
-        S.changes, S.end_checked = self.changes[:], self.end_checked[:]
+        S.changes, S.end_checked, S.tallies = self.changes[:], self.end_checked[:], {}
         S.pending = dict(self.pending)
         S.terminal, S.winners, S.capped = self.terminal, self.winners, self.capped
         S.history = self.history[:]
@@ -522,9 +522,10 @@ _CONVERTED = (RuleValueError, ArithmeticError, LookupError, TypeError, Attribute
 # Failures that are the rule file's wherever they are raised: a built-in refusing a value the rule handed it, a
 # value too large, a budget overrun (raised wherever the code happens to be), functions of the file that recurse.
 _ALWAYS_THE_RULES = (RuleValueError, LimitExceeded, budget.TimeBudgetExceeded, RecursionError)
-# The checked operators generated code is compiled to (G_add...): they stand in for Python's own operators, so
-# what fails in them fails in the rule's code, as it would in the operator they replace.
-_OPERATORS = frozenset(fn.__code__ for fn in GUARDS.values())
+# The checked operators generated code is compiled to (G_add...), and Position.tally (a count over a zone): they
+# stand in for Python's own operators and loops, so what fails in them fails in the rule's code, as it would in
+# the code they replace.
+_OPERATORS = frozenset([*(fn.__code__ for fn in GUARDS.values()), Position.tally.__code__])
 for _fn, _what in ((State.apply, "applying a move"), (State.legal_moves, "listing the legal moves"),
                    (State.chance_outcomes, "listing the chance outcomes"),
                    (State.sample_chance, "drawing a chance outcome"), (State.initial, "setting up the game")):

@@ -450,7 +450,35 @@ class Compiler:
                                  function=b.name)
         return self.call_code(node, b, scope)
 
+    def _tally(self, node: A.Call, b: Builtin, scope: Scope) -> str | None:
+        """count(x for x in Z if x.a == v), Z a zone (or one of its places) and v not naming x, as
+        Position.tally: the zone's items counted by attribute once, not once per value asked for."""
+        comp = node.args[0] if b.name == "count" and len(node.args) == 1 and not node.kwargs else None
+        if not (isinstance(comp, A.Comprehension) and comp.generator and len(comp.fors) == 1):
+            return None
+        loop = comp.fors[0]
+        cond = loop.conds[0] if len(loop.targets) == 1 and len(loop.conds) == 1 else None
+        if not (isinstance(cond, A.Compare) and cond.ops == ["=="] and isinstance(cond.operands[0], A.Attr)):
+            return None
+        item, (attr, value) = loop.targets[0], cond.operands
+        zone, key = (loop.iterable.obj, loop.iterable.index) if isinstance(loop.iterable, A.Index) else \
+            (loop.iterable, None)
+        binding = scope.lookup(zone.id) if isinstance(zone, A.Name) else None
+        if binding is None or binding.kind != "zone" or not isinstance(comp.elt, A.Name) or comp.elt.id != item \
+                or not isinstance(attr.obj, A.Name) or attr.obj.id != item or keyword.iskeyword(attr.name) \
+                or attr.name in self._python_names \
+                or any(isinstance(n, A.Name) and n.id == item for part in (value, key) if part is not None
+                       for n in A.walk(part)):
+            return None
+        self.expr(attr, scope.child(**{item: local(item)}))  # reported as in the loop: an unknown attribute
+        key_code = "None" if key is None else self.expr(key, scope)
+        return (f"S.tally({binding.part}, {key_code}, {self.expr(loop.iterable, scope)}, {attr.name!r}, "
+                f"{self.expr(value, scope)})")
+
     def call_code(self, node: A.Call, b: Builtin, scope: Scope) -> str:
+        tally = self._tally(node, b, scope)
+        if tally is not None:
+            return tally
         args = []
         for a in node.args:
             if isinstance(a, A.Comprehension) and a.generator:

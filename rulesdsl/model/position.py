@@ -15,15 +15,38 @@ class Position:
       variable in declaration order (see Rules.part_of). Whatever writes a part counts it, so that a value
       worked out from parts whose counts have not moved is still good (the engine keeps end checks so).
       Code that replaces the position wholesale calls `changed()`.
+    - `tallies`: counts of the items of a zone by the value of one attribute, kept with the count of the
+      zone's writes they were made at (see `tally`).
 
     Generated code names only these fields and `clone()` (tests/test_layers.py checks it).
     """
 
-    __slots__ = ("cells", "zones", "vars", "player", "turn", "step", "goto", "changes")
+    __slots__ = ("cells", "zones", "vars", "player", "turn", "step", "goto", "changes", "tallies")
 
     def changed(self) -> None:
         """Count a write to every part: the position was replaced (read from a file, resampled)."""
         self.changes = [n + 1 for n in self.changes]
+
+    def tally(self, part: int, key, zone: list, attribute: str, value) -> int:
+        """How many items of `zone` have `attribute` equal to `value`: what the compiler makes of
+        count(x for x in zone if x.attribute == value). `part` is the zone's part of the position and `key`
+        which of its places it is (a seat, a key, or None). The counts of every value are worked out once and
+        kept while nothing writes the zone, so asking for each value in turn reads the zone once."""
+        stamp = self.changes[part]
+        found = self.tallies.get((part, key, attribute))
+        try:
+            if found is None or found[0] != stamp:
+                counts: dict = {}
+                for item in zone:
+                    seen = getattr(item, attribute)
+                    counts[seen] = counts.get(seen, 0) + 1
+                found = self.tallies[part, key, attribute] = (stamp, counts)
+            return found[1].get(value, 0)
+        except TypeError:  # values that cannot be keys (lists): counted as written (a loop, for the blame
+            number = 0     # of an error in rule code: see engine/state.py)
+            for item in zone:
+                number += getattr(item, attribute) == value
+            return number
 
     def clone(self) -> "Position":
         """An independent copy (compound moves try their parts on one)."""

@@ -9,7 +9,7 @@ while the counts of the parts it reads stay where they were.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from ..lang import ast as A
 
@@ -45,16 +45,13 @@ class ReadAnalysis:
     def of(self, node) -> Reads | None:
         """What `node` reads (None: anything)."""
         found = NOTHING
-        todo = [node]
-        while todo:  # iterative: expressions nest deeply
-            node = todo.pop()
-            if isinstance(node, A.Name):
-                found = found | self._name(node.id)
-            elif isinstance(node, A.Call):
-                found = found | self._call(node.func)
+        for inner in A.walk(node):
+            if isinstance(inner, A.Name):
+                found = found | self._name(inner.id)
+            elif isinstance(inner, A.Call):
+                found = found | self._call(inner.func)
             if found is None:
                 return None
-            todo.extend(_children(node))
         return found
 
     def _name(self, name: str) -> Reads:
@@ -80,20 +77,6 @@ class ReadAnalysis:
         if b.reads == "cells":
             return Reads(frozenset([0]))
         return None
-
-
-def _children(node) -> list:
-    """The syntax nodes directly inside `node`."""
-    out = []
-    for f in fields(node):
-        value = getattr(node, f.name)
-        for item in value if isinstance(value, (list, tuple)) else (value,):
-            if isinstance(item, A.Node):
-                out.append(item)
-            elif isinstance(item, tuple):  # (key, value) pairs of a table, (name, value) keyword arguments
-                out.extend(x for x in item if isinstance(x, A.Node))
-    return out
-
 
 
 def key_code(reads: Reads) -> str:
