@@ -162,3 +162,28 @@ def test_a_count_over_a_zone_by_attribute_reads_the_zone_once_and_follows_its_wr
         listed.append(moves)
         state.apply(moves[0])
     assert listed == [["take red", "take blue"], ["take red", "take blue"], ["take blue"]]
+
+
+@pytest.mark.parametrize("name", sorted(bundled_games()))
+def test_chance_tables_kept_while_unchanged_agree_with_listing_afresh(name):
+    # A chance step whose outcomes read the state keeps its table while nothing they read is written; a copy
+    # of the state keeps none, so it lists them afresh: the two agree at every chance node of random games.
+    game = rulesdsl.load_game(name)
+    kept = 0
+
+    def check(state, move):
+        nonlocal kept
+        step = state.rules.steps[state.step]
+        if step.kind != "chance" or step.unchanged is None:
+            return
+        found = state.chance_kept.get(step.name)
+        if found is not None and found[0] == step.unchanged(state):
+            kept += 1
+            listed = [(str(m), p) for m, p in state.chance_outcomes()]
+            assert listed == [(str(m), p) for m, p in state.clone().chance_outcomes()], name
+
+    for seed in range(2):
+        chance, seats = streams(seed, game.num_players)
+        play(game.new_initial_state(seed), uniform, chance, seats, observe=check)
+    if any(s.unchanged is not None for s in game.rules.steps.values()):
+        assert kept > 0, name

@@ -38,7 +38,7 @@ class State(Position):
     """One position of a game. Mutated in place by `apply`; `clone` gives an independent copy."""
 
     __slots__ = ("game", "rules", "ply", "pending", "terminal", "winners", "capped", "history", "_rng", "seed",
-                 "_texts", "secret", "ended_by", "end_checked")
+                 "_texts", "secret", "ended_by", "end_checked", "chance_kept")
 
     # -- construction ------------------------------------------------------------------------
     @classmethod
@@ -54,6 +54,7 @@ class State(Position):
         S._rng, S.seed = None, 0  # the state's own sampler is made when first used
         S.zones, S.vars = [], []
         S.changes, S.tallies = [0] * (1 + len(rules.zones) + len(rules.vars)), {}
+        S.chance_kept = {}  # step name -> (its `unchanged` value, its outcome table) when last listed
         S.end_checked = [None] * len(rules.end_rules)  # per end rule: its `unchanged` value when last found false
         budget.ensure_watchdog()
         with _rule_errors(S, "initial state"):
@@ -76,6 +77,7 @@ class State(Position):
         S.vars = [_copy(v) for v in self.vars]
         S.player, S.step, S.turn, S.ply = self.player, self.step, self.turn, self.ply
         S.changes, S.end_checked, S.tallies = self.changes[:], self.end_checked[:], {}
+        S.chance_kept = {}  # an outcome may hold a value of this state's own (a zone), never the copy's
         S.pending = dict(self.pending)
         S.terminal, S.winners, S.capped = self.terminal, self.winners, self.capped
         S.history = self.history[:]
@@ -226,6 +228,11 @@ class State(Position):
         table = step.chance_table
         if table is not None:
             return table
+        if step.unchanged is not None:  # kept while nothing the outcomes and weights read is written
+            key = step.unchanged(self)
+            kept = self.chance_kept.get(step.name)
+            if kept is not None and kept[0] == key:
+                return kept[1]
         if step.arrangement is not None:
             raise IllegalMove("", f"step '{step.name}' draws a random arrangement; its outcomes are too many to "
                               "list", "name the arrangement (on the command line: --setup ARRANGEMENT, or an option "
@@ -251,6 +258,8 @@ class State(Position):
         table = outcomes, weights, list(accumulate(weights, initial=0.0))[1:], sum(weights)
         if step.state_free:
             step.chance_table = table
+        elif step.unchanged is not None:
+            self.chance_kept[step.name] = key, table
         return table
 
     def chance_outcomes(self) -> list[tuple[Move, float]]:

@@ -23,7 +23,7 @@ from .game import Rules
 from .holders import Holder
 from .names import check_names
 from .pieces import PieceKind
-from .reads import ReadAnalysis, key_code
+from .reads import NOTHING, ReadAnalysis, key_code
 from .rules import EndRule
 from .values import Cell, text_of
 
@@ -477,6 +477,26 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
 
 
     # -- end and scoring ---------------------------------------------------------------------
+    def unchanged(self, spec: dict, keys: tuple, label: str | None = None):
+        """fn(S) -> a value that stays the same while nothing the expressions under `keys` of `spec` read is
+        written (see model/reads.py), or None when that is not known (they may read anything, or have problems)."""
+        if self.problems:
+            return None
+        analysis, reads = self._read_analysis(), NOTHING
+        todo = [spec.get(key) for key in keys]
+        while todo and reads is not None:
+            value = todo.pop()
+            if isinstance(value, dict):
+                todo.extend(value.values())
+            elif isinstance(value, list):
+                todo.extend(value)
+            elif isinstance(value, str):
+                try:
+                    reads = reads | analysis.of(parse(value))
+                except SyntaxProblem:
+                    reads = None
+        return None if reads is None else self.lambda_("S, me=None", key_code(reads), label)
+
     def _read_analysis(self) -> ReadAnalysis:
         """What expressions read, with the file's functions' bodies (made once per compiled game)."""
         if self._reads is not None:
@@ -510,11 +530,8 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
                 continue
             r.end_rules.append(EndRule(path, self.lambda_("S, me=None", when, f"end {k + 1}"), winners_fn,
                                        spec.get("ties", "draw")))
-        if not self.problems:  # what each end condition reads: it is asked again only once that has changed
-            analysis = self._read_analysis()
-            for end in r.end_rules:
-                reads = analysis.of(self.parse_at(end.path + ("when",), self.data["end"][end.path[1]]["when"]))
-                end.unchanged = None if reads is None else self.lambda_("S, me=None", key_code(reads))
+        for end in r.end_rules:  # what each end condition reads: it is asked again only once that has changed
+            end.unchanged = self.unchanged(self.data["end"][end.path[1]], ("when",))
         scoring = self.data.get("scoring") or {}
         for key in ("score", "tiebreak", "evaluation", "breakdown"):
             if scoring.get(key) is not None:

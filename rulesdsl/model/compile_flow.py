@@ -235,5 +235,7 @@ class FlowCompiler:
             if rule is not None:
                 step.moves.append(rule)
                 step.state_free = not _reads_state(rule.generate) and not _reads_state(rule.weight)
+                if not step.state_free:
+                    step.unchanged = self.unchanged(outcome, ("params", "let", "when", "weight"), label)
         else:
             self.problem(path, "a chance step needs 'outcomes:' (enumerated, with weights) or 'arrangement:'")

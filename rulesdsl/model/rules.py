@@ -160,6 +160,9 @@ class Step:
     next_target: str | None = None  # the step `next` always returns, when it is a constant
     state_free: bool = False  # chance: the outcomes and their weights are the same in every state
     chance_table: tuple | None = None  # chance: the outcomes worked out once, when state_free
+    # chance, not state_free: (S) -> a value that stays the same while nothing the outcomes and their weights
+    # read is written (see model/reads.py); the engine keeps a state's table while it does. None: not known
+    unchanged: Callable | None = None
 
 
 @dataclass

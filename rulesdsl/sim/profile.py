@@ -127,6 +127,7 @@ def code_names(rules) -> dict:
         for rule in step.moves if step.kind == "chance" else ():
             add_fields(rule, f"chance '{step.name}'", rule.path,
                        lambda field: "outcomes" if _phase(field) == "listing" else _phase(field))
+            add(step.unchanged, f"chance '{step.name}' (outcomes)", rule.path)  # whether to list them again
         add_fields(step, f"step '{step.name}'", step.path)
     for rule in list(rules.moves.values()) + [s.pass_rule for s in rules.steps.values() if s.pass_rule]:
         add_fields(rule, f"move '{rule.name}'", rule.path)
