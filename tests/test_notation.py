@@ -316,6 +316,15 @@ def test_a_second_choice_of_a_seat_that_has_chosen_says_so(sealed):
         MoveError.ILLEGAL, "p1 has already chosen at this step", "still to choose: p0, p2")
 
 
+def test_a_choice_of_a_seat_that_does_not_choose_here_says_so(sealed):
+    # sealed-bids played by 3 has no seat 5: it was refused with a reason from the bid's own rule
+    state = sealed.new_initial_state()
+    state.apply("prize 4")
+    error = refused(state, "bid 1", 5)
+    assert (error.kind, error.reason, error.hint) == (
+        MoveError.ILLEGAL, "seat 5 does not choose at this step", "still to choose: p0, p1, p2")
+
+
 # -- arrangements -------------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")

@@ -165,6 +165,30 @@ def test_a_pending_choice_at_a_step_without_simultaneous_choices_is_refused():
         (line, "'pending' holds choices, but step 'play' is not a simultaneous step")]
 
 
+def test_a_choice_of_every_player_kept_pending_is_refused(game):
+    # the step resolves the choices once the last is made: a state holding them all would wait for ever
+    state = revealed(game)
+    for seat in range(2):
+        state.apply("bid 1", seat)
+    data = state.to_json()
+    assert data["pending"] == {"0": "bid 1", "1": "bid 1"}
+    data["pending"]["2"] = "bid 1"
+    data["history"].append("bid 1")
+    text = json.dumps(data, indent=2)
+    line = next(i for i, row in enumerate(text.splitlines(), 1) if row.startswith('  "pending":'))
+    assert refusal(game, json.loads(text), text) == [
+        (line, "'pending' holds a choice of every player who chooses at step 'bidding'")]
+
+
+def test_more_pending_choices_than_moves_in_the_history_are_refused(game):
+    state = revealed(game)
+    state.apply("bid 1", 0)
+    data = dict(state.to_json(), history=[])
+    text = json.dumps(data, indent=2)
+    line = next(i for i, row in enumerate(text.splitlines(), 1) if row.startswith('  "pending":'))
+    assert refusal(game, json.loads(text), text) == [(line, "'pending' holds more choices than 'history' has moves")]
+
+
 # -- damaged states: every problem at once, each at its entry's line ----------------------------------------
 
 def test_every_problem_is_reported_at_the_line_of_its_entry(game):

@@ -25,10 +25,12 @@ def parse_move(state, text: str, player: int | None = None) -> Move:
     step = state.rules.steps[state.step]
     if step.kind == "chance" and step.arrangement is not None:
         return _parse_arrangement(state, step, wanted)
-    if step.kind == "simultaneous" and player in state.pending:
-        # this seat has no legal move left here: say why, rather than blame a rule of the move
+    if step.kind == "simultaneous" and player is not None and player not in state.acting_players():
+        # this seat has no legal move here: say why, rather than blame a rule of the move
         names = state.rules.player_names
-        raise IllegalMove(wanted, f"{names[player]} has already chosen at this step",
+        who = names[player] if isinstance(player, int) and 0 <= player < len(names) else f"seat {player}"
+        reason = "has already chosen" if player in state.pending else "does not choose"
+        raise IllegalMove(wanted, f"{who} {reason} at this step",
                           "still to choose: " + ", ".join(names[p] for p in state.acting_players()))
     candidates = state.legal_moves(player)
     exact = [m for m in candidates if str(m) == wanted]

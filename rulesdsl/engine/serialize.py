@@ -205,6 +205,9 @@ def state_from_json(game, data: dict, source: str = "state", text: str | None = 
     S.changed()  # the position read from the file replaces the initial one
     S.history = []
     S.pending = _pending(S, _section(data, "pending", bad), bad)
+    if len(S.pending) > len(history):
+        bad("'pending' holds more choices than 'history' has moves",
+            "the history ends with the pending choices (save states with State.to_json())", key="pending")
     if problems:
         raise RulesError(problems)
     S.history = history
@@ -360,6 +363,13 @@ def _pending(S, value: dict, bad) -> dict:
             pending[seat] = S.parse_move(text, seat)
         except MoveError as exc:
             bad(f"pending move {shown(text)} of seat {seat}: {exc.reason}"[:300], key="pending")
+    S.pending = pending
+    if pending and not S.acting_players():  # the step resolves the choices once all are made: never kept all
+        bad(f"'pending' holds a choice of every player who chooses at step '{S.step}'",
+            "the step resolves the choices once the last is made: save the state before the last choice, or "
+            "after the step resolved them", key="pending")
+        pending = {}
+    S.pending = {}
     return pending
 
 
