@@ -14,7 +14,6 @@ from .limits import MAX_FILE_BYTES, MAX_INT_BITS, MAX_YAML_DEPTH, MAX_YAML_NODES
 Path_ = tuple  # a path into the document: keys and list indices
 
 
-
 @dataclass
 class NodeInfo:
     """Where one node of the document came from."""

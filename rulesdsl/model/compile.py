@@ -376,10 +376,6 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
             del self.root.names[name]
             self._let(name, text)
 
-
-
-
-
     # -- pieces, zones, vars -----------------------------------------------------------------
     def _pieces(self):
         kinds = self.rules.kinds
@@ -465,16 +461,6 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
                                    f"{section[:-1]} {name}")
                 self.namespace[f"{prefix}_{_ident(name)}"] = fn
                 b.fn = (lambda f: lambda S, *args: f(S, None, *args))(fn)
-
-
-
-
-
-
-
-
-
-
 
     # -- end and scoring ---------------------------------------------------------------------
     def unchanged(self, spec: dict, keys: tuple, label: str | None = None):
