@@ -19,7 +19,7 @@ def simulate(path: str | Path, games: int, agents: list, seed: int = 0, variant:
     `agents` holds one entry per seat: a name such as 'mcts:iterations=100', or an Agent object
     (objects need workers=1, or a class importable by the worker processes).
 
-    >>> summary = simulate("mabula", games=4, agents=["random", "greedy"], seed=1)
+    >>> summary = simulate("three-in-a-row.yaml", games=4, agents=["random", "greedy"], seed=1)
     >>> summary.games, sum(summary.wins) + summary.draws
     (4, 4)
     """

@@ -10,6 +10,8 @@ import pytest
 
 import rulesdsl
 
+from .helpers import ROOT
+
 MODULES = sorted(m.name for m in pkgutil.walk_packages(rulesdsl.__path__, "rulesdsl.") if m.name != "rulesdsl.__main__")
 
 # The entry points a newcomer starts from: each shows how it is used, in an example that runs.
@@ -19,8 +21,8 @@ ENTRY_POINTS = ["rulesdsl.engine.load.load_game", "rulesdsl.api.simulate", "rule
 
 
 @pytest.mark.parametrize("name", MODULES)
-def test_docstring_examples_run(name, monkeypatch, tmp_path):
-    monkeypatch.chdir(tmp_path)  # examples name bundled games, never files of the working directory
+def test_docstring_examples_run(name, monkeypatch):
+    monkeypatch.chdir(ROOT / "examples" / "tutorial")  # the examples load the tutorial's game, docs/tutorial.md
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0
 

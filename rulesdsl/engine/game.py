@@ -38,12 +38,9 @@ class Game:
         """The state before the first decision or chance event; `seed` seeds the state's own sampler.
 
         >>> from rulesdsl import load_game
-        >>> state = load_game("mabula").new_initial_state(seed=7)
-        >>> state.is_chance_node()  # the marbles around the edge are placed at random
-        True
-        >>> state.apply(state.sample_chance())  # drawn with the state's own sampler, seeded with 7
-        >>> state.current_player(), len(state.legal_moves())
-        (0, 72)
+        >>> state = load_game("three-in-a-row.yaml").new_initial_state(seed=7)  # the tutorial's game
+        >>> state.is_chance_node(), state.current_player(), len(state.legal_moves())
+        (False, 0, 9)
         """
         state = State.initial(self)
         state.seed = 0 if seed is None else seed
@@ -53,9 +50,9 @@ class Game:
         """A state saved with State.to_json(), checked entry by entry (`text`: the JSON it was read from).
 
         >>> from rulesdsl import load_game
-        >>> game = load_game("mabula")
-        >>> state = game.new_initial_state(seed=7)
-        >>> state.apply(state.sample_chance())
+        >>> game = load_game("three-in-a-row.yaml")  # the tutorial's game
+        >>> state = game.new_initial_state()
+        >>> state.apply("b2")
         >>> game.state_from_json(state.to_json()).to_json() == state.to_json()
         True
         """

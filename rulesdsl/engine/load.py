@@ -16,9 +16,9 @@ def load_game(path: str | Path, variant: str | None = None, options: dict | None
               max_turns: int | None = None) -> Game:
     """Load, validate and compile a rule file; raises RulesError listing every problem found.
 
-    >>> game = load_game("mabula")  # a bundled game by name, or the path of a rule file
+    >>> game = load_game("three-in-a-row.yaml")  # a rule file (here the tutorial's), or a bundled game's name
     >>> game.num_players, game.player_names
-    (2, ['white', 'black'])
+    (2, ['cross', 'nought'])
     """
     return compile_game(load_document(path), path, variant, options, max_turns)
 

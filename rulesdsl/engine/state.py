@@ -153,11 +153,10 @@ class State(Position):
         player has no move, the step's `pass` move (an error if the step declares none).
 
         >>> from rulesdsl import load_game
-        >>> state = load_game("mabula").new_initial_state(seed=3)
-        >>> state.apply(state.sample_chance())
+        >>> state = load_game("three-in-a-row.yaml").new_initial_state()  # the tutorial's game
         >>> moves = state.legal_moves()
         >>> moves[0], moves[0].player, len(moves)
-        (Move(b1-b2), 0, 72)
+        (Move(a1), 0, 9)
         """
         if self.terminal:
             return []
@@ -295,15 +294,14 @@ class State(Position):
         game's notation and checked: MoveError says why it is malformed, illegal or ambiguous.
 
         >>> from rulesdsl import load_game
-        >>> state = load_game("mabula").new_initial_state(seed=3)
-        >>> state.apply(state.sample_chance())
-        >>> state.apply("b1-b3")
+        >>> state = load_game("three-in-a-row.yaml").new_initial_state()  # the tutorial's game
+        >>> state.apply("b2")
         >>> state.history_texts()[-1], state.current_player()
-        ('b1-b3', 1)
-        >>> state.apply("z9-1")
+        ('b2', 1)
+        >>> state.apply("z9")
         Traceback (most recent call last):
         ...
-        rulesdsl.errors.IllegalMove: illegal move 'z9-1': ...
+        rulesdsl.errors.IllegalMove: illegal move 'z9': that is not a cell of the board ...
         """
         if self.terminal:
             raise IllegalMove(str(move), "the game is over")
