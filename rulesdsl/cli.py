@@ -19,10 +19,11 @@ from .engine.nodes import CHANCE
 from .engine.perft import perft
 from .engine.serialize import parse_json
 from .errors import Location, MoveError, Problem, RulesDslError, RulesError, RunStopped, UsageError, did_you_mean
+from .lang.compiler import loops_called
+from .lang.emit import outline
 from .limits import DEFAULT_MAX_TURNS
 from .loading import bundled_games, load_document, resolve_path
 from .model.builtins import builtin_reference
-from .model.emit import outline
 from .render import render_state
 from .sim.log import make_log, read_log, replay
 from .sim.profile import profile_games
@@ -243,7 +244,8 @@ def cmd_perft(args) -> int:
 
 # -- compile --------------------------------------------------------------------------------------
 def cmd_compile(args) -> int:
-    generated = _load(args).rules.generated  # label ("move advance") -> generated functions
+    rules = _load(args).rules
+    generated = rules.generated  # label ("move advance") -> generated functions
     if args.show is None:
         for label, fns in generated.items():
             print(f"{label:<40} {len(fns):>3} functions {sum(f.source.count(chr(10)) for f in fns):>5} lines")
@@ -255,8 +257,12 @@ def cmd_compile(args) -> int:
                          f"({Path(args.file).name})", " ".join(filter(None, [close, "known: " + ", ".join(generated)])))
     for label in labels:
         print(f"# {label}\n")
+        shown = set()
         for fn in generated[label]:
-            print("\n".join(outline(fn.tree)) + "\n" if args.ir else fn.source)
+            for each in [fn] + loops_called(fn, rules.namespace):  # and the loops it calls, once each
+                if each not in shown:
+                    shown.add(each)
+                    print("\n".join(outline(each.tree)) + "\n" if args.ir else each.source)
     return 0
 
 

@@ -7,7 +7,7 @@ import pytest
 import rulesdsl
 from rulesdsl.lang.verify import verify
 from rulesdsl.loading import bundled_games
-from rulesdsl.model.emit import (Append, Assign, Comment, Continue, Effect, For, Function, Guard, If, Return, Try,
+from rulesdsl.lang.emit import (Append, Assign, Comment, Continue, Effect, For, Function, Guard, If, Return, Try,
                                  Yield, expressions, outline, render)
 
 from .helpers import run_cli as run

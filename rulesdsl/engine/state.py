@@ -10,7 +10,7 @@ from ..errors import GameRuntimeError, IllegalMove, MoveError
 from ..lang.builtins import RuleValueError
 from ..lang.compiler import GUARDS
 from ..limits import MAX_AUTO_STEPS, MOVE_SECONDS, LimitExceeded
-from ..model.compile import RULE_CODE_FILE
+from ..lang.compiler import RULE_CODE_FILE
 from ..model.position import Position
 from ..model.rules import END_TURN, Move, MoveRule
 from ..model.values import Cell, Piece, Record, text_of

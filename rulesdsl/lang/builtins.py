@@ -189,13 +189,15 @@ def size(xs):
         raise refused("size", exc) from None
 
 
-@builtin("collections", aggregate="cond for x in xs", fold=True, over_comprehension="all({0})")
+@builtin("collections", aggregate="cond for x in xs", fold=True,
+         loop="all")
 def all_(xs):
     """True when every item is true (true when empty)."""
     return _refusing("all", all, xs)
 
 
-@builtin("collections", aggregate="cond for x in xs", fold=True, over_comprehension="any({0})")
+@builtin("collections", aggregate="cond for x in xs", fold=True,
+         loop="any")
 def any_(xs):
     """True when some item is true."""
     return _refusing("any", any, xs)
@@ -219,7 +221,8 @@ def distinct(xs):
         raise refused("distinct", exc) from None
 
 
-@builtin("collections", aggregate="x for x in xs if cond", fold=True, over_comprehension="next(({0}), None)")
+@builtin("collections", aggregate="x for x in xs if cond", fold=True,
+         loop="first")
 def first(xs, default=None):
     """The first item, or the default when empty."""
     try:

@@ -40,6 +40,9 @@ class Builtin:
     # brackets), e.g. "len([{0}])" for count: no generator handed to a Python-level built-in
     over_comprehension: str | None = None
     inline: str | None = None  # Python template, e.g. "_cells[{0}]" (a local bound to S.cells)
+    # the loop a call over a generator comprehension compiles to, in a function of its own: "any" (true at the
+    # first true item), "all" (false at the first false item) or "first" (the first item); None: no loop
+    loop: str | None = None
     # what it reads of the position besides its arguments, if it takes the state: "cells", or None for
     # anything (see model/reads.py: a value is kept only while what it reads is unchanged)
     reads: str | None = None
@@ -49,16 +52,17 @@ class Builtin:
 
 def builtin(category: str, *, effect: bool = False, aggregate: str | None = None, fold: bool = False,
             specialise: Callable | None = None, over_comprehension: str | None = None, inline: str | None = None,
-            shown: dict | None = None, reads: str | None = None):
+            shown: dict | None = None, reads: str | None = None, loop: str | None = None):
     """Declare the decorated function a built-in (see declared()). Its name without a trailing '_' is the
     built-in's, and so are its parameters' (from_ is `from`); the first paragraph of its docstring is the
     doc text. `aggregate`: the comprehension shown in its usage (e.g. "f(x) for x in xs"), which it accepts;
     `shown`: the text of a default that is not a value of the language (e.g. {"within": "all cells"});
-    `reads`: what a built-in taking the state reads of it besides its arguments ("cells"; None: anything)."""
+    `reads`: what a built-in taking the state reads of it besides its arguments ("cells"; None: anything);
+    `loop`: how a call over a generator comprehension runs as a plain loop (see Builtin.loop)."""
     def declare(fn):
         fn.builtin = _declaration(fn, category, aggregate, shown or {}, effect=effect, fold=fold,
                                   specialise=specialise, over_comprehension=over_comprehension, inline=inline,
-                                  reads=reads)
+                                  reads=reads, loop=loop)
         return fn
     return declare
 

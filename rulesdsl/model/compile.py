@@ -8,7 +8,7 @@ from .. import budget
 from ..errors import Location, Problem, RulesError, close_names, suggestion
 from ..lang import ast as A
 from ..lang.builtins import Builtin, pure_builtins
-from ..lang.compiler import Binding, CompileProblem, Compiler, Scope, local
+from ..lang.compiler import RULE_CODE_FILE, Binding, CompileProblem, Compiler, Scope, local
 from ..lang.parser import SyntaxProblem, parse
 from ..lang.verify import namespace_builtins, verify
 from ..limits import LOAD_SECONDS, MAX_PLAYERS, VALUE_SECONDS, LimitExceeded
@@ -18,7 +18,7 @@ from .compile_board import BoardCompiler
 from .compile_flow import FlowCompiler
 from .compile_moves import MoveCompiler
 from .compile_support import _BROKEN, _FAIL, _describe, _ident
-from .emit import Assign, Comment, Function, Return, expressions, render
+from ..lang.emit import Assign, Comment, Function, Return, expressions, render
 from .game import Rules
 from .holders import Holder
 from .names import check_names
@@ -27,10 +27,6 @@ from .reads import NOTHING, ReadAnalysis, key_code
 from .rules import EndRule
 from .values import Cell, text_of
 
-
-# How the file name of every function generated from a rule file starts: a failure raised in one is the rule
-# file's, one raised in the engine's own code is a bug in rulesdsl (see engine/state.py).
-RULE_CODE_FILE = "<rules:"
 _LIMIT_HINT = "rule files are bounded in what they may build and how long they may run: see 'Names and limits' in " \
               "the language reference"
 
@@ -193,6 +189,7 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
         for move in (d.get("moves") or {}).values():  # simultaneous choices read as choices[p].<param>
             attributes.update((move or {}).get("params") or {}, (move or {}).get("let") or {})
         self.compiler = Compiler(self.builtins, self.namespace, attributes)
+        self.compiler.code_file = f"{RULE_CODE_FILE}{self.doc.file}:loop>"
         self._options()
         self.root = Scope({
             "option": Binding("option", kind="option", const=r.option_values, is_const=True),

@@ -6,7 +6,7 @@ import re
 
 from ..lang.compiler import Scope, local
 from .compile_support import _FAIL, _ident
-from .emit import If, Return, expressions
+from ..lang.emit import If, Return, expressions
 from .game import Rules
 from .rules import END_TURN, Arrangement, Step
 

@@ -15,7 +15,7 @@ from ..agents import Agent
 from ..engine.nodes import CHANCE
 from ..engine.rng import derive_seed
 from ..errors import GameRuntimeError
-from ..model.compile import RULE_CODE_FILE
+from ..lang.compiler import RULE_CODE_FILE, loops_called
 from ..model.rules import MoveRule, Step
 from .runner import play_game
 
@@ -116,8 +116,11 @@ def code_names(rules) -> dict:
             if code is None or (generated and not code.co_filename.startswith(RULE_CODE_FILE)):
                 continue
             where = "" if path is None else _where(rules, path)
-            for inner in _nested(code):  # a comprehension belongs to the function it is written in
-                names.setdefault(id(inner), (inner, name, where))
+            # a comprehension belongs to the function it is written in, and so does a loop compiled on its own
+            loops = loops_called(found, rules.namespace) if generated else []
+            for outer in [code] + [loop.__code__ for loop in loops]:
+                for inner in _nested(outer):
+                    names.setdefault(id(inner), (inner, name, where))
 
     def add_fields(obj, name: str, path: tuple, phase=_phase) -> None:
         for field, fn in _functions(obj):
