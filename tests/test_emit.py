@@ -5,7 +5,11 @@ from __future__ import annotations
 import pytest
 
 import rulesdsl
-from rulesdsl.lang.verify import verify
+from rulesdsl.lang.builtins import pure_builtins
+from rulesdsl.lang.compiler import Binding, Compiler, Scope, loops_called
+from rulesdsl.lang.evaluator import evaluate
+from rulesdsl.lang.parser import parse
+from rulesdsl.lang.verify import namespace_builtins, verify
 from rulesdsl.loading import bundled_games
 from rulesdsl.lang.emit import (Append, Assign, Comment, Continue, Effect, For, Function, Guard, If, Return, Try,
                                  Yield, expressions, outline, render)
@@ -183,3 +187,53 @@ def test_compile_of_an_unknown_name_lists_the_names_with_a_hint(capsys):
     assert code == 2 and out == ""
     assert "no move, step, function, procedure or end rule named 'pusj'" in err
     assert "did you mean 'push'?" in err and "move push, step setup" in err
+
+
+# -- any, all and first over a generator comprehension: loops of their own -----------------------------------
+def _loop_function(text, env):
+    """(value, source of the loop functions) of `text` compiled with locals `env`."""
+    namespace = {"__builtins__": namespace_builtins()}
+    code = Compiler(pure_builtins(), namespace).expr(parse(text), Scope({n: Binding(f"L_{n}") for n in env}))
+    fn = eval("lambda " + ", ".join(f"L_{n}" for n in env) + ": " + code, namespace)  # noqa: S307
+    return fn(*env.values()), "".join(loop.source for loop in loops_called(fn, namespace))
+
+
+@pytest.mark.parametrize("text, value", [
+    ("any(x > 2 for x in xs)", True), ("any(x > 9 for x in xs)", False),
+    ("all(x > 0 for x in xs)", True), ("all(x > 1 for x in xs)", False),
+    ("first(x for x in xs if x > 1)", 3), ("first(x for x in xs if x > 9)", None),
+    ("first(x * 10 for x in xs for y in ys if x == y)", 30),
+    ("any(all(c in xs for c in row) for row in rows)", True),
+    ("all(any(c == x for c in row) for row in rows if x in row)", True),
+    ("any(x == y for x in xs for y in xs if x > 1 and y < 3)", True),
+    ("any(x for x in xs if x > k)", True),  # the item itself, true when not 0
+    ("[any(x > k for x in xs) for k in [1, 5]]", [True, False]),  # k is the outer loop's, passed in
+    ("any(x > 2 for x in [x for x in xs if x < 3])", False),  # a name reused inside its own domain
+])
+def test_any_all_first_compile_to_loops_that_stop_at_the_answer(text, value):
+    env = {"xs": [1, 3, 2], "ys": [3, 5], "rows": [[1, 3], [4]], "x": 4, "k": 2}
+    found, source = _loop_function(text, env)
+    assert found == value == evaluate(parse(text), env, pure_builtins())
+    assert source.startswith("def H_") and "for " in source and "return " in source
+    verify(source)
+
+
+def test_a_loop_is_one_function_for_every_place_it_is_written_alike():
+    _, source = _loop_function("any(x > 2 for x in xs) or any(x > 2 for x in xs)", {"xs": [1]})
+    assert source.count("def H_") == 1
+
+
+def test_a_loop_over_the_board_reads_the_cells_itself(capsys):
+    code, out, _ = run(capsys, "compile", "fast-track", "--show", "clear")
+    assert code == 0
+    caller, loop = out.split("\ndef H_")  # the function, then the loop it calls
+    assert "return H_" in caller and "_cells = S.cells" in loop and "return False" in loop
+
+
+def test_a_failure_inside_a_loop_is_the_rule_files(tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_text(HOIST.replace('"turn > 3"', '"any(x > 1 for x in turn)"'))
+    game = rulesdsl.load_game(str(path))
+    state = game.new_initial_state()
+    with pytest.raises(rulesdsl.GameRuntimeError, match="rule 'end' failed.*'int' object is not iterable"):
+        state.apply(state.legal_moves()[0])

@@ -207,7 +207,8 @@ class State(Position):
                 index = rule.arg_names.index(group) if group is not None else None
                 listed = []
                 if rule.collect is not None:
-                    rule.collect(self, player, listed)
+                    # a later tier lists moves only for the values of the first param still without one
+                    rule.collect(self, player, listed, settled if index == 0 and settled else None)
                 else:
                     listed = [Move(rule, args, player) for args in rule.generate(self, player)]
                 for move in listed:

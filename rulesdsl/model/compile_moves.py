@@ -68,13 +68,13 @@ class _Search:
         return "(" + "".join(f"L_{a}, " for a in self.own) + ")"
 
 
-def _loops(search: _Search, innermost: list[Stmt]) -> list[Stmt]:
+def _loops(search: _Search, innermost: list[Stmt], first: list[Stmt] = ()) -> list[Stmt]:
     """The loops, with `innermost` run for each tuple of args that passes every check; a check that fails
-    goes on to the loop's next value (before any loop, it returns)."""
+    goes on to the loop's next value (before any loop, it returns). `first` opens the first param's loop."""
     body = innermost
     for depth in range(len(search.levels) - 1, 0, -1):
         level = search.levels[depth]
-        body = [level.loop(level.statements(lambda _: Continue()) + body)]
+        body = [level.loop((list(first) if depth == 1 else []) + level.statements(lambda _: Continue()) + body)]
     return search.levels[0].statements(lambda _: Return()) + body
 
 
@@ -84,10 +84,13 @@ def _generate(search: _Search) -> list[Stmt]:
 
 
 def _collect(search: _Search, ref: str) -> list[Stmt]:
-    """collect(S, me, out): appends every legal Move, interned: moves_of[a][b]... is the Move with args (a, b, ...),
-    made on first use (see rules.InternedMoves)."""
+    """collect(S, me, out, skip=None): appends every legal Move, interned: moves_of[a][b]... is the Move with args
+    (a, b, ...), made on first use (see rules.InternedMoves). Values of the first param in `skip` are passed over
+    (a fallback tier lists moves only for the values the tiers before it left without one)."""
     interned = "moves_of" + "".join(f"[L_{a}]" for a in search.own)
-    return [Assign("moves_of", f"I_{ref}[me]")] + _loops(search, [Try(
+    first = [Guard(f"(skip is None or L_{search.levels[1].param} not in skip)", Continue())] \
+        if len(search.levels) > 1 else []
+    return [Assign("moves_of", f"I_{ref}[me]")] + _loops(search, first=first, innermost=[Try(
         [Append(interned)], "TypeError",
         [Comment("unhashable args: a move of its own"), Append(f"NEW(MOVE, ({ref}, {search.args}, me))")])])
 
@@ -210,7 +213,7 @@ class MoveCompiler:
         rule.generate = define("gen", sig, _generate(search))
         if not rule.part_specs:  # a compound move's legal moves come from its parts (see parts.py)
             ref = self._move_objects(rule)
-            rule.collect = define("collect", "S, me, out" + sig[len("S, me"):], _collect(search, ref))
+            rule.collect = define("collect", "S, me, out" + sig[len("S, me"):] + ", skip=None", _collect(search, ref))
             rule.exists = define("exists", sig, _exists(search))
         rule.candidates = define("candidates", sig, _candidates(search))
         rule.explain = define("explain", sig + "".join(f", L_{p}" for p in rule.params), _explain(search))

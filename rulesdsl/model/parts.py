@@ -6,15 +6,17 @@ from .values import Record
 
 
 class PartRecord(Record):
-    """One part of a compound move: its params and lets by name; prints as the part's notation."""
+    """One part of a compound move: its params and lets by name; prints as the part's notation (worked out
+    when printed: most parts tried while listing moves are only ever read by name)."""
 
     def __str__(self) -> str:
-        return self.__dict__["_text"]
+        rule, inputs, args, me = self.__dict__["_part"]
+        return rule.note(me, *inputs, *args)
 
 
 def _record(rule, inputs, args, me) -> PartRecord:
     record = PartRecord(**dict(zip(rule.arg_names, args)))
-    record.__dict__["_text"] = rule.note(me, *inputs, *args)
+    record.__dict__["_part"] = rule, inputs, args, me
     return record
 
 
