@@ -139,10 +139,13 @@ class State(Position):
         if step.kind == "chance":
             return []
         if step.kind == "simultaneous":
-            try:
-                return [p for p in _seats(step.actors(self), self.rules.num_players) if p not in self.pending]
-            except _CONVERTED as exc:
-                raise _runtime_error(self, step, exc) from exc
+            seats = step.fixed_actors
+            if seats is None:
+                try:
+                    seats = _seats(step.actors(self), self.rules.num_players)
+                except _CONVERTED as exc:
+                    raise _runtime_error(self, step, exc) from exc
+            return [p for p in seats if p not in self.pending]
         return [self._decider(step)]
 
     # -- legal moves -------------------------------------------------------------------------
@@ -530,10 +533,11 @@ _CONVERTED = (RuleValueError, ArithmeticError, LookupError, TypeError, Attribute
 # Failures that are the rule file's wherever they are raised: a built-in refusing a value the rule handed it, a
 # value too large, a budget overrun (raised wherever the code happens to be), functions of the file that recurse.
 _ALWAYS_THE_RULES = (RuleValueError, LimitExceeded, budget.TimeBudgetExceeded, RecursionError)
-# The checked operators generated code is compiled to (G_add...), and Position.tally (a count over a zone): they
-# stand in for Python's own operators and loops, so what fails in them fails in the rule's code, as it would in
-# the code they replace.
-_OPERATORS = frozenset([*(fn.__code__ for fn in GUARDS.values()), Position.tally.__code__])
+# The checked operators generated code is compiled to (G_add...), Position.tally (a count over a zone) and
+# Position.located (a scan of the board): they stand in for Python's own operators and loops, so what fails in
+# them fails in the rule's code, as it would in the code they replace.
+_OPERATORS = frozenset([*(fn.__code__ for fn in GUARDS.values()), Position.tally.__code__,
+                        Position.located.__code__])
 for _fn, _what in ((State.apply, "applying a move"), (State.legal_moves, "listing the legal moves"),
                    (State.chance_outcomes, "listing the chance outcomes"),
                    (State.sample_chance, "drawing a chance outcome"), (State.initial, "setting up the game")):

@@ -160,6 +160,9 @@ class Compiler:
         self._fresh = 0  # comprehension variables renamed so as not to hide an outer name (_loop_local)
         self._loops: dict = {}  # source of a loop function -> its name (one function for loops written alike)
         self.code_file = RULE_CODE_FILE + "expression>"  # the file name loop functions are compiled under
+        # Rewrites of a comprehension's loop that read the same items from somewhere cheaper: each is
+        # fn(compiler, clause, scope) -> (iterable code, the conditions still to test) or None (see _clause)
+        self.scans: list = []
         self._depth = 0  # nesting of the expression being compiled
         self._python_names = python_names()
         self.namespace.update(GUARDS)
@@ -409,18 +412,32 @@ class Compiler:
         self._fresh += 1
         return Binding(f"C{self._fresh}_{name}", assignable=True, kind="local")
 
+    def _clause(self, clause, scope: Scope) -> tuple[str, str, Scope, list]:
+        """(iterable code, loop targets code, the scope inside the loop, the conditions' code) of one `for`
+        clause of a comprehension; a registered scan may read its items from somewhere cheaper, leaving
+        some of its conditions to test."""
+        conds = clause.conds
+        for scan in self.scans:
+            found = scan(self, clause, scope)
+            if found is not None:
+                iterable, conds = found
+                break
+        else:
+            iterable = self.expr(clause.iterable, scope)
+        bindings = {t: self.loop_local(t, scope) for t in clause.targets}
+        if isinstance(clause.iterable, A.Range) and len(bindings) == 1:
+            next(iter(bindings.values())).numeric = True
+        inner = scope.child(**bindings)
+        return iterable, ", ".join(bindings[t].code for t in clause.targets), inner, \
+            [self.expr(c, inner) for c in conds]
+
     def _comprehension(self, node: A.Comprehension, scope: Scope) -> str:
         clauses = []
         inner = scope
         for clause in node.fors:
-            iterable = self.expr(clause.iterable, inner)
-            bindings = {t: self.loop_local(t, inner) for t in clause.targets}
-            if isinstance(clause.iterable, A.Range) and len(bindings) == 1:
-                next(iter(bindings.values())).numeric = True
-            inner = inner.child(**bindings)
-            targets = ", ".join(bindings[t].code for t in clause.targets)
+            iterable, targets, inner, conds = self._clause(clause, inner)
             clauses.append(f"for {targets} in {iterable}")
-            clauses.extend(f"if {self.expr(c, inner)}" for c in clause.conds)
+            clauses.extend(f"if {c}" for c in conds)
         return f"{self.expr(node.elt, inner)} " + " ".join(clauses)
 
     def _Comprehension(self, node, scope):
@@ -507,13 +524,8 @@ class Compiler:
         generator, no built-in pulling from it). The locals it reads become the function's parameters."""
         clauses, inner = [], scope
         for clause in comp.fors:
-            iterable = self.expr(clause.iterable, inner)
-            bindings = {t: self.loop_local(t, inner) for t in clause.targets}
-            if isinstance(clause.iterable, A.Range) and len(bindings) == 1:
-                next(iter(bindings.values())).numeric = True
-            inner = inner.child(**bindings)
-            clauses.append((tuple(bindings[t].code for t in clause.targets), iterable,
-                            [E.Guard(self.expr(c, inner), E.Continue()) for c in clause.conds]))
+            iterable, targets, inner, conds = self._clause(clause, inner)
+            clauses.append((tuple(targets.split(", ")), iterable, [E.Guard(c, E.Continue()) for c in conds]))
         item = self.expr(comp.elt, inner)
         body = [{"any": E.If(item, [E.Return("True")]), "all": E.Guard(item, E.Return("False")),
                  "first": E.Return(item)}[b.loop]]

@@ -9,6 +9,7 @@ from ..errors import Location, Problem, RulesError, close_names, suggestion
 from ..lang import ast as A
 from ..lang.builtins import Builtin, pure_builtins
 from ..lang.compiler import RULE_CODE_FILE, Binding, CompileProblem, Compiler, Scope, local
+from ..lang.emit import Assign, Comment, Function, Return, expressions, render
 from ..lang.parser import SyntaxProblem, parse
 from ..lang.verify import namespace_builtins, verify
 from ..limits import LOAD_SECONDS, MAX_PLAYERS, VALUE_SECONDS, LimitExceeded
@@ -18,13 +19,13 @@ from .compile_board import BoardCompiler
 from .compile_flow import FlowCompiler
 from .compile_moves import MoveCompiler
 from .compile_support import _BROKEN, _FAIL, _describe, _ident
-from ..lang.emit import Assign, Comment, Function, Return, expressions, render
 from .game import Rules
 from .holders import Holder
 from .names import check_names
 from .pieces import PieceKind
 from .reads import NOTHING, ReadAnalysis, key_code
 from .rules import EndRule
+from .scans import located_scan
 from .values import Cell, text_of
 
 _LIMIT_HINT = "rule files are bounded in what they may build and how long they may run: see 'Names and limits' in " \
@@ -190,6 +191,7 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
             attributes.update((move or {}).get("params") or {}, (move or {}).get("let") or {})
         self.compiler = Compiler(self.builtins, self.namespace, attributes)
         self.compiler.code_file = f"{RULE_CODE_FILE}{self.doc.file}:loop>"
+        self.compiler.scans.append(located_scan)
         self._options()
         self.root = Scope({
             "option": Binding("option", kind="option", const=r.option_values, is_const=True),

@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 
 from ..lang.compiler import Scope, local
-from .compile_support import _FAIL, _ident
 from ..lang.emit import If, Return, expressions
+from ..lang.parser import SyntaxProblem, parse
+from .compile_support import _FAIL, _ident
 from .game import Rules
 from .rules import END_TURN, Arrangement, Step
 
@@ -191,6 +192,7 @@ class FlowCompiler:
         elif kind == "simultaneous":
             code = self.expr(path + ("actors",), spec.get("actors"), self.root)
             step.actors = None if code is _FAIL else self.lambda_("S, me=None", code, label)
+            step.fixed_actors = self._fixed_seats(spec.get("actors"), step.actors)
             scope = self.root.child(choices=local("choices"))
             body = self.effects(path + ("resolve",), spec.get("resolve") or [], scope)
             if body is not _FAIL:
@@ -202,6 +204,24 @@ class FlowCompiler:
         else:
             self._chance(path + ("chance",), step, spec["chance"] or {}, label)
         return step
+
+    def _fixed_seats(self, text, actors) -> list | None:
+        """The seats a simultaneous step's `actors` gives in every state, when it reads nothing of the state
+        and gives a valid list of seats; else None (asked in each state, and checked there)."""
+        try:
+            reads = self._read_analysis().of(parse(text)) if actors is not None and isinstance(text, str) else None
+        except SyntaxProblem:
+            return None
+        if reads is None or reads.parts or reads.flow:
+            return None
+        try:
+            seats = actors(None)
+        except Exception:  # noqa: BLE001 - reported in play, where the error names the turn
+            return None
+        count = self.rules.num_players
+        if isinstance(seats, (list, tuple, range)) and all(type(p) is int and 0 <= p < count for p in seats):
+            return list(seats)
+        return None
 
     def _chance(self, path, step, spec, label: str):
         if "arrangement" in spec:

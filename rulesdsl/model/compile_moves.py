@@ -9,9 +9,9 @@ from typing import Callable
 from ..errors import close_names, suggestion
 from ..lang import ast as A
 from ..lang.compiler import CompileProblem, Compiler, Scope, local
+from ..lang.emit import Append, Assign, Comment, Continue, Effect, For, Guard, If, Return, Stmt, Try, Yield
 from ..lang.parser import SyntaxProblem, parse
 from .compile_support import _FAIL, _flatten, _ident
-from ..lang.emit import Append, Assign, Comment, Continue, Effect, For, Guard, If, Return, Stmt, Try, Yield
 from .game import Rules
 from .parts import compound
 from .rules import InternedMoves, Move, MoveRule

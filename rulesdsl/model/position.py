@@ -15,8 +15,9 @@ class Position:
       variable in declaration order (see Rules.part_of). Whatever writes a part counts it, so that a value
       worked out from parts whose counts have not moved is still good (the engine keeps end checks so).
       Code that replaces the position wholesale calls `changed()`.
-    - `tallies`: counts of the items of a zone by the value of one attribute, kept with the count of the
-      zone's writes they were made at (see `tally`).
+    - `tallies`: counts of the items of a zone by the value of one attribute, and where the pieces of a
+      region stand by the value of one attribute, kept with the count of writes they were made at (see
+      `tally` and `located`).
 
     Generated code names only these fields and `clone()` (tests/test_layers.py checks it).
     """
@@ -47,6 +48,42 @@ class Position:
             for item in zone:
                 number += getattr(item, attribute) == value
             return number
+
+    def located(self, region, attribute: str, values) -> list:
+        """The cells of `region` (a constant in board order) holding a piece whose `attribute` is one of
+        `values`, in that order: what the compiler makes of [x for x in region if not empty(x) and
+        at(x).attribute in values] (see model/scans.py). Where the region's pieces stand by the attribute's
+        value is worked out once and kept while no cell is written, so asking for each side's pieces in
+        turn reads the board once."""
+        cells = self.cells
+        if values.__class__ is list or values.__class__ is tuple:
+            stamp = self.changes[0]
+            key = ("located", id(region), attribute)  # the region is a constant of the rules: its id stays
+            found = self.tallies.get(key)
+            if found is None or found[0] != stamp:
+                where: dict | None = {}
+                try:
+                    for c in region:
+                        piece = cells[c]
+                        if piece is not None:
+                            value = getattr(piece, attribute)
+                            spot = where.get(value)
+                            if spot is None:
+                                where[value] = [c]
+                            else:
+                                spot.append(c)
+                except TypeError:  # a value that cannot be a key (a list): scanned as written, below
+                    where = None
+                found = self.tallies[key] = (stamp, where)
+            where = found[1]
+            if where is not None:
+                try:
+                    if len(values) == 1:
+                        return list(where.get(values[0], ()))
+                    return sorted({c for value in values for c in where.get(value, ())})
+                except TypeError:  # values that cannot be keys: scanned as written
+                    pass
+        return [c for c in region if cells[c] is not None and getattr(cells[c], attribute) in values]
 
     def clone(self) -> "Position":
         """An independent copy (compound moves try their parts on one)."""

@@ -152,6 +152,7 @@ class Step:
     actor: Callable | None = None  # decision: (S) -> player
     turn_player_acts: bool = False  # decision: the actor is the player whose turn it is (the default)
     actors: Callable | None = None  # simultaneous: (S) -> list of players
+    fixed_actors: list | None = None  # simultaneous: the seats `actors` gives in every state, when it reads none
     pass_rule: MoveRule | None = None
     arrangement: Arrangement | None = None
     effects: Callable | None = None  # auto: do; simultaneous: resolve  (S, me[, choices])
