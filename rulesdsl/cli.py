@@ -128,16 +128,16 @@ def _given_rules(name: str | None) -> str | None:
     return _rule_file(name) if name else None
 
 
-def _load(args, variant=None, base=None):
+def _load(args, variant=None, base=None, inline=True):
     """The game named by FILE, --variant, --option and --max-turns (from `base`, the file already loaded, if
-    given); a variant or option the file does not declare is a usage error."""
+    given); a variant or option the file does not declare is a usage error. `inline`: see load_game."""
     variant = variant if variant is not None else getattr(args, "variant", None)
     options = _options(getattr(args, "option", None))
     base = base or load_document(args.file)
     wrong = argument_problems(base, variant, options)
     if wrong:
         raise UsageError(f"{wrong[0]} ({Path(args.file).name})", wrong[1])
-    return compile_game(base, args.file, variant, options, getattr(args, "max_turns", None))
+    return compile_game(base, args.file, variant, options, getattr(args, "max_turns", None), inline)
 
 
 def _start_state(game, args):
@@ -553,7 +553,7 @@ def cmd_replay(args) -> int:
 
 # -- profile -------------------------------------------------------------------------------------
 def cmd_profile(args) -> int:
-    game = _load(args)
+    game = _load(args, inline=False)  # each of the file's functions called as written: its own line, its calls
     agents = [_agent(a) for a in _per_seat(args.agents, game, "--agents", "agents", "random")]
     print(profile_games(game, agents, args.games, args.seed).format(args.top))
     return 0

@@ -57,7 +57,7 @@ def slow(tmp_path):
 
 
 def _profile(path, games: int):
-    game = rulesdsl.load_game(str(path))
+    game = rulesdsl.load_game(str(path), inline=False)
     return profile_games(game, [make_agent("random")] * game.num_players, games, 1)
 
 

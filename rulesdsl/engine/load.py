@@ -13,24 +13,27 @@ from .game import Game
 
 
 def load_game(path: str | Path, variant: str | None = None, options: dict | None = None,
-              max_turns: int | None = None) -> Game:
+              max_turns: int | None = None, inline: bool = True) -> Game:
     """Load, validate and compile a rule file; raises RulesError listing every problem found.
+
+    `inline=False` compiles every call of the file's own functions as a call, even of a short one (which is
+    otherwise compiled into its caller): for a profile that counts each function's calls and time.
 
     >>> game = load_game("three-in-a-row.yaml")  # a rule file (here the tutorial's), or a bundled game's name
     >>> game.num_players, game.player_names
     (2, ['cross', 'nought'])
     """
-    return compile_game(load_document(path), path, variant, options, max_turns)
+    return compile_game(load_document(path), path, variant, options, max_turns, inline)
 
 
 def compile_game(base: Document, path: str | Path, variant: str | None = None, options: dict | None = None,
-                 max_turns: int | None = None) -> Game:
+                 max_turns: int | None = None, inline: bool = True) -> Game:
     """The game of a rule file already loaded (`base`, as load_document gives it) with a variant and options."""
     doc = with_variant(base, variant)
     problems = validate_structure(doc)
     if problems:
         raise RulesError(problems + _also_compile_problems(doc, options, variant, problems))
-    rules = ModelCompiler(doc, options or {}, variant).compile()
+    rules = ModelCompiler(doc, options or {}, variant, inline).compile()
     return Game(rules, str(path), variant, options or {}, max_turns)
 
 

@@ -45,6 +45,10 @@ RULE_CODE_FILE = "<rules:"
 # Names of generated code that are local to the function they are in (the state, the player, parameters, lets
 # and loop variables), and so are passed to a loop compiled as a function of its own.
 _LOCAL = re.compile(r"(S|me|L_\w+|C\d+_\w+)\Z")
+# Arguments cheap and safe to read more than once: a call of a short function with only these is compiled into
+# its caller (see Compiler._inline); and how short, in the syntax nodes of its body and the characters of its code.
+_ATOM = re.compile(r"(L_\w+|C\d+_\w+|me|K\d+|S\.player|S\.turn|\(?-?\d+\)?|'[\w .-]*'|True|False|None)\Z")
+INLINE_NODES, INLINE_CHARS = 40, 120
 _PY_CMP = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">=", "in": "in", "notin": "not in"}
 
 
@@ -163,6 +167,9 @@ class Compiler:
         # Rewrites of a comprehension's loop that read the same items from somewhere cheaper: each is
         # fn(compiler, clause, scope) -> (iterable code, the conditions still to test) or None (see _clause)
         self.scans: list = []
+        # name -> (params, body, scope) of the rule file's functions that may be compiled into their callers
+        self.expansions: dict = {}
+        self._inlining: list = []  # the functions being compiled into a caller, innermost last
         self._depth = 0  # nesting of the expression being compiled
         self._python_names = python_names()
         self.namespace.update(GUARDS)
@@ -407,8 +414,10 @@ class Compiler:
         """A comprehension variable. Python makes it local to the whole comprehension, while in the rules
         language (and the reference evaluator) the iterables and conditions before it still see an outer
         name it shadows: a shadowing variable therefore gets a Python name of its own."""
-        if scope.lookup(name) is None:
+        if scope.lookup(name) is None and not self._inlining:
             return local(name)
+        # (in a function compiled into its caller, every loop variable is renamed: it may otherwise take the
+        # Python name of a caller's variable that a parameter stands for)
         self._fresh += 1
         return Binding(f"C{self._fresh}_{name}", assignable=True, kind="local")
 
@@ -551,10 +560,41 @@ class Compiler:
             self.namespace[name].source, self.namespace[name].tree = source, tree
         return f"{name}({', '.join(params)})"
 
+    def _inline(self, node: A.Call, scope: Scope) -> str | None:
+        """A call of one of the rule file's short functions (see `expansions`) whose arguments are names or
+        constants, as the function's own body with its parameters standing for them: the same value, with
+        no call. None when it does not qualify (too long, recursive, or an argument that is worked out)."""
+        params, body, home = self.expansions[node.func]
+        if node.func in self._inlining or node.kwargs or len(node.args) != len(params):
+            return None
+        bindings = {}
+        for param, arg in zip(params, node.args):
+            known, value = self.const_value(arg, scope)
+            if known:
+                bindings[param] = Binding("", const=value, is_const=True)
+                continue
+            code = self.expr(arg, scope)
+            if not _ATOM.match(code):
+                return None
+            found = scope.lookup(arg.id) if isinstance(arg, A.Name) else None
+            bindings[param] = Binding(code, numeric=found is not None and found.numeric, kind="local")
+        self._inlining.append(node.func)
+        try:
+            code = self.expr(body, home.child(**bindings))
+        except CompileProblem:  # reported where the function is defined
+            return None
+        finally:
+            self._inlining.pop()
+        return code if len(code) <= INLINE_CHARS else None
+
     def call_code(self, node: A.Call, b: Builtin, scope: Scope) -> str:
         tally = self._tally(node, b, scope)
         if tally is not None:
             return tally
+        if node.func in self.expansions:
+            inlined = self._inline(node, scope)
+            if inlined is not None:
+                return inlined
         if b.loop is not None and len(node.args) == 1 and not node.kwargs \
                 and isinstance(node.args[0], A.Comprehension) and node.args[0].generator:
             return self._loop(b, node.args[0], scope)

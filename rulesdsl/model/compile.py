@@ -8,7 +8,7 @@ from .. import budget
 from ..errors import Location, Problem, RulesError, close_names, suggestion
 from ..lang import ast as A
 from ..lang.builtins import Builtin, pure_builtins
-from ..lang.compiler import RULE_CODE_FILE, Binding, CompileProblem, Compiler, Scope, local
+from ..lang.compiler import INLINE_NODES, RULE_CODE_FILE, Binding, CompileProblem, Compiler, Scope, local
 from ..lang.emit import Assign, Comment, Function, Return, expressions, render
 from ..lang.parser import SyntaxProblem, parse
 from ..lang.verify import namespace_builtins, verify
@@ -35,8 +35,10 @@ _LIMIT_HINT = "rule files are bounded in what they may build and how long they m
 class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
     """Builds a Rules object from a Document, collecting every problem instead of stopping at the first."""
 
-    def __init__(self, doc: Document, option_values: dict | None = None, variant: str | None = None):
+    def __init__(self, doc: Document, option_values: dict | None = None, variant: str | None = None,
+                 inline: bool = True):
         self.doc = doc
+        self.inline = inline  # compile calls of short functions into their callers (off: each is a call)
         self.data = doc.data
         self.problems: list[Problem] = []
         self.given_options = dict(option_values or {})
@@ -428,7 +430,7 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
     def _functions(self):
         """User functions (named expressions) and procedures (named effects), called like built-ins."""
         kinds = (("functions", "value", "U"), ("procedures", "do", "P"))
-        for section, _, prefix in kinds:
+        for section, body_key, prefix in kinds:
             for name, spec in (self.data.get(section) or {}).items():
                 spec = spec or {}
                 if name in self.builtins:
@@ -436,6 +438,8 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
                                  key=True, code="duplicate_name", fields={"name": name})
                     continue
                 params = [str(p) for p in spec.get("params") or []]
+                if section == "functions" and self.inline:
+                    self._expansion(name, params, spec.get(body_key))
                 call = "".join(f", {{{i}}}" for i in range(len(params)))
                 self.builtins[name] = Builtin(name, None, len(params), len(params), f"{name}({', '.join(params)})",
                                               str(spec.get("description", "")), section, state=True,
@@ -460,6 +464,15 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
                                    f"{section[:-1]} {name}")
                 self.namespace[f"{prefix}_{_ident(name)}"] = fn
                 b.fn = (lambda f: lambda S, *args: f(S, None, *args))(fn)
+
+    def _expansion(self, name: str, params: list, text) -> None:
+        """Let calls of a function with a short body be compiled into their callers (Compiler._inline)."""
+        try:
+            body = parse(text) if isinstance(text, str) else None
+        except SyntaxProblem:  # reported where the body is compiled
+            return
+        if body is not None and sum(1 for _ in A.walk(body)) <= INLINE_NODES:
+            self.compiler.expansions[name] = (params, body, self.root)
 
     # -- end and scoring ---------------------------------------------------------------------
     def unchanged(self, spec: dict, keys: tuple, label: str | None = None):
