@@ -206,6 +206,11 @@ def _loop_function(text, env):
     ("any(all(c in xs for c in row) for row in rows)", True),
     ("all(any(c == x for c in row) for row in rows if x in row)", True),
     ("any(x == y for x in xs for y in xs if x > 1 and y < 3)", True),
+    ("any(all(c in xs for c in row) for row in [[], [9]])", True),  # all of nothing holds
+    ("all(any(c > 0 for c in row) for row in [[1], []])", False),  # any of nothing does not
+    ("any(any(c == y for c in row for y in ys) for row in rows)", True),  # of the same kind: one loop nest
+    ("all(all(c < y for c in row) for row in rows for y in ys if y > 4)", True),
+    ("any(all(c in xs for c in row for d in row) for row in rows)", True),  # two clauses: a loop of its own
     ("any(x for x in xs if x > k)", True),  # the item itself, true when not 0
     ("[any(x > k for x in xs) for k in [1, 5]]", [True, False]),  # k is the outer loop's, passed in
     ("any(x > 2 for x in [x for x in xs if x < 3])", False),  # a name reused inside its own domain
@@ -216,6 +221,11 @@ def test_any_all_first_compile_to_loops_that_stop_at_the_answer(text, value):
     assert found == value == evaluate(parse(text), env, pure_builtins())
     assert source.startswith("def H_") and "for " in source and "return " in source
     verify(source)
+
+
+def test_an_any_of_alls_runs_the_inner_loop_in_place():
+    _, source = _loop_function("any(all(c in xs for c in row) for row in rows)", {"xs": [1], "rows": [[1]]})
+    assert source.count("def H_") == 1 and ": break" in source and "else:\n            return True" in source
 
 
 def test_a_loop_is_one_function_for_every_place_it_is_written_alike():

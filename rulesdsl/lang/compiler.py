@@ -535,9 +535,7 @@ class Compiler:
         for clause in comp.fors:
             iterable, targets, inner, conds = self._clause(clause, inner)
             clauses.append((tuple(targets.split(", ")), iterable, [E.Guard(c, E.Continue()) for c in conds]))
-        item = self.expr(comp.elt, inner)
-        body = [{"any": E.If(item, [E.Return("True")]), "all": E.Guard(item, E.Return("False")),
-                 "first": E.Return(item)}[b.loop]]
+        body = [E.Return(self.expr(comp.elt, inner))] if b.loop == "first" else self._decide(b.loop, comp.elt, inner)
         for names, iterable, guards in reversed(clauses):
             body = [E.For(names, iterable, guards + body)]
         body.append(E.Return({"any": "False", "all": "True", "first": "None"}[b.loop]))
@@ -586,6 +584,41 @@ class Compiler:
         finally:
             self._inlining.pop()
         return code if len(code) <= INLINE_CHARS else None
+
+    def _looped(self, node) -> tuple | None:
+        """(loop kind, comprehension) when `node` is any() or all() of a generator comprehension."""
+        b = self.builtins.get(node.func) if isinstance(node, A.Call) else None
+        if b is None or b.loop not in ("any", "all") or len(node.args) != 1 or node.kwargs:
+            return None
+        comp = node.args[0]
+        return (b.loop, comp) if isinstance(comp, A.Comprehension) and comp.generator else None
+
+    def _decide(self, kind: str, item: A.Node, scope: Scope) -> list:
+        """Statements, inside the loop of an any (`kind`) or all, that return its answer when `item` decides it
+        and go on otherwise. An item that is itself an any or all runs as a loop in place: of the same kind,
+        its items decide the outer answer directly; of the other kind (any of all: some line whose cells all
+        hold), its one loop breaks at an item that settles its own answer the other way, and the answer is
+        returned when the loop runs to its end (`else`)."""
+        inner = self._looped(item)
+        verdict = E.Return("True" if kind == "any" else "False")
+        if inner is None or (inner[0] != kind and len(inner[1].fors) != 1):
+            code = self.expr(item, scope)
+            return [E.If(code, [verdict])] if kind == "any" else [E.Guard(code, verdict)]
+        self.check_call(item)
+        inner_kind, comp = inner
+        levels = []
+        for clause in comp.fors:
+            iterable, targets, scope, conds = self._clause(clause, scope)
+            levels.append((tuple(targets.split(", ")), iterable, [E.Guard(c, E.Continue()) for c in conds]))
+        if inner_kind == kind:
+            body, orelse = self._decide(kind, comp.elt, scope), []
+        else:
+            code = self.expr(comp.elt, scope)
+            body = [E.If(code, [E.Break()])] if inner_kind == "any" else [E.Guard(code, E.Break())]
+            orelse = [verdict]
+        for names, iterable, guards in reversed(levels):
+            body, orelse = [E.For(names, iterable, guards + body, orelse)], []
+        return body
 
     def call_code(self, node: A.Call, b: Builtin, scope: Scope) -> str:
         tally = self._tally(node, b, scope)

@@ -12,7 +12,8 @@ from typing import Iterator, Union
 _EXPRESSION_FIELDS = ("value", "test", "iterable", "code")
 _INDENT = "    "
 # A statement: one of the node classes below (a Function holds a list of them).
-Stmt = Union["Assign", "Effect", "Return", "Yield", "Append", "Continue", "Comment", "Guard", "If", "For", "Try"]
+Stmt = Union["Assign", "Effect", "Return", "Yield", "Append", "Continue", "Break", "Comment", "Guard", "If", "For",
+             "Try"]
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,11 @@ class Continue:
 
 
 @dataclass(frozen=True)
+class Break:
+    """Out of the innermost loop, skipping its `orelse`."""
+
+
+@dataclass(frozen=True)
 class Comment:
     """A line for the reader of the generated code; it does nothing."""
 
@@ -66,10 +72,10 @@ class Comment:
 @dataclass(frozen=True)
 class Guard:
     """Go on with the statements after this one only when `test` holds; else leave by `exit` (a Continue to
-    the next value of the loop it is in, or a Return)."""
+    the next value of the loop it is in, a Break out of it, or a Return)."""
 
     test: str
-    exit: Continue | Return
+    exit: Continue | Break | Return
 
 
 @dataclass(frozen=True)
@@ -83,11 +89,13 @@ class If:
 
 @dataclass(frozen=True)
 class For:
-    """Run `body` once for each value of `iterable`, bound to `names` (several names unpack each value)."""
+    """Run `body` once for each value of `iterable`, bound to `names` (several names unpack each value); then
+    `orelse`, unless a Break left the loop."""
 
     names: tuple[str, ...]
     iterable: str
     body: list[Stmt]
+    orelse: list[Stmt] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -152,6 +160,8 @@ def _simple(stmt) -> str | None:
         return f"append({stmt.value})"
     if isinstance(stmt, Continue):
         return "continue"
+    if isinstance(stmt, Break):
+        return "break"
     if isinstance(stmt, Comment):
         return f"# {stmt.text}"
     if isinstance(stmt, Guard):
@@ -170,6 +180,9 @@ def _block(stmts: list[Stmt], depth: int, lines: list[str]) -> None:
         elif isinstance(stmt, For):
             lines.append(f"{pad}for {', '.join(stmt.names)} in {stmt.iterable}:")
             _block(stmt.body, depth + 1, lines)
+            if stmt.orelse:
+                lines.append(pad + "else:")
+                _block(stmt.orelse, depth + 1, lines)
         elif isinstance(stmt, Try):
             lines.append(pad + "try:")
             _block(stmt.body, depth + 1, lines)
@@ -183,7 +196,8 @@ def _block(stmts: list[Stmt], depth: int, lines: list[str]) -> None:
 
 def _if(stmt: If, depth: int, lines: list[str], keyword: str) -> None:
     pad = _INDENT * depth
-    jump = _simple(stmt.body[0]) if len(stmt.body) == 1 and isinstance(stmt.body[0], (Return, Continue)) else None
+    jump = _simple(stmt.body[0]) if len(stmt.body) == 1 and isinstance(stmt.body[0], (Return, Continue, Break)) \
+        else None
     if jump is not None and not stmt.orelse:  # a test that leaves reads best on one line, as a Guard does
         lines.append(f"{pad}{keyword} {stmt.test}: {jump}")
         return
@@ -202,10 +216,11 @@ def outline(node, depth: int = 0) -> list[str]:
     blocks = [f for f in fields(node) if isinstance(getattr(node, f.name), list)]
     scalars = ", ".join(f"{f.name}={getattr(node, f.name)!r}" for f in fields(node) if f not in blocks)
     lines = [f"{pad}{type(node).__name__}({scalars})"]
+    named = sum(1 for f in blocks if getattr(node, f.name)) > 1  # name the blocks where several hold some
     for f in blocks:
         children = getattr(node, f.name)
-        if len(blocks) > 1 and children:  # name the block where there is more than one (body, orelse)
+        if named and children:
             lines.append(f"{pad}  {f.name}:")
         for child in children:
-            lines += outline(child, depth + 1 + (len(blocks) > 1))
+            lines += outline(child, depth + 1 + named)
     return lines
