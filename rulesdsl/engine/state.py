@@ -392,11 +392,13 @@ class State(Position):
                 return
             if kind == "auto":
                 self.goto = None
-                with _rule_errors(self, step):
+                try:  # (not `with _rule_errors`: a try costs nothing until something fails)
                     step.effects(self, self.player)
                     target, self.goto = self.goto, None
                     if target is None:
                         target = step.next(self, self.player)
+                except _CONVERTED as exc:
+                    raise _runtime_error(self, step, exc) from exc
                 continue
             if kind == "chance" and step.arrangement is not None and step.arrangement.fixed is not None:
                 with _rule_errors(self, step):
