@@ -418,6 +418,15 @@ def test_the_second_game_won_wins_the_match():
     assert state.is_terminal() and state.winners == [0] and state.scores() == [2, 1]
 
 
+def test_the_match_won_by_the_last_marble_of_a_turn_ends_before_the_turn_passes():
+    g = game(match=True)
+    vars = {"totals": totals((20, 20, 20, 15), (3, 4, 0, 0)), "free_shot": False, "wins": [1, 0], "cubes": [11, 12]}
+    state = position(g, {"c5-far": marble(1, 0)}, "scoring", 0, vars=vars, turn=7)
+    state.apply("score 1 green")  # the turn's only marble: the turn would pass now
+    assert state.is_terminal() and state.winners == [0]
+    assert state.player == 0 and state.turn == 7  # the winner's own turn, not the next seat's
+
+
 def test_random_games_end():
     for options in ({}, {"players": 4, "teams": True, "match": True}, {"skills": "expert,standard"}):
         g = game(**options)

@@ -114,7 +114,8 @@ def test_a_game_that_ends_on_its_last_allowed_turn_is_not_capped():
     from rulesdsl.sim.runner import random_playout
 
     free = random_playout(rulesdsl.load_game(game_path("mabula")), 3)
-    at_cap = random_playout(rulesdsl.load_game(game_path("mabula"), max_turns=free.turn), 3)
-    short = random_playout(rulesdsl.load_game(game_path("mabula"), max_turns=free.turn - 1), 3)
+    # the game ends during turn number free.turn (the turn it ends in does not pass): free.turn + 1 turns
+    at_cap = random_playout(rulesdsl.load_game(game_path("mabula"), max_turns=free.turn + 1), 3)
+    short = random_playout(rulesdsl.load_game(game_path("mabula"), max_turns=free.turn), 3)
     assert (at_cap.winners, at_cap.capped) == (free.winners, False) and free.winners
     assert (short.winners, short.capped) == ([], True)

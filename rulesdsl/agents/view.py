@@ -38,9 +38,10 @@ class PlayerView:
         S = self._state.clone()
         S.rng = Rng(rng.below(1 << 62))
         me = self.player
+        seen = Observer(S.rules, me)
+        S.last = seen.last_move(S)  # (None where it is another's secret choice)
         for p in [p for p in S.pending if p != me]:
             del S.pending[p]
-        seen = Observer(S.rules, me)
         places = [pieces for holder, value in zip(S.rules.zones, S.zones)
                   for _, pieces in seen.unseen(holder, value) if pieces]
         if places:

@@ -74,6 +74,17 @@ class Observer:
                 "(hidden)" if i in secret and not self._saw(secret[i]) else text
                 for i, (m, text) in enumerate(zip(S.history, S.history_texts()))]
 
+    def last_move(self, S):
+        """The last move a player made (what `last_move` reads), or None where the viewer did not see it:
+        another player's choice still secret at a simultaneous step, or a secret entry of the history."""
+        move = S.last
+        if move is None or any(m is move and not self._saw((p,)) for p, m in S.pending.items()):
+            return None
+        for i in range(len(S.history) - 1, -1, -1):  # its entry is the last one holding it
+            if S.history[i] is move:
+                return None if i in S.secret and not self._saw(S.secret[i]) else move
+        return move
+
     def _saw(self, seats) -> bool:
         """Whether the viewer is among `seats` (the table: whether anybody is)."""
         return bool(seats) if self.viewer is None else self.viewer in seats

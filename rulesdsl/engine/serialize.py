@@ -7,6 +7,8 @@ import re
 
 from ..errors import Location, MoveError, Problem, RulesError
 from ..limits import MAX_JSON_DEPTH, MAX_JSON_DIGITS
+from ..lang.builtins import RuleValueError
+from ..model.rules import Move
 from ..model.values import Cell, Piece, Record
 from .observer import Hidden, Observer
 
@@ -166,6 +168,7 @@ def state_to_json(S) -> dict:
         "pending": {str(p): str(m) for p, m in S.pending.items()},
         "history": list(S.history_texts()),
         "secret": {str(i): seen for i, seen in S.secret.items()},
+        "last_move": _move_json(S.last),
     }
 
 
@@ -198,6 +201,7 @@ def state_from_json(game, data: dict, source: str = "state", text: str | None = 
     _check_position(rules, data, bad)
     history = _strings(data.get("history"), "history", bad)
     secret = _secret(rules, data.get("secret"), bad)
+    S.last = _last_move(rules, data.get("last_move"), bad)
     if problems:
         raise RulesError(problems)
     S.step, S.player, S.turn, S.ply = data["step"], data.get("player", 0), data.get("turn", 0), data.get("ply", 0)
@@ -343,6 +347,34 @@ def _secret(rules, value, bad) -> dict:
     return out
 
 
+def _move_json(move) -> dict | None:
+    """The saved form of the last move a player made: who made it, the move's name, its params and lets."""
+    return None if move is None else {"by": move.player, "move": move.name, "args": [encode(a) for a in move.args]}
+
+
+def _last_move(rules, value, bad):
+    """The last move a player made (what `last_move` reads), from {"by": seat, "move": name, "args": [...]}."""
+    if value is None:
+        return None
+    rule = None
+    if isinstance(value, dict):
+        name = value.get("move")
+        rule = rules.moves.get(name) if isinstance(name, str) else None
+        rule = rule or next((s.pass_rule for s in rules.steps.values()
+                             if s.pass_rule is not None and s.pass_rule.name == name), None)
+    if rule is None or not _whole(value.get("by"), 0, rules.num_players - 1) \
+            or not isinstance(value.get("args"), list) or len(value["args"]) != len(rule.arg_names):
+        bad(f"'last_move' should be {{\"by\": a seat, \"move\": a move's name, \"args\": its params and lets}}, "
+            f"not {shown(value)}", "save states with State.to_json()", key="last_move")
+        return None
+    try:
+        args = tuple(_key(decode(rules, a)) for a in value["args"])
+    except (KeyError, TypeError, ValueError, AttributeError, RuleValueError) as exc:
+        bad(f"'last_move' holds a value that is not one of this game's: {shown(str(exc))}", key="last_move")
+        return None
+    return Move(rule, args, value["by"])
+
+
 def _pending(S, value: dict, bad) -> dict:
     """The simultaneous choices already made: {seat: move}, each a legal move of that seat."""
     texts = {}
@@ -383,6 +415,7 @@ def observation(S, player: int | None) -> dict:
         full["zones" if holder.zone else "vars"][holder.name] = encode(value)
     full["pending"] = {str(p): "chosen" if m is None else str(m) for p, m in seen.pending(S).items()}
     full["history"] = seen.history(S)
+    full["last_move"] = _move_json(seen.last_move(S))
     full["secret"] = {}
     full["observer"] = player
     return full

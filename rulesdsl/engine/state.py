@@ -47,7 +47,7 @@ class State(Position):
         S = cls.__new__(cls)
         S.game, S.rules = game, rules
         S.cells = [None] * len(rules.board.cells)
-        S.player, S.step, S.turn, S.ply = 0, rules.start, 0, 0
+        S.player, S.step, S.turn, S.ply, S.last = 0, rules.start, 0, 0, None
         S.pending, S.terminal, S.winners, S.capped, S.history, S.goto = {}, False, None, False, [], None
         S._texts = []
         S.secret, S.ended_by = {}, None  # ply -> players who saw that entry; which end rule ended the game
@@ -75,7 +75,7 @@ class State(Position):
         S.cells = self.cells[:]
         S.zones = [_copy(z) for z in self.zones]
         S.vars = [_copy(v) for v in self.vars]
-        S.player, S.step, S.turn, S.ply = self.player, self.step, self.turn, self.ply
+        S.player, S.step, S.turn, S.ply, S.last = self.player, self.step, self.turn, self.ply, self.last
         S.changes, S.end_checked, S.tallies = self.changes[:], self.end_checked[:], {}
         S.chance_kept = {}  # an outcome may hold a value of this state's own (a zone), never the copy's
         S.pending = dict(self.pending)
@@ -320,6 +320,8 @@ class State(Position):
                 raise _runtime_error(self, rule, exc) from exc
         self.history.append(move)
         self.ply += 1
+        if who >= 0:
+            self.last = move
         if step.kind == "simultaneous":
             self.pending[who] = move
             if self.acting_players():
@@ -367,6 +369,10 @@ class State(Position):
             self._check_player("player")
         for _ in range(MAX_AUTO_STEPS):
             if target == END_TURN:
+                # a game that ends with this turn ends before the turn passes: the player who made its last
+                # move is still `player`, and the turn count is that of the turn played
+                if self.ply and self._check_end():
+                    return
                 if rules.next_player is None:
                     self.player = (self.player + 1) % rules.num_players
                 else:

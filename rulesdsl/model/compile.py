@@ -26,7 +26,7 @@ from .pieces import PieceKind
 from .reads import NOTHING, ReadAnalysis, key_code
 from .rules import EndRule
 from .scans import located_scan
-from .values import Cell, text_of
+from .values import LAST_MOVE_CODE, Cell, last_move_record, text_of
 
 _LIMIT_HINT = "rule files are bounded in what they may build and how long they may run: see 'Names and limits' in " \
               "the language reference"
@@ -185,7 +185,7 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
         r.description = str(d.get("description", "")).strip()
         r.variants = {k: str((v or {}).get("description", "")) for k, v in (d.get("variants") or {}).items()}
         self.builtins = pure_builtins()
-        attributes = {"x", "y", "name", "index", "kind", "owner", "col", "row"}
+        attributes = {"x", "y", "name", "index", "kind", "owner", "col", "row", "by"}  # by: last_move.by
         attributes.update(*(set((v or {}).get("attributes", {}) or {}) | set((v or {}).get("derived", {}) or {})
                             for v in (d.get("pieces") or {}).values()))
         attributes.update(((d.get("board") or {}).get("attributes") or {}).keys())
@@ -200,7 +200,9 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
             "me": Binding("me"),
             "player": Binding("S.player", assignable=True),
             "turn": Binding("S.turn"),
+            "last_move": Binding(LAST_MOVE_CODE),  # a file's own name last_move (a variable...) takes its place
         })
+        self.namespace["G_last_move"] = last_move_record
         self._players()
         self.compiler.add_builtins(game_builtins(r))
         self._data()

@@ -12,9 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..lang import ast as A
+from .values import LAST_MOVE_CODE
 
-# The names of the flow that rule code reads directly, by the code that reads them.
-_FLOW = {"S.player": "player", "S.turn": "turn"}
+# The names of the flow that rule code reads directly, by the code that reads them, and the code of their keys.
+_FLOW = {"S.player": "player", "S.turn": "turn", LAST_MOVE_CODE: "last"}
+_FLOW_KEYS = {"player": "S.player", "turn": "S.turn", "last": "S.last"}
 
 
 @dataclass(frozen=True)
@@ -81,7 +83,7 @@ class ReadAnalysis:
 
 def key_code(reads: Reads) -> str:
     """Python source of a value that stays the same while nothing `reads` names is written: the counts of the
-    writes to its parts, and the player and turn where it reads them."""
+    writes to its parts, and the player, turn and last move where it reads them."""
     items = [f"S.changes[{p}]" for p in sorted(reads.parts)]
-    items += ["S.player"] * ("player" in reads.flow) + ["S.turn"] * ("turn" in reads.flow)
+    items += [code for name, code in _FLOW_KEYS.items() if name in reads.flow]
     return "(" + "".join(f"{item}, " for item in items) + ")"

@@ -86,3 +86,15 @@ def text_of(value) -> str:
     if isinstance(value, (list, tuple)):
         return " ".join(text_of(v) for v in value)
     return str(value)
+
+
+# `last_move` in rule code: the record of the last move a player made (see Position.last), or none.
+LAST_MOVE_CODE = "G_last_move(S.last)"
+
+
+def last_move_record(move) -> Record | None:
+    """What `last_move` reads: the move's params and lets by name, with `by` (the seat that made it) and `kind`
+    (the move's name) unless a param or let of that name stands there."""
+    if move is None:
+        return None
+    return Record(by=move[2], kind=move[0].name, **dict(zip(move[0].arg_names, move[1])))
