@@ -60,7 +60,7 @@ def render_state(S, viewer: int | None = None) -> str:
     elif lines is None:
         occupied = [f"{c.name}:{_symbol(S.cells[c])}" for c in rules.board.cells if S.cells[c] is not None]
         lines = ["cells: " + (" ".join(occupied) if occupied else "(empty)")]
-    for holder, value in Observer(rules, viewer).holders(S):
+    for holder, value in Observer(rules, viewer, S.revealed).holders(S):
         if holder.name in rules.render_hide:
             continue
         if holder.whole:

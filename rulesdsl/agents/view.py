@@ -38,7 +38,7 @@ class PlayerView:
         S = self._state.clone()
         S.rng = Rng(rng.below(1 << 62))
         me = self.player
-        seen = Observer(S.rules, me)
+        seen = Observer(S.rules, me, S.revealed)
         S.last = seen.last_move(S)  # (None where it is another's secret choice)
         for p in [p for p in S.pending if p != me]:
             del S.pending[p]

@@ -26,19 +26,20 @@ class Observer:
     players), which sees every place but those declared `visible: none`, every pending choice and every
     secret history entry somebody saw. A place of a zone or variable is seen when it is `visible: all`;
     `owner`: by the seat that holds it (its seat, or its key when the keys are seats); `team`: by that
-    seat's team (`players: teams`); `none`: by nobody."""
+    seat's team (`players: teams`); `none`: by nobody. A place reveal() turned face up is seen by all."""
 
-    __slots__ = ("viewer", "_partners")
+    __slots__ = ("viewer", "_partners", "revealed")
 
-    def __init__(self, rules, viewer: int | None):
+    def __init__(self, rules, viewer: int | None, revealed=frozenset()):
         self.viewer = viewer
+        self.revealed = revealed  # (zone name, seat or key) of the places reveal() shows to everyone
         teams = rules.teams
         self._partners = () if viewer is None else tuple(p for p, t in enumerate(teams) if t == teams[viewer])
 
     def sees(self, holder, owner) -> bool:
         """Whether the viewer sees the place of `holder` held by `owner` (a seat, a key, or None)."""
         visible = holder.visible
-        if visible == "all" or self.viewer is None and visible != "none":
+        if visible == "all" or self.viewer is None and visible != "none" or (holder.name, owner) in self.revealed:
             return True
         if visible == "owner":
             return owner == self.viewer

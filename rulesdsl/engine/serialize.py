@@ -169,6 +169,7 @@ def state_to_json(S) -> dict:
         "history": list(S.history_texts()),
         "secret": {str(i): seen for i, seen in S.secret.items()},
         "last_move": _move_json(S.last),
+        "revealed": sorted(([name, encode(owner)] for name, owner in S.revealed), key=repr),
     }
 
 
@@ -202,6 +203,7 @@ def state_from_json(game, data: dict, source: str = "state", text: str | None = 
     history = _strings(data.get("history"), "history", bad)
     secret = _secret(rules, data.get("secret"), bad)
     S.last = _last_move(rules, data.get("last_move"), bad)
+    S.revealed = _revealed(rules, data.get("revealed"), bad)
     if problems:
         raise RulesError(problems)
     S.step, S.player, S.turn, S.ply = data["step"], data.get("player", 0), data.get("turn", 0), data.get("ply", 0)
@@ -375,6 +377,28 @@ def _last_move(rules, value, bad):
     return Move(rule, args, value["by"])
 
 
+def _revealed(rules, value, bad) -> frozenset:
+    """The zone places reveal() shows to everyone, from [[zone name, seat or key], ...]."""
+    found = set()
+    zones = {h.name: h for h in rules.zones}
+    for item in value if isinstance(value, list) else [value] if value is not None else []:
+        holder = zones.get(item[0]) if isinstance(item, list) and len(item) == 2 and isinstance(item[0], str) \
+            else None
+        try:
+            owner = None if holder is None else _key(decode(rules, item[1]))
+            known = holder is not None and (
+                holder.whole and owner is None or holder.per == "player" and _whole(owner, 0, rules.num_players - 1)
+                or holder.keys is not None and owner in holder.keys)
+        except (KeyError, TypeError, ValueError, AttributeError, RuleValueError):  # not a value of this game
+            known = False
+        if not known:
+            bad(f"'revealed' entry {shown(item)} should name a zone and one of its places ([zone, seat or key])",
+                "save states with State.to_json()", key="revealed")
+            continue
+        found.add((holder.name, owner))
+    return frozenset(found)
+
+
 def _pending(S, value: dict, bad) -> dict:
     """The simultaneous choices already made: {seat: move}, each a legal move of that seat."""
     texts = {}
@@ -408,7 +432,7 @@ def _pending(S, value: dict, bad) -> dict:
 def observation(S, player: int | None) -> dict:
     """The state as `player` sees it (see Observer; None: the table): each unseen place {"hidden": n} for a
     list, {"hidden": true} otherwise; others' pending choices 'chosen'; secret history entries hidden."""
-    seen = Observer(S.rules, player)
+    seen = Observer(S.rules, player, S.revealed)
     full = state_to_json(S)
     full["zones"], full["vars"] = {}, {}
     for holder, value in seen.holders(S):

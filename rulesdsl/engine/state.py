@@ -47,7 +47,7 @@ class State(Position):
         S = cls.__new__(cls)
         S.game, S.rules = game, rules
         S.cells = [None] * len(rules.board.cells)
-        S.player, S.step, S.turn, S.ply, S.last = 0, rules.start, 0, 0, None
+        S.player, S.step, S.turn, S.ply, S.last, S.revealed = 0, rules.start, 0, 0, None, frozenset()
         S.pending, S.terminal, S.winners, S.capped, S.history, S.goto = {}, False, None, False, [], None
         S._texts = []
         S.secret, S.ended_by = {}, None  # ply -> players who saw that entry; which end rule ended the game
@@ -76,6 +76,7 @@ class State(Position):
         S.zones = [_copy(z) for z in self.zones]
         S.vars = [_copy(v) for v in self.vars]
         S.player, S.step, S.turn, S.ply, S.last = self.player, self.step, self.turn, self.ply, self.last
+        S.revealed = self.revealed
         S.changes, S.end_checked, S.tallies = self.changes[:], self.end_checked[:], {}
         S.chance_kept = {}  # an outcome may hold a value of this state's own (a zone), never the copy's
         S.pending = dict(self.pending)

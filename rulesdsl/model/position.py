@@ -11,6 +11,7 @@ class Position:
       for `per: player`, a table per key for keyed zones)
     - `player`: whose turn it is; `turn`: turns completed; `step`: the name of the current step
     - `last`: the last move a player made (a Move; None before the first), read by `last_move`
+    - `revealed`: the zone places shown to everyone by reveal(), as a frozenset of (zone name, seat or key)
     - `goto`: the step an effect asked to continue at (None: the rule's own next step)
     - `changes`: a count of the writes to each part of the position: [0] the cells, then each zone and each
       variable in declaration order (see Rules.part_of). Whatever writes a part counts it, so that a value
@@ -23,7 +24,7 @@ class Position:
     Generated code names only these fields and `clone()` (tests/test_layers.py checks it).
     """
 
-    __slots__ = ("cells", "zones", "vars", "player", "turn", "step", "last", "goto", "changes", "tallies")
+    __slots__ = ("cells", "zones", "vars", "player", "turn", "step", "last", "revealed", "goto", "changes", "tallies")
 
     def changed(self) -> None:
         """Count a write to every part: the position was replaced (read from a file, resampled)."""

@@ -1,13 +1,14 @@
-"""Built-ins bound to one compiled game: board geometry, links, pushing, pieces, places, players and flow."""
+"""Built-ins bound to one compiled game: board geometry, links, pushing, pieces, places, showing, players, flow."""
 
 from __future__ import annotations
 
 from ...lang.builtins import pure_builtins
 from ...lang.declare import Builtin, bound, declared, reference
-from . import board, flow, links, pieces, places, players, pushing
+from . import board, flow, links, pieces, places, players, pushing, showing
 
 # in this order in the reference, within each category
-DECLARED = [b for module in (board, links, pushing, pieces, places, players, flow) for b in declared(vars(module))]
+DECLARED = [b for module in (board, links, pushing, pieces, places, showing, players, flow)
+            for b in declared(vars(module))]
 
 
 class GameContext:

@@ -24,12 +24,27 @@ def written(game, S, where, fn: str) -> list:
     return where
 
 
-def _zone_number(game, S, where, fn: str) -> int:
-    """Which of the declared zones holds the place `where`; an error if none does."""
+def place_of(game, S, where, fn: str) -> tuple:
+    """(zone name, seat or key) of the place `where` of a declared zone (None for a zone of one place)."""
+    number = _zone_number(game, S, where, fn)
+    holder = game.zones[number]
+    return holder.name, next(owner for owner, place in holder.places(S.zones[number]) if place is where)
+
+
+def _zone_holding(game, S, where) -> int | None:
+    """Which of the declared zones holds the place `where`, if one does."""
     if isinstance(where, list):
         for number, (holder, value) in enumerate(zip(game.zones, S.zones)):
             if holder.holds(value, where):
                 return number
+    return None
+
+
+def _zone_number(game, S, where, fn: str) -> int:
+    """Which of the declared zones holds the place `where`; an error if none does."""
+    number = _zone_holding(game, S, where)
+    if number is not None:
+        return number
     if isinstance(where, list):
         raise RuleValueError(f"{fn}(): the list [{text_of(where)}] is not a zone: pieces go to cells or to "
                              "the zones the rule file declares")
@@ -87,3 +102,21 @@ def move_all(g, S, from_zone, to_zone):
     """Move every piece of one zone to another."""
     written(g.game, S, to_zone, "move_all").extend(written(g.game, S, from_zone, "move_all"))
     from_zone.clear()
+
+
+@builtin("effects", effect=True)
+def remove_all(g, S, where):
+    """Empty a zone's place, or take every piece off a cell or a list of cells; a revealed place is hidden
+    again (its next contents are dealt face down)."""
+    cells = [where] if is_cell(where) else where if isinstance(where, (list, tuple)) \
+        and _zone_holding(g.game, S, where) is None and all(is_cell(c) for c in where) else None
+    if cells is not None:
+        if any(S.cells[c] is not None for c in cells):
+            for c in cells:
+                S.cells[c] = None
+            S.changes[0] += 1
+        return
+    found = place_of(g.game, S, where, "remove_all")
+    written(g.game, S, where, "remove_all").clear()
+    if found in S.revealed:
+        S.revealed = S.revealed - {found}
