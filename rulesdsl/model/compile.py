@@ -8,7 +8,7 @@ from .. import budget
 from ..errors import Location, Problem, RulesError, close_names, suggestion
 from ..lang import ast as A
 from ..lang.builtins import Builtin, pure_builtins
-from ..lang.compiler import INLINE_NODES, RULE_CODE_FILE, Binding, CompileProblem, Compiler, Scope, local
+from ..lang.compiler import INLINE_NODES, RULE_CODE_FILE, Binding, CompileProblem, Compiler, Scope, is_name, local
 from ..lang.emit import Assign, Comment, Function, Return, expressions, render
 from ..lang.parser import SyntaxProblem, parse
 from ..lang.verify import namespace_builtins, verify
@@ -440,7 +440,7 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
                                  key=True, code="duplicate_name", fields={"name": name})
                     continue
                 params = [str(p) for p in spec.get("params") or []]
-                if section == "functions" and self.inline:
+                if section == "functions" and self.inline and not spec.get("let"):
                     self._expansion(name, params, spec.get(body_key))
                 call = "".join(f", {{{i}}}" for i in range(len(params)))
                 self.builtins[name] = Builtin(name, None, len(params), len(params), f"{name}({', '.join(params)})",
@@ -456,8 +456,9 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
                 params = [str(p) for p in spec.get("params") or []]
                 scope = self.root.child(**{p: local(p) for p in params})
                 if section == "functions":
+                    lets, scope = self.let_block((section, name), spec.get("let"), scope)
                     code = self.expr((section, name, body_key), spec.get(body_key), scope)
-                    body = _FAIL if code is _FAIL else [Return(code)]
+                    body = _FAIL if code is _FAIL or lets is _FAIL else lets + [Return(code)]
                 else:
                     body = self.effects((section, name, body_key), spec.get(body_key) or [], scope)
                 if body is _FAIL:
@@ -466,6 +467,30 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
                                    f"{section[:-1]} {name}")
                 self.namespace[f"{prefix}_{_ident(name)}"] = fn
                 b.fn = (lambda f: lambda S, *args: f(S, None, *args))(fn)
+
+    def let_block(self, path, lets, scope) -> tuple:
+        """(statements, scope) of a `let:` block under `path`: each name is computed once, in order, and seen
+        by the names after it and by what follows (the scope); the statements are _FAIL if one fails."""
+        if lets is None:
+            return [], scope
+        if not isinstance(lets, dict):
+            self.problem(path + ("let",), "'let' should map names to expressions", "e.g. let: {mine: \"owned(p)\"}",
+                         code="schema_type", fields={"path": path + ("let",), "expected": ("object",)})
+            return _FAIL, scope
+        statements: list | object = []
+        for name, text in lets.items():
+            if not is_name(name):  # (a function's let names are checked with its params, in check_names)
+                self.problem(path + ("let", name), f"'{name}' cannot be a name", "a name starts with a letter and "
+                             "holds only letters, digits and '_'", key=True, code="bad_name", fields={"name": name})
+                statements = _FAIL
+                continue
+            code = self.expr(path + ("let", name), text, scope)
+            if code is _FAIL:
+                statements = _FAIL
+            elif statements is not _FAIL:
+                statements.append(Assign(f"L_{name}", code))
+            scope = scope.child(**{name: _BROKEN if code is _FAIL else local(name)})
+        return statements, scope
 
     def _expansion(self, name: str, params: list, text) -> None:
         """Let calls of a function with a short body be compiled into their callers (Compiler._inline)."""
@@ -505,9 +530,9 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
         for name, spec in (self.data.get("functions") or {}).items():
             b = self.builtins.get(name)
             if b is not None and b.category == "functions":
-                value = (spec or {}).get("value")
-                try:  # a body that does not parse is reported where it is compiled
-                    bodies[name] = parse(value) if isinstance(value, str) else A.Const(value)
+                texts = list(((spec or {}).get("let") or {}).values()) + [(spec or {}).get("value")]
+                try:  # a body that does not parse is reported where it is compiled; lets are read with it
+                    bodies[name] = A.ListExpr([parse(t) if isinstance(t, str) else A.Const(t) for t in texts])
                 except SyntaxProblem:
                     bodies[name] = None
         self._reads = ReadAnalysis(self.root, self.builtins, bodies)
@@ -518,20 +543,21 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
         for k, spec in enumerate(self.data.get("end") or []):
             path = ("end", k)
             spec = spec or {}
-            when = self.expr(path + ("when",), spec.get("when"), self.root)
+            lets, scope = self.let_block(path, spec.get("let"), self.root)
+            when = self.expr(path + ("when",), spec.get("when"), scope)
             winners = spec.get("winners", "highest_score")
             winners_fn = None
             if winners != "highest_score":
-                code = self.expr(path + ("winners",), winners, self.root)
-                if code is _FAIL:
+                code = self.expr(path + ("winners",), winners, scope)
+                if code is _FAIL or lets is _FAIL:
                     continue
-                winners_fn = self.lambda_("S, me=None", code, f"end {k + 1}")
-            if when is _FAIL:
+                winners_fn = self.function("expr", "S, me=None", lets + [Return(code)], f"end {k + 1}")
+            if when is _FAIL or lets is _FAIL:
                 continue
-            r.end_rules.append(EndRule(path, self.lambda_("S, me=None", when, f"end {k + 1}"), winners_fn,
-                                       spec.get("ties", "draw")))
+            r.end_rules.append(EndRule(path, self.function("expr", "S, me=None", lets + [Return(when)], f"end {k + 1}"),
+                                       winners_fn, spec.get("ties", "draw")))
         for end in r.end_rules:  # what each end condition reads: it is asked again only once that has changed
-            end.unchanged = self.unchanged(self.data["end"][end.path[1]], ("when",))
+            end.unchanged = self.unchanged(self.data["end"][end.path[1]], ("let", "when"))
         scoring = self.data.get("scoring") or {}
         for key in ("score", "tiebreak", "evaluation", "breakdown"):
             if scoring.get(key) is not None:

@@ -11,7 +11,7 @@ _DECLARED = [
     ("pieces",), ("pieces", "*", "attributes"), ("pieces", "*", "derived"),
     ("board", "regions"), ("board", "attributes"), ("board", "links"), ("board", "directions"),
     ("flow", "steps"), ("moves", "*", "params"), ("moves", "*", "let"), ("moves", "*", "inputs[]"),
-    ("functions", "*", "params[]"), ("procedures", "*", "params[]"),
+    ("functions", "*", "params[]"), ("functions", "*", "let"), ("procedures", "*", "params[]"),
     ("flow", "steps", "*", "chance", "outcomes", "params"), ("flow", "steps", "*", "chance", "outcomes", "let"),
     ("flow", "steps", "*", "chance", "outcomes", "inputs[]"),
 ]
@@ -52,8 +52,8 @@ def check_names(doc, report) -> None:
 
 
 def _refuse_repeats(data, report) -> None:
-    """A name given twice among one function's parameters, or among one move's inputs, params and lets
-    (they share one scope): reported at the second, which is removed."""
+    """A name given twice among one function's parameters and lets, or among one move's inputs, params and
+    lets (they share one scope): reported at the second, which is removed."""
     for section in ("functions", "procedures", "moves"):
         specs = data.get(section)
         for name, spec in specs.items() if isinstance(specs, dict) else ():
@@ -70,8 +70,8 @@ def _refuse_repeats(data, report) -> None:
                 for key in reversed(repeated):
                     given = found[key] if isinstance(found, list) else key
                     report((section, name, part, key), f"'{given}' is declared twice in {section[:-1]} '{name}'",
-                           "the params, lets and inputs of one move, and a function's params, need names of their "
-                           "own", isinstance(found, dict), "duplicate_name", given)
+                           "the params, lets and inputs of one move, and a function's params and lets, need names "
+                           "of their own", isinstance(found, dict), "duplicate_name", given)
                     del found[key]
 
 
