@@ -9,11 +9,12 @@ import re
 import pytest
 
 from rulesdsl.lang import ast as A
-from rulesdsl.lang.builtins import pure_builtins
+from rulesdsl.lang.builtins import RuleValueError, pure_builtins
 from rulesdsl.lang.compiler import Binding, CompileProblem, Compiler, Scope, local
 from rulesdsl.lang.declare import GAME, STATE, builtin, source_text
 from rulesdsl.lang.evaluator import evaluate
 from rulesdsl.lang.parser import SyntaxProblem, parse
+from rulesdsl.model.values import Record
 from rulesdsl.model.builtins import DECLARED, game_builtins
 
 from .helpers import ROOT, load
@@ -239,3 +240,15 @@ def test_every_call_the_reference_shows_compiles(text, game_table):
         _compile(text, game_table)
     except CompileProblem as exc:  # a constant this test's game lacks (a cell, a step): the call itself is fine
         assert re.match(r"\w+\(\): ", exc.message), (text, exc.message)
+
+
+def test_counts_by_counts_each_value_of_an_attribute_in_first_seen_order():
+    records = [Record(rank="K"), Record(rank="2"), Record(rank="K")]
+    assert both("counts_by(rs, 'rank')", {"rs": records}) == {"K": 2, "2": 1}
+    assert list(both("counts_by(rs, 'rank')", {"rs": records})) == ["K", "2"]
+    assert both("counts_by(rs, 'rank')['K'] + get(counts_by([], 'rank'), 'Q', 0)", {"rs": records}) == 2
+    for text, message in [("counts_by(rs, 'suit')", "has no attribute 'suit'"),
+                          ("counts_by(rs, 3)", "the attribute should be a name in quotes"),
+                          ("counts_by(n, 'rank')", "counts_by")]:
+        with pytest.raises(RuleValueError, match=message):
+            both(text, {"rs": records, "n": 5})

@@ -6,6 +6,7 @@ import math
 
 from . import checked
 from .declare import Builtin, builtin, declared
+from .reach import read_field
 from ..limits import MAX_ITEMS, LimitExceeded
 
 
@@ -210,6 +211,24 @@ def sorted_(xs, *, reverse=False):
         return sorted(xs, reverse=bool(reverse))
     except TypeError as exc:  # not a collection, or items that do not compare
         raise refused("sorted", exc) from None
+
+
+@builtin("collections", fold=True)
+def counts_by(xs, attribute):
+    """A table of how many items of xs have each value of an attribute, in first-seen order:
+    counts_by(pile, 'rank')['K'] (one pass over xs for every value)."""
+    if not isinstance(attribute, str):
+        raise RuleValueError(f"counts_by(): the attribute should be a name in quotes, not {attribute!r}")
+    counts: dict = {}
+    try:
+        for x in xs:
+            value = read_field(x, attribute)
+            counts[value] = counts.get(value, 0) + 1
+    except TypeError as exc:  # not a collection, or values that cannot be keys (lists)
+        raise refused("counts_by", exc) from None
+    except AttributeError as exc:  # an item without the attribute
+        raise RuleValueError(f"counts_by(): {exc}") from None
+    return counts
 
 
 @builtin("collections", aggregate="f(x) for x in xs", fold=True)
