@@ -8,7 +8,7 @@ class Position:
 
     - `cells`: the piece on each board cell (None when empty), indexed by cell
     - `zones`, `vars`: each declared zone and variable's value, in declaration order (a list per player
-      for `per: player`, a table per key for keyed zones)
+      for `per: player`, a table per key for those declared with `keys:`, such as one place per cell)
     - `player`: whose turn it is; `turn`: turns completed; `step`: the name of the current step
     - `goto`: the step an effect asked to continue at (None: the rule's own next step)
     - `changes`: a count of the writes to each part of the position: [0] the cells, then each zone and each
