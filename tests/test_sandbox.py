@@ -173,8 +173,8 @@ def test_augmented_assignment_is_bounded(write):
 
 
 def test_a_walk_round_a_cyclic_link_is_bounded(write):
-    text = game_text(extra='"xs = walk(\'round\', c, total + 10 ** 9)"').replace(
-        "board: {cells: [a, b, c]}", "board:\n  cells: [a, b, c]\n  links: {round: {next: \"cells[(c.index + 1) % 3]\"}}")
+    ring = "board:\n  cells: [a, b, c]\n  links: {round: {next: \"cells[(c.index + 1) % 3]\"}}"
+    text = game_text(extra='"xs = walk(\'round\', c, total + 10 ** 9)"').replace("board: {cells: [a, b, c]}", ring)
     start = time.monotonic()
     with pytest.raises(GameRuntimeError, match="the cells of walk\\(\\) would hold 1,000,000,000 items"):
         play(write(text))

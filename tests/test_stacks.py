@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import rulesdsl
 from rulesdsl import Rng
@@ -236,6 +238,36 @@ def with_seeds(game, counts: dict, player: int = 0) -> dict:
     data["vars"]["seeds"] = {"table": [[{"cell": name}, n] for name, n in counts.items()]}
     data.update(player=player, ply=1)
     return data
+
+
+RING = ["b1", "c1", "d1", "e1", "d2", "c2", "b2", "a2"]  # the little game's order of sowing
+STORES = ["e1", "a2"]
+
+
+def sown(counts: dict, pit: str, player: int) -> dict:
+    """Sowing done by hand: one seed into each following cell of the ring, past the other player's store."""
+    after, seeds_in_hand, at = dict(counts), counts[pit], RING.index(pit)
+    after[pit] = 0
+    while seeds_in_hand:
+        at = (at + 1) % len(RING)
+        if RING[at] != STORES[1 - player]:
+            after[RING[at]] += 1
+            seeds_in_hand -= 1
+    return after
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.integers(0, 30), min_size=8, max_size=8), st.integers(0, 1), st.integers(0, 2))
+def test_sowing_any_pit_drops_one_seed_in_each_following_cell(sowing, numbers, player, which):
+    counts = dict(zip(RING, numbers))
+    pit = [c for c in RING if c not in STORES and c[1] == str(player + 1)][which]
+    counts[pit] = max(1, counts[pit])
+    for side in ("1", "2"):  # neither side empty, so the game is on
+        if all(counts[c] == 0 for c in RING if c not in STORES and c[1] == side):
+            counts["c" + side] = 1
+    state = sowing.state_from_json(with_seeds(sowing, counts, player))
+    state.apply(pit)
+    assert seeds(state) == sown(counts, pit, player)
 
 
 def test_a_write_to_a_cell_counter_sets_off_the_end_check_that_reads_it(sowing):

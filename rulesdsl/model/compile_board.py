@@ -101,8 +101,8 @@ class BoardCompiler:
         start = [None] * len(board.cells)
         path = ("board", "init")
         spec = (self.data.get("board") or {}).get("init")
+        given = []  # (where in the file, cell, piece)
         if isinstance(spec, dict):  # cell name -> the piece on it
-            given = []
             for name, text in spec.items():
                 cell = board.by_name.get(str(name))
                 if cell is None:
@@ -119,9 +119,8 @@ class BoardCompiler:
                 self.problem(path, f"this should be a table of cells to pieces, but it is {text_of(table)[:60]}",
                              "e.g. table((c, piece('pawn', colour='white')) for c in second_row)", code="bad_value")
                 table = _FAIL
-            given = [] if table is _FAIL else [(path, c, piece) for c, piece in table.items()]
-        else:
-            given = []
+            if table is not _FAIL:
+                given = [(path, c, piece) for c, piece in table.items()]
         for where, cell, piece in given:
             if not isinstance(cell, Cell) or board.by_name.get(cell.name) is not cell:
                 self.problem(where, f"{text_of(cell)[:60]} is not a cell of the board", "use cells, e.g. cell('a1')",
