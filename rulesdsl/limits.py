@@ -17,6 +17,7 @@ MAX_INT_BITS = 8192  # about 2,466 decimal digits: far beyond any score, far bel
 MAX_ITEMS = 1_000_000  # items of one list or tuple, characters of one string, numbers in one range
 MAX_PLAYERS = 256  # seats of one game
 MAX_CELLS = 10_000  # cells of one board
+MAX_KEYS = 10_000  # places of one zone or variable declared with keys: (one per cell of the largest board)
 MAX_RAY_CELLS = 1_000_000  # cells of all rays of a board together (a 60 x 60 grid in 8 directions has 860,000)
 
 # Running (budgets are wall-clock seconds, multiplied by the environment variable RULESDSL_TIME_SCALE)

@@ -156,8 +156,10 @@ def _message(error, doc: Document, subject=None) -> tuple[str, dict, str, str | 
             f"{where} is missing {subject!r}", hint or _description(error), False
     if error.validator == "enum":
         options = ", ".join(map(repr, error.validator_value))
+        meaning = error.schema.get("description")  # what the key means, when the schema says so itself
+        hint = f"use one of {options}" + (f": {meaning[0].lower()}{meaning[1:]}" if meaning else "")
         return "schema_enum", {"path": path, "value": error.instance, "allowed": error.validator_value}, \
-            f"{where}: {error.instance!r} is not allowed", f"use one of {options}", False
+            f"{where}: {error.instance!r} is not allowed", hint, False
     if error.validator == "type":
         want = error.validator_value
         want = want if isinstance(want, list) else [want]

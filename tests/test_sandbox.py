@@ -172,6 +172,22 @@ def test_augmented_assignment_is_bounded(write):
         play(write(text))
 
 
+def test_a_walk_round_a_cyclic_link_is_bounded(write):
+    ring = "board:\n  cells: [a, b, c]\n  links: {round: {next: \"cells[(c.index + 1) % 3]\"}}"
+    text = game_text(extra='"xs = walk(\'round\', c, total + 10 ** 9)"').replace("board: {cells: [a, b, c]}", ring)
+    start = time.monotonic()
+    with pytest.raises(GameRuntimeError, match="the cells of walk\\(\\) would hold 1,000,000,000 items"):
+        play(write(text))
+    assert time.monotonic() - start < 30  # refused before a step is taken, not stopped by the time budget
+
+
+def test_a_zone_or_variable_kept_per_key_has_at_most_max_keys_places(write):
+    text = PLAIN.replace("LET", "").replace("vars: {total: 0,", "vars: {total: 0, big: {keys: \"0..20000\", init: 0},")
+    problems = load_problems(write(text))
+    assert [p.message for p in problems] == [
+        f"20,001 keys are more than the {limits.MAX_KEYS:,} places a zone or variable may have"]
+
+
 def test_long_sums_compile_and_add_up(write):
     for terms in (400, 3000):
         path = write(game_text(let="+".join(["1"] * terms)))

@@ -26,7 +26,9 @@ class Observer:
     players), which sees every place but those declared `visible: none`, every pending choice and every
     secret history entry somebody saw. A place of a zone or variable is seen when it is `visible: all`;
     `owner`: by the seat that holds it (its seat, or its key when the keys are seats); `team`: by that
-    seat's team (`players: teams`); `none`: by nobody. A place reveal() turned face up is seen by all."""
+    seat's team (`players: teams`); `none`: by nobody. A place whose key is no seat (a cell, a colour) is
+    nobody's: only the table sees it when it is `owner` or `team`. A place reveal() turned face up is seen by
+    all."""
 
     __slots__ = ("viewer", "_partners", "revealed")
 
@@ -41,6 +43,8 @@ class Observer:
         visible = holder.visible
         if visible == "all" or self.viewer is None and visible != "none" or (holder.name, owner) in self.revealed:
             return True
+        if owner.__class__ is not int:  # only a seat owns a place (a cell, which is a number too, owns none)
+            return False
         if visible == "owner":
             return owner == self.viewer
         return visible == "team" and owner in self._partners

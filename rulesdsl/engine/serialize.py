@@ -9,7 +9,7 @@ from ..errors import Location, MoveError, Problem, RulesError
 from ..limits import MAX_JSON_DEPTH, MAX_JSON_DIGITS
 from ..lang.builtins import RuleValueError
 from ..model.rules import Move
-from ..model.values import Cell, Piece, Record
+from ..model.values import Cell, Piece, Record, text_of
 from .observer import Hidden, Observer
 
 FORMAT = 1
@@ -133,10 +133,17 @@ def decode(rules, value):
         return [decode(rules, v) for v in value]
     if isinstance(value, dict):
         if "cell" in value:
-            return rules.board.by_name[value["cell"]]
+            cell = rules.board.by_name.get(value["cell"]) if isinstance(value["cell"], str) else None
+            if cell is None:
+                raise ValueError(f"no cell {shown(value['cell'])} on this board")
+            return cell
         if "piece" in value:
             data = dict(value["piece"])
-            return rules.kinds[data.pop("kind")].make(data)
+            kind = data.pop("kind", None)
+            if not isinstance(kind, str) or kind not in rules.kinds:
+                raise ValueError(f"{shown(value['piece'])} is not a piece of this game "
+                                 f"(kinds: {', '.join(rules.kinds)})")
+            return rules.kinds[kind].make(data)
         if "record" in value:
             return Record(**{k: decode(rules, v) for k, v in value["record"].items()})
         if "table" in value:
@@ -273,6 +280,8 @@ def _read_values(rules, saved: dict, holders: list, target: list, group: str, ba
         wrong = _shape_problem(value, holder, rules.num_players)
         if wrong:
             bad(f"{group} {holder.name}: {wrong}", key=group)
+        elif holder.keys is not None:  # in the order of its keys, whatever the order of the file
+            target[i] = {key: value[key] for key in holder.keys}
         else:
             target[i] = value
 
@@ -280,18 +289,28 @@ def _read_values(rules, saved: dict, holders: list, target: list, group: str, ba
 def _shape_problem(value, holder, players: int) -> str | None:
     """What is wrong with the shape of a saved zone or variable, or None."""
     zone = holder.zone
-    if holder.keys is not None:  # one zone per key
-        if not isinstance(value, dict) or set(value) != set(holder.keys):
-            return f"should hold one zone for each of {', '.join(map(str, holder.keys))}"
+    if holder.keys is not None:  # one place per key
+        if not isinstance(value, dict):
+            return f"should be a table with one {'zone' if zone else 'value'} per key, not {kind_of(value)}"
+        missing = [k for k in holder.keys if k not in value]
+        if missing:
+            return f"has no {'zone' if zone else 'value'} for the key {text_of(missing[0])[:40]}"
+        extra = [k for k in value if k not in holder.keys]
+        if extra:
+            return f"holds {text_of(extra[0])[:40]}, which is not one of its keys"
     elif holder.per == "player":
         if not isinstance(value, list) or len(value) != players:
             return f"should be a list of {players} {'lists' if zone else 'values'} (one per player)"
-    if zone:  # the shape fits: every place of a zone is a list
+    if zone:  # the shape fits: every place of a zone is a list of pieces
         for key, place in holder.places(value):
             if not isinstance(place, list):
                 return (f"the zone of {key} should be a list" if holder.keys is not None else
                         f"should be a list of {players} lists (one per player)" if holder.per == "player" else
                         f"should be a list, not {kind_of(value)}")
+            stray = [item for item in place if not isinstance(item, Piece)]
+            if stray:
+                where = "holds" if key is None else f"the zone of {key} holds"
+                return f"{where} {text_of(stray[0])[:40]}, which is not a piece"
     return None
 
 

@@ -46,7 +46,7 @@ class State(Position):
         rules = game.rules
         S = cls.__new__(cls)
         S.game, S.rules = game, rules
-        S.cells = [None] * len(rules.board.cells)
+        S.cells = list(rules.start_cells)
         S.player, S.step, S.turn, S.ply, S.last, S.revealed = 0, rules.start, 0, 0, None, frozenset()
         S.pending, S.terminal, S.winners, S.capped, S.history, S.goto = {}, False, None, False, [], None
         S._texts = []

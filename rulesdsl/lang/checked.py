@@ -12,6 +12,14 @@ import operator
 from ..limits import MAX_INT_BITS, MAX_ITEMS, LimitExceeded
 
 
+def existing_key(table: dict, key, name: str):
+    """`key`, when it is one of the keys of a variable declared with `keys:`; a LookupError naming the variable
+    otherwise (assigning to a new key would give the variable a place its declaration does not have)."""
+    if key not in table:
+        raise LookupError(f"{name}[{key}]: {key} is not one of the keys of '{name}'")
+    return key
+
+
 def _too_many(n: int, what: str) -> LimitExceeded:
     return LimitExceeded(f"{what} would hold {n:,} items; the language allows at most {MAX_ITEMS:,}")
 

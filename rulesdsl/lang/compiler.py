@@ -38,7 +38,7 @@ _NUMERIC_BUILTINS = {"size", "count", "abs", "int", "floor", "ceil", "index_of",
 # what generated code may call besides the rule file's own functions: nothing else of Python is in reach
 GUARDS = {"G_add": checked.add, "G_mul": checked.mul, "G_pow": checked.pow_, "G_mod": checked.mod,
           "G_range": checked.inclusive_range,
-          "G_chain": checked.chain, "G_field": read_field}
+          "G_chain": checked.chain, "G_field": read_field, "G_key": checked.existing_key}
 # How the file name of every function generated from a rule file starts: a failure raised in one is the rule
 # file's, one raised in the engine's own code is a bug in rulesdsl (see engine/state.py).
 RULE_CODE_FILE = "<rules:"
@@ -99,6 +99,7 @@ class Binding:
     kind: str = "value"
     numeric: bool = False  # always a number (e.g. a variable counting through a range)
     part: int | None = None  # the part of the position it names (see model.position.Position.changes)
+    keyed: bool = False  # a variable with one value per key: an item may be assigned, never a new key
 
 
 @dataclass
@@ -691,16 +692,29 @@ class Compiler:
                 scope.names[node.id] = b
                 return b.code
             if not b.assignable and b.kind == "var":
+                index = "key" if b.keyed else "p"
                 raise CompileProblem(f"'{node.id}' holds one value per player (or per key) and cannot be assigned "
-                                     "as a whole", node.start, node.end, f"assign one of its values: {node.id}[p] = ...",
-                                     code="not_assignable", name=node.id)
+                                     "as a whole", node.start, node.end,
+                                     f"assign one of its values: {node.id}[{index}] = ...", code="not_assignable",
+                                     name=node.id)
             if not b.assignable:
                 raise CompileProblem(f"'{node.id}' cannot be assigned", node.start, node.end,
                                      "assign to a variable declared under 'vars:' or to a new local name",
                                      code="not_assignable", name=node.id)
             return b.code
         if isinstance(node, A.Index):
-            return f"{self.expr(node.obj, scope)}[{self.expr(node.index, scope)}]"
+            root = node.obj
+            while isinstance(root, A.Index):
+                root = root.obj
+            b = scope.lookup(root.id) if isinstance(root, A.Name) else None
+            if b is not None and b.kind == "zone":
+                raise CompileProblem(f"the pieces of zone '{root.id}' cannot be assigned", node.start, node.end,
+                                     "zones change through place(), move() and remove()", code="not_assignable",
+                                     name=root.id)
+            obj, index = self.expr(node.obj, scope), self.expr(node.index, scope)
+            if b is not None and b.keyed and node.obj is root:  # the keys are fixed: a new one is refused
+                return f"{obj}[G_key({obj}, {index}, {root.id!r})]"
+            return f"{obj}[{index}]"
         if isinstance(node, A.Attr):
             raise CompileProblem("attributes cannot be assigned directly", node.start, node.end,
                                  "pieces are values: use set_attr(cell, name, value) to change a piece",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 
 from .. import budget
@@ -12,7 +13,7 @@ from ..lang.compiler import INLINE_NODES, RULE_CODE_FILE, Binding, CompileProble
 from ..lang.emit import Assign, Comment, Function, Return, expressions, render
 from ..lang.parser import SyntaxProblem, parse
 from ..lang.verify import namespace_builtins, verify
-from ..limits import LOAD_SECONDS, MAX_PLAYERS, VALUE_SECONDS, LimitExceeded
+from ..limits import LOAD_SECONDS, MAX_KEYS, MAX_PLAYERS, VALUE_SECONDS, LimitExceeded
 from ..source import Document
 from .builtins import game_builtins
 from .compile_board import BoardCompiler
@@ -210,6 +211,7 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
         self._lets_after_board()
         self._pieces()
         self._zones_and_vars()
+        self._board_init()
         steps = (self.data.get("flow") or {}).get("steps")
         if isinstance(steps, dict):  # step names are known before anything that names one is compiled
             r.steps = dict.fromkeys(steps)
@@ -408,19 +410,17 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
         inits = []  # (group, holders, index, init): compiled once every zone and variable has its name
         for i, (name, spec) in enumerate((self.data.get("zones") or {}).items()):
             spec = spec or {}
-            keys = None
-            if spec.get("keys") is not None:
-                keys = self.evaluate_now(("zones", name, "keys"), spec["keys"], self.root, "list of keys")
-                keys = () if keys is _FAIL else tuple(keys)
+            keys = self._holder_keys(("zones", name), spec)
             r.zones.append(Holder(name, True, spec.get("per"), keys, spec.get("visible", "all")))
             inits.append(("zones", r.zones, i, spec.get("init")))
             self.root.names[name] = Binding(f"S.zones[{i}]", kind="zone", part=1 + i)
         for i, (name, spec) in enumerate((self.data.get("vars") or {}).items()):
             spec = spec if isinstance(spec, dict) else {"init": spec}
-            r.vars.append(Holder(name, False, spec.get("per"), None, spec.get("visible", "all")))
+            keys = self._holder_keys(("vars", name), spec)
+            r.vars.append(Holder(name, False, spec.get("per"), keys, spec.get("visible", "all")))
             inits.append(("vars", r.vars, i, spec.get("init")))
             self.root.names[name] = Binding(f"S.vars[{i}]", assignable=r.vars[i].whole, kind="var",
-                                            part=1 + len(r.zones) + i)
+                                            part=1 + len(r.zones) + i, keyed=keys is not None)
         for group, holders, i, init in inits:
             if init is None:
                 continue
@@ -428,6 +428,32 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
             code = self.expr((group, holders[i].name, "init"), init, scope)
             fn = _FAIL if code is _FAIL else self.lambda_("S, me, L_owner=None, L_key=None", code)
             holders[i] = replace(holders[i], init_fn=fn)
+
+    def _holder_keys(self, path, spec) -> tuple | None:
+        """The keys of a zone or variable declared with `keys:` (one place per key), or None."""
+        if spec.get("keys") is None:
+            return None
+        if spec.get("per") is not None:
+            self.problem(path + ("keys",), "a zone or variable has one place per player or one per key, not both",
+                         "remove 'per' (keys: players gives one place per seat) or 'keys'", key=True)
+        keys = self.evaluate_now(path + ("keys",), spec["keys"], self.root, "list of keys")
+        if keys is _FAIL:
+            return ()
+        if len(keys) > MAX_KEYS:
+            self.problem(path + ("keys",), f"{len(keys):,} keys are more than the {MAX_KEYS:,} places a zone or "
+                         "variable may have", "use fewer keys", code="limit_exceeded", fields={"limit": "MAX_KEYS"})
+            return ()
+        try:
+            repeated = [k for k, n in Counter(keys).items() if n > 1]
+        except TypeError:  # a key that cannot be a key: a list
+            self.problem(path + ("keys",), "keys must be numbers, strings, cells, players or tuples of them",
+                         "e.g. keys: cells, keys: players or keys: \"[(p, r) for p in players for r in 1..2]\"")
+            return ()
+        if repeated:
+            self.problem(path + ("keys",), f"the key {text_of(repeated[0])} is given more than once",
+                         "each key names one place: list every key once")
+            return ()
+        return tuple(keys)
 
     def _functions(self):
         """User functions (named expressions) and procedures (named effects), called like built-ins."""

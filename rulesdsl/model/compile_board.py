@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..lang.compiler import Binding, local
 from ..limits import MAX_CELLS, LimitExceeded
 from .board import Region
-from .values import Cell
+from .values import Cell, Piece, text_of
 from .compile_support import _BROKEN, _FAIL, _describe
 
 
@@ -94,6 +94,43 @@ class BoardCompiler:
             if d not in board.directions:
                 self.unknown(("board", "adjacency", i), f"unknown direction '{d}'", d, board.directions)
         board.finish_geometry(adjacency)
+
+    def _board_init(self):
+        """The pieces on the board when a game starts (`board: init`), worked out once, at load."""
+        board = self.rules.board
+        start = [None] * len(board.cells)
+        path = ("board", "init")
+        spec = (self.data.get("board") or {}).get("init")
+        given = []  # (where in the file, cell, piece)
+        if isinstance(spec, dict):  # cell name -> the piece on it
+            for name, text in spec.items():
+                cell = board.by_name.get(str(name))
+                if cell is None:
+                    names = list(board.by_name)
+                    self.unknown(path + (name,), f"no cell named '{name}'", name, names,
+                                 f"the cells are {', '.join(names[:6])}{', ...' if len(names) > 6 else ''}")
+                    continue
+                piece = self.evaluate_now(path + (name,), text, self.root, "piece")
+                if piece is not _FAIL:
+                    given.append((path + (name,), cell, piece))
+        elif spec is not None:  # an expression giving a table of cells to pieces
+            table = self.evaluate_now(path, spec, self.root, "table of cells to pieces")
+            if table is not _FAIL and not isinstance(table, dict):
+                self.problem(path, f"this should be a table of cells to pieces, but it is {text_of(table)[:60]}",
+                             "e.g. table((c, piece('pawn', colour='white')) for c in second_row)", code="bad_value")
+                table = _FAIL
+            if table is not _FAIL:
+                given = [(path, c, piece) for c, piece in table.items()]
+        for where, cell, piece in given:
+            if not isinstance(cell, Cell) or board.by_name.get(cell.name) is not cell:
+                self.problem(where, f"{text_of(cell)[:60]} is not a cell of the board", "use cells, e.g. cell('a1')",
+                             code="bad_value")
+            elif piece is not None and not isinstance(piece, Piece):
+                self.problem(where, f"a cell holds a piece or none, not {text_of(piece)[:60]}",
+                             "e.g. piece('stone', colour='white')", code="bad_value")
+            else:
+                start[cell] = piece
+        self.rules.start_cells = start
 
     def _cells_of(self, path, value, board):
         if isinstance(value, str):

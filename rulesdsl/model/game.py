@@ -26,6 +26,7 @@ class Rules:
     player_names: list = field(default_factory=list)
     teams: tuple = ()  # each seat's team (seats with equal entries are partners); default: a team per seat
     board: Board = field(default_factory=Board)
+    start_cells: list = field(default_factory=list)  # the piece on each cell (or None) when a game starts
     kinds: dict = field(default_factory=dict)
     zones: list = field(default_factory=list)  # Holders, in file order
     vars: list = field(default_factory=list)  # Holders, in file order

@@ -8,7 +8,7 @@ class Position:
 
     - `cells`: the piece on each board cell (None when empty), indexed by cell
     - `zones`, `vars`: each declared zone and variable's value, in declaration order (a list per player
-      for `per: player`, a table per key for keyed zones)
+      for `per: player`, a table per key for those declared with `keys:`, such as one place per cell)
     - `player`: whose turn it is; `turn`: turns completed; `step`: the name of the current step
     - `last`: the last move a player made (a Move; None before the first), read by `last_move`
     - `revealed`: the zone places shown to everyone by reveal(), as a frozenset of (zone name, seat or key)

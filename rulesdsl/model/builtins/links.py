@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from ...lang.builtins import RuleValueError, refused
+from ...lang.checked import check_count
 from ...lang.declare import builtin
+
+_LONGEST_KEPT = 256  # routes of more steps are worked out each time: kept, a few long ones would fill memory
 
 
 def _no_link(name, key) -> RuleValueError:
@@ -50,11 +53,12 @@ def _route(g, name, c, steps, key, fn: str):
         return None if found is None else list(found)
     except (KeyError, TypeError):  # not worked out yet, or an unhashable argument (reported below)
         pass
+    check_count(steps, f"the cells of {fn}()")
     try:
         path = _follow(g.board, name, c, steps, key)
     except (TypeError, IndexError) as exc:  # c is no cell, steps no whole number, or a name or key a list
         raise refused(fn, exc) from None
-    if len(routes) < 1 << 16:
+    if len(routes) < 1 << 16 and steps <= _LONGEST_KEPT:
         try:
             routes[name, c, steps, key] = None if path is None else tuple(path)
         except TypeError:

@@ -67,25 +67,33 @@ def place(g, S, piece, where):
 
 @builtin("effects", effect=True)
 def remove(g, S, where, piece=None):
-    """Take the piece off a cell, or one piece out of a zone."""
+    """Take the piece off a cell, or a piece out of a zone: the one named, else its last (the top of a stack)."""
     if is_cell(where):
         if S.cells[where] is None:
             raise RuleValueError(f"remove(): cell {where} is empty")
         S.cells[where] = None
         S.changes[0] += 1
-    else:
-        where = written(g.game, S, where, "remove")
-        if piece is None:
-            raise RuleValueError("remove() from a zone needs the piece to remove")
-        try:
-            where.remove(piece)
-        except ValueError:
-            raise RuleValueError(f"remove(): no {piece} in the zone") from None
+        return
+    _take(g, S, where, piece, "remove")
+
+
+def _take(g, S, where, piece, fn: str):
+    """Take `piece` (None: the last piece, the top of a stack) out of the zone `where`, and return it."""
+    where = written(g.game, S, where, fn)
+    if piece is None:
+        if not where:
+            raise RuleValueError(f"{fn}(): the zone is empty")
+        return where.pop()
+    try:
+        where.remove(piece)
+    except ValueError:
+        raise RuleValueError(f"{fn}(): no {piece} in the zone") from None
+    return piece
 
 
 @builtin("effects", effect=True)
 def move(g, S, from_, to, piece=None):
-    """Move a piece between places (cells or zones); from a zone, name the piece."""
+    """Move a piece between places (cells or zones); from a zone, the piece named, else its last (its top)."""
     if is_cell(from_):
         piece = S.cells[from_]
         if piece is None:
@@ -93,15 +101,28 @@ def move(g, S, from_, to, piece=None):
         S.cells[from_] = None
         S.changes[0] += 1
     else:
-        remove(g, S, from_, piece)
+        piece = _take(g, S, from_, piece, "move")
     place(g, S, piece, to)
 
 
 @builtin("effects", effect=True)
 def move_all(g, S, from_zone, to_zone):
-    """Move every piece of one zone to another."""
+    """Move every piece of one zone to another (on top of its pieces, in their order)."""
     written(g.game, S, to_zone, "move_all").extend(written(g.game, S, from_zone, "move_all"))
     from_zone.clear()
+
+
+@builtin("effects", effect=True)
+def move_top(g, S, from_zone, to_zone, n):
+    """Move the top n pieces of a zone (its last n, in their order) onto another zone."""
+    source = written(g.game, S, from_zone, "move_top")
+    target = written(g.game, S, to_zone, "move_top")
+    if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n <= len(source):
+        raise RuleValueError(f"move_top(): cannot take {text_of(n)} pieces from a zone of {len(source)}")
+    if n:
+        moved = source[len(source) - n:]
+        del source[len(source) - n:]
+        target.extend(moved)
 
 
 @builtin("effects", effect=True)
