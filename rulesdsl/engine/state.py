@@ -269,7 +269,15 @@ class State(Position):
         return table
 
     def chance_outcomes(self) -> list[tuple[Move, float]]:
-        """(outcome, probability) pairs at a chance node with enumerated outcomes."""
+        """(outcome, probability) pairs at a chance node with enumerated outcomes.
+
+        >>> from rulesdsl import load_game
+        >>> state = load_game("sixes.yaml").new_initial_state()  # the tutorial's dice game
+        >>> state.apply("roll")
+        >>> outcomes = dict((str(move), p) for move, p in state.chance_outcomes())
+        >>> len(outcomes), outcomes["dice 1 2 3 4 5"] == 120 / 6 ** 5
+        (252, True)
+        """
         step = self.rules.steps[self.step]
         if step.kind != "chance":
             return []

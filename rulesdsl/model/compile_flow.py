@@ -311,10 +311,6 @@ class FlowCompiler:
             self.problem(path, "a draw needs 'from:', the items it draws from",
                          "e.g. from: \"1..6\" with replace: true for dice, from: \"deck\" for cards")
         items = self.expr(path + ("from",), spec.get("from"), given) if "from" in spec else _FAIL
-        replace = spec.get("replace", False)
-        if not isinstance(replace, bool):
-            self.problem(path + ("replace",), "'replace' is true (each item drawn is put back: dice) or false "
-                         "(cards)")
         template = str(spec.get("notation", step.name + " {outcome}"))
         note = self.template(path + ("notation",), template, scope)
         if note is not _FAIL and not _OUTCOME_FIELD.search(template):
@@ -323,7 +319,7 @@ class FlowCompiler:
             note = _FAIL
         body = self.effects(path + ("do",), spec.get("do") or [], scope.child())
         seen_by = None if spec.get("visible_to") is None else self.expr(path + ("visible_to",), spec["visible_to"], scope)
-        if _FAIL in (count, items, note, body, seen_by) or not isinstance(replace, bool):
+        if _FAIL in (count, items, note, body, seen_by):
             return
         sig = "S, me" + "".join(f", L_{i}" for i in step.inputs)
         rule = MoveRule(step.name, path, ["outcome"], [], inputs=step.inputs, template=template)
@@ -332,7 +328,8 @@ class FlowCompiler:
         rule.note = self.function("note", "me" + sig[len("S, me"):] + ", L_outcome", [Return(note)], label)
         if seen_by is not None:
             rule.visible_to = self.lambda_(sig + ", L_outcome", seen_by, label)
-        step.draw = Draw(self.lambda_(sig, items, label), self.lambda_(sig, count, label), replace, rule)
+        step.draw = Draw(self.lambda_(sig, items, label), self.lambda_(sig, count, label), bool(spec.get("replace")),
+                         rule)
 
 
 def _returning(apply):
