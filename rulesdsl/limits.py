@@ -26,6 +26,9 @@ LOAD_SECONDS = 20.0  # compiling a rule file, its load-time expressions included
 VALUE_SECONDS = 3.0  # one load-time expression (a let, a board attribute, a region)
 MEMORY_BYTES = 2 << 30  # what the process may grow by during one of the above
 MAX_AUTO_STEPS = 10_000  # automatic steps in a row before a decision
+MAX_DRAWN = 10_000  # items drawn at once by one chance step with `draw:` (each is a draw of the sampler)
+MAX_DRAW_OUTCOMES = 20_000  # outcomes chance_outcomes() lists for one such draw (10 dice of 6 faces have 3,003)
+MAX_CALLS = 10_000  # chance steps called by chance() and waiting to be drawn
 DEFAULT_MAX_TURNS = 10_000  # the turn cap of a game when neither the rule file nor the caller sets one
 
 

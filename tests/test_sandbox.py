@@ -273,6 +273,34 @@ def test_an_automatic_step_leaving_by_a_condition_is_fine(write):
     assert play(write(text), 10).vars[0] >= 3
 
 
+@pytest.mark.parametrize("count, replace, words", [
+    ("10 ** 12", "true", "from 0 to 10,000"),          # a sampler asked for a trillion dice
+    ("5000", "true", "more than the 20,000"),          # a table of every roll of 5,000 dice
+    ("size(cells) + 1", "false", "cannot draw 4 items from 3"),
+])
+def test_huge_draws_are_refused_at_their_step(write, count, replace, words):
+    text = PLAIN.replace("LET", "").replace("      pass: pass\n", "      pass: pass\n      next: roll\n    roll:\n"
+                                                "      chance:\n        draw: '" + count + "'\n"
+                                                "        from: 'cells'\n        replace: " + replace + "\n"
+                                                "      next: end_turn\n")
+    state = rulesdsl.load_game(write(text)).new_initial_state(1)
+    state.apply(state.legal_moves()[0])
+    start = time.monotonic()
+    with pytest.raises(GameRuntimeError, match=words) as info:
+        state.chance_outcomes() if "20,000" in words else state.sample_chance()
+    assert time.monotonic() - start < 5
+    assert info.value.location is not None and info.value.location.line > 0
+
+
+def test_draws_asked_for_without_end_are_refused(write):
+    text = PLAIN.replace("LET", "").replace("      pass: pass\n", "      pass: pass\n    roll:\n      chance:\n"
+                                                "        draw: '1'\n        from: 'cells'\n").replace(
+        "\"place(piece('stone', colour='red'), c)\"", "\"place(piece('stone', colour='red'), c)\", "
+        "{for: 'i in 0..999999', do: [\"chance('roll')\"]}")
+    with pytest.raises(GameRuntimeError, match="more than 10,000 draws asked for at once"):
+        play(write(text))
+
+
 def test_the_bundled_games_still_validate():
     for name in rulesdsl.loading.bundled_games():
         assert rulesdsl.load_game(name).rules is not None

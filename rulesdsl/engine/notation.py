@@ -7,6 +7,7 @@ from collections import Counter
 
 from ..errors import AmbiguousMove, IllegalMove, MalformedMove, MoveError
 from ..model.rules import Move
+from ..model.values import text_of
 from .nodes import CHANCE
 
 _FIELD = re.compile(r"\{([^{}]*)\}")
@@ -25,6 +26,8 @@ def parse_move(state, text: str, player: int | None = None) -> Move:
     step = state.rules.steps[state.step]
     if step.kind == "chance" and step.arrangement is not None:
         return _parse_arrangement(state, step, wanted)
+    if step.kind == "chance" and step.draw is not None:
+        return _parse_draw(state, step, wanted)
     if step.kind == "simultaneous" and player is not None and player not in state.acting_players():
         # this seat has no legal move here: say why, rather than blame a rule of the move
         names = state.rules.player_names
@@ -166,3 +169,25 @@ def _parse_arrangement(state, step, wanted: str) -> Move:
             raise IllegalMove(wanted, why)
     return Move(state.game.arrangement_rule(step), (tuple(outcome),), CHANCE)
 
+
+
+def _parse_draw(state, step, wanted: str) -> Move:
+    """The outcome of a `draw:` step written `wanted`: its template with the items drawn, in any order."""
+    rule = step.draw.rule
+    regex, _ = _template_regex(rule.template)
+    match = regex.match(wanted)
+    if match is None:
+        raise MalformedMove(wanted, f"not an outcome of step '{step.name}'; outcomes look like '{rule.template}'")
+    pool, inputs = state.draw_pool(step)
+    texts = match.group("outcome").split()
+    try:
+        move = Move(rule, inputs + (pool.read(texts),), CHANCE)
+    except ValueError as exc:
+        raise MalformedMove(wanted, str(exc)) from None
+    except LookupError as exc:
+        raise IllegalMove(wanted, str(exc)) from None
+    # the other fields (the call's inputs) must read as they print
+    written = wanted[:match.start("outcome")] + text_of(move[1][-1]) + wanted[match.end("outcome"):]
+    if normalise(written).casefold() != normalise(str(move)).casefold():
+        raise IllegalMove(wanted, f"the outcome here reads '{move}'")
+    return move

@@ -177,7 +177,15 @@ def state_to_json(S) -> dict:
         "secret": {str(i): seen for i, seen in S.secret.items()},
         "last_move": _move_json(S.last),
         "revealed": sorted(([name, encode(owner)] for name, owner in S.revealed), key=repr),
+        **({"calls": _calls_to_json(S.calls)} if S.calls else {}),
     }
+
+
+def _calls_to_json(calls: tuple) -> dict:
+    """The draws asked for by chance() and not yet made (see Position.calls)."""
+    (then, caller, is_pass, me), draws = calls[0], calls[1:]
+    return {"resume": {"goto": then, "step": caller, "pass": is_pass, "player": me},
+            "draws": [[step, encode(list(inputs))] for step, inputs in draws]}
 
 
 MAX_COUNT = 10 ** 12  # largest turn or ply count read from a saved state
@@ -221,6 +229,9 @@ def state_from_json(game, data: dict, source: str = "state", text: str | None = 
     if len(S.pending) > len(history):
         bad("'pending' holds more choices than 'history' has moves",
             "the history ends with the pending choices (save states with State.to_json())", key="pending")
+    if problems:
+        raise RulesError(problems)
+    S.calls = _calls(rules, data, bad)
     if problems:
         raise RulesError(problems)
     S.history = history
@@ -416,6 +427,41 @@ def _revealed(rules, value, bad) -> frozenset:
             continue
         found.add((holder.name, owner))
     return frozenset(found)
+
+
+def _calls(rules, data: dict, bad) -> tuple:
+    """The draws asked for by chance() and not yet made, the first at the state's step (see Position.calls)."""
+    value = data.get("calls")
+    if value is None:
+        return ()
+    hint = "'calls' is {\"resume\": {\"goto\", \"step\", \"pass\", \"player\"}, \"draws\": [[step, [inputs]], ...]}"
+    resume = value.get("resume") if isinstance(value, dict) else None
+    draws = value.get("draws") if isinstance(value, dict) else None
+    if not isinstance(resume, dict) or not isinstance(draws, list) or not draws:
+        bad("'calls' should hold where play resumes and the draws waiting", hint, "calls")
+        return ()
+    then, caller, me = resume.get("goto"), resume.get("step"), resume.get("player")
+    if then is not None and then != rules.END_TURN and (then not in rules.steps or rules.chance_inputs.get(then)) \
+            or caller not in rules.steps or not isinstance(resume.get("pass"), bool) \
+            or me is not None and not _whole(me, -1, rules.num_players - 1):
+        bad(f"'calls': {shown(resume)} is not where play can resume in this game", hint, "calls")
+        return ()
+    waiting = []
+    for entry in draws:
+        step, inputs = entry if isinstance(entry, list) and len(entry) == 2 else (None, None)
+        if step not in rules.called or not isinstance(inputs, list) \
+                or len(inputs) != len(rules.chance_inputs.get(step, ())):
+            bad(f"'calls': {shown(entry)} is not a draw that chance() asks for in this game", hint, "calls")
+            return ()
+        try:
+            waiting.append((step, tuple(decode(rules, v) for v in inputs)))
+        except Exception as exc:  # noqa: BLE001 - a cell, piece or table that does not exist
+            bad(f"'calls': {str(exc)[:200]}", key="calls")
+            return ()
+    if waiting[0][0] != data.get("step"):
+        bad(f"'calls': the first draw waiting is at step '{waiting[0][0]}', not at the state's step", hint, "calls")
+        return ()
+    return ((then, caller, resume["pass"], me),) + tuple(waiting)
 
 
 def _pending(S, value: dict, bad) -> dict:

@@ -9,13 +9,14 @@ from .. import budget
 from ..errors import GameRuntimeError, IllegalMove, MoveError
 from ..lang.builtins import RuleValueError
 from ..lang.compiler import GUARDS
-from ..limits import MAX_AUTO_STEPS, MOVE_SECONDS, LimitExceeded
+from ..limits import MAX_AUTO_STEPS, MAX_CALLS, MOVE_SECONDS, LimitExceeded
 from ..lang.compiler import RULE_CODE_FILE
 from ..model.position import Position
 from ..model.rules import END_TURN, Move, MoveRule
 from ..model.values import Cell, Piece, Record, text_of
 from . import rule_values
 from .arrange import sample_arrangement
+from .draws import DrawPool
 from .nodes import CHANCE, SIMULTANEOUS, TERMINAL
 from .notation import parse_move
 from .rng import Rng
@@ -48,7 +49,7 @@ class State(Position):
         S.game, S.rules = game, rules
         S.cells = list(rules.start_cells)
         S.player, S.step, S.turn, S.ply, S.last, S.revealed = 0, rules.start, 0, 0, None, frozenset()
-        S.pending, S.terminal, S.winners, S.capped, S.history, S.goto = {}, False, None, False, [], None
+        S.pending, S.terminal, S.winners, S.capped, S.history, S.goto, S.calls = {}, False, None, False, [], None, ()
         S._texts = []
         S.secret, S.ended_by = {}, None  # ply -> players who saw that entry; which end rule ended the game
         S._rng, S.seed = None, 0  # the state's own sampler is made when first used
@@ -84,7 +85,7 @@ class State(Position):
         S.history = self.history[:]
         S._texts = self._texts[:]
         S.secret, S.ended_by = dict(self.secret), self.ended_by
-        S.goto = None
+        S.goto, S.calls = None, self.calls
         S.seed, S._rng = self.seed, None
         if self._rng is not None:  # a copy of the sampler where it has drawn already
             S._rng = Rng(0)
@@ -242,10 +243,12 @@ class State(Position):
                               "list", "name the arrangement (on the command line: --setup ARRANGEMENT, or an option "
                               "that fixes it), or draw one with sample_chance(rng)")
         outcomes, weights = [], []
+        inputs = self.calls[1][1] if step.inputs else ()  # what the call of this step gave
         try:
             for rule in step.moves:
                 weight = rule.weight
-                for args in rule.generate(self, CHANCE):
+                for args in rule.generate(self, CHANCE, *inputs):
+                    args = inputs + args
                     w = weight(self, CHANCE, *args)
                     if w.__class__ is not float:  # the common weights are converted here, the rest checked
                         w = float(w) if w.__class__ is int and -_BIG < w < _BIG else rule_values.weight(w, args)
@@ -267,10 +270,27 @@ class State(Position):
         return table
 
     def chance_outcomes(self) -> list[tuple[Move, float]]:
-        """(outcome, probability) pairs at a chance node with enumerated outcomes."""
+        """(outcome, probability) pairs at a chance node with enumerated outcomes.
+
+        >>> from rulesdsl import load_game
+        >>> state = load_game("sixes.yaml").new_initial_state()  # the tutorial's dice game
+        >>> state.apply("roll")
+        >>> outcomes = dict((str(move), p) for move, p in state.chance_outcomes())
+        >>> len(outcomes), outcomes["dice 1 2 3 4 5"] == 120 / 6 ** 5
+        (252, True)
+        """
         step = self.rules.steps[self.step]
         if step.kind != "chance":
             return []
+        if step.draw is not None:
+            pool, inputs = self.draw_pool(step)
+            try:
+                listed = pool.outcomes()
+            except RuleValueError as exc:
+                raise _flow_error(self, step, str(exc), "draw one with sample_chance(rng), or name the items drawn "
+                                  "(state.apply(...) in the step's notation)") from None
+            rule = step.draw.rule
+            return [(Move(rule, inputs + (drawn,), CHANCE), p) for drawn, p in listed]
         outcomes, weights, _, total = self._chance_table(step)
         return [(Move(rule, args, CHANCE), w / total) for (rule, args), w in zip(outcomes, weights)]
 
@@ -278,6 +298,9 @@ class State(Position):
         """Draw the outcome of the current chance node with `rng` (default: the state's own seeded Rng)."""
         rng = rng or self.rng
         step = self.rules.steps[self.step]
+        if step.draw is not None:
+            pool, inputs = self.draw_pool(step)
+            return Move(step.draw.rule, inputs + (pool.sample(rng),), CHANCE)
         if step.arrangement is not None:
             arr = step.arrangement
             with _rule_errors(self, step):
@@ -289,6 +312,13 @@ class State(Position):
                               "the requirements may exclude every order of these items: check them together")
         outcomes, _, cumulative, total = self._chance_table(step)
         return Move(*outcomes[rng.pick(cumulative, total)], CHANCE)
+
+    def draw_pool(self, step) -> tuple[DrawPool, tuple]:
+        """What a `draw:` chance step draws from here, and the inputs its call gave."""
+        inputs = self.calls[1][1] if self.calls else ()
+        draw = step.draw
+        with _rule_errors(self, step):
+            return DrawPool(draw.items(self, CHANCE, *inputs), draw.count(self, CHANCE, *inputs), draw.replace), inputs
 
     # -- applying ----------------------------------------------------------------------------
     def apply(self, move, player: int | None = None) -> None:
@@ -346,6 +376,8 @@ class State(Position):
             if target is None:
                 self._advance(step, rule, who)
                 return
+        elif target.__class__ is tuple:
+            target = self._called(target, step, rule, who)
         self._go(target)
 
     def apply_joint(self, moves) -> None:
@@ -361,7 +393,44 @@ class State(Position):
                 target = chooser(self, self.player if me is None or me < 0 else me)
             except _CONVERTED as exc:
                 raise _runtime_error(self, step, exc) from exc
+        elif target.__class__ is tuple:
+            target = self._called(target, step, rule, me)
         self._go(target)
+
+    def _called(self, asked: tuple, step, rule: MoveRule | None, me: int | None) -> str:
+        """Where play goes once the effects of `rule` at `step` (its own effects if None) asked for draws by
+        chance(): `asked` is what Position.goto became. The first draw's step, the state keeping in `calls` the
+        draws after it and where play resumes; with no draw left, where play resumes."""
+        then, draws = asked[0], asked[1:]
+        if self.calls:  # the outcome of a called draw: the draws it asked for come before those still waiting
+            resume, waiting = self.calls[0], self.calls[2:]
+            if then is not None:
+                resume = (then,) + resume[1:]
+        else:
+            resume, waiting = (then, step.name, rule is not None and rule.is_pass, me), ()
+        draws += waiting
+        if len(draws) > MAX_CALLS:
+            raise _flow_error(self, step, f"more than {MAX_CALLS:,} draws asked for by chance() are waiting",
+                              "ask for fewer draws at a time: one draw can take many items at once ('draw:')")
+        if draws:
+            self.calls = (resume,) + draws
+            return draws[0][0]
+        self.calls = ()
+        return self._resume(resume)
+
+    def _resume(self, resume: tuple) -> str:
+        """Where play goes after the draws a caller asked for: the step it asked for, else its `next` (worked out
+        now, so that it sees what was drawn)."""
+        then, name, is_pass, me = resume
+        if then is not None:
+            return then
+        step = self.rules.steps[name]
+        rule = step.pass_rule if is_pass else None
+        chooser = rule.next if rule is not None and rule.next is not None else step.next
+        try:
+            return chooser(self, self.player if me is None or me < 0 else me)
+        except _CONVERTED as exc:
+            raise _runtime_error(self, step, exc) from exc
 
     def _go(self, target: str) -> None:
         rules = self.rules
@@ -404,6 +473,8 @@ class State(Position):
                     target, self.goto = self.goto, None
                     if target is None:
                         target = step.next(self, self.player)
+                    elif target.__class__ is tuple:
+                        target = self._called(target, step, None, None)
                 except _CONVERTED as exc:
                     raise _runtime_error(self, step, exc) from exc
                 continue
@@ -423,6 +494,8 @@ class State(Position):
                         target, self.goto = self.goto, None
                         if target is None:
                             target = step.next(self, self.player)
+                        elif target.__class__ is tuple:
+                            target = self._called(target, step, None, None)
                     continue
             return
         raise _flow_error(self, steps.get(target, target), "the flow went round automatic steps without reaching a decision",

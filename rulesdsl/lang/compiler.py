@@ -660,7 +660,7 @@ class Compiler:
                 if is_const:
                     known[i] = value
             try:
-                found = b.specialise(known, tuple(k for k, _ in node.kwargs))
+                found = b.specialise(known, tuple(k for k, _ in node.kwargs), len(node.args))
             except RuleValueError as exc:  # a constant argument that can never work: say so at load time
                 raise CompileProblem(_refusal(b.name, exc), node.start, node.end, f"usage: {b.signature}",
                                      code="bad_argument", function=b.name) from None

@@ -32,9 +32,9 @@ class Builtin:
     aggregate: bool = False  # accepts a comprehension: f(x for x in xs if ...)
     keywords: tuple = ()  # names that may be given as name=value; "*": any name
     fold: bool = False  # pure: with constant arguments it is evaluated once, at compile time
-    # ({position: value} of the constant args, keyword names in call order) -> (fn, positions it uses): fn
-    # takes the state (if any), the other args, then the keyword values in that order, and does the work
-    # that depends on the constants once, at compile time; None: the general call
+    # ({position: value} of the constant args, keyword names in call order, number of positional args) -> (fn,
+    # positions it uses): fn takes the state (if any), the other args, then the keyword values in that order,
+    # and does the work that depends on the constants once, at compile time; None: the general call
     specialise: Callable | None = None
     # Python template for a call whose one argument is a generator comprehension ({0}: its text, without
     # brackets), e.g. "len([{0}])" for count: no generator handed to a Python-level built-in

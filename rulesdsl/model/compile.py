@@ -214,7 +214,7 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
         self._board_init()
         steps = (self.data.get("flow") or {}).get("steps")
         if isinstance(steps, dict):  # step names are known before anything that names one is compiled
-            r.steps = dict.fromkeys(steps)
+            self.declare_steps(steps)
         self._functions()
         self._moves()
         self._flow()

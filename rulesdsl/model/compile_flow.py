@@ -9,7 +9,9 @@ from ..lang.emit import If, Return, expressions
 from ..lang.parser import SyntaxProblem, parse
 from .compile_support import _FAIL, _ident
 from .game import Rules
-from .rules import END_TURN, Arrangement, Step
+from .rules import END_TURN, Arrangement, Draw, MoveRule, Step
+
+_OUTCOME_FIELD = re.compile(r"\{\s*outcome\s*\}")
 
 
 def _constant_target(value) -> str | None:
@@ -33,6 +35,12 @@ class FlowCompiler:
     root: Scope
     rules: Rules
 
+    def declare_steps(self, steps: dict) -> None:
+        """The step names, and the inputs of each chance step, known before anything that names one compiles."""
+        self.rules.steps = dict.fromkeys(steps)
+        self.rules.chance_inputs = {name: [str(i) for i in spec.get("inputs") or []]
+                                    for name, spec in steps.items() if isinstance(spec, dict) and "chance" in spec}
+
     def _flow(self):
         r = self.rules
         flow = self.data.get("flow") or {}
@@ -52,6 +60,8 @@ class FlowCompiler:
         for key in ("start", "turn_start"):
             if getattr(r, key) not in steps:
                 self.unknown(("flow", key), f"no step named '{getattr(r, key)}'", getattr(r, key), steps)
+            else:
+                self._not_called_only(("flow", key), getattr(r, key))
         first = flow.get("first_player", 0)
         code = self.expr(("flow", "first_player"), first, self.root)
         r.first_player = None if code is _FAIL else self.lambda_("S, me", code, "flow first_player")
@@ -61,10 +71,30 @@ class FlowCompiler:
             r.next_player = None if code is _FAIL else self.lambda_("S, me", code, "flow next_player")
         r.max_turns = flow.get("max_turns")
         self._automatic_loops(steps)
+        self._called_steps()
 
+    def _not_called_only(self, path, name) -> bool:
+        """A problem, and False, when play would reach step `name` by `path` but it takes inputs (chance() only)."""
+        if self.rules.chance_inputs.get(name):
+            self.problem(path, f"step '{name}' takes inputs ({', '.join(self.rules.chance_inputs[name])}), so "
+                         "play cannot simply go there", f"call it from effects: chance('{name}', ...)")
+            return False
+        return True
+
+    def _called_steps(self) -> None:
+        """The outcomes of each chance step that chance() calls return to the caller when it was called."""
+        for name in sorted(self.rules.called):
+            step = self.rules.steps.get(name)
+            if step is None:
+                continue
+            if step.arrangement is not None:
+                self.problem(step.path + ("chance",), f"step '{name}' draws an arrangement, which chance() cannot "
+                             "call", "call a step with 'outcomes:' or 'draw:'")
+            for rule in step.moves + ([step.draw.rule] if step.draw else []):
+                rule.apply = _returning(rule.apply)
     def _automatic_loops(self, specs: dict) -> None:
         """Report automatic steps that go round for ever: each one's 'next' is a fixed automatic step and
-        none of them can leave by goto() (or a procedure, which might call it)."""
+        none of them can leave by goto() or stop at a chance step by chance() (or a procedure, which might)."""
         procedures = set(self.data.get("procedures") or {})
 
         def fixed_successor(name):
@@ -73,7 +103,7 @@ class FlowCompiler:
             if step is None or step.kind != "auto" or step.next_target in (None, END_TURN):
                 return None
             words = set(re.findall(r"[A-Za-z_]\w*", str(spec.get("do") or "")))
-            return None if "goto" in words or words & procedures else step.next_target
+            return None if words & {"goto", "chance"} or words & procedures else step.next_target
 
         reported = set()
         for start in specs:
@@ -101,7 +131,7 @@ class FlowCompiler:
             if name != END_TURN and name not in steps:
                 self.unknown(p, f"no step named '{name}'", name, list(steps) + [END_TURN])
                 return False
-            return True
+            return self._not_called_only(p, name)
 
         if isinstance(value, str):
             return (lambda S, me, v=value: v) if check(value, path) else None
@@ -137,6 +167,13 @@ class FlowCompiler:
             kind = "auto"
         step = Step(name, kind, path)
         label = f"step {name}"
+        if "inputs" in spec and kind != "chance":
+            self.problem(path + ("inputs",), "only a chance step takes inputs", "a chance step with inputs is "
+                         "called from effects: chance('step', value, ...)")
+        step.inputs = self.rules.chance_inputs.get(name, [])
+        if step.inputs and "next" in spec:
+            self.problem(path + ("next",), f"step '{name}' takes inputs, so it is only called, and play goes back "
+                         "to its caller: it has no 'next'", "leave 'next' out; the caller's own 'next' follows")
         step.next = self._next(path + ("next",), spec.get("next"), self.root, label)
         step.next_target = _constant_target(spec.get("next"))
         if kind in ("decision", "simultaneous"):
@@ -249,13 +286,58 @@ class FlowCompiler:
                                                          label),
                                            fixed_text=str(spec.get("fixed", "")), path=path, name=step.name)
         elif "outcomes" in spec:
-            outcome = dict(spec["outcomes"] or {})
+            outcome = dict(spec["outcomes"] or {}, inputs=step.inputs)
             outcome.setdefault("weight", 1)
             rule = self.move_rule(path + ("outcomes",), step.name, outcome, self.root, label)
             if rule is not None:
                 step.moves.append(rule)
-                step.state_free = not _reads_state(rule.generate) and not _reads_state(rule.weight)
-                if not step.state_free:
+                # outcomes that depend on what a call gives are listed for each call
+                step.state_free = not step.inputs and not _reads_state(rule.generate) and \
+                    not _reads_state(rule.weight)
+                if not step.state_free and not step.inputs:
                     step.unchanged = self.unchanged(outcome, ("params", "let", "when", "weight"), label)
+        elif "draw" in spec:
+            self._draw(path, step, spec, label)
         else:
-            self.problem(path, "a chance step needs 'outcomes:' (enumerated, with weights) or 'arrangement:'")
+            self.problem(path, "a chance step needs 'outcomes:' (enumerated, with weights), 'draw:' (several items "
+                         "at once) or 'arrangement:'")
+
+    def _draw(self, path, step, spec, label: str) -> None:
+        """A chance step drawing several items at once: its outcome is the multiset drawn (see engine/draws.py)."""
+        given = self.root.child(**{i: local(i) for i in step.inputs})
+        scope = given.child(outcome=local("outcome"))
+        count = self.expr(path + ("draw",), spec["draw"], given)
+        if "from" not in spec:
+            self.problem(path, "a draw needs 'from:', the items it draws from",
+                         "e.g. from: \"1..6\" with replace: true for dice, from: \"deck\" for cards")
+        items = self.expr(path + ("from",), spec.get("from"), given) if "from" in spec else _FAIL
+        template = str(spec.get("notation", step.name + " {outcome}"))
+        note = self.template(path + ("notation",), template, scope)
+        if note is not _FAIL and not _OUTCOME_FIELD.search(template):
+            self.problem(path + ("notation",), "a draw's notation shows the items drawn as {outcome}",
+                         f"e.g. notation: \"{step.name} {{outcome}}\"")
+            note = _FAIL
+        body = self.effects(path + ("do",), spec.get("do") or [], scope.child())
+        seen_by = None if spec.get("visible_to") is None else self.expr(path + ("visible_to",), spec["visible_to"], scope)
+        if _FAIL in (count, items, note, body, seen_by):
+            return
+        sig = "S, me" + "".join(f", L_{i}" for i in step.inputs)
+        rule = MoveRule(step.name, path, ["outcome"], [], inputs=step.inputs, template=template)
+        effects = self.function(f"draw_{_ident(step.name)}", sig + ", L_outcome", body, label)
+        rule.apply = lambda S, me, *args: effects(S, me, *args[:-1], list(args[-1]))  # the effects change a list
+        rule.note = self.function("note", "me" + sig[len("S, me"):] + ", L_outcome", [Return(note)], label)
+        if seen_by is not None:
+            rule.visible_to = self.lambda_(sig + ", L_outcome", seen_by, label)
+        step.draw = Draw(self.lambda_(sig, items, label), self.lambda_(sig, count, label), bool(spec.get("replace")),
+                         rule)
+
+
+def _returning(apply):
+    """The effects of a called chance step's outcome: when the state stands at a call (see Position.calls), they
+    start with no draw asked for, so that the engine goes on with the draws still waiting, then where the caller
+    was going (unless these effects ask for more draws, or for another step)."""
+    def run(S, me, *args):
+        if S.calls:
+            S.goto = (None,)
+        apply(S, me, *args)
+    return run

@@ -32,6 +32,9 @@ class Rules:
     vars: list = field(default_factory=list)  # Holders, in file order
     moves: dict = field(default_factory=dict)
     steps: dict = field(default_factory=dict)
+    # the chance steps by name -> the inputs each declares (known before anything that calls one is compiled)
+    chance_inputs: dict = field(default_factory=dict)
+    called: set = field(default_factory=set)  # the chance steps that effects call with chance()
     start: str = ""
     turn_start: str = ""
     first_player: object = None

@@ -13,7 +13,7 @@ _DECLARED = [
     ("flow", "steps"), ("moves", "*", "params"), ("moves", "*", "let"), ("moves", "*", "inputs[]"),
     ("functions", "*", "params[]"), ("functions", "*", "let"), ("procedures", "*", "params[]"),
     ("flow", "steps", "*", "chance", "outcomes", "params"), ("flow", "steps", "*", "chance", "outcomes", "let"),
-    ("flow", "steps", "*", "chance", "outcomes", "inputs[]"),
+    ("flow", "steps", "*", "chance", "outcomes", "inputs[]"), ("flow", "steps", "*", "inputs[]"),
 ]
 _HINT = "a name starts with a letter and holds only letters, digits and '_' (names beginning with '_' are reserved)"
 

@@ -12,7 +12,10 @@ class Position:
     - `player`: whose turn it is; `turn`: turns completed; `step`: the name of the current step
     - `last`: the last move a player made (a Move; None before the first), read by `last_move`
     - `revealed`: the zone places shown to everyone by reveal(), as a frozenset of (zone name, seat or key)
-    - `goto`: the step an effect asked to continue at (None: the rule's own next step)
+    - `goto`: the step an effect asked to continue at (None: the rule's own next step); once an effect has
+      called chance(), a tuple: the step asked for (or None), then each draw asked for as (step, inputs)
+    - `calls`: while a chance step called by chance() waits for its outcome, (where play resumes once the
+      draws are made, then that draw's (step, inputs), then those of the draws still waiting); else ()
     - `changes`: a count of the writes to each part of the position: [0] the cells, then each zone and each
       variable in declaration order (see Rules.part_of). Whatever writes a part counts it, so that a value
       worked out from parts whose counts have not moved is still good (the engine keeps end checks so).
@@ -24,7 +27,8 @@ class Position:
     Generated code names only these fields and `clone()` (tests/test_layers.py checks it).
     """
 
-    __slots__ = ("cells", "zones", "vars", "player", "turn", "step", "last", "revealed", "goto", "changes", "tallies")
+    __slots__ = ("cells", "zones", "vars", "player", "turn", "step", "last", "revealed", "goto", "calls", "changes",
+                 "tallies")
 
     def changed(self) -> None:
         """Count a write to every part: the position was replaced (read from a file, resampled)."""

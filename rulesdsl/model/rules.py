@@ -140,6 +140,16 @@ class Arrangement:
 
 
 @dataclass
+class Draw:
+    """A chance step whose outcome is several items drawn at once: dice, cards from a zone, a subset."""
+
+    items: Callable  # (S, me, *inputs) -> the items drawn from
+    count: Callable  # (S, me, *inputs) -> how many are drawn
+    replace: bool  # each item drawn is put back before the next (dice), or not (cards)
+    rule: MoveRule  # its outcome as a move: args (*inputs, outcome), outcome the tuple of the items drawn
+
+
+@dataclass
 class Step:
     """A node type of the game's flow: who decides (a player, chance, several at once, nobody) and what next."""
 
@@ -155,6 +165,8 @@ class Step:
     fixed_actors: list | None = None  # simultaneous: the seats `actors` gives in every state, when it reads none
     pass_rule: MoveRule | None = None
     arrangement: Arrangement | None = None
+    draw: Draw | None = None
+    inputs: list = field(default_factory=list)  # chance: the values a call chance(step, ...) gives, by name
     effects: Callable | None = None  # auto: do; simultaneous: resolve  (S, me[, choices])
     after: Callable | None = None  # effects after every move made at this step: (S, me, move record)
     next: Callable = None  # (S, me) -> step name or END_TURN

@@ -1,13 +1,16 @@
-"""Built-ins of the turn's flow: whether a player could move, and where play goes after the current move."""
+"""Built-ins of the turn's flow: whether a player could move, where play goes after the current move, and
+chance steps called from effects."""
 
 from __future__ import annotations
 
 from ...errors import did_you_mean
 from ...lang.builtins import RuleValueError
 from ...lang.declare import builtin
+from ...limits import MAX_CALLS
+from ..values import text_of
 
 
-def specialise_can_move(g, known, keywords):
+def specialise_can_move(g, known, keywords, given):
     """can_move(p, 'step') of a step with one kind of move is that move's own existence test."""
     steps = g.game.steps
     name = known.get(1)
@@ -33,10 +36,61 @@ def goto(g, S, step):
     """Continue at this step after the current move."""
     if not isinstance(step, str) or step not in g.game.steps:
         raise RuleValueError(f"goto(): no step '{step}'")
-    S.goto = step
+    if g.game.chance_inputs.get(step):
+        raise RuleValueError(f"goto(): step '{step}' takes inputs, so it is called: chance('{step}', ...)")
+    _continue_at(S, step)
 
 
 @builtin("effects", effect=True)
 def end_turn(g, S):
     """End the turn after the current move."""
-    S.goto = g.game.END_TURN
+    _continue_at(S, g.game.END_TURN)
+
+
+def _continue_at(S, target) -> None:
+    """Where play goes after the current move; after the draws it asked for, if it asked for any."""
+    asked = S.goto
+    S.goto = target if asked.__class__ is not tuple else (target,) + asked[1:]
+
+
+def specialise_chance(g, known, keywords, given):
+    """chance('step', ...) names a chance step of the game, with as many values as it takes inputs."""
+    name = known.get(0)
+    inputs = g.game.chance_inputs
+    if 0 not in known:  # a step worked out in play: any chance step may be called (the general form checks it)
+        g.game.called.update(inputs)
+        return None
+    if name not in inputs:
+        steps = g.game.steps
+        if name in steps:
+            raise RuleValueError(f"step '{name}' is not a chance step: only chance steps can be called")
+        raise RuleValueError(f"no step '{name}'" + (f" ({close})" if (close := did_you_mean(name, steps)) else
+                                                     f" (steps: {', '.join(steps)})"))
+    wanted = inputs[name]
+    if given - 1 != len(wanted):
+        raise RuleValueError(f"step '{name}' takes {len(wanted)} input{'s' if len(wanted) != 1 else ''}"
+                             + (f" ({', '.join(wanted)})" if wanted else "") + f", not {given - 1}")
+    g.game.called.add(name)
+    return (lambda S, *values: _ask(S, name, values)), {0}
+
+
+def _ask(S, step: str, values: tuple) -> None:
+    """Add a draw at `step` with these inputs to the draws the running effects asked for (see Position.goto)."""
+    asked = S.goto
+    if asked.__class__ is not tuple:  # the first draw these effects ask for: keep where they asked to go
+        asked = (asked,)
+    elif len(asked) > MAX_CALLS:
+        raise RuleValueError(f"chance(): more than {MAX_CALLS:,} draws asked for at once")
+    S.goto = asked + ((step, values),)
+
+
+@builtin("effects", effect=True, specialise=specialise_chance)
+def chance(g, S, step, *inputs):
+    """Draw at a chance step (given its inputs) once these effects end; play then goes on as it would have."""
+    wanted = g.game.chance_inputs.get(step) if isinstance(step, str) else None
+    if wanted is None:
+        raise RuleValueError(f"chance(): no chance step '{text_of(step)[:40]}'")
+    if len(inputs) != len(wanted):
+        raise RuleValueError(f"chance(): step '{step}' takes {len(wanted)} input{'s' if len(wanted) != 1 else ''}, "
+                             f"not {len(inputs)}")
+    _ask(S, step, inputs)

@@ -41,7 +41,7 @@ def pieces(g, S, where):
         raise refused("pieces", exc) from None
 
 
-def specialise_piece(g, known, keywords):
+def specialise_piece(g, known, keywords, given):
     """piece('kind', a=x, ...): the kind is found once, and pieces are remembered by their values."""
     kinds = g.kinds
     if 0 not in known or "*" in keywords:

@@ -75,7 +75,7 @@ def can_push(g, S, from_, to, within):
     return False
 
 
-def specialise_push_targets(g, known, keywords):
+def specialise_push_targets(g, known, keywords, given):
     """With a constant region, the region's lookup is done once, when the rules are compiled."""
     return (targets_within(g, known[2]), {2}) if 2 in known and not keywords else None
 
