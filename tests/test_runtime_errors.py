@@ -48,7 +48,7 @@ def test_an_effect_that_fails_names_its_move_and_turn(broken):
     state.apply("drop a1")
     with pytest.raises(GameRuntimeError, match=r"rule 'drop' failed on turn 1: place\(\): cell a1 is occupied") as caught:
         state.apply("drop b1")
-    assert str(caught.value.location) == f"{path}:10:5"  # where 'drop' is written
+    assert str(caught.value.location) == f"{path}:12:10"  # the statement of 'drop' that failed
     assert caught.value.hint
 
 
@@ -63,7 +63,7 @@ def test_the_command_reports_a_failing_rule_without_a_traceback(broken, capsys, 
     code = main(["simulate", path, "--games", "2", "--agents", "random,random", "--workers", workers])
     out, err = capsys.readouterr()
     assert code == 1 and "Traceback" not in out + err
-    assert f"{path}:10:5: error: rule 'drop' failed on turn 1: place(): cell a1 is occupied by stone()" in err
+    assert f"{path}:12:10: error: rule 'drop' failed on turn 1: place(): cell a1 is occupied by stone()" in err
     assert "hint:" in err and "game 0 of the run" in err
 
 

@@ -80,6 +80,14 @@ class CompileProblem(Exception):
         self.code, self.fields = code, fields
 
 
+def _constant_assigned(name: A.Name, target: A.Node) -> CompileProblem:
+    """The problem of an assignment to a constant (data, a let, a region, the seats) or to an item of one."""
+    return CompileProblem(f"'{name.id}' is a constant of the rule file (data, a let, a region or a name of the "
+                          "language) and cannot be changed", target.start, target.end,
+                          "keep what changes in a variable declared under 'vars:' (init: its first value), or "
+                          f"change a copy: xs = list({name.id})", code="not_assignable", name=name.id)
+
+
 def _refusal(name: str, exc: Exception) -> str:
     """The message of built-in `name` refusing constant arguments (named once, whoever raised it)."""
     text = str(exc)
@@ -694,12 +702,20 @@ class Compiler:
                 raise CompileProblem(f"'{node.id}' holds one value per player (or per key) and cannot be assigned "
                                      "as a whole", node.start, node.end, f"assign one of its values: {node.id}[p] = ...",
                                      code="not_assignable", name=node.id)
+            if b.is_const and b.kind == "value":
+                raise _constant_assigned(node, node)
             if not b.assignable:
                 raise CompileProblem(f"'{node.id}' cannot be assigned", node.start, node.end,
                                      "assign to a variable declared under 'vars:' or to a new local name",
                                      code="not_assignable", name=node.id)
             return b.code
         if isinstance(node, A.Index):
+            root = node.obj
+            while isinstance(root, A.Index):
+                root = root.obj
+            b = scope.lookup(root.id) if isinstance(root, A.Name) else None
+            if b is not None and b.is_const and b.kind == "value":
+                raise _constant_assigned(root, node)
             return f"{self.expr(node.obj, scope)}[{self.expr(node.index, scope)}]"
         if isinstance(node, A.Attr):
             raise CompileProblem("attributes cannot be assigned directly", node.start, node.end,

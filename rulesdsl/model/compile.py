@@ -133,11 +133,15 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
         if params[0] == "S" and any("_cells[" in code for code in expressions(body)):
             body = [Comment("the list itself is never replaced while rules run"), Assign("_cells", "S.cells")] + body
         tree = Function(self.fresh(name), params, body)
-        source = render(tree)
+        places: dict = {}
+        source = render(tree, places)
         verify(source)
         exec(compile(source, f"{RULE_CODE_FILE}{self.doc.file}:{name}>", "exec"), self.namespace)  # noqa: S102
         fn = self.namespace[tree.name]
         fn.source, fn.tree = source, tree
+        if places:  # a failure on one of these lines is located at the statement the file writes there
+            for code in _code_objects(fn.__code__):
+                self.rules.statements[code] = places
         if label is not None:
             self.rules.generated.setdefault(label, []).append(fn)
         return fn
@@ -200,6 +204,7 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
             "me": Binding("me"),
             "player": Binding("S.player", assignable=True),
             "turn": Binding("S.turn"),
+            "active_players": Binding("F_active_players(S)"),  # the built-in, read as a name like `players`
         })
         self._players()
         self.compiler.add_builtins(game_builtins(r))
@@ -519,7 +524,9 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
             when = self.expr(path + ("when",), spec.get("when"), self.root)
             winners = spec.get("winners", "highest_score")
             winners_fn = None
-            if winners != "highest_score":
+            if winners == "draw":
+                winners_fn = self.lambda_("S, me=None", "[]", f"end {k + 1}")
+            elif winners != "highest_score":
                 code = self.expr(path + ("winners",), winners, self.root)
                 if code is _FAIL:
                     continue
@@ -527,7 +534,7 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
             if when is _FAIL:
                 continue
             r.end_rules.append(EndRule(path, self.lambda_("S, me=None", when, f"end {k + 1}"), winners_fn,
-                                       spec.get("ties", "draw")))
+                                       spec.get("ties", "draw"), draw=winners == "draw"))
         for end in r.end_rules:  # what each end condition reads: it is asked again only once that has changed
             end.unchanged = self.unchanged(self.data["end"][end.path[1]], ("when",))
         scoring = self.data.get("scoring") or {}
@@ -536,6 +543,14 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
                 code = self.expr(("scoring", key), scoring[key], self.root)
                 if code is not _FAIL:
                     setattr(r, key, self.lambda_("S, me", code, f"scoring {key}"))
+
+
+def _code_objects(code):
+    """A function's code and the code of the comprehensions and lambdas within it, which run as their own."""
+    yield code
+    for const in code.co_consts:
+        if hasattr(const, "co_consts"):
+            yield from _code_objects(const)
 
 
 budget.guard(ModelCompiler.compile, LOAD_SECONDS, "loading the rule file")

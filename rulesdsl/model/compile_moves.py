@@ -390,7 +390,7 @@ class MoveCompiler:
                     ok = False
                     continue
                 try:
-                    stmts.extend(Effect(code) for code in self.compiler.stmt(node, scope))
+                    stmts.extend(Effect(code, ipath) for code in self.compiler.stmt(node, scope))
                 except CompileProblem as exc:
                     self._expr_problem(ipath, exc, item)
                     ok = False
@@ -405,7 +405,7 @@ class MoveCompiler:
                 if _FAIL in (cond, then, other):
                     ok = False
                     continue
-                stmts.append(If(cond, then, other))
+                stmts.append(If(cond, then, other, ipath + ("if",)))
             elif isinstance(item, dict) and "for" in item:
                 node = self.loop_head(ipath + ("for",), item["for"])
                 if node is _FAIL or not isinstance(node, A.Comprehension) or len(node.fors) != 1:
@@ -424,7 +424,7 @@ class MoveCompiler:
                     ok = False
                     continue
                 stmts.append(For(tuple(targets[t].code for t in clause.targets), iterable,
-                                 [Guard(c, Continue()) for c in conds] + body))
+                                 [Guard(c, Continue()) for c in conds] + body, where=ipath + ("for",)))
             else:
                 self.problem(ipath, "an effect is a statement string, or a mapping with 'if:' or 'for:'",
                              "e.g.  - \"move(from, to)\"   or   - if: \"cond\"\\n    then: [...]")

@@ -10,6 +10,7 @@ class Position:
     - `zones`, `vars`: each declared zone and variable's value, in declaration order (a list per player
       for `per: player`, a table per key for keyed zones)
     - `player`: whose turn it is; `turn`: turns completed; `step`: the name of the current step
+    - `left`: the seats that have left the game (leave()), in the order they left; turns pass them by
     - `goto`: the step an effect asked to continue at (None: the rule's own next step)
     - `changes`: a count of the writes to each part of the position: [0] the cells, then each zone and each
       variable in declaration order (see Rules.part_of). Whatever writes a part counts it, so that a value
@@ -22,7 +23,7 @@ class Position:
     Generated code names only these fields and `clone()` (tests/test_layers.py checks it).
     """
 
-    __slots__ = ("cells", "zones", "vars", "player", "turn", "step", "goto", "changes", "tallies")
+    __slots__ = ("cells", "zones", "vars", "player", "turn", "step", "goto", "changes", "tallies", "left")
 
     def changed(self) -> None:
         """Count a write to every part: the position was replaced (read from a file, resampled)."""

@@ -174,6 +174,7 @@ class EndRule:
     when: Callable  # (S) -> bool
     winners: Callable | None  # (S) -> list of players; None: by score
     ties: str = "draw"  # by score: draw | share
+    draw: bool = False  # `winners: draw`: the game ends drawn (for one player too, where no winner is a loss)
     # (S) -> a value that stays the same while nothing `when` reads is written (see model/reads.py); None
     # when `when` may read anything. The engine does not ask `when` again while it stays the same.
     unchanged: Callable | None = None
