@@ -7,7 +7,7 @@ from itertools import accumulate
 
 from .. import budget
 from ..errors import GameRuntimeError, IllegalMove, MoveError
-from ..lang.builtins import RuleValueError
+from ..lang.builtins import RuleValueError, value_key
 from ..lang.compiler import GUARDS
 from ..limits import MAX_AUTO_STEPS, MOVE_SECONDS, LimitExceeded
 from ..lang.compiler import RULE_CODE_FILE
@@ -204,7 +204,7 @@ class State(Position):
 
     def _tiered(self, step, player) -> list[Move]:
         """Moves of the first tier that has any; with fallback_by, chosen separately per value of that param."""
-        moves, settled = [], set()
+        moves, settled, keyed = [], set(), False
         group = step.fallback_by
         for tier in step.tiers:
             found = set()
@@ -213,13 +213,18 @@ class State(Position):
                 listed = []
                 if rule.collect is not None:
                     # a later tier lists moves only for the values of the first param still without one
-                    rule.collect(self, player, listed, settled if index == 0 and settled else None)
+                    rule.collect(self, player, listed, settled if index == 0 and settled and not keyed else None)
                 else:
                     listed = [Move(rule, args, player) for args in rule.generate(self, player)]
                 for move in listed:
                     value = move[1][index] if index is not None else None
-                    if value in settled:
-                        continue
+                    try:
+                        if value in settled:
+                            continue
+                    except TypeError:  # a list or table: told apart by what it holds
+                        value, keyed = value_key(value), True
+                        if value in settled:
+                            continue
                     found.add(value)
                     moves.append(move)
             settled |= found

@@ -12,7 +12,7 @@ from ..lang.compiler import INLINE_NODES, RULE_CODE_FILE, Binding, CompileProble
 from ..lang.emit import Assign, Comment, Function, Return, expressions, render
 from ..lang.parser import SyntaxProblem, parse
 from ..lang.verify import namespace_builtins, verify
-from ..limits import LOAD_SECONDS, MAX_PLAYERS, VALUE_SECONDS, LimitExceeded
+from ..limits import LOAD_SECONDS, MAX_OPTION_ITEMS, MAX_PLAYERS, VALUE_SECONDS, LimitExceeded
 from ..source import Document
 from .builtins import game_builtins
 from .compile_board import BoardCompiler
@@ -562,8 +562,29 @@ class _Refused(ValueError):
 
 
 def coerce_option(name: str, spec: dict, raw):
-    """Convert an option value given as text (command line) or YAML to the option's declared type."""
-    kind = spec.get("type", "string")
+    """Convert an option value given as text (command line) or YAML to the option's declared type. A list
+    option (type: list) is written with its items separated by commas (3,4,5) or as a YAML list; each item is
+    converted to `items` (int, string or bool) and checked against `choices`, `min` and `max` as one value."""
+    if spec.get("type") != "list":
+        return _coerce_value(name, spec, spec.get("type", "string"), raw)
+    if isinstance(raw, str):
+        raw = [] if not raw.strip() else [item.strip() for item in raw.split(",")]
+    elif not isinstance(raw, (list, tuple)):
+        raise ValueError(f"option {name} is a list: write its items separated by commas, e.g. 3,4,5; got {raw!r}")
+    if len(raw) > MAX_OPTION_ITEMS:
+        raise _Refused(f"option {name} has {len(raw):,} items; an option holds at most {MAX_OPTION_ITEMS:,}")
+    kind = spec.get("items", "string")
+    values = []
+    for i, item in enumerate(raw):
+        try:
+            values.append(_coerce_value(name, spec, kind, item))
+        except ValueError as exc:
+            raise type(exc)(f"item {i + 1} of {exc}") from None
+    return values
+
+
+def _coerce_value(name: str, spec: dict, kind: str, raw):
+    """One value (an option's, or an item of a list option's) converted to `kind` and checked."""
     choices = spec.get("choices")
     try:
         if kind == "int":
