@@ -389,10 +389,13 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
             spec = spec or {}
             attributes = {}
             for attr, domain in (spec.get("attributes") or {}).items():
-                if isinstance(domain, list):
-                    attributes[attr] = {"values": domain}
-                else:
-                    attributes[attr] = dict(domain or {})
+                path = ("pieces", kind, "attributes", attr)
+                domain = {"values": domain} if isinstance(domain, (list, str)) else dict(domain or {})
+                if isinstance(domain.get("values"), str):  # a range or an expression: "1..13", "option.colours"
+                    path += () if isinstance(spec["attributes"][attr], str) else ("values",)
+                    values = self.evaluate_now(path, domain["values"], self.root, "list of values")
+                    domain["values"] = None if values is _FAIL else list(values)
+                attributes[attr] = domain
             kinds[kind] = PieceKind(kind, attributes, {})
         for kind, spec in (self.data.get("pieces") or {}).items():
             derived = {}
