@@ -116,6 +116,8 @@ class MoveRule:
     part_specs: list = field(default_factory=list)  # a compound move's parts, as written
     parts: list = field(default_factory=list)  # compiled: [(rule, inputs_fn, when_fn)]
     texts: dict = field(default_factory=dict, repr=False)  # Move -> its notation, once printed
+    # where the notation prints expressions: per field, (the params it reads, (me, *args) -> its text)
+    fields: list = field(default_factory=list, repr=False)
 
     @property
     def arg_names(self) -> list[str]:
