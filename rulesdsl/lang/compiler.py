@@ -82,10 +82,12 @@ class CompileProblem(Exception):
 
 def _constant_assigned(name: A.Name, target: A.Node) -> CompileProblem:
     """The problem of an assignment to a constant (data, a let, a region, the seats) or to an item of one."""
+    hint = f"keep what changes in a variable declared under 'vars:' (e.g. init: {name.id})"
+    if target is not name:  # an item: a changed copy may do
+        hint += f", or change a copy: xs = list({name.id}), then xs[...] = ..."
     return CompileProblem(f"'{name.id}' is a constant of the rule file (data, a let, a region or a name of the "
-                          "language) and cannot be changed", target.start, target.end,
-                          "keep what changes in a variable declared under 'vars:' (init: its first value), or "
-                          f"change a copy: xs = list({name.id})", code="not_assignable", name=name.id)
+                          "language) and cannot be changed", target.start, target.end, hint, code="not_assignable",
+                          name=name.id)
 
 
 def _refusal(name: str, exc: Exception) -> str:
