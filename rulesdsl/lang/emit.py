@@ -78,6 +78,7 @@ class Guard:
 
     test: str
     exit: Continue | Break | Return
+    where: tuple | None = field(default=None, compare=False)  # where the rule file writes the test
 
 
 @dataclass(frozen=True)

@@ -437,7 +437,8 @@ class MoveCompiler:
                     ok = False
                     continue
                 stmts.append(For(tuple(targets[t].code for t in clause.targets), iterable,
-                                 [Guard(c, Continue()) for c in conds] + body, where=ipath + ("for",)))
+                                 [Guard(c, Continue(), ipath + ("for",)) for c in conds] + body,
+                                 where=ipath + ("for",)))
             else:
                 self.problem(ipath, "an effect is a statement string, or a mapping with 'if:' or 'for:'",
                              "e.g.  - \"move(from, to)\"   or   - if: \"cond\"\\n    then: [...]")
