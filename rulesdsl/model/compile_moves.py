@@ -244,7 +244,8 @@ class MoveCompiler:
         rule.template = str(template)
         fields: list = []
         code = self.template(path + ("notation",), rule.template, scope, fields)
-        if code is not _FAIL and any(not _IDENT.fullmatch(text.strip()) for text, _, _ in fields) and not rule.part_specs:
+        printed = any(not _IDENT.fullmatch(text.strip()) for text, _, _ in fields)
+        if code is not _FAIL and printed and not rule.part_specs:
             # a field that prints an expression cannot be read back into a param: to tell which param a refused
             # move gets wrong, each field is printed on its own (see engine/notation.py)
             sig = "me" + "".join(f", L_{i}" for i in rule.inputs) + "".join(f", L_{a}" for a in rule.params + rule.lets)
@@ -334,9 +335,9 @@ class MoveCompiler:
             search.checks.append((str(text), why))
         return ok
 
-    def template(self, path, template: str, scope, fields: list | None = None):
+    def template(self, path, template: str, scope, found: list | None = None):
         """Compile a notation template such as '{from}-{to}' into a Python string expression; each field's
-        (text, Python, names it reads) is added to `fields`, if given."""
+        (text, Python, names it reads) is added to `found`, if given."""
         parts, i = [], 0
         while i < len(template):
             j = template.find("{", i)
@@ -383,8 +384,8 @@ class MoveCompiler:
                                                       width=max(1, exc.end - exc.start), code=exc.code, fields=fields))
                 return _FAIL
             parts.append(f"F_text({code})")
-            if fields is not None:
-                fields.append((inner_text, code, self._free_names(node)))
+            if found is not None:
+                found.append((inner_text, code, self._free_names(node)))
             i = k + 1
         self.namespace["F_text"] = text_of
         return f"''.join(({''.join(p + ', ' for p in parts)}))" if parts else "''"  # flat: any number of fields

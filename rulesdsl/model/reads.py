@@ -1,10 +1,10 @@
 """What an expression reads of a position, worked out from its syntax when the rules are compiled.
 
 The answer is the parts of the position it reads (the cells, each zone and each variable, numbered as in
-Position.changes) and whether it reads whose turn it is, the turn number or who has left the game; or None, "anything", when it
-calls something whose reads are not declared. It may name more than the expression reads on a given
-position (both branches of a condition count), never less: that is what makes it safe to keep a value
-while the counts of the parts it reads stay where they were.
+Position.changes) and whether it reads whose turn it is, the turn number or who has left the game; or None,
+"anything", when it calls something whose reads are not declared. It may name more than the expression reads
+on a given position (both branches of a condition count), never less: that is what makes it safe to keep a
+value while the counts of the parts it reads stay where they were.
 """
 
 from __future__ import annotations
