@@ -215,7 +215,7 @@ def sorted_(xs, *, reverse=False):
 @builtin("collections", aggregate="f(x) for x in xs", fold=True)
 def distinct(xs):
     """The items without repeats, in first-seen order."""
-    items = _list("distinct", xs)
+    items = xs if isinstance(xs, (list, tuple)) else _list("distinct", xs)  # read twice below, if need be
     try:
         return list(dict.fromkeys(items))
     except TypeError:  # lists or tables among the items: told apart by what they hold
