@@ -184,7 +184,9 @@ def cmd_validate(args) -> int:
         for name, spec in (doc.data.get("options") or {}).items():
             spec = spec or {}
             choices = f" (one of {', '.join(map(str, spec['choices']))})" if spec.get("choices") else ""
-            print(f"  option {name}={spec.get('default', '')!s}{choices}: {spec.get('help', '')}")
+            default = spec.get("default", "")
+            shown = ",".join(map(str, default)) if isinstance(default, list) else default  # as --option takes it
+            print(f"  option {name}={shown!s}{choices}: {spec.get('help', '')}")
         if problems:
             failed = True
             print(f"{file}: {_count(problems)}", file=sys.stderr)

@@ -16,6 +16,7 @@ MAX_EXPR_DEPTH = 50  # brackets or operators nested in one expression (Python's 
 MAX_INT_BITS = 8192  # about 2,466 decimal digits: far beyond any score, far below a slow multiplication
 MAX_ITEMS = 1_000_000  # items of one list or tuple, characters of one string, numbers in one range
 MAX_PLAYERS = 256  # seats of one game
+MAX_OPTION_ITEMS = 1_000  # items of a list option (type: list)
 MAX_CELLS = 10_000  # cells of one board
 MAX_KEYS = 10_000  # places of one zone or variable declared with keys: (one per cell of the largest board)
 MAX_RAY_CELLS = 1_000_000  # cells of all rays of a board together (a 60 x 60 grid in 8 directions has 860,000)

@@ -175,3 +175,39 @@ def test_bad_counts_are_refused_and_a_results_file_survives_a_refused_run(capsys
     kept.write_text("earlier results\n", encoding="utf-8")
     code, _, err = run(capsys, "simulate", "mabula", "--games", "2", "--agents", "random", "--out", str(kept))
     assert code == 2 and "--agents names 1 agents" in err and kept.read_text() == "earlier results\n"
+
+
+HEAPS = """
+game: Heaps
+options:
+  heaps:
+    type: list
+    items: int
+    min: 1
+    default: [1, 2]
+    help: the heap sizes, separated by commas
+vars:
+  sizes: {init: "list(option.heaps)"}
+moves:
+  take:
+    params: {h: "0..size(sizes) - 1", n: "1..sizes[h]"}
+    do: ["sizes[h] -= n"]
+flow:
+  steps:
+    play: {moves: [take]}
+end:
+  - when: "sum(sizes) == 0"
+    winners: "[next_seat(player, -1)]"
+"""
+
+
+def test_a_list_option_on_the_command_line(capsys, tmp_path):
+    path = tmp_path / "heaps.yaml"
+    path.write_text(HEAPS)
+    code, out, _ = run(capsys, "validate", str(path))
+    assert code == 0 and "option heaps=1,2: the heap sizes" in out  # the default, as --option takes it
+    code, out, _ = run(capsys, "moves", str(path), "--option", "heaps=2,1")
+    assert code == 0 and out.splitlines() == ["take 0 1", "take 0 2", "take 1 1"]
+    code, _, err = run(capsys, "moves", str(path), "--option", "heaps=2,two")
+    assert code == 2 and "item 2 of option heaps must be a whole number, got 'two'" in err
+    assert "invalid literal" not in err

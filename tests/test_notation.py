@@ -246,7 +246,8 @@ def test_a_field_that_is_not_a_parameter_still_finds_the_failing_condition(tiers
     state = tiers.new_initial_state()
     assert str(state.parse_move("spot a1")) == "spot a1"
     assert refused(state, "spot b2").reason == "the rule 'spot' requires c.name == 'a1'"
-    assert refused(state, "spot zz").reason == "no such 'spot' move is possible now"
+    # a name no cell has: the param is told apart by the field that prints it, as a plain {c} field would be
+    assert refused(state, "spot zz").reason == "'zz' is not a possible c here"
 
 
 def test_a_move_of_a_later_tier_waits_for_the_earlier_ones(tiers):
@@ -384,3 +385,37 @@ def test_a_wrong_arrangement_says_what_is_wrong(request, game, text, kind, reaso
     error = refused(state, text)
     assert (error.kind, error.reason) == (kind, reason)
     assert state.to_json()["history"] == []  # nothing was applied
+
+
+PRINTED = """
+game: Printed
+board:
+  grid: {columns: abc, rows: 1}
+moves:
+  mark:
+    params:
+      c:
+        in: "[x for x in cells if x.x > 1]"
+        why: only the cells right of a1
+      k: "1..3"
+    when:
+      - test: "k != 2"
+        why: two is not allowed
+    notation: "{c.name}/{str(k)}"
+flow:
+  steps:
+    play: {moves: [mark]}
+"""
+
+
+@pytest.mark.parametrize("text, reason", [
+    ("a1/1", "only the cells right of a1"),  # the why of the param whose field is written wrong
+    ("zz/1", "only the cells right of a1"),
+    ("b1/7", "'7' is not a possible k here"),  # a param without a why: named with what was written
+    ("c1/2", "two is not allowed"),  # a when that fails: found among the combinations, as before
+])
+def test_notation_that_prints_expressions_keeps_the_why(load, text, reason):
+    state = load(PRINTED, "printed").new_initial_state()
+    assert legal(state) == ["b1/1", "b1/3", "c1/1", "c1/3"]
+    error = refused(state, text)
+    assert (error.kind, error.reason) == (MoveError.ILLEGAL, reason)

@@ -158,5 +158,7 @@ def test_a_rule_that_fails_in_play_is_located(capsys, slow):
     slow.write_text(SLOW.replace('"k + 1"', '"k // (k - k)"'), encoding="utf-8")
     code, out, err = run(capsys, "profile", str(slow), "--games", "2")
     assert code == 1 and not out
-    assert err.startswith(f"{slow}:{_line_of(SLOW, '  take:')}:") and "rule 'take' failed" in err
+    statement = SLOW.splitlines().index('      - "total = total + light(k) + heavy(150 + k)"') + 1
+    # located at the statement of 'take' whose call of 'light' failed
+    assert err.startswith(f"{slow}:{statement}:") and "rule 'take' failed" in err
     assert "game 0 of the run with seed 0 reaches it" in err

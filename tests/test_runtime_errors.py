@@ -48,7 +48,7 @@ def test_an_effect_that_fails_names_its_move_and_turn(broken):
     state.apply("drop a1")
     with pytest.raises(GameRuntimeError, match=r"rule 'drop' failed on turn 1: place\(\): cell a1 is occupied") as caught:
         state.apply("drop b1")
-    assert str(caught.value.location) == f"{path}:10:5"  # where 'drop' is written
+    assert str(caught.value.location) == f"{path}:12:10"  # the statement of 'drop' that failed
     assert caught.value.hint
 
 
@@ -63,7 +63,7 @@ def test_the_command_reports_a_failing_rule_without_a_traceback(broken, capsys, 
     code = main(["simulate", path, "--games", "2", "--agents", "random,random", "--workers", workers])
     out, err = capsys.readouterr()
     assert code == 1 and "Traceback" not in out + err
-    assert f"{path}:10:5: error: rule 'drop' failed on turn 1: place(): cell a1 is occupied by stone()" in err
+    assert f"{path}:12:10: error: rule 'drop' failed on turn 1: place(): cell a1 is occupied by stone()" in err
     assert "hint:" in err and "game 0 of the run" in err
 
 
@@ -100,7 +100,7 @@ moves:
     do: ["t = repeat(0, 2)", "t[0] += 1"]
   edit:
     notation: edit
-    do: ["table['a'] += 1"]
+    do: ["t = table", "t['a'] += 1"]  # through a local name: a change to the constant itself is refused at load
   stray:
     notation: stray
     do: ["place(piece('stone'), [cell('a1')])"]
@@ -147,3 +147,53 @@ def test_only_zones_take_pieces_and_pieces_reads_cells_or_zones(constants):
     state = constants.new_initial_state()
     state.apply("count")
     assert state.scores() == [1]  # one stone on the board, none left in the bag
+
+
+
+LOCATED = """
+game: Located
+vars:
+  total: 0
+  marks: {init: "[1, 2]"}
+procedures:
+  halve:
+    params: [by]
+    do:
+      - "total += 1"
+      - "total = total // by"
+moves:
+  step:
+    params:
+      k: "0..4"
+    do:
+      - "total += k"
+      - if: "k == 1"
+        then: ["halve(k - 1)"]
+      - if: "k == 2 and 10 // (k - 2) > 0"
+        then: ["total += 1"]
+      - for: "m in marks if k == 3 and m // (k - 3) > 0"
+        do: ["total += m"]
+flow:
+  steps:
+    play: {moves: [step], next: tidy}
+    tidy:
+      do: ["marks = marks + [10 // (4 - total)]"]
+      next: play
+"""
+
+
+@pytest.mark.parametrize("move, rule, text, col", [
+    ("step 1", "step", '      - "total = total // by"', 9),  # in the procedure the move called
+    ("step 2", "step", '      - if: "k == 2 and 10 // (k - 2) > 0"', 13),  # the test of an if
+    ("step 3", "step", '      - for: "m in marks if k == 3 and m // (k - 3) > 0"', 14),  # the head of a for loop
+    ("step 4", "tidy", '      do: ["marks = marks + [10 // (4 - total)]"]', 12),  # an automatic step's effect
+])
+def test_a_failing_statement_is_located_at_its_own_line(tmp_path, move, rule, text, col):
+    path = tmp_path / "located.yaml"
+    path.write_text(LOCATED, encoding="utf-8")
+    state = rulesdsl.load_game(str(path)).new_initial_state()
+    state.apply("step 0")  # every statement runs, and none fails
+    with pytest.raises(GameRuntimeError, match=rf"rule '{rule}' failed on turn 0: ZeroDivisionError") as caught:
+        state.apply(move)
+    line = LOCATED.splitlines().index(text) + 1
+    assert (caught.value.location.line, caught.value.location.col) == (line, col)

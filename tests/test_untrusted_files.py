@@ -396,3 +396,38 @@ def test_a_long_chain_of_overlays_is_refused(tmp_path):
     assert f"more than {MAX_EXTENDS} files extend one another" in problem.message and problem.location.line == 1
     (tmp_path / f"chain{MAX_EXTENDS - 2}.yaml").write_text("extends: mabula\n", encoding="utf-8")
     assert rulesdsl.load_game(str(tmp_path / "chain0.yaml")).rules.name == "Mabula"
+
+
+@pytest.mark.parametrize("values", ['"1..2000000"', '"repeat(0, 10 ** 9)"'])
+def test_attribute_values_from_an_expression_are_bounded(tmp_path, values):
+    path = tmp_path / "huge.yaml"
+    path.write_text(f"""
+game: Huge
+pieces:
+  card:
+    attributes:
+      rank: {values}
+flow:
+  steps:
+    play: {{moves: [pass_]}}
+moves:
+  pass_: {{notation: pass}}
+""")
+    with pytest.raises(rulesdsl.RulesError, match=r":6:1[34]: error: .*the language allows at most 1,000,000"):
+        rulesdsl.load_game(str(path))
+
+
+def test_a_list_option_with_a_huge_number_of_items_is_refused(tmp_path):
+    path = tmp_path / "heaps.yaml"
+    path.write_text("""
+game: Heaps
+options:
+  heaps: {type: list, items: int, default: [1]}
+flow:
+  steps:
+    play: {moves: [pass_]}
+moves:
+  pass_: {notation: pass}
+""")
+    with pytest.raises(rulesdsl.RulesError, match="an option holds at most 1,000"):
+        rulesdsl.load_game(str(path), options={"heaps": [1] * 10 ** 6})

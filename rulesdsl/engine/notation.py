@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from itertools import islice
 
 from ..errors import AmbiguousMove, IllegalMove, MalformedMove, MoveError
 from ..model.rules import Move
@@ -12,6 +13,7 @@ from .nodes import CHANCE
 
 _FIELD = re.compile(r"\{([^{}]*)\}")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
+_MOST_CANDIDATES = 100_000  # combinations of param values read to explain a refused move
 
 
 def normalise(text: str) -> str:
@@ -104,6 +106,33 @@ def _explain_by_candidates(state, step, wanted: str, player, legal) -> MoveError
     return None
 
 
+def _explain_by_fields(state, rule, wanted: str, player, legal) -> MoveError | None:
+    """Why a move whose notation prints expressions (rule.fields) is refused: the first param for which no
+    combination of values prints the fields that read only it and the params before it as written."""
+    if not rule.fields:
+        return None
+    pattern = _FIELD.sub("\0", rule.template)
+    pattern = "(.+?)".join(re.escape(piece) for piece in pattern.split("\0"))
+    match = re.match(pattern.replace(r"\ ", r"\s+") + "$", wanted, re.IGNORECASE)
+    if match is None:
+        return None
+    typed = [normalise(text).casefold() for text in match.groups()]
+    try:
+        combos = list(islice(rule.candidates(state, player), _MOST_CANDIDATES))
+        for i, param in enumerate(rule.params):
+            known = set(rule.params[: i + 1])
+            shown = [j for j, (used, _) in enumerate(rule.fields) if used and used <= known and param in used]
+            combos = [args for args in combos if all(
+                normalise(rule.fields[j][1](player, *args)).casefold() == typed[j] for j in shown)]
+            if not combos:
+                why = rule.checks[i][1] or \
+                    f"{' '.join(match.group(j + 1) for j in shown)!r} is not a possible {param} here"
+                return IllegalMove(wanted, why, _examples(legal))
+    except Exception:  # noqa: BLE001 - a domain that cannot be listed, a field that cannot be printed
+        return None
+    return None
+
+
 def _explain(state, step, wanted: str, player, candidates) -> MoveError:
     found = _explain_by_candidates(state, step, wanted, player, candidates)
     if found is not None:
@@ -115,7 +144,8 @@ def _explain(state, step, wanted: str, player, candidates) -> MoveError:
         if not match:
             continue
         if set(rule.params) - set(names):  # written like this move, but its values cannot be read back
-            return IllegalMove(wanted, f"no such '{rule.name}' move is possible now", _examples(candidates))
+            return _explain_by_fields(state, rule, wanted, player, candidates) or \
+                IllegalMove(wanted, f"no such '{rule.name}' move is possible now", _examples(candidates))
         values = [_value(state, match.group(p)) for p in rule.params]
         if rule.is_pass:
             return IllegalMove(wanted, "you may pass only when you have no other move", _examples(candidates))

@@ -178,6 +178,7 @@ def state_to_json(S) -> dict:
         "last_move": _move_json(S.last),
         "revealed": sorted(([name, encode(owner)] for name, owner in S.revealed), key=repr),
         **({"calls": _calls_to_json(S.calls)} if S.calls else {}),
+        **({"left": list(S.left)} if S.left else {}),  # only where somebody left: other states read as before
     }
 
 
@@ -222,6 +223,7 @@ def state_from_json(game, data: dict, source: str = "state", text: str | None = 
     if problems:
         raise RulesError(problems)
     S.step, S.player, S.turn, S.ply = data["step"], data.get("player", 0), data.get("turn", 0), data.get("ply", 0)
+    S.left = tuple(data.get("left") or ())
     S.terminal, S.winners, S.capped = False, None, bool(data.get("capped"))
     S.changed()  # the position read from the file replaces the initial one
     S.history = []
@@ -338,6 +340,11 @@ def _check_position(rules, data: dict, bad) -> None:
             bad(f"'{key}' should be a whole number from 0 to {MAX_COUNT:,}, not {shown(data.get(key))}", key=key)
     if not isinstance(data.get("capped", False), bool):
         bad(f"'capped' should be true or false, not {shown(data.get('capped'))}", key="capped")
+    left = data.get("left", [])
+    if not isinstance(left, list) or not all(_whole(p, 0, rules.num_players - 1) for p in left) \
+            or len(set(left)) != len(left):
+        bad(f"'left' should be a list of different seats from 0 to {rules.num_players - 1}, not {shown(left)}",
+            "the seats that left the game, in the order they left", key="left")
 
 
 def _whole(value, low: int, high: int) -> bool:

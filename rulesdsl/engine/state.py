@@ -7,7 +7,7 @@ from itertools import accumulate
 
 from .. import budget
 from ..errors import GameRuntimeError, IllegalMove, MoveError
-from ..lang.builtins import RuleValueError
+from ..lang.builtins import RuleValueError, value_key
 from ..lang.compiler import GUARDS
 from ..limits import MAX_AUTO_STEPS, MAX_CALLS, MOVE_SECONDS, LimitExceeded
 from ..lang.compiler import RULE_CODE_FILE
@@ -49,6 +49,7 @@ class State(Position):
         S.game, S.rules = game, rules
         S.cells = list(rules.start_cells)
         S.player, S.step, S.turn, S.ply, S.last, S.revealed = 0, rules.start, 0, 0, None, frozenset()
+        S.left = ()
         S.pending, S.terminal, S.winners, S.capped, S.history, S.goto, S.calls = {}, False, None, False, [], None, ()
         S._texts = []
         S.secret, S.ended_by = {}, None  # ply -> players who saw that entry; which end rule ended the game
@@ -77,7 +78,7 @@ class State(Position):
         S.zones = [_copy(z) for z in self.zones]
         S.vars = [_copy(v) for v in self.vars]
         S.player, S.step, S.turn, S.ply, S.last = self.player, self.step, self.turn, self.ply, self.last
-        S.revealed = self.revealed
+        S.revealed, S.left = self.revealed, self.left
         S.changes, S.end_checked, S.tallies = self.changes[:], self.end_checked[:], {}
         S.chance_kept = {}  # an outcome may hold a value of this state's own (a zone), never the copy's
         S.pending = dict(self.pending)
@@ -147,6 +148,8 @@ class State(Position):
                     seats = _seats(step.actors(self), self.rules.num_players)
                 except _CONVERTED as exc:
                     raise _runtime_error(self, step, exc) from exc
+            if self.left:
+                seats = [p for p in seats if p not in self.left]
             return [p for p in seats if p not in self.pending]
         return [self._decider(step)]
 
@@ -204,7 +207,7 @@ class State(Position):
 
     def _tiered(self, step, player) -> list[Move]:
         """Moves of the first tier that has any; with fallback_by, chosen separately per value of that param."""
-        moves, settled = [], set()
+        moves, settled, keyed = [], set(), False
         group = step.fallback_by
         for tier in step.tiers:
             found = set()
@@ -213,13 +216,18 @@ class State(Position):
                 listed = []
                 if rule.collect is not None:
                     # a later tier lists moves only for the values of the first param still without one
-                    rule.collect(self, player, listed, settled if index == 0 and settled else None)
+                    rule.collect(self, player, listed, settled if index == 0 and settled and not keyed else None)
                 else:
                     listed = [Move(rule, args, player) for args in rule.generate(self, player)]
                 for move in listed:
                     value = move[1][index] if index is not None else None
-                    if value in settled:
-                        continue
+                    try:
+                        if value in settled:
+                            continue
+                    except TypeError:  # a list or table: told apart by what it holds
+                        value, keyed = value_key(value), True
+                        if value in settled:
+                            continue
                     found.add(value)
                     moves.append(move)
             settled |= found
@@ -451,6 +459,8 @@ class State(Position):
                     except _CONVERTED as exc:
                         raise _runtime_error(self, "next_player", exc) from exc
                     self._check_player("next_player")
+                if self.left:
+                    self._pass_over_left()
                 self.turn += 1
                 target = rules.turn_start
                 cap = self.game.max_turns
@@ -511,6 +521,17 @@ class State(Position):
         raise _flow_error(self, what, f"the player whose turn it is became {shown[:40]}, which is no seat",
                           f"seats are 0 to {self.rules.num_players - 1}")
 
+    def _pass_over_left(self) -> None:
+        """The turn goes on round the table past the players who left the game."""
+        n = self.rules.num_players
+        if len(self.left) >= n:
+            raise _flow_error(self, "next_player" if self.rules.next_player is not None else "flow",
+                              "every player has left the game, so nobody can take the next turn",
+                              "end the game before the last player leaves, e.g. an end rule with "
+                              "when: \"size(active_players) <= 1\"")
+        while self.player in self.left:
+            self.player = (self.player + 1) % n
+
     def _check_end(self) -> bool:
         checked = self.end_checked
         for number, end in enumerate(self.rules.end_rules):
@@ -535,11 +556,14 @@ class State(Position):
         return False
 
     def _by_score(self, ties: str) -> list[int]:
-        """The players with the highest score; among those, the highest tiebreak (asked only of them)."""
+        """The players with the highest score; among those, the highest tiebreak (asked only of them). Only the
+        players still in the game are ranked, while any is."""
         rules = self.rules
         players = range(rules.num_players)
-        scores = [rules.score(self, p) for p in players] if rules.score is not None else [0] * len(players)
-        best = rule_values.best(scores, "scores")
+        if self.left and len(self.left) < rules.num_players:
+            players = [p for p in players if p not in self.left]
+        scores = {p: rules.score(self, p) if rules.score is not None else 0 for p in players}
+        best = rule_values.best(list(scores.values()), "scores")
         winners = [p for p in players if scores[p] == best]
         if len(winners) > 1 and rules.tiebreak is not None:
             # a player without a tiebreak value ranks below those with one
@@ -552,11 +576,17 @@ class State(Position):
 
     # -- results -----------------------------------------------------------------------------
     def returns(self) -> list[float]:
-        """+1 for each winner and -1 for the others; 0 for everybody in a draw or before the end."""
+        """+1 for each winner and -1 for the others; 0 for everybody before the end. A game without winners is
+        a draw, 0, for the players still in it and a loss, -1, for those who left; with one player, it is a
+        loss unless the rules call it a draw (an end rule's `winners: draw`, or the turn cap)."""
         n = self.rules.num_players
-        if not self.terminal or not self.winners:
+        if not self.terminal:
             return [0.0] * n
-        return [1.0 if p in self.winners else -1.0 for p in range(n)]
+        if self.winners:
+            return [1.0 if p in self.winners else -1.0 for p in range(n)]
+        if n == 1 and not self.capped and (self.ended_by is None or not self.rules.end_rules[self.ended_by].draw):
+            return [-1.0]
+        return [-1.0 if p in self.left else 0.0 for p in range(n)]
 
     def scores(self) -> list:
         """Each player's score as the rule file defines it (None when it defines none)."""
@@ -627,7 +657,8 @@ for _fn, _what in ((State.apply, "applying a move"), (State.legal_moves, "listin
 
 
 # Where the named parts of a rule file that are not moves, steps or end rules are written.
-_PARTS = {"next_player": ("flow", "next_player"), "first_player": ("flow", "first_player"), "scoring": ("scoring",)}
+_PARTS = {"next_player": ("flow", "next_player"), "first_player": ("flow", "first_player"), "scoring": ("scoring",),
+          "flow": ("flow",)}
 _RULE_FAILED = "the rule file lets play reach a position this rule does not handle"
 
 
@@ -645,13 +676,14 @@ def _seats(players, count: int) -> list:
     return seats
 
 
-def _flow_error(state, what, message: str, hint: str | None = None) -> GameRuntimeError:
+def _flow_error(state, what, message: str, hint: str | None = None, at: tuple | None = None) -> GameRuntimeError:
     """A GameRuntimeError about `what` (a move rule, step or end rule, or the name of another part of the
-    rule file), located at its definition."""
+    rule file), located at its definition, or at `at` (the path of the statement of it that failed)."""
     if isinstance(what, str):
         name, path = what, _PARTS.get(what)
     else:
         name, path = getattr(what, "name", "end"), what.path
+    path = at or path
     where = state.rules.where
     location = where(path) if where is not None and path is not None else None
     return GameRuntimeError(name, state.turn, message, location, hint)
@@ -680,7 +712,21 @@ def _runtime_error(state, what, exc) -> GameRuntimeError:
         return _flow_error(state, what, str(exc), "a loop in this rule runs too long: loop over fewer items, or "
                            "keep what a loop works out in a variable")
     message = str(exc) if isinstance(exc, (RuleValueError, LimitExceeded)) else f"{type(exc).__name__}: {exc}"
-    return _flow_error(state, what, message, _RULE_FAILED)
+    return _flow_error(state, what, message, _RULE_FAILED, _failed_statement(state.rules, exc))
+
+
+def _failed_statement(rules, exc) -> tuple | None:
+    """Where the rule file writes the innermost effect statement that was running when `exc` was raised (the
+    statement itself, or the one that called the function or procedure that failed), or None."""
+    frames, tb = [], exc.__traceback__
+    while tb is not None:
+        frames.append((tb.tb_frame.f_code, tb.tb_lineno))
+        tb = tb.tb_next
+    for code, line in reversed(frames):
+        places = rules.statements.get(code)
+        if places is not None and line in places:
+            return places[line]
+    return None
 
 
 class _rule_errors:

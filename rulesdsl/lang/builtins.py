@@ -234,10 +234,26 @@ def counts_by(xs, attribute):
 @builtin("collections", aggregate="f(x) for x in xs", fold=True)
 def distinct(xs):
     """The items without repeats, in first-seen order."""
+    items = xs if isinstance(xs, (list, tuple)) else _list("distinct", xs)  # read twice below, if need be
     try:
-        return list(dict.fromkeys(xs))
-    except TypeError as exc:  # not a collection, or items that cannot be told apart (lists, tables)
-        raise refused("distinct", exc) from None
+        return list(dict.fromkeys(items))
+    except TypeError:  # lists or tables among the items: told apart by what they hold
+        found = {}
+        for x in items:
+            found.setdefault(value_key(x), x)
+        return list(found.values())
+
+
+def value_key(value):
+    """A hashable stand-in for `value`, equal to another's exactly when the values are equal (==): lists and
+    tuples by their items (a list never equals a tuple, as with ==), tables by their entries."""
+    if isinstance(value, list):
+        return list, tuple(value_key(v) for v in value)
+    if isinstance(value, tuple):
+        return tuple, tuple(value_key(v) for v in value)
+    if isinstance(value, dict):
+        return dict, frozenset((value_key(k), value_key(v)) for k, v in value.items())
+    return value
 
 
 @builtin("collections", aggregate="x for x in xs if cond", fold=True,

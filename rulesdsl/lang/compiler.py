@@ -80,6 +80,16 @@ class CompileProblem(Exception):
         self.code, self.fields = code, fields
 
 
+def _constant_assigned(name: A.Name, target: A.Node) -> CompileProblem:
+    """The problem of an assignment to a constant (data, a let, a region, the seats) or to an item of one."""
+    hint = f"keep what changes in a variable declared under 'vars:' (e.g. init: {name.id})"
+    if target is not name:  # an item: a changed copy may do
+        hint += f", or change a copy: xs = list({name.id}), then xs[...] = ..."
+    return CompileProblem(f"'{name.id}' is a constant of the rule file (data, a let, a region or a name of the "
+                          "language) and cannot be changed", target.start, target.end, hint, code="not_assignable",
+                          name=name.id)
+
+
 def _refusal(name: str, exc: Exception) -> str:
     """The message of built-in `name` refusing constant arguments (named once, whoever raised it)."""
     text = str(exc)
@@ -697,6 +707,8 @@ class Compiler:
                                      "as a whole", node.start, node.end,
                                      f"assign one of its values: {node.id}[{index}] = ...", code="not_assignable",
                                      name=node.id)
+            if b.is_const and b.kind == "value":
+                raise _constant_assigned(node, node)
             if not b.assignable:
                 raise CompileProblem(f"'{node.id}' cannot be assigned", node.start, node.end,
                                      "assign to a variable declared under 'vars:' or to a new local name",
@@ -711,6 +723,8 @@ class Compiler:
                 raise CompileProblem(f"the pieces of zone '{root.id}' cannot be assigned", node.start, node.end,
                                      "zones change through place(), move() and remove()", code="not_assignable",
                                      name=root.id)
+            if b is not None and b.is_const and b.kind == "value":
+                raise _constant_assigned(root, node)
             obj, index = self.expr(node.obj, scope), self.expr(node.index, scope)
             if b is not None and b.keyed and node.obj is root:  # the keys are fixed: a new one is refused
                 return f"{obj}[G_key({obj}, {index}, {root.id!r})]"

@@ -43,8 +43,9 @@ class Builtin:
     # the loop a call over a generator comprehension compiles to, in a function of its own: "any" (true at the
     # first true item), "all" (false at the first false item) or "first" (the first item); None: no loop
     loop: str | None = None
-    # what it reads of the position besides its arguments, if it takes the state: "cells", or None for
-    # anything (see model/reads.py: a value is kept only while what it reads is unchanged)
+    # what it reads of the position besides its arguments, if it takes the state: "cells", "left" (who has
+    # left the game), or None for anything (see model/reads.py: a value is kept only while what it reads is
+    # unchanged)
     reads: str | None = None
     params: tuple = ()  # the names of the positional parameters, in order
     game: bool = False  # fn (and specialise) still take the game first: see bound()
@@ -57,7 +58,7 @@ def builtin(category: str, *, effect: bool = False, aggregate: str | None = None
     built-in's, and so are its parameters' (from_ is `from`); the first paragraph of its docstring is the
     doc text. `aggregate`: the comprehension shown in its usage (e.g. "f(x) for x in xs"), which it accepts;
     `shown`: the text of a default that is not a value of the language (e.g. {"within": "all cells"});
-    `reads`: what a built-in taking the state reads of it besides its arguments ("cells"; None: anything);
+    `reads`: what a built-in taking the state reads of it besides its arguments ("cells", "left"; None: anything);
     `loop`: how a call over a generator comprehension runs as a plain loop (see Builtin.loop)."""
     def declare(fn):
         fn.builtin = _declaration(fn, category, aggregate, shown or {}, effect=effect, fold=fold,

@@ -26,9 +26,11 @@ class Assign:
 
 @dataclass(frozen=True)
 class Effect:
-    """One statement as the expression compiler wrote it (a call, an assignment to the state): opaque here."""
+    """One statement as the expression compiler wrote it (a call, an assignment to the state): opaque here.
+    `where` is where the rule file writes it (a path in the document), for errors raised while it runs."""
 
     code: str
+    where: tuple | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,7 @@ class Guard:
 
     test: str
     exit: Continue | Break | Return
+    where: tuple | None = field(default=None, compare=False)  # where the rule file writes the test
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,7 @@ class If:
     test: str
     body: list[Stmt]
     orelse: list[Stmt] = field(default_factory=list)
+    where: tuple | None = field(default=None, compare=False)  # where the rule file writes the test
 
 
 @dataclass(frozen=True)
@@ -96,6 +100,7 @@ class For:
     iterable: str
     body: list[Stmt]
     orelse: list[Stmt] = field(default_factory=list)
+    where: tuple | None = field(default=None, compare=False)  # where the rule file writes the loop's head
 
 
 @dataclass(frozen=True)
@@ -137,12 +142,13 @@ def expressions(stmts: list[Stmt]) -> Iterator[str]:
                 yield value
 
 
-def render(fn: Function) -> str:
-    """The Python source of a generated function."""
+def render(fn: Function, places: dict | None = None) -> str:
+    """The Python source of a generated function; `places`, if given, is filled with line number -> `where` of
+    each line that runs a statement with a `where` (an Effect, the test of an If, the head of a For)."""
     lines = [f"def {fn.name}({', '.join(fn.params)}):"]
     if any(isinstance(stmt, Append) for stmt in walk(fn.body)):
         lines.append(_INDENT + "append = out.append  # the method looked up once, not once per item")
-    _block(fn.body, 1, lines)
+    _block(fn.body, 1, lines, {} if places is None else places)
     return "\n".join(lines) + "\n"
 
 
@@ -169,32 +175,34 @@ def _simple(stmt) -> str | None:
     return None
 
 
-def _block(stmts: list[Stmt], depth: int, lines: list[str]) -> None:
+def _block(stmts: list[Stmt], depth: int, lines: list[str], places: dict) -> None:
     pad = _INDENT * depth
     for stmt in stmts:
+        if getattr(stmt, "where", None) is not None:
+            places[len(lines) + 1] = stmt.where  # the line about to be added
         text = _simple(stmt)
         if text is not None:
             lines.append(pad + text)
         elif isinstance(stmt, If):
-            _if(stmt, depth, lines, "if")
+            _if(stmt, depth, lines, "if", places)
         elif isinstance(stmt, For):
             lines.append(f"{pad}for {', '.join(stmt.names)} in {stmt.iterable}:")
-            _block(stmt.body, depth + 1, lines)
+            _block(stmt.body, depth + 1, lines, places)
             if stmt.orelse:
                 lines.append(pad + "else:")
-                _block(stmt.orelse, depth + 1, lines)
+                _block(stmt.orelse, depth + 1, lines, places)
         elif isinstance(stmt, Try):
             lines.append(pad + "try:")
-            _block(stmt.body, depth + 1, lines)
+            _block(stmt.body, depth + 1, lines, places)
             lines.append(f"{pad}except {stmt.catch}:")
-            _block(stmt.handler, depth + 1, lines)
+            _block(stmt.handler, depth + 1, lines, places)
         else:
             raise TypeError(f"not a statement: {stmt!r}")
     if all(isinstance(stmt, Comment) for stmt in stmts):
         lines.append(pad + "pass")
 
 
-def _if(stmt: If, depth: int, lines: list[str], keyword: str) -> None:
+def _if(stmt: If, depth: int, lines: list[str], keyword: str, places: dict) -> None:
     pad = _INDENT * depth
     jump = _simple(stmt.body[0]) if len(stmt.body) == 1 and isinstance(stmt.body[0], (Return, Continue, Break)) \
         else None
@@ -202,19 +210,22 @@ def _if(stmt: If, depth: int, lines: list[str], keyword: str) -> None:
         lines.append(f"{pad}{keyword} {stmt.test}: {jump}")
         return
     lines.append(f"{pad}{keyword} {stmt.test}:")
-    _block(stmt.body, depth + 1, lines)
+    _block(stmt.body, depth + 1, lines, places)
     if len(stmt.orelse) == 1 and isinstance(stmt.orelse[0], If):
-        _if(stmt.orelse[0], depth, lines, "elif")
+        if stmt.orelse[0].where is not None:
+            places[len(lines) + 1] = stmt.orelse[0].where
+        _if(stmt.orelse[0], depth, lines, "elif", places)
     elif stmt.orelse:
         lines.append(pad + "else:")
-        _block(stmt.orelse, depth + 1, lines)
+        _block(stmt.orelse, depth + 1, lines, places)
 
 
 def outline(node, depth: int = 0) -> list[str]:
     """The form itself as indented lines, one a node (`rulesdsl compile --show RULE --ir`)."""
     pad = "  " * depth
     blocks = [f for f in fields(node) if isinstance(getattr(node, f.name), list)]
-    scalars = ", ".join(f"{f.name}={getattr(node, f.name)!r}" for f in fields(node) if f not in blocks)
+    scalars = ", ".join(f"{f.name}={getattr(node, f.name)!r}" for f in fields(node)
+                        if f not in blocks and f.name != "where")  # where: for errors, not the reader
     lines = [f"{pad}{type(node).__name__}({scalars})"]
     named = sum(1 for f in blocks if getattr(node, f.name)) > 1  # name the blocks where several hold some
     for f in blocks:

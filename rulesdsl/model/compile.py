@@ -13,7 +13,7 @@ from ..lang.compiler import INLINE_NODES, RULE_CODE_FILE, Binding, CompileProble
 from ..lang.emit import Assign, Comment, Function, Return, expressions, render
 from ..lang.parser import SyntaxProblem, parse
 from ..lang.verify import namespace_builtins, verify
-from ..limits import LOAD_SECONDS, MAX_KEYS, MAX_PLAYERS, VALUE_SECONDS, LimitExceeded
+from ..limits import LOAD_SECONDS, MAX_KEYS, MAX_OPTION_ITEMS, MAX_PLAYERS, VALUE_SECONDS, LimitExceeded
 from ..source import Document
 from .builtins import game_builtins
 from .compile_board import BoardCompiler
@@ -134,11 +134,15 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
         if params[0] == "S" and any("_cells[" in code for code in expressions(body)):
             body = [Comment("the list itself is never replaced while rules run"), Assign("_cells", "S.cells")] + body
         tree = Function(self.fresh(name), params, body)
-        source = render(tree)
+        places: dict = {}
+        source = render(tree, places)
         verify(source)
         exec(compile(source, f"{RULE_CODE_FILE}{self.doc.file}:{name}>", "exec"), self.namespace)  # noqa: S102
         fn = self.namespace[tree.name]
         fn.source, fn.tree = source, tree
+        if places:  # a failure on one of these lines is located at the statement the file writes there
+            for code in _code_objects(fn.__code__):
+                self.rules.statements[code] = places
         if label is not None:
             self.rules.generated.setdefault(label, []).append(fn)
         return fn
@@ -202,6 +206,7 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
             "player": Binding("S.player", assignable=True),
             "turn": Binding("S.turn"),
             "last_move": Binding(LAST_MOVE_CODE),  # a file's own name last_move (a variable...) takes its place
+            "active_players": Binding("F_active_players(S)"),  # the built-in, read as a name like `players`
         })
         self.namespace["G_last_move"] = last_move_record
         self._players()
@@ -388,10 +393,13 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
             spec = spec or {}
             attributes = {}
             for attr, domain in (spec.get("attributes") or {}).items():
-                if isinstance(domain, list):
-                    attributes[attr] = {"values": domain}
-                else:
-                    attributes[attr] = dict(domain or {})
+                path = ("pieces", kind, "attributes", attr)
+                domain = {"values": domain} if isinstance(domain, (list, str)) else dict(domain or {})
+                if isinstance(domain.get("values"), str):  # a range or an expression: "1..13", "option.colours"
+                    path += () if isinstance(spec["attributes"][attr], str) else ("values",)
+                    values = self.evaluate_now(path, domain["values"], self.root, "list of values")
+                    domain["values"] = None if values is _FAIL else list(values)
+                attributes[attr] = domain
             kinds[kind] = PieceKind(kind, attributes, {})
         for kind, spec in (self.data.get("pieces") or {}).items():
             derived = {}
@@ -573,7 +581,9 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
             when = self.expr(path + ("when",), spec.get("when"), scope)
             winners = spec.get("winners", "highest_score")
             winners_fn = None
-            if winners != "highest_score":
+            if winners == "draw":
+                winners_fn = self.lambda_("S, me=None", "[]", f"end {k + 1}")
+            elif winners != "highest_score":
                 code = self.expr(path + ("winners",), winners, scope)
                 if code is _FAIL or lets is _FAIL:
                     continue
@@ -581,7 +591,7 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
             if when is _FAIL or lets is _FAIL:
                 continue
             r.end_rules.append(EndRule(path, self.function("expr", "S, me=None", lets + [Return(when)], f"end {k + 1}"),
-                                       winners_fn, spec.get("ties", "draw")))
+                                       winners_fn, spec.get("ties", "draw"), draw=winners == "draw"))
         for end in r.end_rules:  # what each end condition reads: it is asked again only once that has changed
             end.unchanged = self.unchanged(self.data["end"][end.path[1]], ("let", "when"))
         scoring = self.data.get("scoring") or {}
@@ -590,6 +600,14 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
                 code = self.expr(("scoring", key), scoring[key], self.root)
                 if code is not _FAIL:
                     setattr(r, key, self.lambda_("S, me", code, f"scoring {key}"))
+
+
+def _code_objects(code):
+    """A function's code and the code of the comprehensions and lambdas within it, which run as their own."""
+    yield code
+    for const in code.co_consts:
+        if hasattr(const, "co_consts"):
+            yield from _code_objects(const)
 
 
 budget.guard(ModelCompiler.compile, LOAD_SECONDS, "loading the rule file")
@@ -601,8 +619,29 @@ class _Refused(ValueError):
 
 
 def coerce_option(name: str, spec: dict, raw):
-    """Convert an option value given as text (command line) or YAML to the option's declared type."""
-    kind = spec.get("type", "string")
+    """Convert an option value given as text (command line) or YAML to the option's declared type. A list
+    option (type: list) is written with its items separated by commas (3,4,5) or as a YAML list; each item is
+    converted to `items` (int, string or bool) and checked against `choices`, `min` and `max` as one value."""
+    if spec.get("type") != "list":
+        return _coerce_value(name, spec, spec.get("type", "string"), raw)
+    if isinstance(raw, str):
+        raw = [] if not raw.strip() else [item.strip() for item in raw.split(",")]
+    elif not isinstance(raw, (list, tuple)):
+        raise ValueError(f"option {name} is a list: write its items separated by commas, e.g. 3,4,5; got {raw!r}")
+    if len(raw) > MAX_OPTION_ITEMS:
+        raise _Refused(f"option {name} has {len(raw):,} items; an option holds at most {MAX_OPTION_ITEMS:,}")
+    kind = spec.get("items", "string")
+    values = []
+    for i, item in enumerate(raw):
+        try:
+            values.append(_coerce_value(name, spec, kind, item))
+        except ValueError as exc:
+            raise type(exc)(f"item {i + 1} of {exc}") from None
+    return values
+
+
+def _coerce_value(name: str, spec: dict, kind: str, raw):
+    """One value (an option's, or an item of a list option's) converted to `kind` and checked."""
     choices = spec.get("choices")
     try:
         if kind == "int":

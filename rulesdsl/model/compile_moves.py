@@ -18,6 +18,7 @@ from .rules import InternedMoves, Move, MoveRule
 from .values import text_of
 
 _UNKNOWN = ("unknown_function", "unknown_attribute", "unknown_option")  # names notation may lack, besides plain ones
+_IDENT = re.compile(r"[A-Za-z_]\w*")
 
 
 @dataclass
@@ -241,7 +242,17 @@ class MoveCompiler:
         if template is None:
             template = rule.name + "".join(f" {{{p}}}" for p in rule.params)
         rule.template = str(template)
-        return self.template(path + ("notation",), rule.template, scope)
+        fields: list = []
+        code = self.template(path + ("notation",), rule.template, scope, fields)
+        printed = any(not _IDENT.fullmatch(text.strip()) for text, _, _ in fields)
+        if code is not _FAIL and printed and not rule.part_specs:
+            # a field that prints an expression cannot be read back into a param: to tell which param a refused
+            # move gets wrong, each field is printed on its own (see engine/notation.py)
+            sig = "me" + "".join(f", L_{i}" for i in rule.inputs) + "".join(f", L_{a}" for a in rule.params + rule.lets)
+            rule.fields = [(frozenset(used) & set(rule.params),
+                            self.function(f"field_{_ident(rule.name)}", sig, [Return(f"F_text({field})")]))
+                           for _, field, used in fields]
+        return code
 
     def _search(self, path, spec, rule: MoveRule, scope, inner) -> _Search | object:
         """The move's parameter loops with its lets and `when` checks placed in them (see _Search); sets
@@ -324,8 +335,9 @@ class MoveCompiler:
             search.checks.append((str(text), why))
         return ok
 
-    def template(self, path, template: str, scope):
-        """Compile a notation template such as '{from}-{to}' into a Python string expression."""
+    def template(self, path, template: str, scope, found: list | None = None):
+        """Compile a notation template such as '{from}-{to}' into a Python string expression; each field's
+        (text, Python, names it reads) is added to `found`, if given."""
         parts, i = [], 0
         while i < len(template):
             j = template.find("{", i)
@@ -372,6 +384,8 @@ class MoveCompiler:
                                                       width=max(1, exc.end - exc.start), code=exc.code, fields=fields))
                 return _FAIL
             parts.append(f"F_text({code})")
+            if found is not None:
+                found.append((inner_text, code, self._free_names(node)))
             i = k + 1
         self.namespace["F_text"] = text_of
         return f"''.join(({''.join(p + ', ' for p in parts)}))" if parts else "''"  # flat: any number of fields
@@ -390,7 +404,7 @@ class MoveCompiler:
                     ok = False
                     continue
                 try:
-                    stmts.extend(Effect(code) for code in self.compiler.stmt(node, scope))
+                    stmts.extend(Effect(code, ipath) for code in self.compiler.stmt(node, scope))
                 except CompileProblem as exc:
                     self._expr_problem(ipath, exc, item)
                     ok = False
@@ -405,7 +419,7 @@ class MoveCompiler:
                 if _FAIL in (cond, then, other):
                     ok = False
                     continue
-                stmts.append(If(cond, then, other))
+                stmts.append(If(cond, then, other, ipath + ("if",)))
             elif isinstance(item, dict) and "for" in item:
                 node = self.loop_head(ipath + ("for",), item["for"])
                 if node is _FAIL or not isinstance(node, A.Comprehension) or len(node.fors) != 1:
@@ -424,7 +438,8 @@ class MoveCompiler:
                     ok = False
                     continue
                 stmts.append(For(tuple(targets[t].code for t in clause.targets), iterable,
-                                 [Guard(c, Continue()) for c in conds] + body))
+                                 [Guard(c, Continue(), ipath + ("for",)) for c in conds] + body,
+                                 where=ipath + ("for",)))
             else:
                 self.problem(ipath, "an effect is a statement string, or a mapping with 'if:' or 'for:'",
                              "e.g.  - \"move(from, to)\"   or   - if: \"cond\"\\n    then: [...]")

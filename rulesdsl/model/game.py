@@ -53,6 +53,9 @@ class Rules:
     # with .source (Python) and .tree (the emit form), in the order they were made
     generated: dict = field(default_factory=dict, repr=False)
     where: object = field(default=None, repr=False)  # (path in the rule file) -> Location, for runtime errors
+    # code of generated functions -> {line: path in the rule file of the statement on that line}: a runtime error
+    # is located at the effect statement that failed, not only at the rule it belongs to
+    statements: dict = field(default_factory=dict, repr=False)
 
     def has_moves(self, S, player, step_name=None) -> bool:
         """True when `player` would have a legal (non-pass) move at the step (default: the current one)."""

@@ -16,6 +16,7 @@ class Position:
       called chance(), a tuple: the step asked for (or None), then each draw asked for as (step, inputs)
     - `calls`: while a chance step called by chance() waits for its outcome, (where play resumes once the
       draws are made, then that draw's (step, inputs), then those of the draws still waiting); else ()
+    - `left`: the seats that have left the game (leave()), in the order they left; turns pass them by
     - `changes`: a count of the writes to each part of the position: [0] the cells, then each zone and each
       variable in declaration order (see Rules.part_of). Whatever writes a part counts it, so that a value
       worked out from parts whose counts have not moved is still good (the engine keeps end checks so).
@@ -28,7 +29,7 @@ class Position:
     """
 
     __slots__ = ("cells", "zones", "vars", "player", "turn", "step", "last", "revealed", "goto", "calls", "changes",
-                 "tallies")
+                 "tallies", "left")
 
     def changed(self) -> None:
         """Count a write to every part: the position was replaced (read from a file, resampled)."""

@@ -1,10 +1,10 @@
 """What an expression reads of a position, worked out from its syntax when the rules are compiled.
 
 The answer is the parts of the position it reads (the cells, each zone and each variable, numbered as in
-Position.changes) and whether it reads whose turn it is or the turn number; or None, "anything", when it
-calls something whose reads are not declared. It may name more than the expression reads on a given
-position (both branches of a condition count), never less: that is what makes it safe to keep a value
-while the counts of the parts it reads stay where they were.
+Position.changes) and whether it reads whose turn it is, the turn number or who has left the game; or None,
+"anything", when it calls something whose reads are not declared. It may name more than the expression reads
+on a given position (both branches of a condition count), never less: that is what makes it safe to keep a
+value while the counts of the parts it reads stay where they were.
 """
 
 from __future__ import annotations
@@ -14,14 +14,15 @@ from dataclasses import dataclass
 from ..lang import ast as A
 from .values import LAST_MOVE_CODE
 
-# The names of the flow that rule code reads directly, by the code that reads them, and the code of their keys.
-_FLOW = {"S.player": "player", "S.turn": "turn", LAST_MOVE_CODE: "last"}
-_FLOW_KEYS = {"player": "S.player", "turn": "S.turn", "last": "S.last"}
+# The names of the flow that rule code reads directly, by the code that reads them, and the code of their keys
+# (`left` is a tuple, replaced, never changed, when a player leaves).
+_FLOW = {"S.player": "player", "S.turn": "turn", LAST_MOVE_CODE: "last", "F_active_players(S)": "left"}
+_FLOW_KEYS = {"player": "S.player", "turn": "S.turn", "last": "S.last", "left": "S.left"}
 
 
 @dataclass(frozen=True)
 class Reads:
-    """The parts of a position an expression reads, and which names of the flow (player, turn)."""
+    """The parts of a position an expression reads, and which names of the flow (player, turn, left)."""
 
     parts: frozenset = frozenset()
     flow: frozenset = frozenset()
@@ -33,6 +34,8 @@ class Reads:
 
 
 NOTHING = Reads()
+# What a built-in taking the state declares it reads (Builtin.reads), besides its arguments.
+_DECLARED = {"cells": Reads(frozenset([0])), "left": Reads(flow=frozenset(["left"]))}
 
 
 class ReadAnalysis:
@@ -76,9 +79,7 @@ class ReadAnalysis:
         b = self.builtins.get(name)
         if b is None or not b.state:  # a pure built-in reads only its arguments
             return NOTHING
-        if b.reads == "cells":
-            return Reads(frozenset([0]))
-        return None
+        return _DECLARED.get(b.reads)
 
 
 def key_code(reads: Reads) -> str:

@@ -116,6 +116,8 @@ class MoveRule:
     part_specs: list = field(default_factory=list)  # a compound move's parts, as written
     parts: list = field(default_factory=list)  # compiled: [(rule, inputs_fn, when_fn)]
     texts: dict = field(default_factory=dict, repr=False)  # Move -> its notation, once printed
+    # where the notation prints expressions: per field, (the params it reads, (me, *args) -> its text)
+    fields: list = field(default_factory=list, repr=False)
 
     @property
     def arg_names(self) -> list[str]:
@@ -186,6 +188,7 @@ class EndRule:
     when: Callable  # (S) -> bool
     winners: Callable | None  # (S) -> list of players; None: by score
     ties: str = "draw"  # by score: draw | share
+    draw: bool = False  # `winners: draw`: the game ends drawn (for one player too, where no winner is a loss)
     # (S) -> a value that stays the same while nothing `when` reads is written (see model/reads.py); None
     # when `when` may read anything. The engine does not ask `when` again while it stays the same.
     unchanged: Callable | None = None

@@ -119,6 +119,7 @@ LINE_FIELDS = {
     "breakdown": (optional(list_of(optional(object_of(number, "an object of numbers")), "a list per seat", 64)),
                   False),
     "rule_counts": (object_of(COUNT, "an object of counts"), True), "moves": (MOVES, True),
+    "returns": (optional(list_of(number, "a list of returns", 64)), False),
 }
 RESULT_FIELDS = {
     "winners": (optional(SEATS), False), "scores": (optional(list_of(anything, "a list of scores", 64)), False),
@@ -154,6 +155,8 @@ def seat_problem(line: dict) -> str | None:
         return f"a winner is seat {max(line['winners'])}, but the line has {seats} agents"
     if len(line["scores"]) != seats:
         return f"{len(line['scores'])} scores for {seats} agents"
+    if line.get("returns") is not None and len(line["returns"]) != seats:
+        return f"{len(line['returns'])} returns for {seats} agents"
     if line.get("breakdown") is not None and len(line["breakdown"]) != seats:
         return f"{len(line['breakdown'])} score breakdowns for {seats} agents"
     return None

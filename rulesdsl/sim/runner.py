@@ -24,12 +24,13 @@ class GameRecord:
     rule_counts: dict = field(default_factory=dict)
     ended_by: int | None = None  # index of the end rule that ended the game (None: the turn cap)
     breakdown: list | None = None  # per player, the rule file's score breakdown (named numbers)
+    returns: list | None = None  # per player, +1 win, -1 loss, 0 draw (see State.returns)
 
     def to_json(self) -> dict:
         return {"seed": self.seed, "agents": self.agents, "winners": self.winners,
                 "scores": [encode(s) for s in self.scores], "plies": self.plies, "turns": self.turns,
                 "capped": self.capped, "ended_by": self.ended_by, "breakdown": self.breakdown,
-                "rule_counts": self.rule_counts,
+                "rule_counts": self.rule_counts, "returns": self.returns,
                 "moves": self.moves}
 
 
@@ -75,7 +76,7 @@ def record_game(state, seed: int, choose, agents: list, on_move=None) -> GameRec
     play(state, choose, chance, seats, observe)
     return GameRecord(seed, agents, entries, list(state.winners or []), state.scores(), state.ply, state.turn,
                       state.capped, counts, state.ended_by,
-                      state.breakdowns() if state.rules.breakdown is not None else None)
+                      state.breakdowns() if state.rules.breakdown is not None else None, state.returns())
 
 
 def random_step(state, rng) -> None:

@@ -217,6 +217,9 @@ class Summary:
     scores: list = field(default_factory=list)
     rule_counts: dict = field(default_factory=dict)
     breakdown: list = field(default_factory=list)  # per seat: {name: total over games}
+    returns: list = field(default_factory=list)  # per seat: the total of its returns (lines that record them)
+    returned: int = 0  # games whose lines record their returns
+    losses: int = 0  # one seat: games it lost (no winner, and the rules do not call it a draw)
     elapsed: float = 0.0
     cap: int | None = None  # the turn cap the games were played with
     cap_source: str = ""  # 'given', 'rule file' or 'default'
@@ -230,8 +233,15 @@ class Summary:
         for p, agent in enumerate(line["agents"]):
             self.agent_seats[agent] = self.agent_seats.get(agent, 0) + 1
             self.agent_wins[agent] = self.agent_wins.get(agent, 0) + (p in line["winners"])
+        returns = line.get("returns")
+        if returns is not None:
+            self.returned += 1
+            self.returns = [a + b for a, b in zip(self.returns or [0.0] * len(returns), returns)]
         if not line["winners"]:
-            self.draws += 1
+            if returns is not None and len(returns) == 1 and returns[0] < 0:
+                self.losses += 1  # playing alone, a game nobody won is a loss, not a draw
+            else:
+                self.draws += 1
         self.capped += bool(line["capped"])
         self.lengths.append(line["plies"])
         self.seeds.append(line["seed"])
@@ -245,6 +255,17 @@ class Summary:
             for name, value in (parts or {}).items():
                 self.breakdown[p][name] = self.breakdown[p].get(name, 0) + value
 
+    def _means(self) -> list[str]:
+        """The mean return and the mean score of seat 0, where the lines record them (scores: numbers only)."""
+        means = []
+        if self.returned:
+            means.append(f"mean return {self.returns[0] / self.returned:+.2f}")
+        scores = [s[0] for s in self.scores if s and isinstance(s[0], (int, float)) and not isinstance(s[0], bool)]
+        if scores:
+            m, sd = mean_sd(scores)
+            means.append(f"mean score {m:.2f} (sd {sd:.2f}), min {min(scores)}, max {max(scores)}")
+        return means or ["no returns or scores recorded"]
+
     def format(self) -> str:
         title = f"{self.game}" + (f" [{self.variant}]" if self.variant else "")
         lines = [f"{title}: {self.games} games, agents {','.join(self.agents)}"]
@@ -254,9 +275,13 @@ class Summary:
             lo, hi = wilson(w, self.games)
             rate = w / self.games if self.games else 0
             lines.append(f"  {name:<10} {self.agents[p]:<16} {w:>6} {rate:>7.1%}  [{lo:.1%}, {hi:.1%}]")
-        lo, hi = wilson(self.draws, self.games)
-        rate = self.draws / self.games if self.games else 0
-        lines.append(f"  {'draws':<10} {'':<16} {self.draws:>6} {rate:>7.1%}  [{lo:.1%}, {hi:.1%}]")
+        single = len(self.player_names) == 1
+        for label, n in ([("losses", self.losses)] if single else []) + [("draws", self.draws)]:
+            lo, hi = wilson(n, self.games)
+            rate = n / self.games if self.games else 0
+            lines.append(f"  {label:<10} {'':<16} {n:>6} {rate:>7.1%}  [{lo:.1%}, {hi:.1%}]")
+        if single:  # one seat: how well it played, beyond winning
+            lines.append("  " + "; ".join(self._means()))
         if len(self.agent_seats) > 1:
             for agent, seats in self.agent_seats.items():
                 w = self.agent_wins[agent]

@@ -14,12 +14,13 @@ DECLARED = [b for module in (board, links, pushing, pieces, places, showing, pla
 class GameContext:
     """The game the built-ins are bound to (their parameter `g`), with what they work out from it alone."""
 
-    __slots__ = ("game", "board", "kinds", "routes", "targets")
+    __slots__ = ("game", "board", "kinds", "routes", "targets", "lines")
 
     def __init__(self, game):
         self.game, self.board, self.kinds = game, game.board, game.kinds  # filled in place as the game compiles
         self.routes: dict = {}  # (link, cell, steps, key) -> the route (see links.route)
         self.targets: dict = {}  # a region's cells -> push_targets specialised to it (see pushing.targets_within)
+        self.lines: dict = {}  # (length, directions) -> (the lines, the lines through each cell) (see board.lines)
 
 
 def game_builtins(game) -> dict[str, Builtin]:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from ...lang.builtins import RuleValueError, refused
 from ...lang.declare import builtin
-from ..values import Cell
+from ..values import Cell, text_of
+from .places import is_cell
 
 
 @builtin("board", fold=True)
@@ -77,13 +78,34 @@ def groups(g, cells):
 
 
 @builtin("board", fold=True, shown={"directions": "all"})
-def lines(g, length, directions=None):
+def lines(g, length, directions=None, through=None):
     """Every straight line of `length` cells along the directions (a name or a list); for n-in-a-row goals.
-    Opposite directions give each line twice: list one of each pair."""
+    Opposite directions give each line twice: list one of each pair. `through`: only the lines that hold
+    this cell (the one just played, say), looked up in a table made once."""
     board = g.board
     names = board.directions if directions is None else [directions] if isinstance(directions, str) \
         else directions
-    found = []
+    try:
+        key = (length, tuple(names))
+        found = g.lines.get(key)
+    except TypeError as exc:  # a length or directions that cannot be a key (a list): not a number, no names
+        raise refused("lines", exc) from None
+    if found is None:
+        found = _lines(board, length, names)
+        if len(g.lines) >= 64:  # lengths worked out in play: keep memory bounded
+            g.lines.clear()
+        g.lines[key] = found
+    every, by_cell = found
+    if through is None:
+        return list(every)
+    if not is_cell(through):
+        raise RuleValueError(f"lines(): through= should be a cell, not {text_of(through)[:40]}")
+    return list(by_cell.get(through, ()))
+
+
+def _lines(board, length, names) -> tuple[list, dict]:
+    """The lines of `length` cells along the directions `names`, and the lines through each cell."""
+    every, by_cell = [], {}
     try:
         for d in names:
             if d not in board.rays:
@@ -91,10 +113,13 @@ def lines(g, length, directions=None):
             for c in board.cells:
                 ray = board.rays[d][c]
                 if len(ray) >= length - 1:
-                    found.append((c,) + ray[: length - 1])
+                    every.append((c,) + ray[: length - 1])
     except TypeError as exc:  # a length that is no number, directions that are no list of names
         raise refused("lines", exc) from None
-    return found
+    for line in every:
+        for c in line:
+            by_cell.setdefault(c, []).append(line)
+    return every, by_cell
 
 
 @builtin("board", fold=True)

@@ -8,6 +8,7 @@ from ...lang.builtins import RuleValueError
 from ...lang.declare import builtin
 from ...limits import MAX_CALLS
 from ..values import text_of
+from ..rules import END_TURN
 
 
 def specialise_can_move(g, known, keywords, given):
@@ -17,8 +18,7 @@ def specialise_can_move(g, known, keywords, given):
     if not isinstance(name, str) or keywords:
         return None
     if steps and name not in steps:
-        raise RuleValueError(f"no step '{name}'" + (f" ({close})" if (close := did_you_mean(name, steps))
-                                                     else f" (steps: {', '.join(steps)})"))
+        raise _no_step(name, steps)
     step = steps.get(name)
     if step is None or len(step.moves) != 1 or step.moves[0].exists is None:
         return None  # e.g. a step compiled later: the general form looks it up when called
@@ -31,7 +31,23 @@ def can_move(g, S, player, step=None):
     return g.game.has_moves(S, player, step)
 
 
-@builtin("effects", effect=True)
+def _no_step(name, steps) -> RuleValueError:
+    """The error for a step name that the file does not declare."""
+    close = did_you_mean(str(name), steps)
+    if name == END_TURN:
+        close = "end the turn with end_turn()"
+    return RuleValueError(f"no step '{name}'" + (f" ({close})" if close else f" (steps: {', '.join(steps)})"))
+
+
+def specialise_goto(g, known, keywords):
+    """goto('step') names a step the file declares: checked when the file loads."""
+    steps, name = g.game.steps, known.get(0)
+    if name is not None and steps and (not isinstance(name, str) or name not in steps):
+        raise _no_step(name, steps)
+    return None  # the general call: it needs nothing worked out
+
+
+@builtin("effects", effect=True, specialise=specialise_goto)
 def goto(g, S, step):
     """Continue at this step after the current move."""
     if not isinstance(step, str) or step not in g.game.steps:
