@@ -206,7 +206,7 @@ def test_an_end_rule_over_the_lines_through_the_last_cell_played(write):
 
 
 def test_lines_through_a_value_that_is_no_cell_is_an_error_at_the_rule(write):
-    text = TTT.replace("through=last", "through=turn * 1.5")
+    text = TTT.replace("through=last", "through=(turn + 1) * 1.5")  # asked first before the turn passes
     state = rulesdsl.load_game(write(text)).new_initial_state()
     with pytest.raises(rulesdsl.GameRuntimeError, match=r"lines\(\): through= should be a cell, not 1.5") as caught:
         state.apply("a1")

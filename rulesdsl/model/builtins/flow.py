@@ -39,7 +39,7 @@ def _no_step(name, steps) -> RuleValueError:
     return RuleValueError(f"no step '{name}'" + (f" ({close})" if close else f" (steps: {', '.join(steps)})"))
 
 
-def specialise_goto(g, known, keywords):
+def specialise_goto(g, known, keywords, given):
     """goto('step') names a step the file declares: checked when the file loads."""
     steps, name = g.game.steps, known.get(0)
     if name is not None and steps and (not isinstance(name, str) or name not in steps):
