@@ -19,6 +19,7 @@ from .engine.nodes import CHANCE
 from .engine.perft import perft
 from .engine.serialize import parse_json
 from .errors import Location, MoveError, Problem, RulesDslError, RulesError, RunStopped, UsageError, did_you_mean
+from .findings import FORMATS, FileReport, as_github, as_json, as_sarif
 from .lang.compiler import loops_called
 from .lang.emit import outline
 from .limits import DEFAULT_MAX_TURNS
@@ -160,37 +161,45 @@ def _start_state(game, args):
 
 # -- validate -----------------------------------------------------------------------------------
 def cmd_validate(args) -> int:
-    failed = False
+    text = args.format == "text"  # else: nothing but the machine-readable report on stdout
+    say = print if text else (lambda *_, **__: None)
+    reports = []
     for file in args.file:
-        problems = 0  # an unknown --variant or --option is one of the problems validate lists (exit 1)
+        report = FileReport(file)
+        reports.append(report)
         try:
             doc = load_document(file)
             game = compile_game(doc, file, args.variant, _options(args.option))
         except RulesError as exc:
-            print(exc.format(), file=sys.stderr)
-            print(f"{file}: {_count(len(exc.problems))}", file=sys.stderr)
-            failed = True
+            report.problems += exc.problems
+            say(exc.format(), file=sys.stderr)
+            say(f"{file}: {_count(len(exc.problems))}", file=sys.stderr)
             continue
-        print(f"{file}: ok - {game.summary()}")
+        report.summary = game.summary()
+        say(f"{file}: ok - {report.summary}")
         if args.variant is None:
             for name, spec in (doc.data.get("variants") or {}).items():
                 try:
                     compile_game(doc, file, name, _options(args.option))
-                    print(f"  variant {name}: ok - {(spec or {}).get('description', '')}")
+                    report.variants[name] = 0
+                    say(f"  variant {name}: ok - {(spec or {}).get('description', '')}")
                 except RulesError as exc:
-                    problems += len(exc.problems)
-                    print(f"  variant {name}: {_count(len(exc.problems))}")
-                    print(exc.format(), file=sys.stderr)
+                    report.variants[name] = len(exc.problems)
+                    report.problems += exc.problems
+                    say(f"  variant {name}: {_count(len(exc.problems))}")
+                    say(exc.format(), file=sys.stderr)
         for name, spec in (doc.data.get("options") or {}).items():
             spec = spec or {}
             choices = f" (one of {', '.join(map(str, spec['choices']))})" if spec.get("choices") else ""
             default = spec.get("default", "")
             shown = ",".join(map(str, default)) if isinstance(default, list) else default  # as --option takes it
-            print(f"  option {name}={shown!s}{choices}: {spec.get('help', '')}")
-        if problems:
-            failed = True
-            print(f"{file}: {_count(problems)}", file=sys.stderr)
-    return 1 if failed else 0
+            say(f"  option {name}={shown!s}{choices}: {spec.get('help', '')}")
+        if report.problems:
+            say(f"{file}: {_count(len(report.problems))}", file=sys.stderr)
+    if not text:
+        shown = {"json": as_json, "github": as_github, "sarif": lambda r: as_sarif(r, __version__)}[args.format]
+        print(shown(reports))
+    return 1 if any(r.problems for r in reports) else 0
 
 
 def _count(n: int) -> str:
@@ -605,6 +614,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", nargs="+", help="rule files")
     p.add_argument("--variant", help="check only this variant")
     p.add_argument("--option", action="append", metavar="NAME=VALUE")
+    p.add_argument("--format", choices=FORMATS, default="text",
+                   help="text (default), json (every problem with file, line, column, code, severity and hint), "
+                        "github (annotations for GitHub Actions) or sarif (SARIF 2.1.0, for code scanning)")
     p.set_defaults(func=cmd_validate)
 
     p = sub.add_parser("play", help="play in the terminal")

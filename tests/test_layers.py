@@ -21,7 +21,7 @@ LAYERS = [
     ["engine"],
     ["agents"],
     ["sim"],
-    ["render", "api"],
+    ["render", "api", "findings"],
     ["cli", "__main__", "__init__"],
 ]
 LAYER_OF = {name: i for i, names in enumerate(LAYERS) for name in names}

@@ -1,0 +1,87 @@
+"""What `validate` found, for programs: JSON, GitHub Actions annotations, or SARIF 2.1.0 for code scanning."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+FORMATS = ("text", "json", "github", "sarif")
+_SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+
+
+@dataclass
+class FileReport:
+    """One rule file as validate saw it: its summary when it compiled, and its problems (its variants' too)."""
+
+    file: str
+    summary: str | None = None  # None: the file itself did not compile
+    problems: list = field(default_factory=list)  # Problem
+    variants: dict = field(default_factory=dict)  # variant name -> number of problems (0: ok)
+
+
+def _severity(problem) -> str:
+    return getattr(problem, "severity", "error")
+
+
+def _problem_json(problem, file: str) -> dict:
+    loc = problem.location
+    return {"file": loc.file if loc and loc.file else file, "line": loc.line if loc else 0,
+            "column": loc.col if loc else 0, "code": problem.code, "severity": _severity(problem),
+            "message": problem.message, "hint": problem.hint}
+
+
+def as_json(reports: list[FileReport]) -> str:
+    """One JSON document: every file with its summary, variants and problems (file, line, column, code,
+    severity, message, hint)."""
+    files = [{"file": r.file, "ok": not any(_severity(p) == "error" for p in r.problems), "summary": r.summary,
+              "variants": r.variants, "problems": [_problem_json(p, r.file) for p in r.problems]} for r in reports]
+    return json.dumps({"files": files, "problems": sum(len(f["problems"]) for f in files)}, indent=2)
+
+
+def _escape(text: str, property_value: bool = False) -> str:
+    """GitHub workflow-command escaping (of a message, or of a property value, which also escapes , and :)."""
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return text.replace(":", "%3A").replace(",", "%2C") if property_value else text
+
+
+def as_github(reports: list[FileReport]) -> str:
+    """One GitHub Actions annotation per problem: shown on the line in a pull request's diff."""
+    lines = []
+    for report in reports:
+        for p in report.problems:
+            found = _problem_json(p, report.file)
+            level = "warning" if found["severity"] == "warning" else "error"
+            place = f"file={_escape(found['file'], True)}"
+            if found["line"]:
+                place += f",line={found['line']}" + (f",col={found['column']}" if found["column"] else "")
+            text = p.message + (f" (hint: {p.hint})" if p.hint else "")
+            lines.append(f"::{level} {place},title={_escape('rulesdsl ' + p.code, True)}::{_escape(text)}")
+    return "\n".join(lines)
+
+
+def _uri(file: str) -> str:
+    """A SARIF artifact location: a relative path as it is (relative to where validate ran), else a file URI."""
+    path = Path(file)
+    return path.as_uri() if path.is_absolute() else path.as_posix()
+
+
+def as_sarif(reports: list[FileReport], version: str) -> str:
+    """A SARIF 2.1.0 log with one result per problem, its rule the problem's code."""
+    results, codes = [], {}
+    for report in reports:
+        for p in report.problems:
+            found = _problem_json(p, report.file)
+            codes.setdefault(p.code, {"id": p.code, "shortDescription": {"text": f"rulesdsl problem '{p.code}' "
+                                                                                  "(see docs/errors.md)"}})
+            region = {"startLine": max(1, found["line"])}
+            if found["column"]:
+                region["startColumn"] = found["column"]
+            message = p.message + (f" (hint: {p.hint})" if p.hint else "")
+            results.append({"ruleId": p.code, "level": "warning" if found["severity"] == "warning" else "error",
+                            "message": {"text": message},
+                            "locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(found["file"])},
+                                                                "region": region}}]})
+    run = {"tool": {"driver": {"name": "rulesdsl", "version": version, "rules": list(codes.values())}},
+           "results": results}
+    return json.dumps({"$schema": _SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}, indent=2)
