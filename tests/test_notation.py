@@ -271,7 +271,7 @@ def test_a_text_like_no_move_is_malformed_and_the_templates_are_listed(coins, te
     state = coins.new_initial_state()
     error = refused(state, text)
     assert error.kind == MoveError.MALFORMED
-    assert error.reason == "not a move of this game here; moves look like 'Drop {c}', 'pass', 'pay {n} coins'"
+    assert error.reason == "not a move of this game here; moves look like 'Drop <c>', 'pass', 'pay <n> coins'"
     assert error.hint == "legal now: " + ", ".join(legal(state))
 
 
@@ -294,7 +294,7 @@ def test_a_chance_outcome_is_named_like_a_move(sealed):
     assert str(outcome) == "prize 4" and outcome.player == CHANCE
     error = refused(state, "prize 9")
     assert (error.kind, error.reason) == (MoveError.ILLEGAL, "'9' is not a possible value here")
-    assert refused(state, "bid 1").reason == "not a move of this game here; moves look like 'prize {value}'"
+    assert refused(state, "bid 1").reason == "not a move of this game here; moves look like 'prize <value>'"
 
 
 def test_a_simultaneous_choice_is_read_for_the_player_named(sealed):

@@ -162,9 +162,15 @@ def _explain(state, step, wanted: str, player, candidates) -> MoveError:
         else:
             reason = why or f"the rule '{rule.name}' requires {description}"
         return IllegalMove(wanted, reason, _examples(candidates))
-    templates = sorted({r.template for r in rules})
+    shapes = sorted({_shape(r.template) for r in rules})
     return MalformedMove(wanted, "not a move of this game here; moves look like "
-                         + ", ".join(f"'{t}'" for t in templates), _examples(candidates))
+                         + ", ".join(f"'{t}'" for t in shapes), _examples(candidates))
+
+
+def _shape(template: str) -> str:
+    """A notation template as a player reads it: each field {c.square} as <square>."""
+    return re.sub(r"\{([^{}]*)\}", lambda m: "<" + (re.findall(r"[A-Za-z_]\w*", m.group(1)) or ["value"])[-1] + ">",
+                  template)
 
 
 def _examples(candidates, limit: int = 8) -> str:

@@ -29,6 +29,7 @@ from .rules import EndRule
 from .scans import located_scan
 from .values import LAST_MOVE_CODE, Cell, last_move_record, text_of
 
+_WINNERS_WORDS = ("highest_score", "draw")  # what `winners:` may be besides an expression
 _LIMIT_HINT = "rule files are bounded in what they may build and how long they may run: see 'Names and limits' in " \
               "the language reference"
 
@@ -581,6 +582,13 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
             when = self.expr(path + ("when",), spec.get("when"), scope)
             winners = spec.get("winners", "highest_score")
             winners_fn = None
+            if isinstance(winners, str) and winners.isidentifier() and scope.lookup(winners) is None \
+                    and close_names(winners, _WINNERS_WORDS) and winners not in _WINNERS_WORDS:
+                self.problem(path + ("winners",), f"unknown winners '{winners}'",
+                             suggestion(close_names(winners, _WINNERS_WORDS)) + " (winners: highest_score, draw, or "
+                             "an expression giving the winning seats)", code="unknown_name",
+                             fields={"name": winners, "candidates": tuple(close_names(winners, _WINNERS_WORDS))})
+                continue
             if winners == "draw":
                 winners_fn = self.lambda_("S, me=None", "[]", f"end {k + 1}")
             elif winners != "highest_score":
