@@ -114,6 +114,20 @@ def _known_keys(error) -> list:
     return list((error.schema.get("properties") or {}).keys())
 
 
+def _parents(error, key: str) -> list:
+    """The keys allowed where an additionalProperties failure happened under which `key` is allowed: where a key
+    written one level too shallow belongs (steps under flow, cells under board)."""
+    root, found = rule_schema(), []
+    for name, sub in (error.schema.get("properties") or {}).items():
+        for _ in range(8):  # follow $refs
+            if not isinstance(sub, dict) or "$ref" not in sub:
+                break
+            sub = _resolve(root, sub["$ref"])
+        if isinstance(sub, dict) and key in (sub.get("properties") or {}):
+            found.append(name)
+    return found
+
+
 def _unknown_keys(error) -> list:
     """The keys of the mapping that an additionalProperties failure refuses."""
     allowed = error.schema.get("properties") or {}
@@ -145,7 +159,10 @@ def _message(error, doc: Document, subject=None) -> tuple[str, dict, str, str | 
     if error.validator == "additionalProperties":
         known = _known_keys(error)
         close = close_names(str(subject), known)
-        hint = suggestion(close) or (f"allowed here: {', '.join(known)}" if known else None)
+        parents = [] if close else _parents(error, str(subject))
+        hint = suggestion(close) or (f"'{subject}' belongs under {' or '.join(repr(p) for p in parents)}: indent it "
+                                     f"there" if parents else None) or \
+            (f"allowed here: {', '.join(known)}" if known else None)
         inside = f"in {where}" if path else "at the top level"
         return "schema_unknown_key", {"path": path, "key": subject, "candidates": close, "allowed": known}, \
             f"unknown key '{subject}' {inside}", hint, True
