@@ -27,6 +27,7 @@ from .loading import bundled_games, load_document, resolve_path
 from .model.builtins import builtin_reference
 from .render import render_state
 from .sim.log import make_log, read_log, replay
+from .sim.checkplay import check_by_playing
 from .sim.profile import profile_games
 from .sim.records import MAX_COUNT, MAX_SEED, RESULTS_HINT, numbered_results, read_text, rules_named_by, same_rules
 from .sim.report import by_variant, rule_coverage, write_report
@@ -163,6 +164,7 @@ def _start_state(game, args):
 def cmd_validate(args) -> int:
     text = args.format == "text"  # else: nothing but the machine-readable report on stdout
     say = print if text else (lambda *_, **__: None)
+    games = args.play if args.play is not None else 0 if text else CI_PLAYOUTS
     reports = []
     for file in args.file:
         report = FileReport(file)
@@ -177,12 +179,14 @@ def cmd_validate(args) -> int:
             continue
         report.summary = game.summary()
         say(f"{file}: ok - {report.summary}")
+        _play_check(game, file, games, report, say)
         if args.variant is None:
             for name, spec in (doc.data.get("variants") or {}).items():
                 try:
-                    compile_game(doc, file, name, _options(args.option))
+                    variant = compile_game(doc, file, name, _options(args.option))
                     report.variants[name] = 0
                     say(f"  variant {name}: ok - {(spec or {}).get('description', '')}")
+                    _play_check(variant, file, games, report, say)
                 except RulesError as exc:
                     report.variants[name] = len(exc.problems)
                     report.problems += exc.problems
@@ -199,7 +203,19 @@ def cmd_validate(args) -> int:
     if not text:
         shown = {"json": as_json, "github": as_github, "sarif": lambda r: as_sarif(r, __version__)}[args.format]
         print(shown(reports))
-    return 1 if any(r.problems for r in reports) else 0
+    failing = ("error", "warning") if args.strict else ("error",)
+    return 1 if any(p.severity in failing for r in reports for p in r.problems) else 0
+
+
+def _play_check(game, file: str, games: int, report, say) -> None:
+    """validate --play: random games of one compiled game (a variant's too), their problems added to `report`."""
+    if games <= 0:
+        return
+    problems, summary = check_by_playing(game, games, file)
+    say(f"  {'variant ' + game.variant + ': ' if game.variant else ''}{summary}")
+    for problem in problems:
+        say(problem.format(), file=sys.stderr)
+    report.problems += problems
 
 
 def _count(n: int) -> str:
@@ -586,6 +602,7 @@ def cmd_games(args) -> int:
 
 # -- argument parsing ----------------------------------------------------------------------------
 SEED = _whole_number(-MAX_SEED, MAX_SEED)
+CI_PLAYOUTS = 20  # validate --play's default in the formats made for CI
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -614,6 +631,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", nargs="+", help="rule files")
     p.add_argument("--variant", help="check only this variant")
     p.add_argument("--option", action="append", metavar="NAME=VALUE")
+    p.add_argument("--play", type=_at_least(0), metavar="N",
+                   help=f"then play N seeded random games of the game and of each variant: rules that fail in play "
+                        f"(errors), games that reach the turn cap and moves, steps and end rules never used "
+                        f"(warnings); default 0, or {CI_PLAYOUTS} with --format json, github or sarif")
+    p.add_argument("--strict", action="store_true", help="warnings fail the check too (exit 1)")
     p.add_argument("--format", choices=FORMATS, default="text",
                    help="text (default), json (every problem with file, line, column, code, severity and hint), "
                         "github (annotations for GitHub Actions) or sarif (SARIF 2.1.0, for code scanning)")
