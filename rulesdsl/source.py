@@ -273,6 +273,14 @@ def _quoted_before(text: str, mark):
     return None
 
 
+# PyYAML's names of what it found where it did not expect it, in a rule-file author's words.
+_TOKENS = {"?": "'?' (in YAML it starts a complex key: quote a value that begins with '?')",
+           "<block sequence start>": "the start of a list", "<block mapping start>": "the start of a mapping",
+           "<flow sequence start>": "'['", "<flow mapping start>": "'{'", "<anchor>": "an anchor ('&')",
+           "<alias>": "an alias ('*')", "<tag>": "a tag ('!')", "<block end>": "the end of a block",
+           "<document start>": "'---'", "<document end>": "'...'", "<stream end>": "the end of the file"}
+
+
 def _yaml_problem(exc: yaml.MarkedYAMLError, file: str, lines: list[str], text: str = "") -> Problem:
     """A YAML syntax error in the words of a rule-file author, at the character that explains it best."""
     problem, context = exc.problem or "", exc.context or ""
@@ -301,7 +309,7 @@ def _yaml_problem(exc: yaml.MarkedYAMLError, file: str, lines: list[str], text: 
         starts_line = not line_text[: mark.column].strip()
         message = {"<scalar>": "YAML syntax: unexpected text", "-": "YAML syntax: unexpected list item '-'",
                    "<block mapping start>": "YAML syntax: this line's indentation does not match the lines above"
-                   }.get(found, f"YAML syntax: unexpected {found}")
+                   }.get(found, f"YAML syntax: unexpected {_TOKENS.get(found, repr(found))}")
         runaway = _quoted_before(text, mark) if found == "<scalar>" else None
         if runaway is not None:  # a quote left open swallows the line break and ends at the next quote
             at = runaway.start_mark
