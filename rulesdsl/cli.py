@@ -22,8 +22,9 @@ from .errors import Location, MoveError, Problem, RulesDslError, RulesError, Run
 from .lang.compiler import loops_called
 from .lang.emit import outline
 from .limits import DEFAULT_MAX_TURNS
-from .loading import bundled_games, load_document, resolve_path
+from .loading import bundled_games, load_document, resolve_path, with_variant
 from .model.builtins import builtin_reference
+from .overrides import override_problems
 from .render import render_state
 from .sim.log import make_log, read_log, replay
 from .sim.profile import profile_games
@@ -171,16 +172,23 @@ def cmd_validate(args) -> int:
             print(f"{file}: {_count(len(exc.problems))}", file=sys.stderr)
             failed = True
             continue
-        print(f"{file}: ok - {game.summary()}")
-        if args.variant is None:
-            for name, spec in (doc.data.get("variants") or {}).items():
-                try:
-                    compile_game(doc, file, name, _options(args.option))
-                    print(f"  variant {name}: ok - {(spec or {}).get('description', '')}")
-                except RulesError as exc:
-                    problems += len(exc.problems)
-                    print(f"  variant {name}: {_count(len(exc.problems))}")
-                    print(exc.format(), file=sys.stderr)
+        warnings = override_problems(with_variant(doc, args.variant))
+        variants = []  # each variant's line; its problems go to stderr
+        for name, spec in (doc.data.get("variants") or {}).items() if args.variant is None else ():
+            try:
+                compile_game(doc, file, name, _options(args.option))
+                variants.append(f"  variant {name}: ok - {(spec or {}).get('description', '')}")
+                warnings += override_problems(with_variant(doc, name))
+            except RulesError as exc:
+                problems += len(exc.problems)
+                variants.append(f"  variant {name}: {_count(len(exc.problems))}")
+                print(exc.format(), file=sys.stderr)
+        for warning in sorted({p for p in warnings if p.severity == "warning"}, key=Problem.sort_key):
+            print(warning.format(), file=sys.stderr)  # a variant's warnings repeat its overlay's: once each
+        # 'ok' only when every variant compiles too
+        print(f"{file}: {'ok' if not problems else _count(problems) + ' in its variants'} - {game.summary()}")
+        for line in variants:
+            print(line)
         for name, spec in (doc.data.get("options") or {}).items():
             spec = spec or {}
             choices = f" (one of {', '.join(map(str, spec['choices']))})" if spec.get("choices") else ""

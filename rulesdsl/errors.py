@@ -48,6 +48,7 @@ class Problem:
     width: int = 1  # how many characters the caret covers
     code: str = "invalid"  # the catch-all of problems no more specific code fits
     fields: tuple = ()  # (name, value) pairs; a mapping given here is stored as pairs (hashable)
+    severity: str = "error"  # or "warning": worth saying, but the file can be used as it is
 
     def __post_init__(self):
         object.__setattr__(self, "fields", _frozen(dict(self.fields)))
@@ -62,7 +63,7 @@ class Problem:
 
     def format(self) -> str:
         head = f"{self.location}: " if self.location else ""
-        lines = [f"{head}error: {self.message}"]
+        lines = [f"{head}{self.severity}: {self.message}"]
         if self.source_line is not None and self.location and self.location.col:
             text = self.source_line.rstrip("\n")
             lines.append(f"    {text}")
