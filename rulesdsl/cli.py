@@ -23,8 +23,9 @@ from .findings import FORMATS, FileReport, as_github, as_json, as_sarif
 from .lang.compiler import loops_called
 from .lang.emit import outline
 from .limits import DEFAULT_MAX_TURNS
-from .loading import bundled_games, load_document, resolve_path
+from .loading import bundled_games, load_document, resolve_path, with_variant
 from .model.builtins import builtin_reference
+from .overrides import override_problems
 from .render import render_state
 from .sim.log import make_log, read_log, replay
 from .sim.checkplay import check_by_playing
@@ -178,20 +179,30 @@ def cmd_validate(args) -> int:
             say(f"{file}: {_count(len(exc.problems))}", file=sys.stderr)
             continue
         report.summary = game.summary()
-        say(f"{file}: ok - {report.summary}")
-        _play_check(game, file, games, report, say)
-        if args.variant is None:
-            for name, spec in (doc.data.get("variants") or {}).items():
-                try:
-                    variant = compile_game(doc, file, name, _options(args.option))
-                    report.variants[name] = 0
-                    say(f"  variant {name}: ok - {(spec or {}).get('description', '')}")
-                    _play_check(variant, file, games, report, say)
-                except RulesError as exc:
-                    report.variants[name] = len(exc.problems)
-                    report.problems += exc.problems
-                    say(f"  variant {name}: {_count(len(exc.problems))}")
-                    say(exc.format(), file=sys.stderr)
+        warnings = override_problems(with_variant(doc, args.variant))
+        lines, played, broken = [], [], 0  # the lines under the file's first one; problems found by playing
+        lines.append(_play_check(game, file, games, played))
+        for name, spec in (doc.data.get("variants") or {}).items() if args.variant is None else ():
+            try:
+                variant = compile_game(doc, file, name, _options(args.option))
+                report.variants[name] = 0
+                lines.append(f"  variant {name}: ok - {(spec or {}).get('description', '')}")
+                warnings += override_problems(with_variant(doc, name))
+                lines.append(_play_check(variant, file, games, played))
+            except RulesError as exc:
+                report.variants[name] = len(exc.problems)
+                report.problems += exc.problems
+                broken += len(exc.problems)
+                lines.append(f"  variant {name}: {_count(len(exc.problems))}")
+                say(exc.format(), file=sys.stderr)
+        # a variant's warnings repeat its overlay's: once each
+        warnings = sorted({p for p in warnings if p.severity == "warning"}, key=Problem.sort_key)
+        for problem in warnings + played:
+            say(problem.format(), file=sys.stderr)
+        report.problems += warnings + played
+        say(f"{file}: {'ok' if not broken else _count(broken) + ' in its variants'} - {report.summary}")
+        for line in filter(None, lines):  # 'ok' above only when every variant compiles too
+            say(line)
         for name, spec in (doc.data.get("options") or {}).items():
             spec = spec or {}
             choices = f" (one of {', '.join(map(str, spec['choices']))})" if spec.get("choices") else ""
@@ -207,15 +218,14 @@ def cmd_validate(args) -> int:
     return 1 if any(p.severity in failing for r in reports for p in r.problems) else 0
 
 
-def _play_check(game, file: str, games: int, report, say) -> None:
-    """validate --play: random games of one compiled game (a variant's too), their problems added to `report`."""
+def _play_check(game, file: str, games: int, found: list) -> str | None:
+    """validate --play: random games of one compiled game (a variant's too); their problems are added to
+    `found`, and the line saying what was played is returned (None: no games asked for)."""
     if games <= 0:
-        return
+        return None
     problems, summary = check_by_playing(game, games, file)
-    say(f"  {'variant ' + game.variant + ': ' if game.variant else ''}{summary}")
-    for problem in problems:
-        say(problem.format(), file=sys.stderr)
-    report.problems += problems
+    found += problems
+    return f"  {'variant ' + game.variant + ': ' if game.variant else ''}{summary}"
 
 
 def _count(n: int) -> str:

@@ -42,7 +42,9 @@ def _reroot(doc: Document, prefix: tuple, new_prefix: tuple) -> dict:
 
 
 def merge(base: Document, patch, patch_nodes: dict, at: tuple = ()) -> None:
-    """Deep-merge `patch` into `base` at path `at`: mappings merge, other values replace, null deletes."""
+    """Deep-merge `patch` into `base` at path `at`: mappings merge, other values replace, null deletes.
+
+    Keys the patch adds, and values it sets to what they were, are noted in `base.overrides`."""
     target = base.data
     for key in at:
         target = target[key]
@@ -57,6 +59,10 @@ def merge(base: Document, patch, patch_nodes: dict, at: tuple = ()) -> None:
                 base.nodes.setdefault(path, patch_nodes[path])  # a merged mapping keeps its base position
             merge(base, value, patch_nodes, path)
         else:
+            if key not in target:
+                base.overrides.append((path, "added"))
+            elif type(target[key]) is type(value) and target[key] == value:
+                base.overrides.append((path, "same"))
             _drop(base, path)
             target[key] = value
             base.nodes.update({p: i for p, i in patch_nodes.items() if p[: len(path)] == path})
@@ -216,7 +222,7 @@ def _shape_problem(data) -> str | None:
 def with_variant(doc: Document, variant: str | None) -> Document:
     """A copy of a loaded rule file with the named variant applied (None: as it is), so that a file is read
     once however many of its variants are compiled."""
-    copy = Document(deepcopy(doc.data), doc.file, dict(doc.nodes))
+    copy = Document(deepcopy(doc.data), doc.file, dict(doc.nodes), list(doc.overrides))
     if variant is not None:
         apply_variant(copy, variant)
     return copy

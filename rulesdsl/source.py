@@ -31,6 +31,9 @@ class Document:
     data: object
     file: str
     nodes: dict[Path_, NodeInfo] = field(default_factory=dict)
+    # (path, "added" | "same"): keys an overlay or a variant added, or set to the value they had, so that
+    # an override that changes nothing can be reported
+    overrides: list[tuple[Path_, str]] = field(default_factory=list)
 
     def info(self, path: Path_) -> NodeInfo | None:
         """The position of the node at `path`, or of its nearest ancestor."""

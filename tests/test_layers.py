@@ -15,7 +15,7 @@ LAYERS = [
     ["errors", "limits", "budget", "resources"],
     ["source"],
     ["schema"],
-    ["loading"],
+    ["loading", "overrides"],
     ["lang"],
     ["model"],
     ["engine"],

@@ -15,7 +15,8 @@ import pytest
 import rulesdsl
 from rulesdsl.errors import RulesError
 from rulesdsl.loading import bundled_games
-from rulesdsl.source import MAX_FILE_BYTES, MAX_YAML_DEPTH, MAX_YAML_NODES, load_text
+from rulesdsl.overrides import override_problems
+from rulesdsl.source import MAX_FILE_BYTES, MAX_YAML_DEPTH, MAX_YAML_NODES, Document, load_text
 
 from .helpers import GAMES, game_path
 
@@ -431,3 +432,15 @@ moves:
 """)
     with pytest.raises(rulesdsl.RulesError, match="an option holds at most 1,000"):
         rulesdsl.load_game(str(path), options={"heaps": [1] * 10 ** 6})
+
+
+def test_an_overlay_that_adds_as_many_unread_names_as_a_file_can_hold_is_checked_in_linear_time():
+    # each added name is looked up in words counted once, and compared with the base's names only
+    n = MAX_YAML_NODES // 2
+    lets = {"rows": "2", **{f"unread_{i}": "1" for i in range(n)}}
+    doc = Document({"let": lets, "end": [{"when": "rows > 1"}]}, "many.yaml",
+                   overrides=[(("let", f"unread_{i}"), "added") for i in range(n)])
+    start = time.monotonic()
+    problems = override_problems(doc)
+    assert time.monotonic() - start < 5
+    assert len(problems) == n and {p.code for p in problems} == {"override_unread"}

@@ -7,6 +7,7 @@ from pathlib import Path
 from ..errors import RulesError, did_you_mean
 from ..loading import load_document, with_variant
 from ..model.compile import ModelCompiler, coerce_option
+from ..overrides import override_problems
 from ..schema import rule_schema, validate_structure
 from ..source import Document
 from .game import Game
@@ -30,7 +31,7 @@ def compile_game(base: Document, path: str | Path, variant: str | None = None, o
                  max_turns: int | None = None, inline: bool = True) -> Game:
     """The game of a rule file already loaded (`base`, as load_document gives it) with a variant and options."""
     doc = with_variant(base, variant)
-    problems = validate_structure(doc)
+    problems = validate_structure(doc) + [p for p in override_problems(doc) if p.severity == "error"]
     if problems:
         raise RulesError(problems + _also_compile_problems(doc, options, variant, problems))
     rules = ModelCompiler(doc, options or {}, variant, inline).compile()
