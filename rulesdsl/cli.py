@@ -1,4 +1,5 @@
-"""The `rulesdsl` command: validate rule files, play in the terminal, simulate, profile, list moves, perft, replay."""
+"""The `rulesdsl` command: validate rule files, play in the terminal, simulate, profile, list moves, perft, replay,
+locate the JSON Schema."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ from .loading import bundled_games, load_document, resolve_path, with_variant
 from .model.builtins import builtin_reference
 from .overrides import override_problems
 from .render import render_state
+from .schema import schema_path
 from .sim.log import make_log, read_log, replay
 from .sim.checkplay import check_by_playing
 from .sim.profile import profile_games
@@ -610,6 +612,33 @@ def cmd_games(args) -> int:
     return 0
 
 
+def cmd_schema(args) -> int:
+    source = schema_path()
+    if args.write is None:
+        if args.force:
+            raise UsageError("--force replaces a schema written by --write", "add --write DIR")
+        print(source)
+        return 0
+    folder = Path(args.write)
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(f"--write {_short(args.write)} is a file, not a folder", "name a folder, e.g. --write schemas")
+    target, content = folder / source.name, source.read_bytes()
+    if target.is_dir():
+        raise UsageError(f"--write: {target} is a folder", "write the schema to another folder")
+    if target.exists() and not args.force and not _same_content(target, content):
+        raise UsageError(f"--write: {target} already exists with other content",
+                         "add --force to replace it (e.g. with the schema of this version of rulesdsl)")
+    folder.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(content)
+    print(target.resolve())
+    return 0
+
+
+def _same_content(path: Path, content: bytes) -> bool:
+    """True when the file at `path` holds exactly `content` (a file of another size is not read)."""
+    return path.stat().st_size == len(content) and path.read_bytes() == content
+
+
 # -- argument parsing ----------------------------------------------------------------------------
 SEED = _whole_number(-MAX_SEED, MAX_SEED)
 CI_PLAYOUTS = 20  # validate --play's default in the formats made for CI
@@ -739,6 +768,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("games", help="list the bundled games")
     p.set_defaults(func=cmd_games)
+
+    p = sub.add_parser("schema", help="print the path of the JSON Schema of rule files (for editors and "
+                       "check-jsonschema)")
+    p.add_argument("--write", metavar="DIR", help="copy the schema into this folder (created if needed)")
+    p.add_argument("--force", action="store_true", help="with --write: replace a schema file there that differs")
+    p.set_defaults(func=cmd_schema)
     return parser
 
 

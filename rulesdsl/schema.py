@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
+from pathlib import Path
 
 from jsonschema import Draft202012Validator
 
@@ -12,10 +13,15 @@ from .resources import package_dir
 from .source import Document
 
 
+def schema_path() -> Path:
+    """The installed JSON Schema of rule files (schemas/rules.schema.json), an absolute path."""
+    return package_dir("schemas") / "rules.schema.json"
+
+
 @lru_cache(maxsize=1)
 def rule_schema() -> dict:
     """The JSON Schema of rule files (schemas/rules.schema.json)."""
-    return json.loads((package_dir("schemas") / "rules.schema.json").read_text(encoding="utf-8"))
+    return json.loads(schema_path().read_text(encoding="utf-8"))
 
 
 @lru_cache(maxsize=1)
@@ -128,6 +134,27 @@ def _parents(error, key: str) -> list:
     return found
 
 
+def _enclosing_properties(error) -> dict:
+    """The properties declared beside a failed keyword: in its own schema or, for a keyword inside a
+    conditional ('then'/'else', as the keys only a file that is not an overlay requires), in the schema above."""
+    own = error.schema.get("properties") if isinstance(error.schema, dict) else None
+    if isinstance(own, dict):
+        return own
+    root = rule_schema()
+    node, found, names = root, {}, False  # names: node is a mapping of names (properties, $defs), not a schema
+    for part in list(error.absolute_schema_path)[:-1]:
+        if not names and isinstance(node, dict) and isinstance(node.get("properties"), dict):
+            found = node["properties"]
+        try:
+            node = node[part]
+        except (KeyError, IndexError, TypeError):
+            break
+        names = part in ("properties", "$defs", "patternProperties") and not names
+        while not names and isinstance(node, dict) and "$ref" in node:
+            node = _resolve(root, node["$ref"])
+    return found
+
+
 def _unknown_keys(error) -> list:
     """The keys of the mapping that an additionalProperties failure refuses."""
     allowed = error.schema.get("properties") or {}
@@ -167,7 +194,7 @@ def _message(error, doc: Document, subject=None) -> tuple[str, dict, str, str | 
         return "schema_unknown_key", {"path": path, "key": subject, "candidates": close, "allowed": known}, \
             f"unknown key '{subject}' {inside}", hint, True
     if error.validator == "required":
-        prop = (error.schema.get("properties") or {}).get(subject, {})
+        prop = _enclosing_properties(error).get(subject, {})
         hint = prop.get("description") if isinstance(prop, dict) else None
         return "schema_required", {"path": path, "missing": subject}, \
             f"{where} is missing {subject!r}", hint or _description(error), False

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import io
 import json
+import re
+from pathlib import Path
 
 import pytest
+import yaml
 
 from rulesdsl.cli import main
 
@@ -211,3 +214,60 @@ def test_a_list_option_on_the_command_line(capsys, tmp_path):
     code, _, err = run(capsys, "moves", str(path), "--option", "heaps=2,two")
     assert code == 2 and "item 2 of option heaps must be a whole number, got 'two'" in err
     assert "invalid literal" not in err
+
+
+def test_schema_prints_the_path_of_the_installed_schema(capsys):
+    code, out, _ = run(capsys, "schema")
+    path = Path(out.strip())
+    assert code == 0 and path.is_absolute() and path.name == "rules.schema.json"
+    assert json.loads(path.read_text(encoding="utf-8"))["title"] == "rulesdsl rule file"
+
+
+def test_schema_write_copies_it_into_a_new_folder_and_again_over_the_same_copy(capsys, tmp_path):
+    folder = tmp_path / "editor" / "schemas"
+    for _ in range(2):  # the second time the file is there, identical: nothing to refuse
+        code, out, _ = run(capsys, "schema", "--write", str(folder))
+        assert code == 0 and out.strip() == str((folder / "rules.schema.json").resolve())
+    assert (folder / "rules.schema.json").read_bytes() == (ROOT / "schemas" / "rules.schema.json").read_bytes()
+
+
+def test_schema_write_replaces_a_different_file_only_with_force(capsys, tmp_path):
+    old = tmp_path / "rules.schema.json"
+    old.write_text("{}", encoding="utf-8")
+    code, _, err = run(capsys, "schema", "--write", str(tmp_path))
+    assert code == 2 and err.startswith(f"error: --write: {old} already exists with other content\n")
+    assert "add --force" in err and old.read_text() == "{}"
+    code, _, _ = run(capsys, "schema", "--write", str(tmp_path), "--force")
+    assert code == 0 and old.read_bytes() == (ROOT / "schemas" / "rules.schema.json").read_bytes()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["schema", "--force"], "error: --force replaces a schema written by --write"),
+    (["schema", "--write", "README.md"], "error: --write 'README.md' is a file, not a folder"),
+])
+def test_schema_usage_errors(capsys, argv, message, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == "" and err.startswith(message)
+
+
+def test_validate_checks_several_files_at_once(capsys, tmp_path):
+    # the pre-commit hook passes every changed rule file to one 'rulesdsl validate'
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("game: x\n", encoding="utf-8")
+    code, out, err = run(capsys, "validate", str(ROOT / "examples" / "overlays" / "mark-rich-start.yaml"),
+                         str(broken), str(ROOT / "examples" / "tutorial" / "sixes.yaml"))
+    assert code == 1 and "mark-rich-start.yaml: ok - MARK (rich start, steep market)" in out
+    assert "sixes.yaml: ok - Sixes" in out and f"{broken}:1:1: error: the file is missing 'flow'" in err
+
+
+def test_the_pre_commit_hook_runs_validate_on_the_rule_files_given(capsys):
+    (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    assert hook["id"] == "rulesdsl-validate" and hook["language"] == "python" and hook["pass_filenames"] is True
+    files = re.compile(hook["files"])
+    assert files.search("rules/game.yaml") and files.search("game.yml") and not files.search("game.yaml.bak")
+    command, *args = hook["entry"].split()
+    assert f'{command} = "rulesdsl.cli:main"' in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    code, out, _ = run(capsys, *args, str(ROOT / "examples" / "tutorial" / "sixes.yaml"),
+                       str(ROOT / "examples" / "overlays" / "mabula-no-tiebreak.yaml"))
+    assert code == 0 and out.count(".yaml: ok - ") == 2
