@@ -211,8 +211,9 @@ def cmd_validate(args) -> int:
             default = spec.get("default", "")
             shown = ",".join(map(str, default)) if isinstance(default, list) else default  # as --option takes it
             say(f"  option {name}={shown!s}{choices}: {spec.get('help', '')}")
-        if report.problems:
-            say(f"{file}: {_count(len(report.problems))}", file=sys.stderr)
+        errors = sum(p.severity == "error" for p in report.problems)
+        if errors:
+            say(f"{file}: {_count(errors)}", file=sys.stderr)
     if not text:
         shown = {"json": as_json, "github": as_github, "sarif": lambda r: as_sarif(r, __version__)}[args.format]
         print(shown(reports))

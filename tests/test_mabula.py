@@ -155,7 +155,7 @@ def test_malformed_move_is_reported_as_such(game):
     state = at_setup(game)
     with pytest.raises(MoveError) as info:
         state.apply("push b1")
-    assert info.value.kind == "malformed" and "{from}-{to}" in info.value.reason
+    assert info.value.kind == "malformed" and "<from>-<to>" in info.value.reason
 
 
 def test_game_ends_when_neither_player_can_move(game):
