@@ -103,15 +103,6 @@ end:
 """
 
 
-@pytest.fixture
-def write(tmp_path):
-    def write(text: str, name: str = "game.yaml") -> str:
-        path = tmp_path / name
-        path.write_text(text, encoding="utf-8")
-        return str(path)
-    return write
-
-
 def probabilities(state) -> dict:
     return {str(move): p for move, p in state.chance_outcomes()}
 

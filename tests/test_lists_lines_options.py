@@ -14,15 +14,6 @@ from rulesdsl.lang.builtins import distinct, value_key
 from .helpers import notations
 
 
-@pytest.fixture
-def write(tmp_path):
-    def write(text: str, name: str = "game") -> str:
-        path = tmp_path / f"{name}.yaml"
-        path.write_text(text)
-        return str(path)
-    return write
-
-
 # -- list options ------------------------------------------------------------------------------------------------
 NIM = """
 game: Nim

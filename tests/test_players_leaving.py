@@ -42,15 +42,6 @@ end:
 
 
 @pytest.fixture
-def write(tmp_path):
-    def write(text: str, name: str = "game") -> str:
-        path = tmp_path / f"{name}.yaml"
-        path.write_text(text)
-        return str(path)
-    return write
-
-
-@pytest.fixture
 def coins(write):
     def load(next_player: str = ""):
         return rulesdsl.load_game(write(COINS.replace("NEXT_PLAYER", next_player)))

@@ -99,15 +99,6 @@ scoring:
 
 
 @pytest.fixture
-def write(tmp_path):
-    def write_text(text: str, name: str = "game.yaml") -> str:
-        path = tmp_path / name
-        path.write_text(text, encoding="utf-8")
-        return str(path)
-    return write_text
-
-
-@pytest.fixture
 def race(write):
     return rulesdsl.load_game(write(RACE.replace("VISIBLE", "visible: all")))
 
