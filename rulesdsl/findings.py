@@ -20,21 +20,17 @@ class FileReport:
     variants: dict = field(default_factory=dict)  # variant name -> number of problems (0: ok)
 
 
-def _severity(problem) -> str:
-    return getattr(problem, "severity", "error")
-
-
 def _problem_json(problem, file: str) -> dict:
     loc = problem.location
     return {"file": loc.file if loc and loc.file else file, "line": loc.line if loc else 0,
-            "column": loc.col if loc else 0, "code": problem.code, "severity": _severity(problem),
+            "column": loc.col if loc else 0, "code": problem.code, "severity": problem.severity,
             "message": problem.message, "hint": problem.hint}
 
 
 def as_json(reports: list[FileReport]) -> str:
     """One JSON document: every file with its summary, variants and problems (file, line, column, code,
     severity, message, hint)."""
-    files = [{"file": r.file, "ok": not any(_severity(p) == "error" for p in r.problems), "summary": r.summary,
+    files = [{"file": r.file, "ok": not any(p.severity == "error" for p in r.problems), "summary": r.summary,
               "variants": r.variants, "problems": [_problem_json(p, r.file) for p in r.problems]} for r in reports]
     return json.dumps({"files": files, "problems": sum(len(f["problems"]) for f in files)}, indent=2)
 
