@@ -26,7 +26,7 @@ from .lang.emit import outline
 from .limits import DEFAULT_MAX_TURNS
 from .loading import bundled_games, load_document, resolve_path, with_variant
 from .model.builtins import builtin_reference
-from .overrides import override_problems
+from .overrides import inherited_variant_problems, override_problems
 from .render import render_state
 from .schema import schema_path
 from .sim.log import make_log, read_log, replay
@@ -181,7 +181,7 @@ def cmd_validate(args) -> int:
             say(f"{file}: {_count(len(exc.problems))}", file=sys.stderr)
             continue
         report.summary = game.summary()
-        warnings = override_problems(with_variant(doc, args.variant))
+        warnings = override_problems(with_variant(doc, args.variant)) + inherited_variant_problems(doc)
         lines, played, broken = [], [], 0  # the lines under the file's first one; problems found by playing
         lines.append(_play_check(game, file, games, played))
         for name, spec in (doc.data.get("variants") or {}).items() if args.variant is None else ():

@@ -44,33 +44,64 @@ def _reroot(doc: Document, prefix: tuple, new_prefix: tuple) -> dict:
 def merge(base: Document, patch, patch_nodes: dict, at: tuple = ()) -> None:
     """Deep-merge `patch` into `base` at path `at`: mappings merge, other values replace, null deletes.
 
-    Keys the patch adds, and values it sets to what they were, are noted in `base.overrides`."""
+    What each key of the patch does is noted in `base.overrides` (see Document.overrides), so that an
+    override that changes nothing can be reported. Node positions are moved subtree by subtree, so that
+    merging is linear in the size of the two files."""
     target = base.data
     for key in at:
         target = target[key]
     for key, value in patch.items():
         path = at + (key,)
         if value is None:
-            if isinstance(target, dict):
-                target.pop(key, None)
-            _drop(base, path)
+            if isinstance(target, dict) and key in target:
+                _drop(base, path, target.pop(key))
+                base.overrides.append((path, "deleted"))
+            else:
+                base.overrides.append((path, "missing"))
+            if path in patch_nodes:  # where the deletion is written, for messages about it
+                base.nodes[path] = patch_nodes[path]
         elif isinstance(value, dict) and isinstance(target.get(key), dict):
             if path in patch_nodes:
                 base.nodes.setdefault(path, patch_nodes[path])  # a merged mapping keeps its base position
             merge(base, value, patch_nodes, path)
+        elif isinstance(value, dict) and key not in target:
+            # a new mapping is merged into an empty one, so that each of its entries is noted as added (a
+            # section the base lacks holds names to check) and a deletion in it as deleting nothing
+            base.overrides.append((path, "added"))
+            target[key] = {}
+            if path in patch_nodes:
+                base.nodes[path] = patch_nodes[path]
+            merge(base, value, patch_nodes, path)
+            if value and not target[key]:  # it only deleted keys
+                del target[key]
         else:
             if key not in target:
                 base.overrides.append((path, "added"))
             elif type(target[key]) is type(value) and target[key] == value:
                 base.overrides.append((path, "same"))
-            _drop(base, path)
+            else:
+                base.overrides.append((path, "changed"))
+            if key in target:
+                _drop(base, path, target[key])
             target[key] = value
-            base.nodes.update({p: i for p, i in patch_nodes.items() if p[: len(path)] == path})
+            base.nodes.update((p, patch_nodes[p]) for p in _paths(value, path) if p in patch_nodes)
 
 
-def _drop(doc: Document, path: tuple) -> None:
-    for p in [p for p in doc.nodes if p[: len(path)] == path]:
-        del doc.nodes[p]
+def _paths(value, path: tuple):
+    """The path of `value` and of every node inside it."""
+    yield path
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _paths(item, path + (key,))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _paths(item, path + (i,))
+
+
+def _drop(doc: Document, path: tuple, old) -> None:
+    """Forget the positions of the value `old` that stood at `path`."""
+    for p in _paths(old, path):
+        doc.nodes.pop(p, None)
 
 
 def load_document(path: str | Path, variant: str | None = None) -> Document:

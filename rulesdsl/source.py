@@ -31,8 +31,9 @@ class Document:
     data: object
     file: str
     nodes: dict[Path_, NodeInfo] = field(default_factory=dict)
-    # (path, "added" | "same"): keys an overlay or a variant added, or set to the value they had, so that
-    # an override that changes nothing can be reported
+    # (path, what): each key an overlay or a variant set, as "added" (the base lacks it), "same" (to the value it
+    # had), "changed", "deleted" (by a null) or "missing" (a null for a key the base lacks), so that an
+    # override that changes nothing can be reported
     overrides: list[tuple[Path_, str]] = field(default_factory=list)
 
     def info(self, path: Path_) -> NodeInfo | None:

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import shutil
+
+import pytest
+
 import rulesdsl
 from rulesdsl.cli import main
+from rulesdsl.loading import load_document
 
 from .helpers import ROOT, game_path
 
@@ -151,3 +156,74 @@ def test_validate_does_not_say_ok_when_a_variant_is_broken(tmp_path, capsys):
     assert out.splitlines()[0].startswith(f"{path}: 1 problem in its variants - Lines: ")
     assert out.splitlines()[1] == "  variant short: 1 problem"
     assert "'line_lenght' is not in the base game and nothing reads it" in err
+
+
+def _validate(tmp_path, capsys, text: str) -> tuple[int, str]:
+    path = tmp_path / "overlay.yaml"
+    path.write_text(text, encoding="utf-8")
+    code = main(["validate", str(path)])
+    return code, capsys.readouterr().err.replace(str(path), "overlay.yaml")
+
+
+def test_an_inherited_variant_that_the_overlay_makes_a_no_op_is_a_warning(tmp_path, capsys):
+    code, err = _validate(tmp_path, capsys, 'extends: mark\nlet:\n  rows_to_end: "4"\n')
+    assert code == 0
+    assert err.splitlines()[0] == (
+        "overlay.yaml:3:3: warning: variant 'four-row-ending', inherited from the base game, changes nothing under "
+        "this overlay, which already makes its changes; its description ('The game ends as soon as four market rows "
+        "are full.') was written for the base game")
+    assert "'variants: {four-row-ending: null}'" in err.splitlines()[1]
+    assert main(["validate", "--strict", str(tmp_path / "overlay.yaml")]) == 1
+
+
+def test_an_inherited_variant_that_undoes_the_overlay_is_a_warning(tmp_path, capsys):
+    code, err = _validate(tmp_path, capsys, 'extends: mark\nlet:\n  rows_to_end: "3"\n')
+    assert code == 0
+    assert err.splitlines()[0].startswith(
+        "overlay.yaml:3:3: warning: variant 'four-row-ending', inherited from the base game, undoes this change: it "
+        "sets 'let.rows_to_end' as the base game's variant does")
+
+
+def test_a_variant_the_overlay_describes_anew_or_that_still_changes_something_is_not_reported(tmp_path, capsys):
+    code, err = _validate(tmp_path, capsys, 'extends: mark\nlet:\n  rows_to_end: "4"\nvariants:\n'
+                          '  four-row-ending:\n    description: The same as the standard game here.\n')
+    assert (code, err) == (0, "")
+    # Mabula's 'product' variant deletes the tiebreak as this overlay does, and still changes the score
+    assert main(["validate", str(OVERLAYS / "mabula-no-tiebreak.yaml")]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_a_section_the_base_lacks_is_checked_entry_by_entry(tmp_path, capsys):
+    # the tutorial game has no 'let': each entry of a new one is checked as an added key
+    shutil.copy(ROOT / "examples/tutorial/three-in-a-row.yaml", tmp_path)
+    code, err = _validate(tmp_path, capsys, "extends: three-in-a-row.yaml\nlet:\n  size: '3'\n  unused: '4'\n"
+                          "end:\n  - when: \"size(occupied()) == size * 3\"\n    winners: '[]'\n")
+    assert code == 1
+    assert err.splitlines()[0] == "overlay.yaml:4:3: error: 'unused' is not in the base game and nothing reads it"
+
+
+def test_a_deletion_of_a_key_the_base_lacks_is_an_error_with_a_suggestion(tmp_path):
+    path = tmp_path / "overlay.yaml"
+    path.write_text("extends: mark\nlet:\n  rows_to_ned: null\n", encoding="utf-8")
+    with pytest.raises(rulesdsl.RulesError) as caught:
+        rulesdsl.load_game(path)
+    [problem] = caught.value.problems
+    assert (problem.code, problem.location.line, problem.location.col, problem.get("candidates")) == \
+        ("override_missing", 3, 3, ("rows_to_end",))
+
+
+def test_a_deletion_inside_a_section_the_base_lacks_deletes_nothing(tmp_path):
+    path = tmp_path / "overlay.yaml"
+    path.write_text("extends: mabula\nzones:\n  hand: null\n", encoding="utf-8")
+    with pytest.raises(rulesdsl.RulesError) as caught:
+        rulesdsl.load_game(path)
+    assert [(p.code, p.location.line) for p in caught.value.problems] == [("override_missing", 3)]
+
+
+def test_merged_positions_follow_the_file_that_wrote_each_key(tmp_path):
+    path = tmp_path / "overlay.yaml"
+    path.write_text("extends: mark\nlet:\n  rows_to_end: \"3\"\n  extra:\n    - 1\n", encoding="utf-8")
+    doc = load_document(path)
+    assert doc.info(("let", "rows_to_end")).loc.file == str(path)
+    assert doc.info(("let", "extra", 0)).loc.line == 5
+    assert doc.info(("data", "market")).loc.file.endswith("mark.yaml")
