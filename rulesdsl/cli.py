@@ -183,14 +183,16 @@ def cmd_validate(args) -> int:
         report.summary = game.summary()
         warnings = override_problems(with_variant(doc, args.variant)) + inherited_variant_problems(doc)
         lines, played, broken = [], [], 0  # the lines under the file's first one; problems found by playing
-        lines.append(_play_check(game, file, games, played))
+        lines.append(_play_check(lambda: compile_game(doc, file, args.variant, _options(args.option), inline=False),
+                                 file, games, played))
         for name, spec in (doc.data.get("variants") or {}).items() if args.variant is None else ():
             try:
                 variant = compile_game(doc, file, name, _options(args.option))
                 report.variants[name] = 0
                 lines.append(f"  variant {name}: ok - {(spec or {}).get('description', '')}")
                 warnings += override_problems(with_variant(doc, name))
-                lines.append(_play_check(variant, file, games, played))
+                lines.append(_play_check(lambda: compile_game(doc, file, name, _options(args.option), inline=False),
+                                         file, games, played))
             except RulesError as exc:
                 report.variants[name] = len(exc.problems)
                 report.problems += exc.problems
@@ -221,14 +223,14 @@ def cmd_validate(args) -> int:
     return 1 if any(p.severity in failing for r in reports for p in r.problems) else 0
 
 
-def _play_check(game, file: str, games: int, found: list) -> str | None:
-    """validate --play: random games of one compiled game (a variant's too); their problems are added to
-    `found`, and the line saying what was played is returned (None: no games asked for)."""
+def _play_check(compile_once, file: str, games: int, found: list) -> str | None:
+    """validate --play: random games of one game (a variant's too, compiled by `compile_once()`); their problems
+    are added to `found`, and the line saying what was played is returned (None: no games asked for)."""
     if games <= 0:
         return None
-    problems, summary = check_by_playing(game, games, file)
+    problems, summary, variant = check_by_playing(compile_once, games, file)
     found += problems
-    return f"  {'variant ' + game.variant + ': ' if game.variant else ''}{summary}"
+    return f"  {'variant ' + variant + ': ' if variant else ''}{summary}"
 
 
 def _count(n: int) -> str:
@@ -673,7 +675,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--option", action="append", metavar="NAME=VALUE")
     p.add_argument("--play", type=_at_least(0), metavar="N",
                    help=f"then play N seeded random games of the game and of each variant: rules that fail in play "
-                        f"(errors), games that reach the turn cap and moves, steps and end rules never used "
+                        f"(errors), games that reach the turn cap and moves, steps, end rules and functions never used "
                         f"(warnings); default 0, or {CI_PLAYOUTS} with --format json, github or sarif")
     p.add_argument("--strict", action="store_true", help="warnings fail the check too (exit 1)")
     p.add_argument("--format", choices=FORMATS, default="text",

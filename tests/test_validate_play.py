@@ -99,3 +99,55 @@ def test_the_bundled_games_fail_nowhere_in_play(capsys):
     for name in ("mabula", "mark"):
         code, out, err = run(capsys, "validate", game_path(name), "--play", "3")
         assert code == 0 and "error" not in err, err
+
+
+# `free` and `plus` are called in play; `twice` only by a move that no game can make.
+FUNCTIONS = """\
+game: Helpers
+players: {count: 2}
+board: {cells: [a, b, c]}
+pieces:
+  stone: {attributes: {owner: [0, 1]}}
+vars:
+  note: {init: 0}
+functions:
+  plus:
+    params: [n]
+    value: "n + 1"
+  free:
+    params: [c]
+    value: "empty(c)"
+  twice:
+    params: [n]
+    value: "2 * n"
+moves:
+  put:
+    params: {c: {in: cells}}
+    when: ["free(c)"]
+    notation: "put {c}"
+    do: ["place(piece('stone', owner=me), c)"]
+  never:
+    params: {c: {in: cells}}
+    when: ["free(c) and not free(c)"]
+    notation: "never {c}"
+    do: ["note = twice(1)"]
+flow:
+  steps:
+    play: {moves: [put, never], next: end_turn}
+end:
+  - when: "size(occupied()) == plus(2)"
+    winners: "[]"
+"""
+
+
+def test_a_function_no_game_calls_is_a_warning_at_its_definition(capsys, tmp_path):
+    path = tmp_path / "helpers.yaml"
+    path.write_text(FUNCTIONS)
+    code, out, err = run(capsys, "validate", str(path), "--play", "10", "--format", "json")
+    assert code == 0
+    problems = json.loads(out)["files"][0]["problems"]
+    dead = sorted((p["line"], p["message"]) for p in problems if p["code"] == "dead_rule")
+    twice = FUNCTIONS.splitlines().index("  twice:") + 2  # the function's body
+    never = FUNCTIONS.splitlines().index("  never:") + 2
+    assert dead == [(twice, "function 'twice' was never called in 10 random games"),
+                    (never, "move 'never' was never made in 10 random games")]

@@ -1,20 +1,25 @@
 """Seeded random games of a rule file for `validate --play`: rules that fail in play, games that reach the turn
-cap, and moves, steps and end rules that no game used."""
+cap, and moves, steps, end rules and functions that no game used."""
 
 from __future__ import annotations
+
+import cProfile
 
 from ..agents import make_agent
 from ..errors import GameRuntimeError, Location, Problem
 from .runner import play_game
 
 _SHOWN = 12  # moves up to a failure shown in its hint
+_EVALUATE_EVERY = 8  # plies between two evaluations of the position (a rule file's 'scoring: evaluation')
 
 
-def check_by_playing(game, games: int, file: str) -> tuple[list[Problem], str]:
-    """(problems, one-line summary) of `games` random games of `game`, game i played from seed i as
+def check_by_playing(compile_game, games: int, file: str) -> tuple[list[Problem], str, str | None]:
+    """(problems, one-line summary, variant) of `games` random games of the game `compile_game()` compiles (with
+    inline=False, so that each call of a function is a call), game i played from seed i as
     `rulesdsl play FILE --seats random,... --seed i` plays it: a failure is an error located at the failing
-    statement, with the seed and moves that reach it; a game stopped by the turn cap, and a move, step or end
-    rule that no game used, a warning at its definition."""
+    statement, with the seed and moves that reach it; a game stopped by the turn cap, and a move, step, end
+    rule, function or procedure that no game used, a warning at its definition."""
+    game, called = _compiled_watching(compile_game)
     rules = game.rules
     agents = [make_agent("random")] * game.num_players
     made, reached, ended_by, capped, failures, problems = set(), set(), set(), 0, 0, []
@@ -25,6 +30,8 @@ def check_by_playing(game, games: int, file: str) -> tuple[list[Problem], str]:
         made.add(move[0].name)
         reached.add(state.step)
         moves.append(str(move))
+        if rules.evaluation is not None and state.ply % _EVALUATE_EVERY == 0:
+            state.evaluations()  # what agents that evaluate positions ask: its failures and the functions it calls
 
     for seed in range(games):
         moves.clear()
@@ -63,9 +70,59 @@ def check_by_playing(game, games: int, file: str) -> tuple[list[Problem], str]:
                    if s.kind != "auto" and s.name not in reached]
         unused += [(f"end rule {i + 1} never ended a game", e.path) for i, e in enumerate(rules.end_rules)
                    if i not in ended_by]
+        unused += [(f"{word} '{name}' was never called", (f"{word}s", name)) for word, name in _functions(rules)
+                   if (word, name) not in called]
         for message, path in unused:
             problems.append(Problem(f"{message} in {games} random games", rules.where(path) if rules.where else None,
                                     "a rule no game uses may be unreachable: check the conditions that lead to it",
                                     code="dead_rule", severity="warning"))
     summary = f"played {games} random game{'s' if games != 1 else ''}: {failures} failed, {capped} reached the turn cap"
-    return problems, summary
+    return problems, summary, game.variant
+
+
+def _functions(rules):
+    """('function' | 'procedure', name) of each of the rule file's own functions and procedures."""
+    for label in rules.generated:
+        word, _, name = label.partition(" ")
+        if word in ("function", "procedure"):
+            yield word, name
+
+
+def _compiled_watching(compile_game):
+    """(game, called): the game compiled, and the set of its functions and procedures ('function', name) called
+    so far. The calls made while compiling (a 'let' computed at load) are counted by the profiler; after that,
+    each function in the game's namespace is replaced by a stand-in that notes its first call and puts the
+    function back, so that games are played at full speed."""
+    profiler = cProfile.Profile()
+    profiler.enable()
+    try:
+        game = compile_game()
+    finally:
+        profiler.disable()
+    ran = {entry.code for entry in profiler.getstats()}
+    called, namespace = set(), game.rules.namespace
+    for label, fns in game.rules.generated.items():
+        word, _, name = label.partition(" ")
+        if word not in ("function", "procedure"):
+            continue
+        if any(fn.__code__ in ran for fn in fns):
+            called.add((word, name))
+            continue
+        names = [key for key, value in namespace.items() if any(value is fn for fn in fns)]
+        stand_in = _first_call(namespace, names, (word, name), called)
+        namespace.update({key: stand_in(namespace[key]) for key in names})
+    return game, called
+
+
+def _first_call(namespace: dict, names: list, key, called: set):
+    """Stand-ins for the functions at `names` in `namespace` (the names generated code calls a function by) that,
+    at the first call of any, add `key` to `called` and put every function back."""
+    originals = {name: namespace[name] for name in names}
+
+    def wrap(fn):
+        def stand_in(*args, **kwargs):
+            called.add(key)
+            namespace.update(originals)
+            return fn(*args, **kwargs)
+        return stand_in
+    return wrap
