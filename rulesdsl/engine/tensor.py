@@ -85,7 +85,7 @@ class ObservationTensor:
                 out.append(float(len(pieces)))
                 for kind, attr, value in self._counts:
                     out.append(sum(0.0 if getattr(p, "kind", None) != kind else 1.0 if attr is None else
-                                   _match(p, attr, value) for p in pieces))
+                                   _match(p, attr, value) for p in pieces) + 0.0)
         for (holder, owners), raw in zip(self._var_places, state.vars):
             shown = seen.value(holder, raw)
             for owner in owners:
