@@ -124,6 +124,8 @@ class ActionMap:
         decisions, chances = [], []
         for step in rules.steps.values():
             if step.kind == "chance":
+                if step.arrangement is not None and _fixed(step.arrangement, start):
+                    continue  # the options name the arrangement: play never stops at this chance node
                 chances += [step.draw.rule] if step.draw is not None else \
                     [game.arrangement_rule(step)] if step.arrangement is not None else step.moves
             else:
@@ -173,6 +175,16 @@ class ActionMap:
             if found == move:
                 return action
         raise IllegalMove(str(move), "it is not a legal move of this state")
+
+
+def _fixed(arrangement, start) -> bool:
+    """Whether an arrangement is named by the rule file at the start (`fixed:`, say from an option)."""
+    if arrangement.fixed is None:
+        return False
+    try:
+        return bool(arrangement.fixed(start, CHANCE))
+    except (RuleValueError, ArithmeticError, LookupError, TypeError, ValueError, AttributeError):
+        return False
 
 
 def _unique(rules: list) -> list:

@@ -22,6 +22,9 @@ class Loaded:
         self.tensor = ObservationTensor(self.game)
         self.agents = [f"player_{seat}" for seat in range(self.game.num_players)]  # the libraries' convention
 
+    def __deepcopy__(self, memo):
+        return self  # shared by every copy of a library's state: it holds no state of a game
+
     def resolve_chance(self, state) -> None:
         """Draw chance outcomes with the state's own seeded sampler until a player is to act or the game ends."""
         while state.is_chance_node():
