@@ -34,7 +34,7 @@ class ObservationTensor:
             for attr, spec in kind.attributes.items():
                 for value in spec.get("values") or [None]:
                     self._planes.append((kind.name, attr, value))
-        self._counts = [entry for entry in self._planes]  # what a zone's place counts, besides its size
+        self._counts = list(self._planes)  # what a zone's place counts, besides its size
         self._zone_places = [(holder, [owner for owner, _ in holder.places(value)])
                              for holder, value in zip(rules.zones, game.new_initial_state().zones)]
         self._var_places = [(holder, [owner for owner, _ in holder.places(value)])
