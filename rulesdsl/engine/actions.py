@@ -14,16 +14,18 @@ from __future__ import annotations
 
 from itertools import product
 
+from .. import budget
 from ..errors import GameRuntimeError, IllegalMove, Location, Problem, RulesError
 from ..lang.builtins import RuleValueError, value_key
-from ..limits import MAX_ACTIONS
+from ..limits import LOAD_SECONDS, MAX_ACTIONS
 from ..model.rules import Move
 from ..model.values import text_of
 from .nodes import CHANCE
 
+_FAILURES = (RuleValueError, ArithmeticError, LookupError, TypeError, ValueError, AttributeError)
 _HINT = ("declare 'actions: {max_legal: N}' at the top of the file: moves of kinds whose params read the position "
          "are then numbered by their place in the legal list, N at most")
-_OUTCOME_HINT = ("declare 'actions: {max_outcomes: N}' at the top of the file: the outcomes of such a chance node "
+_HINT = ("declare 'actions: {max_outcomes: N}' at the top of the file: the outcomes of such a chance node "
                  "are then numbered by their place in its list, N at most")
 
 
@@ -183,7 +185,7 @@ def _fixed(arrangement, start) -> bool:
         return False
     try:
         return bool(arrangement.fixed(start, CHANCE))
-    except (RuleValueError, ArithmeticError, LookupError, TypeError, ValueError, AttributeError):
+    except _FAILURES:
         return False
 
 
@@ -208,49 +210,57 @@ def _numbering(rules, start, kinds: list, seats: list, cap: int | None, cap_name
         kind = _Kind(rule, offset, values)
         offset += kind.size
         if offset > MAX_ACTIONS:
-            blocker = blocker or Problem(
-                f"the moves of '{rule.name}' bring the actions to more than {MAX_ACTIONS:,}", _at(rules, rule.path),
-                "give the params smaller domains, or number the moves by place ('actions: max_legal')",
-                code="unnumbered_actions", fields={"move": rule.name})
-            break
+            raise _too_many(rules, rule.path, f"the moves of '{rule.name}' bring the actions to more than "
+                            f"{MAX_ACTIONS:,}")
         numbered.append(kind)
     return Numbering(rules, numbered, by_place, cap, ("actions", cap_name), blocker)
 
 
 def _domains(rules, start, rule, seats: list):
     """Each param's values in order, worked out from its domain for every seat and every value of the params
-    before it; (None, (why, location)) when a domain reads the position (or the kind has parts or inputs)."""
+    before it; (None, (why, location)) when a domain reads the position (or the kind has parts or inputs).
+    RulesError, located at the domain, when the values are too many or take too long to work out."""
     if rule.part_specs or rule.inputs or len(rule.domains) != len(rule.params):
         what = "is a compound move" if rule.part_specs else "takes inputs" if rule.inputs else \
             "draws or arranges items"
         return None, (f"'{rule.name}' {what}, so its moves cannot be numbered from its params",
                       _at(rules, rule.path))
     values: list[list] = []
+    combinations = 1  # of the values of the params before this one: the kind has at least this many moves
     for i, domain in enumerate(rule.domains):
-        combinations = 1
-        for vs in values:
-            combinations *= len(vs)
-        if not domain.fixed or combinations > MAX_ACTIONS:
+        if not domain.fixed:
             return None, (f"param '{domain.name}' of '{rule.name}' takes its values from the position, so its moves "
                           "cannot be numbered from the rule file alone", _at(rules, domain.path))
         found, keys = [], set()
-        for me in seats:
-            for earlier in product(*values[:i]):
-                try:
-                    items = list(domain.values(start, me, *earlier))
-                except (RuleValueError, ArithmeticError, LookupError, TypeError, ValueError, AttributeError):
-                    continue  # no such combination: the moves' own checks would fail the same way
-                for item in items:
-                    key = value_key(item)
-                    if key not in keys:
-                        keys.add(key)
-                        found.append(item)
-                if len(found) > MAX_ACTIONS:
-                    return None, (f"param '{domain.name}' of '{rule.name}' has more than {MAX_ACTIONS:,} values",
-                                  _at(rules, domain.path))
+        try:
+            for me in seats:
+                for earlier in product(*values[:i]):
+                    try:
+                        items = list(domain.values(start, me, *earlier))
+                    except _FAILURES:
+                        continue  # no such combination: the moves' own checks would fail the same way
+                    for item in items:
+                        key = value_key(item)
+                        if key not in keys:
+                            keys.add(key)
+                            found.append(item)
+                    if combinations * len(found) > MAX_ACTIONS:
+                        raise _too_many(rules, domain.path, f"the moves of '{rule.name}' would be more than "
+                                        f"{MAX_ACTIONS:,} actions")
+        except budget.TimeBudgetExceeded as exc:
+            raise _too_many(rules, domain.path, f"numbering the moves of '{rule.name}': {exc}") from None
         values.append(found)
+        combinations *= max(1, len(found))
     return values, None
+
+
+def _too_many(rules, path: tuple, message: str) -> RulesError:
+    return RulesError([Problem(message, _at(rules, path), "give the params smaller domains, or number the moves by "
+                               "their place in the legal list ('actions: max_legal')", code="too_many_actions")])
 
 
 def _at(rules, path: tuple) -> Location | None:
     return rules.where(path) if rules.where is not None else None
+
+
+budget.guard(ActionMap.__init__, LOAD_SECONDS, "numbering the moves as actions")
