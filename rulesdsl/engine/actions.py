@@ -25,7 +25,7 @@ from .nodes import CHANCE
 _FAILURES = (RuleValueError, ArithmeticError, LookupError, TypeError, ValueError, AttributeError)
 _HINT = ("declare 'actions: {max_legal: N}' at the top of the file: moves of kinds whose params read the position "
          "are then numbered by their place in the legal list, N at most")
-_HINT = ("declare 'actions: {max_outcomes: N}' at the top of the file: the outcomes of such a chance node "
+_OUTCOME_HINT = ("declare 'actions: {max_outcomes: N}' at the top of the file: the outcomes of such a chance node "
                  "are then numbered by their place in its list, N at most")
 
 
