@@ -64,3 +64,28 @@ end:
   - when: "done"
     winners: "[p for p in players if hand[p][0].rank > hand[1 - p][0].rank]"
 """
+
+# Both players show one or two fingers at once; an even total scores for the first, odd for the second; three
+# points win. Players always choose at once: a parallel environment.
+ODDS_AND_EVENS = """
+game: Odds and evens
+players: {count: 2}
+vars:
+  points: {per: player, init: 0}
+moves:
+  show:
+    params: {fingers: "1..2"}
+    notation: "show {fingers}"
+flow:
+  steps:
+    reveal:
+      actors: "players"
+      moves: [show]
+      resolve:
+        - "scorer = 0 if (choices[0].fingers + choices[1].fingers) % 2 == 0 else 1"
+        - "points[scorer] += 1"
+      next: reveal
+end:
+  - when: "any(points[p] >= 3 for p in players)"
+    winners: "[p for p in players if points[p] >= 3]"
+"""

@@ -7,12 +7,12 @@ import pytest
 
 pytest.importorskip("pettingzoo")
 
-from pettingzoo.test import api_test  # noqa: E402
+from pettingzoo.test import api_test, parallel_api_test  # noqa: E402
 
-from rulesdsl.integrations.pettingzoo import env  # noqa: E402
+from rulesdsl.integrations.pettingzoo import env, parallel_env  # noqa: E402
 from rulesdsl.loading import bundled_games  # noqa: E402
 
-from .rl_games import TINY_POKER  # noqa: E402
+from .rl_games import ODDS_AND_EVENS, TINY_POKER  # noqa: E402
 
 GAMES = [(name, None) for name in sorted(bundled_games())] + [("mark", "four-row-ending"), ("mabula", "product")]
 
@@ -53,3 +53,22 @@ def test_chance_inside_step_follows_the_seed_given_to_reset():
     path = str(bundled_games()["mark"])
     assert _play(path, 11) == _play(path, 11)
     assert _play(path, 11) != _play(path, 12)
+
+
+def test_a_game_of_simultaneous_choices_passes_the_parallel_api_test(write):
+    parallel_api_test(parallel_env(write(ODDS_AND_EVENS)), num_cycles=20)
+
+
+def test_the_parallel_environment_applies_every_choice_at_once(write):
+    game = parallel_env(write(ODDS_AND_EVENS))
+    observations, _ = game.reset(seed=0)
+    assert [list(observations[a]["action_mask"]) for a in ("player_0", "player_1")] == [[1, 1], [1, 1]]
+    for _ in range(3):  # 1 + 1 fingers: even, a point for the first player each round
+        observations, rewards, terminations, _, _ = game.step({"player_0": 0, "player_1": 0})
+    assert rewards == {"player_0": 1.0, "player_1": -1.0}
+    assert terminations == {"player_0": True, "player_1": True} and game.agents == []
+
+
+def test_a_game_with_turns_is_no_parallel_environment(write):
+    with pytest.raises(ValueError, match="has steps where one player decides \\('act'\\)"):
+        parallel_env(write(TINY_POKER))
