@@ -71,3 +71,11 @@ def test_a_random_arrangement_cannot_be_listed_as_chance_outcomes():
     with pytest.raises(RulesError, match="'setup' draws or arranges items") as info:
         load_game("mabula")
     assert "mabula.yaml:79:9" in info.value.format()
+
+
+def test_actions_read_as_moves(poker):
+    state = poker.new_initial_state()
+    assert [state.action_to_string(pyspiel.PlayerId.CHANCE, a) for a in (0, 1, 2)] == ["deal 1", "deal 2", "deal 3"]
+    state.apply_action(0)
+    state.apply_action(5)
+    assert [state.action_to_string(0, a) for a in state.legal_actions()] == ["check", "bet"]

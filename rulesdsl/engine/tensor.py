@@ -13,7 +13,6 @@ import json
 
 from ..errors import GameRuntimeError
 from ..lang.builtins import RuleValueError
-from .nodes import CHANCE, TERMINAL
 from .observer import Hidden, Observer
 from .serialize import observation
 
@@ -90,10 +89,9 @@ class ObservationTensor:
             shown = seen.value(holder, raw)
             for owner in owners:
                 out.append(_number(shown if owner is None else shown[owner]))
-        mover = -3 if state.terminal else state.current_player()
-        acting = set(state.acting_players()) if mover >= 0 or state.is_simultaneous_node() else set()
+        acting = set(state.acting_players())  # none at a chance node or once the game is over
         out += [1.0 if p in acting else 0.0 for p in range(self.rules.num_players)]
-        out += [1.0 if mover == CHANCE else 0.0, 1.0 if state.terminal or mover == TERMINAL else 0.0]
+        out += [1.0 if state.is_chance_node() else 0.0, 1.0 if state.terminal else 0.0]
         out += [1.0 if name == state.step and not state.terminal else 0.0 for name in self._steps]
         if self.rules.features:
             out += self._features(state, seen, seat)

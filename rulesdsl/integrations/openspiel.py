@@ -6,6 +6,7 @@ import hashlib
 import re
 
 from ..engine.nodes import CHANCE, SIMULTANEOUS, TERMINAL
+from ..errors import IllegalMove
 from ..engine.tensor import information_state_string, observation_string
 from .common import Loaded
 
@@ -117,9 +118,12 @@ if pyspiel is not None:
                 self.state.apply(self.loaded.actions.move(self.state, actions[seat], seat))
 
         def _action_to_string(self, player, action):
-            numbering = self.loaded.actions.outcomes if player == pyspiel.PlayerId.CHANCE \
-                else self.loaded.actions.moves
-            return numbering.describe(action)
+            try:  # a legal action here reads as its move; another as what its number stands for
+                return str(self.loaded.actions.move(self.state, action, None if player < 0 else player))
+            except IllegalMove:
+                numbering = self.loaded.actions.outcomes if player == pyspiel.PlayerId.CHANCE \
+                    else self.loaded.actions.moves
+                return numbering.describe(action)
 
         def is_terminal(self):
             return self.state.is_terminal()
