@@ -154,3 +154,9 @@ def test_the_numbering_of_a_domain_is_the_same_in_two_fresh_loads():
     assert first.num_distinct_actions == second.num_distinct_actions
     assert [(k.rule.name, k.offset, [list(map(str, v)) for v in k.values]) for k in first.moves.kinds] == \
         [(k.rule.name, k.offset, [list(map(str, v)) for v in k.values]) for k in second.moves.kinds]
+
+
+def test_an_action_describes_its_move_or_its_place(write):
+    actions = ActionMap(load_game(write(PILES)))
+    assert [actions.moves.describe(a) for a in (0, 7, 8, 11)] == ["place a1 1", "place b2 2", "legal move 0 of take",
+                                                                  "legal move 3 of take"]

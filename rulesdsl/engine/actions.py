@@ -70,7 +70,6 @@ class Numbering:
     def __init__(self, rules, kinds: list, by_place: list, cap: int | None, cap_path: tuple, blocker: Problem | None):
         self._rules, self.kinds, self.by_place = rules, kinds, by_place
         self._of_rule = {id(k.rule): k for k in kinds}
-        self._placed = {id(rule) for rule in by_place}
         self.cap, self._cap_path, self.blocker = cap, cap_path, blocker
         self.place_offset = sum(k.size for k in kinds)
 
@@ -106,8 +105,13 @@ class Numbering:
         """What an action stands for: the move it numbers, or 'legal move N of <kinds>'."""
         for kind in self.kinds:
             if kind.offset <= action < kind.offset + kind.size:
-                return kind.rule.note(None, *kind.args(action)) if not kind.rule.lets else \
-                    f"{kind.rule.name} " + " ".join(text_of(v) for v in kind.args(action))
+                args = kind.args(action)
+                if not kind.rule.lets:
+                    try:  # the notation, where it can be printed without a seat
+                        return kind.rule.note(None, *args)
+                    except _FAILURES:
+                        pass
+                return " ".join([kind.rule.name, *map(text_of, args)])
         return f"legal move {action - self.place_offset} of {', '.join(sorted({r.name for r in self.by_place}))}"
 
     def _error(self, state, move, message: str, hint: str, at: tuple | None = None) -> GameRuntimeError:
