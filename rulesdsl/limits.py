@@ -19,6 +19,7 @@ MAX_PLAYERS = 256  # seats of one game
 MAX_OPTION_ITEMS = 1_000  # items of a list option (type: list)
 MAX_CELLS = 10_000  # cells of one board
 MAX_KEYS = 10_000  # places of one zone or variable declared with keys: (one per cell of the largest board)
+MAX_ACTIONS = 1_000_000  # integer actions of one game, or chance outcomes of one node (the length of an action mask)
 MAX_RAY_CELLS = 1_000_000  # cells of all rays of a board together (a 60 x 60 grid in 8 directions has 860,000)
 
 # Running (budgets are wall-clock seconds, multiplied by the environment variable RULESDSL_TIME_SCALE)

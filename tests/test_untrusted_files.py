@@ -444,3 +444,18 @@ def test_an_overlay_that_adds_as_many_unread_names_as_a_file_can_hold_is_checked
     problems = override_problems(doc)
     assert time.monotonic() - start < 5
     assert len(problems) == n and {p.code for p in problems} == {"override_unread"}
+
+
+def test_numbering_huge_domains_as_actions_is_refused_at_the_domain(tmp_path):
+    # two params of a million values each would make 10^12 integer actions: refused while the second domain is
+    # worked out, located at it, without listing a million values a million times
+    from rulesdsl.api import load_game
+    from rulesdsl.engine.actions import ActionMap
+
+    path = tmp_path / "huge.yaml"
+    path.write_text("game: Huge\nmoves:\n  pick:\n    params:\n      a: \"1..1000000\"\n      b: \"1..1000000\"\n"
+                    "flow:\n  steps:\n    play:\n      moves: [pick]\n      next: end_turn\n", encoding="utf-8")
+    game = load_game(str(path))
+    with pytest.raises(RulesError) as info:
+        ActionMap(game)
+    assert info.value.format().startswith(f"{path}:6:10: error: the moves of 'pick' would be more than 1,000,000")

@@ -225,6 +225,7 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
         self._moves()
         self._flow()
         self._end_and_scoring()
+        self._actions_and_features()
         self._render()
         if self.problems:
             raise RulesError(self.problems)
@@ -608,6 +609,17 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
                 code = self.expr(("scoring", key), scoring[key], self.root)
                 if code is not _FAIL:
                     setattr(r, key, self.lambda_("S, me", code, f"scoring {key}"))
+
+
+    def _actions_and_features(self):
+        """The caps of integer actions (`actions:`) and the file's own observation features (`features:`)."""
+        r = self.rules
+        caps = self.data.get("actions") or {}
+        r.max_legal, r.max_outcomes = caps.get("max_legal"), caps.get("max_outcomes")
+        for name, text in (self.data.get("features") or {}).items():
+            code = self.expr(("features", name), text, self.root)
+            if code is not _FAIL:
+                r.features.append((str(name), self.lambda_("S, me", code, f"feature {name}"), ("features", name)))
 
 
 def _code_objects(code):

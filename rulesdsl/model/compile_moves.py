@@ -14,7 +14,7 @@ from ..lang.parser import SyntaxProblem, parse
 from .compile_support import _FAIL, _flatten, _ident
 from .game import Rules
 from .parts import compound
-from .rules import InternedMoves, Move, MoveRule
+from .rules import InternedMoves, Move, MoveRule, ParamDomain
 from .values import text_of
 
 _UNKNOWN = ("unknown_function", "unknown_attribute", "unknown_option")  # names notation may lack, besides plain ones
@@ -37,6 +37,8 @@ class _Level:
     param: str | None = None
     domain: str | None = None
     index: int = 0  # the place of "param must be one of its domain" in the rule's checks
+    node: object = None  # the domain's syntax tree
+    path: tuple = ()  # where the domain is written
     lets: list[Assign] = field(default_factory=list)
     checks: list[tuple[int, _Check]] = field(default_factory=list)  # (i, check): it runs after lets[i]; -1: first
 
@@ -137,6 +139,7 @@ class MoveCompiler:
     rules: Rules
     namespace: dict
     problems: list
+    _read_analysis: Callable
 
     def _moves(self):
         moves = self.data.get("moves") or {}
@@ -225,7 +228,21 @@ class MoveCompiler:
             rule.weight = define("weight", args_sig, [Return(weight)])
         if seen_by is not None:
             rule.visible_to = define("visible", args_sig, [Return(seen_by)])
+        rule.domains = self._domains(rule, search, sig, define)
         return rule
+
+    def _domains(self, rule: MoveRule, search: _Search, sig: str, define) -> list[ParamDomain]:
+        """Each param's domain as a function of the seat and the params before it, and whether it reads the
+        position (integer actions number the values of a domain that does not, see engine/actions.py)."""
+        analysis = self._read_analysis()
+        domains = []
+        for i, level in enumerate(search.levels[1:]):
+            reads = analysis.of(level.node)
+            earlier = "".join(f", L_{p}" for p in rule.params[:i])
+            values = define(f"domain_{_ident(level.param)}", sig + earlier, [Return(level.domain)])
+            fixed = reads is not None and not reads.parts and not reads.flow
+            domains.append(ParamDomain(level.param, values, fixed, level.path))
+        return domains
 
     def _move_objects(self, rule: MoveRule) -> str:
         """Put the rule and its table of interned moves in the namespace; the rule's name there."""
@@ -286,7 +303,7 @@ class MoveCompiler:
                 self.problem(ppath, f"parameter '{pname}' uses '{sorted(later)[0]}', "
                              "which is defined after it", "order the parameters so each uses only earlier ones")
                 ok = False
-            search.levels[i + 1] = _Level(pname, code, len(search.checks))
+            search.levels[i + 1] = _Level(pname, code, len(search.checks), node=node, path=ppath)
             search.depth_of[pname] = i + 1
             search.checks.append((f"{pname} must be one of {dom}", why))
         return ok

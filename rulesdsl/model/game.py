@@ -45,6 +45,11 @@ class Rules:
     tiebreak: object = None
     evaluation: object = None  # for agents: how good a position is for 'me' (default: the score)
     breakdown: object = None  # for reports: a table of named numbers per player (e.g. points per colour)
+    # integer actions: where moves of kinds whose params are computed during play are numbered by their place in
+    # the legal list, how many places (`actions: max_legal`); chance outcomes per node (`actions: max_outcomes`)
+    max_legal: int | None = None
+    max_outcomes: int | None = None
+    features: list = field(default_factory=list)  # [(name, (S, me) -> number, path)]: the file's own features
     render_rows: list = field(default_factory=list)  # [(label, [cells])] drawn one line each
     render_hide: set = field(default_factory=set)  # variables and zones left out of the terminal picture
     namespace: dict = field(default_factory=dict, repr=False)

@@ -118,6 +118,7 @@ class MoveRule:
     texts: dict = field(default_factory=dict, repr=False)  # Move -> its notation, once printed
     # where the notation prints expressions: per field, (the params it reads, (me, *args) -> its text)
     fields: list = field(default_factory=list, repr=False)
+    domains: list = field(default_factory=list, repr=False)  # [ParamDomain] of the params, in order
 
     @property
     def arg_names(self) -> list[str]:
@@ -125,6 +126,16 @@ class MoveRule:
 
     def format(self, args, player) -> str:
         return self.note(player, *args)
+
+
+@dataclass
+class ParamDomain:
+    """A move param's domain as a function of its own, for numbering moves as integer actions."""
+
+    name: str
+    values: Callable  # (S, me, *inputs, *earlier params) -> the domain
+    fixed: bool  # reads nothing of the position: the same in every state for a given seat and earlier params
+    path: tuple  # where the domain is written
 
 
 @dataclass

@@ -1,0 +1,159 @@
+"""What a seat observes as a fixed-shape vector of numbers, and as strings: built on the Observer only.
+
+The entries, in order: board planes (for each piece kind, a plane of the cells it stands on, then one plane per
+value of each attribute declared with values, or one plane of the attribute's number); per place of each zone,
+how many pieces it holds and, where the seat sees it, how many of each kind and attribute value; per place of
+each variable, its number (0 where it is unseen or not a number); who is to move (one entry per seat, then
+chance and game over); the current step; the rule file's own `features:`.
+"""
+
+from __future__ import annotations
+
+import json
+
+from ..errors import GameRuntimeError
+from ..lang.builtins import RuleValueError
+from .observer import Hidden, Observer
+from .serialize import observation
+
+_BOUND = 1e30  # numbers are clamped to this size (a rule value may be far larger than a float)
+_FAILURES = (RuleValueError, ArithmeticError, LookupError, TypeError, ValueError, AttributeError)
+
+
+class ObservationTensor:
+    """The layout of a game's observation vectors: `size` entries, each named by describe()."""
+
+    def __init__(self, game):
+        self.game = game
+        rules = self.rules = game.rules
+        self._cells = list(rules.board.cells)
+        self._planes = []  # (kind, attribute or None, value or None): a plane over the board's cells
+        for kind in rules.kinds.values():
+            self._planes.append((kind.name, None, None))
+            for attr, spec in kind.attributes.items():
+                for value in spec.get("values") or [None]:
+                    self._planes.append((kind.name, attr, value))
+        self._counts = list(self._planes)  # what a zone's place counts, besides its size
+        self._zone_places = [(holder, [owner for owner, _ in holder.places(value)])
+                             for holder, value in zip(rules.zones, game.new_initial_state().zones)]
+        self._var_places = [(holder, [owner for owner, _ in holder.places(value)])
+                            for holder, value in zip(rules.vars, game.new_initial_state().vars)]
+        self._steps = list(rules.steps)
+        names = [f"board {_plane_name(p)} @ {c.name}" for p in self._planes for c in self._cells]
+        for holder, owners in self._zone_places:
+            for owner in owners:
+                place = holder.name if owner is None else f"{holder.name}[{owner}]"
+                names += [f"zone {place} size"] + [f"zone {place} {_plane_name(p)}" for p in self._counts]
+        for holder, owners in self._var_places:
+            names += [f"var {holder.name}" if owner is None else f"var {holder.name}[{owner}]" for owner in owners]
+        names += [f"to move {name}" for name in rules.player_names] + ["to move chance", "game over"]
+        names += [f"step {name}" for name in self._steps]
+        names += [f"feature {name}" for name, _, _ in rules.features]
+        self._names = names
+
+    @property
+    def size(self) -> int:
+        return len(self._names)
+
+    @property
+    def shape(self) -> tuple[int]:
+        return (len(self._names),)
+
+    def describe(self) -> list[str]:
+        """The name of each entry, in order."""
+        return list(self._names)
+
+    def values(self, state, seat: int) -> list[float]:
+        """The vector `seat` observes at `state` (a list of `size` floats)."""
+        seen = Observer(self.rules, seat, state.revealed)
+        out = []
+        cells = state.cells
+        for kind, attr, value in self._planes:
+            for c in self._cells:
+                piece = cells[c]
+                out.append(0.0 if piece is None or piece.kind != kind else
+                           1.0 if attr is None else _match(piece, attr, value))
+        for (holder, owners), raw in zip(self._zone_places, state.zones):
+            shown = seen.value(holder, raw)
+            for owner in owners:
+                place = shown if owner is None else shown[owner]
+                if isinstance(place, Hidden):
+                    out += [float(place.count or 0)] + [0.0] * len(self._counts)
+                    continue
+                pieces = place if isinstance(place, list) else []
+                out.append(float(len(pieces)))
+                for kind, attr, value in self._counts:
+                    out.append(sum(0.0 if getattr(p, "kind", None) != kind else 1.0 if attr is None else
+                                   _match(p, attr, value) for p in pieces) + 0.0)
+        for (holder, owners), raw in zip(self._var_places, state.vars):
+            shown = seen.value(holder, raw)
+            for owner in owners:
+                out.append(_number(shown if owner is None else shown[owner]))
+        acting = set(state.acting_players())  # none at a chance node or once the game is over
+        out += [1.0 if p in acting else 0.0 for p in range(self.rules.num_players)]
+        out += [1.0 if state.is_chance_node() else 0.0, 1.0 if state.terminal else 0.0]
+        out += [1.0 if name == state.step and not state.terminal else 0.0 for name in self._steps]
+        if self.rules.features:
+            out += self._features(state, seen, seat)
+        return out
+
+    def _features(self, state, seen: Observer, seat: int) -> list[float]:
+        """The file's own features, worked out on a copy of the state holding only what the seat sees."""
+        view = state.clone()
+        view.zones = [h.map(v, lambda o, p, h=h: p if seen.sees(h, o) else []) for h, v in zip(self.rules.zones,
+                                                                                                 state.zones)]
+        view.vars = [h.map(v, lambda o, p, h=h: p if seen.sees(h, o) else None) for h, v in zip(self.rules.vars,
+                                                                                                 state.vars)]
+        view.pending = {p: m for p, m in seen.pending(state).items() if m is not None}
+        view.last = seen.last_move(state)
+        found = []
+        for name, fn, path in self.rules.features:
+            try:
+                value = fn(view, seat)
+            except _FAILURES as exc:
+                raise self._error(state, name, path, f"feature '{name}' failed: {exc}") from None
+            if isinstance(value, bool) or isinstance(value, (int, float)):
+                found.append(_number(value))
+            else:
+                raise self._error(state, name, path, f"feature '{name}' gave {type(value).__name__} "
+                                  f"'{str(value)[:40]}', not a number")
+        return found
+
+    def _error(self, state, name, path, message):
+        where = self.rules.where
+        return GameRuntimeError(f"feature {name}", state.turn, message, where(path) if where else None,
+                                "a feature is a number or true/false, worked out from what the seat sees")
+
+
+def observation_string(state, seat: int) -> str:
+    """What `seat` sees of the position now (no history), as one line of JSON with sorted keys."""
+    seen = observation(state, seat)
+    for key in ("history", "secret", "ply"):
+        seen.pop(key, None)
+    return json.dumps(seen, sort_keys=True, separators=(",", ":"))
+
+
+def information_state_string(state, seat: int) -> str:
+    """What `seat` sees of the position and of the history that led to it, as one line of JSON."""
+    return json.dumps(observation(state, seat), sort_keys=True, separators=(",", ":"))
+
+
+def _match(piece, attr: str, value) -> float:
+    """1.0 when the piece's attribute has `value`; for an attribute without declared values, its number."""
+    found = piece.__dict__.get(attr)
+    return _number(found) if value is None else 1.0 if found == value else 0.0
+
+
+def _number(value) -> float:
+    if isinstance(value, (bool, int, float)):
+        try:
+            number = float(value)
+        except OverflowError:
+            return _BOUND if value > 0 else -_BOUND
+        return max(-_BOUND, min(_BOUND, number)) if number == number else 0.0
+    return 0.0
+
+
+def _plane_name(plane: tuple) -> str:
+    kind, attr, value = plane
+    return kind if attr is None else f"{kind}.{attr}" if value is None else f"{kind}.{attr}={value}"

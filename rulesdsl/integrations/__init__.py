@@ -1,0 +1,1 @@
+"""Rule files as environments of reinforcement-learning libraries: OpenSpiel, PettingZoo, Gymnasium."""

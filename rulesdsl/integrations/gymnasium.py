@@ -1,0 +1,90 @@
+"""A rule file as a single-agent Gymnasium environment: one seat learns against fixed rulesdsl agents."""
+
+from __future__ import annotations
+
+from ..agents import PlayerView, make_agent
+from ..engine.rng import Rng, derive_seed
+from ..render import render_state
+from .common import Loaded
+
+try:  # optional: the `rl` extra
+    import gymnasium
+    import numpy as np
+    from gymnasium import spaces
+except ImportError:  # pragma: no cover - without the extra the module is not usable
+    gymnasium = np = spaces = None
+
+
+def make(path_or_name, seat: int = 0, opponents=("random",), variant: str | None = None,
+         options: dict | None = None, render_mode: str | None = None):
+    """The environment of `seat` in a rule file's game, the other seats played by `opponents` (agent specs
+    such as 'random' or 'mcts:iterations=50', one for all or one per other seat)."""
+    if gymnasium is None:
+        raise ImportError("the Gymnasium environment needs the 'rl' extra: pip install 'rulesdsl[rl]'")
+    return SeatEnv(Loaded(path_or_name, variant, options), seat, list(opponents), render_mode)
+
+
+class SeatEnv(gymnasium.Env if gymnasium is not None else object):
+    """Observations are {"observation": the seat's tensor, "action_mask": its legal actions}; the reward is the
+    seat's return when the game ends (+1 win, -1 loss, 0 draw). An action that is not legal ends the episode
+    as a loss (-1), so that every action of the space is a valid step. Chance and the opponents' choices are
+    seeded by `reset(seed)`: the same seed and actions give the same game."""
+
+    metadata = {"render_modes": ["ansi"]}
+
+    def __init__(self, loaded: Loaded, seat: int, opponents: list, render_mode: str | None = None):
+        self.loaded, self.seat, self.render_mode = loaded, seat, render_mode
+        others = [p for p in range(loaded.game.num_players) if p != seat]
+        specs = opponents * len(others) if len(opponents) == 1 else opponents
+        if len(specs) != len(others):
+            raise ValueError(f"give one opponent for all other seats or one per seat ({len(others)})")
+        self.opponents = {p: make_agent(spec) for p, spec in zip(others, specs)}
+        self.observation_space = spaces.Dict({
+            "observation": spaces.Box(-np.inf, np.inf, (loaded.tensor.size,), np.float32),
+            "action_mask": spaces.Box(0, 1, (loaded.num_actions,), np.int8)})
+        self.action_space = spaces.Discrete(loaded.num_actions)
+        self.state, self._rngs = None, {}
+
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        seed = 0 if seed is None else seed
+        self.state = self.loaded.game.new_initial_state(seed=seed)
+        self._rngs = {p: Rng(derive_seed(seed, "agent", p)) for p in self.opponents}
+        self._others_play()
+        return self._observe(), {}
+
+    def step(self, action):
+        legal = self.loaded.actions.legal(self.state, self.seat)
+        move = legal.get(int(action))
+        if move is None:
+            return self._observe(), -1.0, True, False, {"illegal_action": int(action)}
+        self.state.apply(move)
+        self._others_play()
+        state = self.state
+        reward = state.returns()[self.seat] if state.is_terminal() else 0.0
+        return self._observe(), reward, state.is_terminal() and not state.capped, state.capped, {}
+
+    def _others_play(self) -> None:
+        """Chance and the opponents act until the seat is to choose or the game ends."""
+        state = self.state
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply(state.sample_chance())
+                continue
+            acting = state.acting_players()
+            others = [p for p in acting if p != self.seat]
+            if not others:
+                return
+            player = others[0]
+            legal = state.legal_moves(player)
+            state.apply(self.opponents[player].choose(PlayerView(state, player), legal, self._rngs[player]))
+
+    def _observe(self) -> dict:
+        mask = np.zeros(self.loaded.num_actions, np.int8)
+        if self.seat in self.state.acting_players():
+            mask[list(self.loaded.actions.legal(self.state, self.seat))] = 1
+        tensor = np.asarray(self.loaded.tensor.values(self.state, self.seat), np.float32)
+        return {"observation": tensor, "action_mask": mask}
+
+    def render(self):
+        return render_state(self.state, self.seat)

@@ -1,0 +1,55 @@
+"""The single-agent Gymnasium environment (integrations/gymnasium.py): Gymnasium's env checker, play against
+fixed agents, illegal actions and seeding."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("gymnasium")
+
+from gymnasium.utils.env_checker import check_env  # noqa: E402
+
+from rulesdsl.integrations.gymnasium import make  # noqa: E402
+from rulesdsl.loading import bundled_games  # noqa: E402
+
+from .rl_games import TINY_POKER  # noqa: E402
+
+
+@pytest.mark.parametrize("name", sorted(bundled_games()))
+def test_gymnasiums_env_checker_passes(name):
+    check_env(make(name, seat=1), skip_render_check=True)
+
+
+def test_the_seat_plays_against_a_fixed_agent(write):
+    env = make(write(TINY_POKER), seat=1, opponents=["first"])
+    observation, _ = env.reset(seed=3)
+    # 'first' checks for seat 0 (its first legal move); seat 1 may only check back
+    assert list(observation["action_mask"]) == [1, 0, 0, 0]
+    assert env.state.history_texts()[-1] == "check"
+    _, reward, terminated, truncated, _ = env.step(0)
+    assert terminated and not truncated
+    ranks = [hand[0].rank for hand in env.state.zones[1]]
+    assert reward == (1.0 if ranks[1] > ranks[0] else -1.0)
+
+
+def test_an_illegal_action_ends_the_episode_as_a_loss(write):
+    env = make(write(TINY_POKER), seat=1, opponents=["first"])
+    env.reset(seed=3)
+    _, reward, terminated, _, info = env.step(3)  # fold: there is no bet to fold to
+    assert (reward, terminated, info) == (-1.0, True, {"illegal_action": 3})
+
+
+def test_the_same_seed_gives_the_same_game():
+    def trail(seed):
+        env = make("mark", seat=0)
+        observation, _ = env.reset(seed=seed)
+        rewards = []
+        for _ in range(30):
+            action = int(observation["action_mask"].nonzero()[0][0])
+            observation, reward, terminated, truncated, _ = env.step(action)
+            rewards.append(reward)
+            if terminated or truncated:
+                break
+        return env.state.history_texts()
+    assert trail(4) == trail(4)
+    assert trail(4) != trail(5)

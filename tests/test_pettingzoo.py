@@ -1,0 +1,74 @@
+"""The PettingZoo environment of a rule file (integrations/pettingzoo.py): PettingZoo's own API test for every
+bundled game, masks, seeded chance and rewards."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("pettingzoo")
+
+from pettingzoo.test import api_test, parallel_api_test  # noqa: E402
+
+from rulesdsl.integrations.pettingzoo import env, parallel_env  # noqa: E402
+from rulesdsl.loading import bundled_games  # noqa: E402
+
+from .rl_games import ODDS_AND_EVENS, TINY_POKER  # noqa: E402
+
+GAMES = [(name, None) for name in sorted(bundled_games())] + [("mark", "four-row-ending"), ("mabula", "product")]
+
+
+@pytest.mark.parametrize("name, variant", GAMES)
+def test_pettingzoos_api_test_passes(name, variant):
+    api_test(env(name, variant), num_cycles=8)
+
+
+def test_the_mask_holds_the_legal_actions_of_the_seat_to_act_only(write):
+    game = env(write(TINY_POKER))
+    game.reset(seed=4)
+    # the cards are dealt inside reset: seat 0 checks (0) or bets (1)
+    assert game.agent_selection == "player_0"
+    assert list(game.observe("player_0")["action_mask"]) == [1, 1, 0, 0]
+    assert list(game.observe("player_1")["action_mask"]) == [0, 0, 0, 0]
+    game.step(1)
+    assert game.agent_selection == "player_1"
+    assert list(game.observe("player_1")["action_mask"]) == [0, 0, 1, 1]  # call or fold
+    game.step(3)  # fold: seat 0 wins
+    assert game.terminations == {"player_0": True, "player_1": True}
+    assert game.rewards == {"player_0": 1.0, "player_1": -1.0}
+
+
+def _play(path: str, seed: int) -> list:
+    game = env(path)
+    game.reset(seed=seed)
+    trail = []
+    for agent in game.agent_iter(max_iter=200):
+        observation, reward, terminated, truncated, _ = game.last()
+        trail.append((agent, reward, observation["observation"].tobytes()))
+        mask = observation["action_mask"]
+        game.step(None if terminated or truncated else int(mask.nonzero()[0][-1]))
+    return trail
+
+
+def test_chance_inside_step_follows_the_seed_given_to_reset():
+    path = str(bundled_games()["mark"])
+    assert _play(path, 11) == _play(path, 11)
+    assert _play(path, 11) != _play(path, 12)
+
+
+def test_a_game_of_simultaneous_choices_passes_the_parallel_api_test(write):
+    parallel_api_test(parallel_env(write(ODDS_AND_EVENS)), num_cycles=20)
+
+
+def test_the_parallel_environment_applies_every_choice_at_once(write):
+    game = parallel_env(write(ODDS_AND_EVENS))
+    observations, _ = game.reset(seed=0)
+    assert [list(observations[a]["action_mask"]) for a in ("player_0", "player_1")] == [[1, 1], [1, 1]]
+    for _ in range(3):  # 1 + 1 fingers: even, a point for the first player each round
+        observations, rewards, terminations, _, _ = game.step({"player_0": 0, "player_1": 0})
+    assert rewards == {"player_0": 1.0, "player_1": -1.0}
+    assert terminations == {"player_0": True, "player_1": True} and game.agents == []
+
+
+def test_a_game_with_turns_is_no_parallel_environment(write):
+    with pytest.raises(ValueError, match="has steps where one player decides \\('act'\\)"):
+        parallel_env(write(TINY_POKER))
