@@ -32,7 +32,7 @@ from .schema import schema_path
 from .sim.log import make_log, read_log, replay
 from .sim.checkplay import check_by_playing
 from .sim.profile import profile_games
-from .sim.records import MAX_COUNT, MAX_SEED, RESULTS_HINT, numbered_results, read_text, rules_named_by, same_rules
+from .sim.records import MAX_COUNT, MAX_SEED, RESULTS_HINT, numbered_results, read_text
 from .sim.progress import show_progress
 from .sim.replay_all import verify_all
 from .sim.report import analyse, text_report

@@ -338,3 +338,11 @@ def test_simulate_shows_progress_off_a_terminal_too(tmp_path, capsys, monkeypatc
     monkeypatch.setattr(progress, "PLAIN_EVERY", 0.0)
     _, _, err = run(capsys, "simulate", str(rules), "--games", "3", "--agents", "random,random")
     assert err.splitlines()[-1].startswith("Coin: 3 of 3 games (100%), ")
+
+
+@pytest.mark.parametrize("workers", ["0", "1025", "two"])
+def test_replay_workers_are_bounded(coin, capsys, workers):
+    _, results = coin
+    with pytest.raises(SystemExit) as exit_:
+        run(capsys, "replay", str(results), "--workers", workers)
+    assert exit_.value.code == 2 and "--workers" in capsys.readouterr().err

@@ -62,7 +62,10 @@ def t_p_value(t: float, df: float) -> float:
         return 1.0
     if math.isinf(t):
         return 0.0
-    return incomplete_beta(df / (df + t * t), df / 2, 0.5)
+    x, y = df / (df + t * t), t * t / (df + t * t)  # y = 1 - x, kept exact for a t near 0
+    if x > (df / 2 + 1) / (df / 2 + 2.5):
+        return 1.0 - incomplete_beta(y, 0.5, df / 2)
+    return incomplete_beta(x, df / 2, 0.5)
 
 
 def t_quantile(p: float, df: float) -> float:
