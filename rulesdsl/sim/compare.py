@@ -48,12 +48,15 @@ def pairing(base: Games, other: Games) -> list[int] | None:
     return [where[seed] for seed in base.seeds]
 
 
+def mean(values) -> float:
+    return sum(values) / len(values) if values else 0.0
+
+
 def differences(base: Games, other: Games, seat_names: list[str]) -> tuple[bool, list[Difference]]:
     """(paired?, the differences in game length and in each seat's win rate) of `other` against `base`."""
     order = pairing(base, other)
     lengths = other.lengths if order is None else [other.lengths[i] for i in order]
     winners = other.winners if order is None else [other.winners[i] for i in order]
-    mean = lambda values: sum(values) / len(values) if values else 0.0  # noqa: E731
     found = [Difference("game length", mean(base.lengths), mean(lengths),
                         (welch_p_value if order is None else paired_p_value)(base.lengths, lengths),
                         "Welch t test" if order is None else "paired t test")]

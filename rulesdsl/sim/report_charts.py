@@ -34,6 +34,13 @@ def _n(variant) -> str:
     return f"{variant.label} (n = {len(variant.lines)})"
 
 
+def _games(analysis) -> str:
+    """The number of games for a title: n, or n per variant."""
+    counts = {len(v.lines) for v in analysis.variants}
+    each = " per variant" if len(analysis.variants) > 1 else ""
+    return f"n = {counts.pop():,} games{each}" if len(counts) == 1 else "n per variant in the legend"
+
+
 def _win_rates(Figure, analysis):
     """Each seat's win rate per variant with its 95% Wilson interval, and the even share of the wins."""
     figure = Figure(figsize=(7, 4.2))
@@ -54,7 +61,7 @@ def _win_rates(Figure, analysis):
     ax.axhline(1 / len(seats), color="black", linestyle="--", linewidth=1, label=f"even share ({1 / len(seats):.0%})")
     agents = analysis.variants[0].lines[0]["agents"]
     ax.set_xticks(range(len(seats)), [f"{name}\n{agent}" for name, agent in zip(seats, agents)])
-    ax.set(title=f"{analysis.title}: win rate per seat (95% Wilson CI)", xlabel="seat and agent",
+    ax.set(title=f"{analysis.title}: win rate per seat (95% Wilson CI), {_games(analysis)}", xlabel="seat and agent",
            ylabel="share of games won", ylim=(0, 1))
     ax.legend(fontsize=8)
     return figure
@@ -68,7 +75,7 @@ def _lengths(Figure, analysis):
         lengths = variant.summary.lengths
         m = sum(lengths) / len(lengths)
         ax.hist(lengths, bins=30, histtype="step", linewidth=1.5, label=f"{_n(variant)}, mean {m:.1f}")
-    ax.set(title=f"{analysis.title}: game length", xlabel="moves and chance outcomes per game", ylabel="games")
+    ax.set(title=f"{analysis.title}: game length, {_games(analysis)}", xlabel="moves and chance outcomes per game", ylabel="games")
     ax.legend(fontsize=8)
     return figure
 
@@ -91,7 +98,7 @@ def _scores(Figure, analysis):
         else:
             ax.text(0.5, 0.5, "no numeric scores", ha="center", va="center", transform=ax.transAxes)
     axes[-1].set(xlabel="final score")
-    figure.suptitle(f"{analysis.title}: final scores per seat")
+    figure.suptitle(f"{analysis.title}: final scores per seat, {_games(analysis)}")
     return figure
 
 
@@ -108,7 +115,7 @@ def _variants(Figure, analysis):
         below.append(max(0.0, m - low) if finite else 0)
         above.append(max(0.0, high - m) if finite else 0)
     left.bar(labels, means, yerr=[below, above], capsize=4)
-    left.set(title="mean game length (95% CI)", xlabel="variant", ylabel="moves and chance outcomes")
+    left.set(title=f"mean game length (95% t CI), {_games(analysis)}", xlabel="variant", ylabel="moves and chance outcomes")
     for offset, name, counts in ((-0.2, "first player wins", lambda v: v.first_player_wins()),
                                  (0.2, "draws", lambda v: (v.summary.draws, len(v.lines)))):
         rates, low_err, high_err = [], [], []
@@ -124,6 +131,6 @@ def _variants(Figure, analysis):
     seats = len(analysis.variants[0].seats)
     right.axhline(1 / seats, color="black", linestyle="--", linewidth=1, label=f"even share ({1 / seats:.0%})")
     right.set_xticks(range(len(labels)), labels)
-    right.set(title="results by variant (95% CI)", xlabel="variant", ylabel="share of games", ylim=(0, 1))
+    right.set(title="results by variant (95% Wilson CI)", xlabel="variant", ylabel="share of games", ylim=(0, 1))
     right.legend(fontsize=8)
     return figure
