@@ -346,3 +346,14 @@ def test_replay_workers_are_bounded(coin, capsys, workers):
     with pytest.raises(SystemExit) as exit_:
         run(capsys, "replay", str(results), "--workers", workers)
     assert exit_.value.code == 2 and "--workers" in capsys.readouterr().err
+
+
+def test_a_results_line_with_other_seats_than_the_game_is_located(coin, capsys):
+    _, results = coin
+    lines = lines_of(results)
+    for line in lines:
+        line.update(agents=["random"] * 3, scores=[None] * 3, returns=[0.0] * 3)
+    results.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    code, out, err = run(capsys, "report", str(results))
+    assert code == 1 and out == ""
+    assert err.startswith(f"{results}:1: error: this line has 3 agents, but \"Coin\" has 2 players")

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..engine.load import argument_problems, load_game
+from ..engine.serialize import shown
 from ..errors import GameRuntimeError, Location, MoveError, Problem, RulesError
 from .compare import BASE, Games, compare_text
 from .coverage import dead_rules, steps_reached
@@ -126,7 +127,12 @@ def analyse(path: str, rules: str | None = None) -> Analysis:
         wrong = argument_problems(rules_path, variant, line.get("options") or {})
         if wrong:
             raise RulesError([Problem(f"{wrong[0]} (in {Path(rules_path).name})", Location(path, number), wrong[1])])
-        games[variant or BASE] = load_game(rules_path, variant, line.get("options") or {}, line.get("max_turns"))
+        game = games[variant or BASE] = load_game(rules_path, variant, line.get("options") or {},
+                                                  line.get("max_turns"))
+        if len(line["agents"]) != game.num_players:  # the seats the report counts are the game's
+            raise RulesError([Problem(f"this line has {len(line['agents'])} agents, but {shown(game.name)} has "
+                                      f"{game.num_players} players", Location(path, number),
+                                      f"{RESULTS_HINT}; this line is damaged, or read with another rule file")])
     variants = []
     for label, lines in by_variant([line for _, line in numbered]).items():
         game = games[label]
