@@ -8,6 +8,7 @@ import csv
 import json
 import math
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -357,3 +358,13 @@ def test_a_results_line_with_other_seats_than_the_game_is_located(coin, capsys):
     code, out, err = run(capsys, "report", str(results))
     assert code == 1 and out == ""
     assert err.startswith(f"{results}:1: error: this line has 3 agents, but \"Coin\" has 2 players")
+
+
+def test_without_matplotlib_the_text_csv_and_html_are_still_written(coin, capsys, tmp_path, monkeypatch):
+    _, results = coin
+    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)  # importing it now fails
+    code, out, err = run(capsys, "report", str(results), "--out", str(tmp_path / "png"))
+    assert code == 1 and "charts need matplotlib: pip install 'rulesdsl[report]'" in err
+    assert {p.name for p in (tmp_path / "png").iterdir()} == {"games.csv", "report.txt"}
+    code, page, _ = run(capsys, "report", str(results), "--format", "html")
+    assert code == 0 and "charts need matplotlib" in page and "data:image/png" not in page

@@ -13,19 +13,19 @@ FORMATS = ("png", "html")
 
 
 def write_report(analysis: Analysis, folder: Path, format: str = "png") -> list[Path]:
-    """Write the report of `analysis` into `folder` (created if needed) as `format`; returns the files written."""
+    """Write the report of `analysis` into `folder` (created if needed) as `format`; returns the files written.
+    The text and games.csv come first, so that they are there even when matplotlib (for the charts) is not."""
     folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    if format == "html":
-        written.append(_write(folder / "report.html", render(analysis)))
-    else:
-        for name, png in chart_images(analysis).items():
-            (folder / name).write_bytes(png)
-            written.append(folder / name)
-        written.append(_write(folder / "report.txt", text_report(analysis) + "\n"))
     with open(folder / "games.csv", "w", encoding="utf-8", newline="") as out:
         csv.writer(out).writerows(games_rows(analysis))
-    written.append(folder / "games.csv")
+    written = [folder / "games.csv"]
+    if format == "html":
+        written.append(_write(folder / "report.html", render(analysis)))
+        return written
+    written.append(_write(folder / "report.txt", text_report(analysis) + "\n"))
+    for name, png in chart_images(analysis).items():
+        (folder / name).write_bytes(png)
+        written.append(folder / name)
     return written
 
 
