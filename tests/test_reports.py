@@ -156,6 +156,32 @@ def test_mcnemar_is_the_exact_sign_test_on_the_games_that_differ():
     assert stats.mcnemar_p_value(a, b) == pytest.approx(two_sided_binomial(30, 100), rel=1e-9)
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.booleans()), min_size=1, max_size=300))
+def test_mcnemar_matches_scipys_binomial_test(pairs):
+    a, b = [x for x, _ in pairs], [y for _, y in pairs]
+    only_a = sum(x and not y for x, y in pairs)
+    only_b = sum(y and not x for x, y in pairs)
+    expected = scipy_stats.binomtest(only_a, only_a + only_b, 0.5).pvalue if only_a + only_b else 1.0
+    assert stats.mcnemar_p_value(a, b) == pytest.approx(expected, rel=1e-9)
+
+
+samples = st.lists(st.integers(0, 1000), min_size=2, max_size=60)
+
+
+@pytest.mark.filterwarnings("ignore:Precision loss:RuntimeWarning")  # SciPy's, on nearly constant samples
+@settings(max_examples=100, deadline=None)
+@given(samples, samples)
+def test_welch_and_paired_tests_match_scipy(a, b):
+    if len(set(a)) > 1 or len(set(b)) > 1:  # SciPy has no answer when both samples are constant
+        expected = scipy_stats.ttest_ind(a, b, equal_var=False).pvalue
+        assert stats.welch_p_value(a, b) == pytest.approx(expected, rel=1e-7, abs=1e-300)
+    n = min(len(a), len(b))
+    if len({y - x for x, y in zip(a[:n], b[:n])}) > 1:
+        expected = scipy_stats.ttest_rel(a[:n], b[:n]).pvalue
+        assert stats.paired_p_value(a[:n], b[:n]) == pytest.approx(expected, rel=1e-7, abs=1e-300)
+
+
 # -- shared wins, variants compared, first player -------------------------------------------------------------
 def test_shared_wins_have_their_row_and_explain_the_sum(coin, capsys):
     rules, results = coin
