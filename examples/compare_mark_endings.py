@@ -1,4 +1,4 @@
-"""Compare MARK's standard ending with the four-row ending: win rates, game length, and the difference.
+"""Compare MARK's standard ending with the four-row ending: win rates, game length, and the differences seat by seat.
 
     python examples/compare_mark_endings.py [--games 150] [--seed 1] [--agents greedy,random]
 """
@@ -10,7 +10,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import rulesdsl  # noqa: E402
-from rulesdsl.sim.simulate import compare_lengths  # noqa: E402
+from rulesdsl.sim.simulate import compare_runs  # noqa: E402
 
 MARK = Path(__file__).resolve().parent.parent / "games" / "mark.yaml"
 
@@ -28,7 +28,7 @@ def main(argv=None):
         summaries.append(summary)
         print(summary.format())
     # Both variants play the same seeds, so game i of one is compared with game i of the other.
-    print(compare_lengths(summaries))
+    print(compare_runs(summaries))
 
 
 if __name__ == "__main__":

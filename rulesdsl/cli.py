@@ -32,10 +32,14 @@ from .schema import schema_path
 from .sim.log import make_log, read_log, replay
 from .sim.checkplay import check_by_playing
 from .sim.profile import profile_games
-from .sim.records import MAX_COUNT, MAX_SEED, RESULTS_HINT, numbered_results, read_text, rules_named_by, same_rules
-from .sim.report import by_variant, rule_coverage, write_report
+from .sim.records import MAX_COUNT, MAX_SEED, RESULTS_HINT, numbered_results, read_text
+from .sim.progress import show_progress
+from .sim.replay_all import verify_all
+from .sim.report import analyse, text_report
+from .sim.report_files import FORMATS as REPORT_FORMATS, write_report
+from .sim.report_html import render as render_html
 from .sim.runner import record_game
-from .sim.simulate import RunSpec, compare_lengths, simulate
+from .sim.simulate import RunSpec, compare_runs, simulate
 
 __all__ = ["main", "build_parser", "UsageError"]  # UsageError lives in errors; kept importable from here
 
@@ -418,7 +422,7 @@ def cmd_simulate(args) -> int:
     done = _earlier_results(args, specs)
     if done:  # keep the complete lines only (a line cut short by a stopped run is dropped)
         Path(args.out).write_text("".join(json.dumps(line) + "\n" for line in done), encoding="utf-8")
-    progress = not args.quiet and sys.stderr.isatty()
+    progress = not args.quiet
     folder = Path(args.out).absolute().parent if args.out else None
     summaries = []
     out = open(args.out, "a" if done else "w", encoding="utf-8") if args.out else None
@@ -428,7 +432,7 @@ def cmd_simulate(args) -> int:
             summaries.append(summary)
             print(summary.format(), flush=True)
         if len(summaries) > 1:
-            print(compare_lengths(summaries))
+            print(compare_runs(summaries))
     except KeyboardInterrupt:
         print(f"\ninterrupted: the games finished so far are in {args.out}; add --resume to complete the run"
               if args.out else "\ninterrupted", file=sys.stderr)
@@ -489,49 +493,16 @@ def _check_same_run(numbered: list, specs: list, games: int, path: Path) -> None
                              "another --out file")
 
 
-def _results_and_rules(path: str, rules: str | None) -> tuple[list, str]:
-    """The numbered lines of a results file and the rule file to read them with (--rules, else the one they name
-    if it may be read)."""
-    numbered = numbered_results(path)
-    if not numbered:
-        raise RulesError([Problem("holds no games", Location(path), RESULTS_HINT)])
-    number, first = numbered[0]
-    folder = Path(path).absolute().parent
-    for n, line in numbered:  # one report, one game: every line names the rule file and seats of the first
-        if line["file"] != first["file"] and not same_rules(line["file"], first["file"], folder):
-            wrong = f"this line names the rule file {line['file'][:80]!r}, line {number} {first['file'][:80]!r}"
-        elif len(line["agents"]) != len(first["agents"]):
-            wrong = f"this line has {len(line['agents'])} agents, line {number} {len(first['agents'])}"
-        else:
-            continue
-        raise RulesError([Problem(wrong, Location(path, n), "a report covers the games of one game and number of "
-                                  "players: report each run on its own")])
-    return numbered, rules or str(rules_named_by(first["file"], path, Location(path, number)))
-
-
 def cmd_report(args) -> int:
-
-    numbered, rules = _results_and_rules(args.results, _given_rules(args.rules))
-    lines = [line for _, line in numbered]
-    firsts = {}  # the first line of each variant decides its game: check the variant and options it names
-    for number, line in numbered:
-        firsts.setdefault(line.get("variant"), (number, line))
-    for number, line in firsts.values():
-        _check_line_arguments(rules, line, Location(args.results, number))
-    for variant, group in by_variant(lines).items():
-        print(f"{lines[0]['game']} [{variant}]: {len(group)} games")
-        print(rule_coverage(group, rules))
+    analysis = analyse(args.results, _given_rules(args.rules))
+    if args.format == "html" and not args.out:
+        sys.stdout.write(render_html(analysis))
+        return 0
+    print(text_report(analysis))
     if args.out:
-        for path in write_report(lines, Path(args.out), rules):
+        for path in write_report(analysis, Path(args.out), args.format):
             print(f"wrote {path}")
     return 0
-
-
-def _check_line_arguments(rules: str, line: dict, where: Location) -> None:
-    """A results line's variant and options must be the rule file's own (else its game cannot be loaded)."""
-    wrong = argument_problems(rules, line.get("variant"), line.get("options") or {})
-    if wrong:
-        raise RulesError([Problem(f"{wrong[0]} (in {Path(rules).name})", where, wrong[1])])
 
 
 def _one_game(logs: list, number: int, path: str) -> list:
@@ -574,6 +545,8 @@ def cmd_replay(args) -> int:
     if args.game is not None:
         logs = _one_game(logs, args.game, args.log)
     show = args.show or args.step
+    if len(logs) > 1 and not show:
+        return _verify_all(args, logs, rules)
     bad = 0
     for i, (log, where) in enumerate(logs):
         state, problems = replay(log, args.log, rules, where)
@@ -590,6 +563,28 @@ def cmd_replay(args) -> int:
             _show_game(state, log, args.step)
     if len(logs) > 1:
         print(f"{len(logs) - bad} of {len(logs)} games replayed and verified")
+    return 1 if bad else 0
+
+
+def _verify_all(args, logs: list, rules: str | None) -> int:
+    """Replay and verify every game of a results file (on --workers processes), with progress on stderr."""
+    bad = 0
+    bar = None if args.quiet else show_progress(len(logs), f"replaying {Path(args.log).name}")
+    try:
+        checked = verify_all(logs, args.log, rules, args.workers)
+        for i, ((log, _), (moves, problems)) in enumerate(zip(logs, checked)):
+            label = f"game {log.get('index', i)}"
+            if problems:
+                bad += 1
+                print(f"{label}: replay differs: " + "; ".join(problems))
+            elif args.verbose:
+                print(f"{label}: {moves} move{'s' if moves != 1 else ''} replayed and verified")
+            if bar is not None:
+                bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+    print(f"{len(logs) - bad} of {len(logs)} games replayed and verified")
     return 1 if bad else 0
 
 
@@ -707,7 +702,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--resume", action="store_true", help="complete the run in the --out file (the same "
                    "arguments; --games may grow)")
     p.add_argument("--force", action="store_true", help="replace the --out file if it exists")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--quiet", action="store_true", help="no progress (a bar on a terminal, else a line every few "
+                   "seconds on stderr)")
     p.set_defaults(func=cmd_simulate)
 
     p = sub.add_parser("profile", help="play seeded games under a profiler: the time each rule, function and "
@@ -748,9 +744,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ir", action="store_true", help="with --show: the intermediate form instead of Python")
     p.set_defaults(func=cmd_compile)
 
-    p = sub.add_parser("report", help="charts and rule coverage for a results file")
+    p = sub.add_parser("report", help="a balance report on a results file: win rates, variants compared, first "
+                       "player, scores, game length, rule coverage; charts, games.csv, or one HTML page")
     p.add_argument("results", help="a results .jsonl written by simulate --out")
-    p.add_argument("--out", help="folder for the PNG charts and coverage.txt")
+    p.add_argument("--out", help="folder for the files: the charts (PNG), report.txt and games.csv; with --format "
+                   "html, report.html and games.csv")
+    p.add_argument("--format", choices=REPORT_FORMATS, default="png", help="png (default) or html: one "
+                   "self-contained page (printed when there is no --out)")
     p.add_argument("--rules", help="read the games with this rule file instead of the one the results name")
     p.set_defaults(func=cmd_report)
 
@@ -763,6 +763,10 @@ def build_parser() -> argparse.ArgumentParser:
                    "(the index of its line)")
     p.add_argument("--show", action="store_true", help="watch the game move by move: each move, then the position")
     p.add_argument("--step", action="store_true", help="--show, waiting for Enter before each move")
+    p.add_argument("--workers", type=_whole_number(1, 1024), default=1,
+                   help="replay a results file's games on this many processes (the output does not depend on it)")
+    p.add_argument("--quiet", action="store_true", help="no progress (a bar on a terminal, else a line every few "
+                   "seconds on stderr)")
     p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser("functions", help="list the built-in functions of the rules language")

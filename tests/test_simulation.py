@@ -81,7 +81,7 @@ def test_summary_shows_agents_caps_and_intervals(capsys):
     assert "games stopped at the turn cap: 0" in out
 
 
-def test_report_writes_charts_and_rule_coverage(capsys, tmp_path):
+def test_report_writes_charts_the_text_report_and_games_csv(capsys, tmp_path):
     pytest.importorskip("matplotlib")
     out = tmp_path / "r.jsonl"
     run(capsys, "simulate", "mark", "--games", "6", "--agents", "random,random", "--variant", "standard",
@@ -89,14 +89,17 @@ def test_report_writes_charts_and_rule_coverage(capsys, tmp_path):
     code, text, _ = run(capsys, "report", str(out), "--out", str(tmp_path / "report"))
     assert code == 0
     names = {p.name for p in (tmp_path / "report").iterdir()}
-    assert {"game-length.png", "win-rate.png", "scores.png", "variants.png", "coverage.txt"} <= names
-    assert "rule coverage over 6 games of MARK" in text and "never used:" in text
+    assert names == {"game-length.png", "win-rate.png", "scores.png", "variants.png", "report.txt", "games.csv"}
+    for variant in ("standard", "four-row-ending"):
+        assert f"rule coverage over 6 games of MARK [{variant}]" in text
+    assert "never used" in text and "four-row-ending against standard (paired by seed" in text
+    assert (tmp_path / "report" / "report.txt").read_text(encoding="utf-8") == text[:text.index("wrote ")]
     for png in ("game-length.png", "win-rate.png"):
         assert (tmp_path / "report" / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_rule_coverage_lists_rules_never_used(tmp_path):
-    from rulesdsl.sim.report import rule_coverage
+    from rulesdsl.sim.report import analyse, coverage_text
 
     path = tmp_path / "dead.yaml"
     path.write_text(open(game_path("mabula")).read().replace(
@@ -106,8 +109,9 @@ def test_rule_coverage_lists_rules_never_used(tmp_path):
     summary_out = tmp_path / "r.jsonl"
     with open(summary_out, "w") as out:
         simulate(path, 2, ["random", "random"], out=out)
-    text = rule_coverage(read_results(summary_out))
-    assert text.splitlines()[-1].startswith("never used: never")
+    [variant] = analyse(str(summary_out)).variants
+    never = path.read_text().splitlines().index("  never:") + 2  # its definition, where validate --play puts it
+    assert coverage_text(variant).splitlines()[-1] == f"  {path}:{never}:5: move 'never' was never made"
 
 
 def test_a_game_that_ends_on_its_last_allowed_turn_is_not_capped():

@@ -7,6 +7,7 @@ import cProfile
 
 from ..agents import make_agent
 from ..errors import GameRuntimeError, Location, Problem
+from .coverage import dead_rules
 from .runner import play_game
 
 _SHOWN = 12  # moves up to a failure shown in its hint
@@ -61,31 +62,12 @@ def check_by_playing(compile_game, games: int, file: str) -> tuple[list[Problem]
                                 "the end may be hard to reach: check the end conditions, or raise flow: max_turns",
                                 code="turn_cap_reached", fields={"games": capped}, severity="warning"))
     if failures < games:
-        for rule in rules.moves.values():  # a part of a compound move is made with it
-            if rule.name in made:
-                made.update(part.name for part, _, _ in rule.parts)
-        unused = [(f"move '{m.name}' was never made", m.path) for m in rules.moves.values()
-                  if m.name not in made and m.path is not None]
-        unused += [(f"step '{s.name}' was never reached", s.path) for s in rules.steps.values()
-                   if s.kind != "auto" and s.name not in reached]
-        unused += [(f"end rule {i + 1} never ended a game", e.path) for i, e in enumerate(rules.end_rules)
-                   if i not in ended_by]
-        unused += [(f"{word} '{name}' was never called", (f"{word}s", name)) for word, name in _functions(rules)
-                   if (word, name) not in called]
-        for message, path in unused:
-            problems.append(Problem(f"{message} in {games} random games", rules.where(path) if rules.where else None,
+        for message, where in dead_rules(rules, made, reached, ended_by, called):
+            problems.append(Problem(f"{message} in {games} random games", where,
                                     "a rule no game uses may be unreachable: check the conditions that lead to it",
                                     code="dead_rule", severity="warning"))
     summary = f"played {games} random game{'s' if games != 1 else ''}: {failures} failed, {capped} reached the turn cap"
     return problems, summary, game.variant
-
-
-def _functions(rules):
-    """('function' | 'procedure', name) of each of the rule file's own functions and procedures."""
-    for label in rules.generated:
-        word, _, name = label.partition(" ")
-        if word in ("function", "procedure"):
-            yield word, name
 
 
 def _compiled_watching(compile_game):

@@ -1,145 +1,280 @@
-"""Reports on a results file: PNG charts, a summary per variant, and which rules the games used."""
+"""A results file analysed for a balance report: each variant's games, summary, first player, scores, lengths and
+rule coverage, the variants compared, as text; the charts (report_charts) and the HTML page (report_html) draw on it."""
 
 from __future__ import annotations
 
+import json
+import math
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 
-from ..engine.load import load_game
-from ..errors import RulesDslError
-from ..loading import bundled_games
-from .stats import mean_sd, wilson
+from ..engine.load import argument_problems, load_game
+from ..engine.serialize import shown
+from ..errors import GameRuntimeError, Location, MoveError, Problem, RulesError
+from .compare import BASE, Games, compare_text
+from .coverage import dead_rules, steps_reached
+from .records import RESULTS_HINT, numbered_results, rules_named_by, same_rules
+from .simulate import Summary
+from .stats import mean_interval, wilson
 
 
-def _numeric(score):
+def numeric(score) -> float | None:
+    """A score as a number (a tuple score by its first part), or None when it is not one."""
     if isinstance(score, (int, float)) and not isinstance(score, bool):
         return float(score)
-    if isinstance(score, list) and score and isinstance(score[0], (int, float)):
+    if isinstance(score, list) and score and isinstance(score[0], (int, float)) and not isinstance(score[0], bool):
         return float(score[0])
     return None
 
 
 def by_variant(lines: list[dict]) -> dict:
+    """The lines of each variant, in the order the variants first appear (the first is the base of comparisons)."""
     groups = defaultdict(list)
     for line in lines:
-        groups[line.get("variant") or "(base rules)"].append(line)
+        groups[line.get("variant") or BASE].append(line)
     return dict(groups)
 
 
-def rule_coverage(lines: list[dict], rules_path=None) -> str:
-    """How often each move kind, chance step and end rule was used; those never used are listed.
+@dataclass
+class Variant:
+    """One variant's games in a results file, with the game they were played with."""
 
-    The games are read with `rules_path`; without it, with the rule file the first line names (trusted:
-    the command checks which rule file a results file may name, see records.rules_named_by)."""
-    first = lines[0]
-    path = rules_path or bundled_games().get(first["file"]) or first["file"]
-    game = load_game(path, first.get("variant"), first.get("options") or {}, first.get("max_turns"))
-    rules = game.rules
-    counts: dict[str, int] = defaultdict(int)
-    ends: dict = defaultdict(int)
-    for line in lines:
-        for name, n in line.get("rule_counts", {}).items():
-            counts[name] += n
-        ends["turn cap" if line.get("capped") else line.get("ended_by")] += 1
-    kinds = [name for name, rule in rules.moves.items() if not rule.inputs]  # parts count as their move
-    kinds += [s.name for s in rules.steps.values() if s.kind == "chance"]
-    kinds += ["pass"] if any(s.pass_rule is not None for s in rules.steps.values()) else []
-    out = [f"rule coverage over {len(lines)} games of {game.name}:"]
-    width = max(len(k) for k in kinds) if kinds else 10
-    for kind in kinds:
-        out.append(f"  {kind:<{width}}  {counts.get(kind, 0):>10,}")
-    for i, end in enumerate(rules.end_rules):
-        out.append(f"  {'end rule ' + str(i + 1):<{width}}  {ends.get(i, 0):>10,}  games ended by it")
-    unused = [k for k in kinds if not counts.get(k)] + \
-        [f"end rule {i + 1}" for i in range(len(rules.end_rules)) if not ends.get(i)]
+    label: str
+    game: object
+    lines: list
+    summary: Summary
+    first: list  # per game, the seat that made the first decision (None: chance or everyone at once decided)
+
+    @property
+    def seats(self) -> list[str]:
+        return self.game.player_names
+
+    def scores(self, seat: int) -> list[float]:
+        """The seat's numeric final scores (games whose score is not a number left out)."""
+        values = (numeric(line["scores"][seat]) for line in self.lines)
+        return [v for v in values if v is not None]
+
+    def first_player_wins(self) -> tuple[int, int]:
+        """(games the first to decide won, games whose first decision is known)."""
+        known = [(line, seat) for line, seat in zip(self.lines, self.first) if seat is not None]
+        return sum(seat in line["winners"] for line, seat in known), len(known)
+
+    def coverage(self) -> tuple[list, dict, list]:
+        """(rows of (rule, times used, note), ends {end rule or 'turn cap': games}, dead [(what, Location)])."""
+        rules = self.game.rules
+        counts: dict = defaultdict(int)
+        ends: dict = defaultdict(int)
+        for line in self.lines:
+            for name, n in line.get("rule_counts", {}).items():
+                counts[name] += n
+            ends["turn cap" if line.get("capped") else line.get("ended_by")] += 1
+        kinds = [name for name, rule in rules.moves.items() if not rule.inputs]  # parts count as their move
+        kinds += [s.name for s in rules.steps.values() if s.kind == "chance"]
+        kinds += ["pass"] if any(s.pass_rule is not None for s in rules.steps.values()) else []
+        rows = [(kind, counts.get(kind, 0), "") for kind in kinds]
+        rows += [(f"end rule {i + 1}", ends.get(i, 0), "games ended by it") for i in range(len(rules.end_rules))]
+        made = {name for name, n in counts.items() if n}
+        ended = {end for end in ends if isinstance(end, int)}
+        return rows, dict(ends), dead_rules(rules, made, steps_reached(rules, made), ended)
+
+
+@dataclass
+class Analysis:
+    """A results file's games by variant, each with its game loaded."""
+
+    path: str
+    rules_path: str
+    variants: list  # [Variant], the base of comparisons first
+
+    @property
+    def title(self) -> str:
+        return self.variants[0].game.name
+
+    def compared(self) -> str:
+        groups = [Games.of_lines(v.label, v.lines) for v in self.variants]
+        return compare_text(groups, self.variants[0].seats)
+
+
+def results_and_rules(path: str, rules: str | None) -> tuple[list, str]:
+    """The numbered lines of a results file and the rule file to read them with (`rules`, else the one they name
+    if it may be read: see records.rules_named_by). Every line must name one rule file and number of seats."""
+    numbered = numbered_results(path)
+    if not numbered:
+        raise RulesError([Problem("holds no games", Location(path), RESULTS_HINT)])
+    number, first = numbered[0]
+    folder = Path(path).absolute().parent
+    for n, line in numbered:  # one report, one game: every line names the rule file and seats of the first
+        if line["file"] != first["file"] and not same_rules(line["file"], first["file"], folder):
+            wrong = f"this line names the rule file {line['file'][:80]!r}, line {number} {first['file'][:80]!r}"
+        elif len(line["agents"]) != len(first["agents"]):
+            wrong = f"this line has {len(line['agents'])} agents, line {number} {len(first['agents'])}"
+        else:
+            continue
+        raise RulesError([Problem(wrong, Location(path, n), "a report covers the games of one game and number of "
+                                  "players: report each run on its own")])
+    return numbered, rules or str(rules_named_by(first["file"], path, Location(path, number)))
+
+
+def analyse(path: str, rules: str | None = None) -> Analysis:
+    """A results file read as untrusted data and analysed with the rule file it may name (or `rules`)."""
+    numbered, rules_path = results_and_rules(path, rules)
+    firsts = {}  # the first line of each variant decides its game: check the variant and options it names
+    for number, line in numbered:
+        firsts.setdefault(line.get("variant"), (number, line))
+    games = {}
+    for variant, (number, line) in firsts.items():
+        wrong = argument_problems(rules_path, variant, line.get("options") or {})
+        if wrong:
+            raise RulesError([Problem(f"{wrong[0]} (in {Path(rules_path).name})", Location(path, number), wrong[1])])
+        game = games[variant or BASE] = load_game(rules_path, variant, line.get("options") or {},
+                                                  line.get("max_turns"))
+        if len(line["agents"]) != game.num_players:  # the seats the report counts are the game's
+            raise RulesError([Problem(f"this line has {len(line['agents'])} agents, but {shown(game.name)} has "
+                                      f"{game.num_players} players", Location(path, number),
+                                      f"{RESULTS_HINT}; this line is damaged, or read with another rule file")])
+    variants = []
+    for label, lines in by_variant([line for _, line in numbered]).items():
+        game = games[label]
+        summary = Summary(game.name, lines[0].get("variant"), lines[0]["agents"], game.player_names,
+                          cap=game.max_turns, cap_source=game.cap_source)
+        for line in lines:
+            summary.add(line)
+        variants.append(Variant(label, game, lines, summary, [first_mover(game, line) for line in lines]))
+    return Analysis(path, rules_path, variants)
+
+
+def first_mover(game, line: dict) -> int | None:
+    """The seat that made the game's first decision, found by replaying its opening chance outcomes; None when
+    the first decision is everyone's at once, or the line's moves do not replay."""
+    try:
+        state = game.new_initial_state(line["seed"])
+        for text in line["moves"]:
+            player = state.current_player()
+            if player >= 0:
+                return player
+            if state.is_simultaneous_node():
+                return None
+            state.apply(state.parse_move(text, None))
+    except (MoveError, GameRuntimeError):  # replay reports those; the report leaves the game out here
+        return None
+    return None
+
+
+# -- text --------------------------------------------------------------------------------------------------
+def interval(low: float, high: float, digits: int = 1) -> str:
+    """A 95% interval as text ('[12.0, 15.5]'; unbounded for a single game)."""
+    if math.isinf(low):
+        return "[n too small]"
+    return f"[{low:.{digits}f}, {high:.{digits}f}]"
+
+
+def first_player(variant: Variant) -> tuple | None:
+    """(wins, games, 95% Wilson low, high, an even share) of the seat that decided first; None if no game
+    opens with one seat's decision."""
+    wins, known = variant.first_player_wins()
+    if not known:
+        return None
+    return (wins, known) + wilson(wins, known) + (1 / len(variant.seats),)
+
+
+def first_player_text(variant: Variant) -> str:
+    """How often the seat that decided first won, against an even share of the wins."""
+    found = first_player(variant)
+    if found is None:
+        return "first player: no game opens with one seat's decision"
+    wins, known, low, high, even = found
+    seats = defaultdict(int)
+    for seat in variant.first:
+        if seat is not None:
+            seats[variant.seats[seat]] += 1
+    who = ", ".join(f"{name} in {n}" for name, n in seats.items())
+    verdict = "outside" if not low <= even <= high else "inside"
+    return (f"first player (decided first: {who}): won {wins / known:.1%} [{low:.1%}, {high:.1%}] of {known} games; "
+            f"an even share, {even:.1%}, lies {verdict} the 95% interval")
+
+
+def distributions(variant: Variant) -> list[tuple]:
+    """(measure, n, mean, 95% t interval low, high, median, min, max) of game length and each seat's numeric
+    score."""
+    rows = []
+    measures = [("game length", variant.summary.lengths)]
+    measures += [(f"score, {name}", variant.scores(p)) for p, name in enumerate(variant.seats)]
+    for label, values in measures:
+        if values:
+            m, low, high = mean_interval(values)
+            ordered = sorted(values)
+            median = (ordered[(len(ordered) - 1) // 2] + ordered[len(ordered) // 2]) / 2
+            rows.append((label, len(values), m, low, high, median, ordered[0], ordered[-1]))
+    return rows
+
+
+def distributions_text(variant: Variant) -> list[str]:
+    """Game length, and each seat's numeric score: mean with its 95% t interval, median, range."""
+    return [f"  {label:<20} mean {m:9.2f}  95% CI {interval(low, high, 2):<22} median {median:g}, "
+            f"min {least:g}, max {most:g}, n = {n}"
+            for label, n, m, low, high, median, least, most in distributions(variant)]
+
+
+def coverage_text(variant: Variant) -> str:
+    """How often each move kind, chance step and end rule was used, and the rules no game used, at their lines."""
+    rows, ends, dead = variant.coverage()
+    out = [f"rule coverage over {len(variant.lines)} games of {variant.game.name} [{variant.label}]:"]
+    width = max((len(name) for name, _, _ in rows), default=10)
+    out += [f"  {name:<{width}}  {n:>10,}" + (f"  {note}" if note else "") for name, n, note in rows]
     if ends.get("turn cap"):
         out.append(f"  games stopped at the turn cap: {ends['turn cap']}")
-    out.append("never used: " + (", ".join(unused) if unused else "(none)"))
+    if not dead:
+        out.append("never used: (none)")
+    else:
+        out.append("never used (a rule no game uses may be unreachable: check the conditions that lead to it):")
+        out += [f"  {where or variant.game.rules.source}: {what}" for what, where in dead]
     return "\n".join(out)
 
 
-def write_report(lines: list[dict], folder: Path, rules_path=None) -> list[Path]:
-    """Charts (PNG) and a coverage table for a results file; returns the files written."""
-    try:
-        import matplotlib
-    except ImportError:
-        raise RulesDslError("charts need matplotlib: pip install 'rulesdsl[report]'") from None
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+def text_report(analysis: Analysis) -> str:
+    """The whole report as text: per variant its summary, first player, distributions and rule coverage; then
+    the variants compared."""
+    parts = []
+    for variant in analysis.variants:
+        parts.append(variant.summary.format())
+        parts.append("  " + first_player_text(variant))
+        parts.append("\n".join(["distributions (95% CI of the mean: Student's t):"] + distributions_text(variant)))
+        parts.append(coverage_text(variant))
+    if len(analysis.variants) > 1:
+        parts.append(analysis.compared())
+    return "\n".join(parts)
 
-    folder.mkdir(parents=True, exist_ok=True)
-    groups = by_variant(lines)
-    written = []
 
-    def save(fig, name):
-        path = folder / name
-        fig.tight_layout()
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        written.append(path)
+# -- per-game CSV --------------------------------------------------------------------------------------------
+def csv_text(value) -> str:
+    """A results file's string for a CSV cell: one a spreadsheet would read as a formula is quoted with '."""
+    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
 
-    title = lines[0]["game"]
-    fig, ax = plt.subplots(figsize=(7, 4))
-    for label, group in groups.items():
-        ax.hist([g["plies"] for g in group], bins=30, alpha=0.6, label=label)
-    ax.set(title=f"{title}: game length", xlabel="moves and chance outcomes per game", ylabel="games")
-    ax.legend()
-    save(fig, "game-length.png")
 
-    fig, ax = plt.subplots(figsize=(7, 4))
-    n_groups = len(groups)
-    for k, (label, group) in enumerate(groups.items()):
-        seats = len(group[0]["agents"])
-        rates, errors = [], [[], []]
-        for p in range(seats):
-            wins = sum(p in g["winners"] for g in group)
-            lo, hi = wilson(wins, len(group))
-            rate = wins / len(group)
-            rates.append(rate)
-            errors[0].append(rate - lo)
-            errors[1].append(hi - rate)
-        xs = [p + (k - (n_groups - 1) / 2) * 0.8 / n_groups for p in range(seats)]
-        ax.bar(xs, rates, width=0.8 / n_groups, yerr=errors, capsize=4, label=label)
-    seats = len(lines[0]["agents"])
-    ax.set_xticks(range(seats), [f"seat {p}\n{lines[0]['agents'][p]}" for p in range(seats)])
-    ax.set(title=f"{title}: win rate per seat (95% CI)", ylabel="share of games won")
-    ax.legend()
-    save(fig, "win-rate.png")
+def score_cell(score):
+    """A final score for CSV: a number as it is, nothing for none, any other value as its JSON."""
+    if score is None or (isinstance(score, (int, float)) and not isinstance(score, bool)):
+        return "" if score is None else score
+    return csv_text(json.dumps(score))
 
-    fig, ax = plt.subplots(figsize=(7, 4))
-    plotted = False
-    for label, group in groups.items():
-        for p in range(len(group[0]["agents"])):
-            values = [_numeric(g["scores"][p]) for g in group if g["scores"]]
-            values = [v for v in values if v is not None]
-            if values:
-                ax.hist(values, bins=25, alpha=0.5, label=f"{label}, seat {p}")
-                plotted = True
-    ax.set(title=f"{title}: final scores", xlabel="score", ylabel="games")
-    if plotted:
-        ax.legend(fontsize=8)
-    save(fig, "scores.png")
 
-    if len(groups) > 1:
-        fig, (left, right) = plt.subplots(1, 2, figsize=(9, 4))
-        labels = list(groups)
-        means, halves = [], []
-        for group in groups.values():
-            m, sd = mean_sd([g["plies"] for g in group])
-            means.append(m)
-            halves.append(1.96 * sd / len(group) ** 0.5)
-        left.bar(labels, means, yerr=halves, capsize=4)
-        left.set(title="mean game length (95% CI)", ylabel="moves and outcomes")
-        draws = [sum(not g["winners"] for g in group) / len(group) for group in groups.values()]
-        first = [sum(0 in g["winners"] for g in group) / len(group) for group in groups.values()]
-        right.bar([x - 0.2 for x in range(len(labels))], first, width=0.4, label="seat 0 wins")
-        right.bar([x + 0.2 for x in range(len(labels))], draws, width=0.4, label="draws")
-        right.set_xticks(range(len(labels)), labels)
-        right.set(title="results by variant")
-        right.legend()
-        save(fig, "variants.png")
-
-    coverage = folder / "coverage.txt"
-    coverage.write_text(rule_coverage(lines, rules_path) + "\n", encoding="utf-8")
-    written.append(coverage)
-    return written
+def games_rows(analysis: Analysis) -> list[list]:
+    """games.csv: a header, then one row per game (columns in docs: `rulesdsl report`)."""
+    seats = analysis.variants[0].seats
+    header = ["index", "variant", "seed", "plies", "turns", "capped", "ended_by", "winners", "shared", "draw",
+              "first_player"]
+    for name in seats:
+        header += [csv_text(f"{name}_{column}") for column in ("agent", "won", "score")]
+    rows = [header]
+    for variant in analysis.variants:
+        for line, first in zip(variant.lines, variant.first):
+            winners = line["winners"]
+            row = [line["index"], csv_text(line.get("variant") or ""), line["seed"], line["plies"], line["turns"],
+                   int(line["capped"]), "" if line.get("ended_by") is None else line["ended_by"] + 1,
+                   " ".join(seats[p] for p in winners), int(len(winners) > 1), int(not winners),
+                   "" if first is None else seats[first]]
+            for p in range(len(seats)):
+                row += [csv_text(line["agents"][p]), int(p in winners), score_cell(line["scores"][p])]
+            rows.append(row)
+    return rows

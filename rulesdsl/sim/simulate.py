@@ -2,30 +2,23 @@
 
 from __future__ import annotations
 
-import ctypes
 import json
-import multiprocessing
-import os
-import signal
-import sys
-import threading
 import time
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-from tqdm import tqdm
-
 from ..agents import make_agent
 from ..engine.load import load_game
 from ..engine.rng import derive_seed
-from ..errors import GameRuntimeError, RunStopped
+from ..errors import GameRuntimeError
 from .cluster import dask_results
+from .compare import BASE, Games, compare_text
+from .pool import in_processes
+from .progress import show_progress
 from .records import read_results, rules_label, same_rules  # noqa: F401 - read_results is used from here too
 from .runner import play_game
-from .stats import mean_sd, paired_p_value, welch_p_value, wilson
+from .stats import mean_sd, wilson
 
 
 @dataclass(frozen=True)
@@ -131,70 +124,10 @@ def _results(spec: RunSpec, indices: list[int], workers: int, dask: str | None):
     if dask:
         yield from _ordered(dask_results(play_one, spec, indices, dask, workers if workers > 1 else None), indices)
     elif workers > 1:
-        yield from _in_processes(spec, indices, workers)
+        yield from in_processes(partial(play_one, spec), indices, workers)
     else:
         for index in indices:
             yield play_one(spec, index)
-
-
-def _in_processes(spec: RunSpec, indices: list[int], workers: int):
-    """Results in index order from `workers` processes. A worker that dies (killed, out of memory) ends
-    the run at once with RunStopped; workers end when this process does."""
-    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_worker_start, initargs=(os.getpid(),))
-    finished = False
-    try:
-        chunk = max(1, min(16, len(indices) // (8 * workers)))
-        yield from pool.map(partial(play_one, spec), indices, chunksize=chunk)
-        finished = True
-    except BrokenProcessPool:
-        raise RunStopped("a worker process stopped unexpectedly (killed, or out of memory)") from None
-    finally:
-        if finished:
-            pool.shutdown()
-        else:  # an error, Ctrl-C or a dead worker: the other workers' games are not wanted any more
-            _stop(pool)
-
-
-def _stop(pool) -> None:
-    """Shut a process pool down now: queued games cancelled, running workers terminated."""
-    processes = list((getattr(pool, "_processes", None) or {}).values())  # private, but the only handle
-    pool.shutdown(wait=False, cancel_futures=True)
-    for process in processes:
-        if process.is_alive():
-            process.terminate()
-    for process in processes:
-        process.join(timeout=2)
-        if process.is_alive():
-            process.kill()
-
-
-def _worker_start(parent: int) -> None:
-    """A worker's initializer: it dies with its parent, and leaves Ctrl-C to the parent (which stops it)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _die_with_parent()
-    if os.getppid() != parent:  # the parent died before the tie was made
-        os._exit(1)
-    # the portable fallback (and a second line on Linux): a thread that notices a new parent
-    threading.Thread(target=_watch_parent, args=(parent,), daemon=True, name="rulesdsl-parent-watch").start()
-
-
-def _die_with_parent() -> None:
-    """On Linux, ask the kernel to SIGKILL this process when its parent dies (prctl PR_SET_PDEATHSIG)."""
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)  # 1: PR_SET_PDEATHSIG
-    except (OSError, AttributeError):  # no libc to ask: the watching thread remains
-        pass
-
-
-def _watch_parent(parent: int) -> None:
-    """End this worker once its parent is gone (it is then adopted: getppid() changes)."""
-    while True:
-        time.sleep(0.5)
-        if os.getppid() != parent:
-            os._exit(1)
 
 
 @dataclass
@@ -210,9 +143,11 @@ class Summary:
     agent_wins: dict = field(default_factory=dict)
     agent_seats: dict = field(default_factory=dict)
     draws: int = 0
+    shared: int = 0  # games won by more than one seat
     capped: int = 0
     lengths: list = field(default_factory=list)
     seeds: list = field(default_factory=list)
+    outcomes: list = field(default_factory=list)  # per game, the seats that won
     turns: list = field(default_factory=list)
     scores: list = field(default_factory=list)
     rule_counts: dict = field(default_factory=dict)
@@ -245,6 +180,8 @@ class Summary:
         self.capped += bool(line["capped"])
         self.lengths.append(line["plies"])
         self.seeds.append(line["seed"])
+        self.outcomes.append(line["winners"])
+        self.shared += len(line["winners"]) > 1
         self.turns.append(line["turns"])
         self.scores.append(line["scores"])
         for name, n in line["rule_counts"].items():
@@ -276,10 +213,14 @@ class Summary:
             rate = w / self.games if self.games else 0
             lines.append(f"  {name:<10} {self.agents[p]:<16} {w:>6} {rate:>7.1%}  [{lo:.1%}, {hi:.1%}]")
         single = len(self.player_names) == 1
-        for label, n in ([("losses", self.losses)] if single else []) + [("draws", self.draws)]:
+        shared = [("shared", self.shared)] if self.shared else []
+        for label, n in ([("losses", self.losses)] if single else []) + shared + [("draws", self.draws)]:
             lo, hi = wilson(n, self.games)
             rate = n / self.games if self.games else 0
             lines.append(f"  {label:<10} {'':<16} {n:>6} {rate:>7.1%}  [{lo:.1%}, {hi:.1%}]")
+        if self.shared:
+            lines.append("  (shared: games won by more than one seat, which is why the seats' rates add up to more "
+                         "than 100%)")
         if single:  # one seat: how well it played, beyond winning
             lines.append("  " + "; ".join(self._means()))
         if len(self.agent_seats) > 1:
@@ -298,9 +239,10 @@ class Summary:
         for p, parts in enumerate(self.breakdown):
             means = ", ".join(f"{name} {total / self.games:.1f}" for name, total in parts.items())
             lines.append(f"  mean score breakdown, {self.player_names[p]} ({self.agents[p]}): {means}")
-        rate = self.games / self.elapsed if self.elapsed > 0 else float("inf")
-        shown = f"{rate:,.0f}" if rate >= 10 else f"{rate:.2f}"
-        lines.append(f"  {self.games} games in {self.elapsed:.2f} s ({shown} games/s)")
+        if self.elapsed > 0:  # a summary of a results file has no time
+            rate = self.games / self.elapsed
+            shown = f"{rate:,.0f}" if rate >= 10 else f"{rate:.2f}"
+            lines.append(f"  {self.games} games in {self.elapsed:.2f} s ({shown} games/s)")
         return "\n".join(lines)
 
 
@@ -322,7 +264,7 @@ def simulate(spec: RunSpec, games: int, out=None, workers: int = 1, dask: str | 
     bar = None
     if progress:
         label = game.name + (f" [{spec.variant}]" if spec.variant else "")
-        bar = tqdm(total=games, initial=games - len(indices), unit="game", desc=label, leave=False)
+        bar = show_progress(games, label, initial=games - len(indices))
     start = time.perf_counter()
     try:
         for line in _results(spec, indices, workers, dask):
@@ -339,22 +281,7 @@ def simulate(spec: RunSpec, games: int, out=None, workers: int = 1, dask: str | 
     return summary
 
 
-def compare_lengths(summaries: list[Summary]) -> str:
-    """Game length of each variant against the first, with the p-value of the difference."""
-    base = summaries[0]
-    lines = ["game length by variant (moves and outcomes):"]
-    for summary in summaries:
-        m, sd = mean_sd(summary.lengths)
-        half = 1.96 * sd / (len(summary.lengths) ** 0.5) if summary.lengths else 0.0
-        label = summary.variant or "(base rules)"
-        line = f"  {label:<20} mean {m:8.1f}  95% CI [{m - half:.1f}, {m + half:.1f}]"
-        if summary is not base:
-            paired = summary.seeds == base.seeds  # same seeds: compare game by game
-            p = (paired_p_value if paired else welch_p_value)(base.lengths, summary.lengths)
-            verdict = "significant" if p < 0.05 else "not significant"
-            test = "paired by seed" if paired else "Welch"
-            shown = "p < 1e-15" if p < 1e-15 else f"p = {p:.3g}"
-            line += (f"  vs {base.variant or '(base rules)'}: {m - mean_sd(base.lengths)[0]:+.1f}, "
-                     f"{shown} ({verdict}, {test})")
-        lines.append(line)
-    return "\n".join(lines)
+def compare_runs(summaries: list[Summary]) -> str:
+    """Each variant's run against the first: game length and each seat's win rate (see compare.py)."""
+    groups = [Games(s.variant or BASE, s.seeds, s.lengths, s.outcomes) for s in summaries]
+    return compare_text(groups, summaries[0].player_names)
