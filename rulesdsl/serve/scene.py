@@ -9,7 +9,7 @@ from ..engine.observer import Hidden, Observer
 from ..engine.serialize import encode
 from ..model.values import Cell, Piece, text_of
 from ..render import value_text
-from .layout import GRID, cell_places
+from .layout import GRID, ROWS, cell_places
 
 MAX_LINKS_PER_CELL = 4  # links drawn, at most, per cell (a dense board's links would hide it)
 MAX_ZONE_ITEMS = 60  # pieces listed per zone place; the rest are counted
@@ -53,7 +53,8 @@ class Scene:
             places = [{"owner": _owner(holder, owner, rules), **_place(place, holder.zone, rules)}
                       for owner, place in holder.places(value)]
             (zones if holder.zone else variables).append({"name": holder.name, "places": places})
-        return {"game": rules.name, "layout": self.layout, "shape": "square" if self.layout == GRID else "circle",
+        return {"game": rules.name, "layout": self.layout,
+                "shape": "square" if self.layout in (GRID, ROWS) else "circle",
                 "cells": cells, "links": self.links, "pieces": pieces, "zones": zones, "variables": variables,
                 "players": [{"name": n, "colour": _colour(n, colours) or _PALETTE[p % len(_PALETTE)]}
                             for p, n in enumerate(rules.player_names)],

@@ -206,7 +206,8 @@ function drawBoard(view) {
                         "data-kind": p.kind || "" }, svg);
     const dy = -p.level * 5;
     el("circle", { cx: x, cy: y + dy, r: UNIT * 0.3, fill: p.fill, stroke: "#333" }, g);
-    el("text", { x, y: y + dy + 4, "text-anchor": "middle", "font-size": 11, "font-weight": "bold" }, g, p.text);
+    const size = p.text.length <= 2 ? 11 : p.text.length === 3 ? 9 : 7; // the text fits the piece
+    el("text", { x, y: y + dy + 4, "text-anchor": "middle", "font-size": size, "font-weight": "bold" }, g, p.text);
     el("title", {}, g, (p.kind || "face down") + " " + JSON.stringify(p.attributes));
     g.style.pointerEvents = "none";
   }
