@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from rulesdsl.api import load_game
+from rulesdsl.errors import RulesError
 from rulesdsl.sim.runner import random_step
 from rulesdsl.engine.rng import Rng
 from rulesdsl.loading import bundled_games
@@ -172,3 +173,21 @@ def test_a_huge_board_is_laid_out_quickly():
     start = time.perf_counter()
     assert _nearest_distance(points) == 1.0
     assert time.perf_counter() - start < 2
+
+
+@pytest.mark.parametrize("at, message", [
+    ("[10 ** 12, 0]", "cell s0 is drawn at [1000000000000, 0], which is no point"),
+    ("[sum(0..10 ** 9), 0]", "cannot compute where cell s0 is drawn: the range 0..1000000000 would hold"),
+    ("[size(repeat('x', 10 ** 9)), 0]", "cannot compute where cell s0 is drawn: repeat() would hold"),
+    ("[c.n, 0] if c.n != none else open('/etc/passwd')", "unknown function 'open'"),
+    ("[c.n, 0]", "cell x is drawn at [none, 0], which is no point"),
+])
+def test_a_hostile_or_mistaken_at_is_a_located_problem_found_fast(write, at, message):
+    path = write(TRACK + f'render:\n  at: "{at}"\n')
+    start = time.perf_counter()
+    with pytest.raises(RulesError) as info:
+        load_game(path)
+    assert time.perf_counter() - start < 5
+    [problem] = info.value.problems
+    assert problem.message.startswith(message)
+    assert (problem.location.file, problem.location.line) == (path, TRACK.count("\n") + 2)

@@ -76,24 +76,19 @@ def create_app(folder: str | Path, first_file: str | None = None):
                                              data.get("variant") or None, data.get("options") or None)
         return dict(session.view(_viewer(data, session)), session=number)
 
-    def state(data):
-        session = workspace.session(_int(data["session"]))
-        return session.view(_viewer(data, session))
+    def in_session(change):
+        """An endpoint on a game: `change(session, data)` (an extra for the answer, or None), then the view."""
+        def run(data):
+            session = workspace.session(_int(data["session"]))
+            with session.lock:
+                extra = change(session, data)
+                return dict(session.view(_viewer(data, session)), **(extra or {}))
+        return run
 
-    def move(data):
-        session = workspace.session(_int(data["session"]))
-        session.play(str(data["move"]))
-        return session.view(_viewer(data, session))
-
-    def click(data):
-        session = workspace.session(_int(data["session"]))
-        found = session.click([str(c) for c in data.get("cells") or []])
-        return dict(session.view(_viewer(data, session)), click=found)
-
-    def undo(data):
-        session = workspace.session(_int(data["session"]))
-        session.undo()
-        return session.view(_viewer(data, session))
+    state = in_session(lambda session, data: None)
+    move = in_session(lambda session, data: session.play(str(data["move"])))
+    click = in_session(lambda session, data: {"click": session.click([str(c) for c in data.get("cells") or []])})
+    undo = in_session(lambda session, data: {"undone": session.undo()})
 
     def replay(data):
         number, count = workspace.replay(str(data["path"]), _int(data.get("game", 0)))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 from ..agents import make_agent
 from ..agents.view import PlayerView
 from ..engine.nodes import CHANCE, SIMULTANEOUS, TERMINAL
@@ -30,6 +32,7 @@ class Session:
         except ValueError as exc:
             raise UsageError(str(exc)[:300]) from None
         self.scene = Scene(game.rules)
+        self.lock = threading.Lock()  # one request at a time changes the game (the server answers in threads)
         self.state = game.new_initial_state(seed)
         self.chance, self.seat_rngs = streams(seed, game.num_players)
         self.undo_points: list = []  # (state, rng states) before each human move

@@ -125,6 +125,8 @@ class Workspace:
 
     def _compile(self, relative: str, text: str | None, variant, options):
         path = self.path(relative)
+        if path.suffix not in RULE_SUFFIXES:
+            raise Refused(f"{relative!r} is no rule file (.yaml)")
         if text is not None and len(text.encode("utf-8")) > MAX_FILE_BYTES:
             raise RulesError([Problem(f"the file is larger than {MAX_FILE_BYTES:,} bytes", Location(relative),
                                       code="limit_exceeded", fields={"limit": "MAX_FILE_BYTES"})])
