@@ -152,8 +152,11 @@ class Session:
                 agents = [p for p in S.acting_players() if self.agents[p] is not None]
                 if not agents:
                     return
-                p = agents[0]
-                move = self.agents[p].choose(PlayerView(S, p), S.legal_moves(p), self.seat_rngs[p])
+                # every agent waiting chooses before any choice is applied, as in the play loop of simulate
+                for move in [self.agents[p].choose(PlayerView(S, p), S.legal_moves(p), self.seat_rngs[p])
+                             for p in agents]:
+                    S.apply(move)
+                continue
             elif self.agents[who] is None:
                 return
             else:
