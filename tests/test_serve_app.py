@@ -48,7 +48,7 @@ def served(tmp_path):
     folder.mkdir()
     (folder / "line.yaml").write_text(GAME, encoding="utf-8")
     (tmp_path / "outside.yaml").write_text(GAME, encoding="utf-8")
-    client = TestClient(create_app(folder, "line.yaml"))
+    client = TestClient(create_app(folder, "line.yaml"), base_url="http://127.0.0.1:8000")
 
     def call(name, **data):
         response = client.post(f"/api/{name}", json=data)
@@ -170,3 +170,21 @@ def test_a_hostile_file_cannot_hang_the_server(served):
     assert status == 413
     status, error = served("new", path="line.yaml", text="game: [", seats=["human", "human"])
     assert status == 400 and "line.yaml:1" in error["error"]
+
+
+def test_only_json_requests_addressed_to_this_machine_are_answered(served):
+    # a form or a plain-text POST, which any web page may send without asking, changes nothing
+    response = served.client.post("/api/save", content='{"path": "line.yaml", "text": "x"}',
+                                  headers={"Content-Type": "text/plain"})
+    assert response.status_code == 415 and "cross" in (served.folder / "line.yaml").read_text(encoding="utf-8")
+    assert served.client.get("/api/read?path=line.yaml").status_code == 405
+    rebound = TestClient(served.client.app, base_url="http://evil.example:8000")
+    assert rebound.post("/api/config", json={}).status_code == 400
+
+
+def test_requests_missing_a_field_or_with_wrong_values_are_told_so(served):
+    assert served("read") == (400, {"error": "missing field 'path'"})
+    status, error = served("new", path="line.yaml", seed="x")
+    assert status == 400 and "whole number" in error["error"]
+    status, error = served("new", path="line.yaml", options=[1])
+    assert status == 400 and "options" in error["error"]

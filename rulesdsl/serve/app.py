@@ -11,6 +11,8 @@ from .workspace import Refused, Workspace
 try:  # the optional extra 'serve'
     from starlette.applications import Starlette
     from starlette.concurrency import run_in_threadpool
+    from starlette.middleware import Middleware
+    from starlette.middleware.trustedhost import TrustedHostMiddleware
     from starlette.responses import FileResponse, JSONResponse
     from starlette.routing import Mount, Route
     from starlette.staticfiles import StaticFiles
@@ -27,8 +29,9 @@ def available() -> bool:
     return Starlette is not None
 
 
-def create_app(folder: str | Path, first_file: str | None = None):
-    """The Starlette app serving the playground of `folder` (opening `first_file`, relative to it, first)."""
+def create_app(folder: str | Path, first_file: str | None = None, host: str = "127.0.0.1"):
+    """The Starlette app serving the playground of `folder` (opening `first_file`, relative to it, first),
+    answering requests addressed to this machine or to `host`, the address it listens on."""
     workspace = Workspace(folder)
 
     async def index(request):
@@ -38,14 +41,20 @@ def create_app(folder: str | Path, first_file: str | None = None):
         """A JSON endpoint: the request's JSON body in, the handler's dict out; the mistakes a user can make
         come back as {"error": ...} with status 400, never a traceback."""
         async def run(request):
+            # JSON only: a page of another site cannot send it without the browser asking first (CORS), and
+            # nothing here answers that question, so no web page can play, read or save through this server
+            if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+                return JSONResponse({"error": "send JSON (Content-Type: application/json)"}, status_code=415)
             body = await request.body()
             if len(body) > MAX_REQUEST_BYTES:
                 return JSONResponse({"error": "request too large"}, status_code=413)
             try:
-                data = json.loads(body) if body else dict(request.query_params)
-                if not isinstance(data, dict):
-                    raise Refused("send a JSON object")
+                data = json.loads(body or b"{}")
+                if not isinstance(data, dict) or not isinstance(data.get("options") or {}, dict):
+                    raise Refused("send a JSON object (with options as an object)")
                 return JSONResponse(await _in_thread(handler, data))
+            except KeyError as exc:
+                return JSONResponse({"error": f"missing field {exc}"}, status_code=400)
             except (Refused, UsageError, json.JSONDecodeError) as exc:
                 return JSONResponse({"error": str(exc)}, status_code=400)
             except MoveError as exc:
@@ -110,10 +119,12 @@ def create_app(folder: str | Path, first_file: str | None = None):
     api = {"config": config, "read": read, "save": save, "validate": validate, "new": new, "state": state,
            "move": move, "click": click, "undo": undo, "replay": replay, "replay_step": replay_step,
            "simulate": simulate, "simulation": simulation}
-    routes = [Route("/", index)] + [Route(f"/api/{name}", endpoint(fn), methods=["GET", "POST"])
-                                    for name, fn in api.items()]
+    routes = [Route("/", index)] + [Route(f"/api/{name}", endpoint(fn), methods=["POST"]) for name, fn in api.items()]
     routes.append(Mount("/static", StaticFiles(directory=STATIC), name="static"))
-    return Starlette(routes=routes)
+    # only requests addressed to this machine by name: a site whose name is made to point here (DNS
+    # rebinding) is refused
+    hosts = ["127.0.0.1", "localhost"] + ([host] if host not in ("0.0.0.0", "::") else ["*"])
+    return Starlette(routes=routes, middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=hosts)])
 
 
 async def _in_thread(handler, data):

@@ -33,7 +33,7 @@ def serve(target: str | None, host: str = LOCAL, port: int = 8000, open_page: bo
               f"{folder}", file=sys.stderr)
     if open_page:
         threading.Timer(1.0, webbrowser.open, (url,)).start()
-    uvicorn.run(create_app(folder, first), host=host, port=port, log_level="warning")
+    uvicorn.run(create_app(folder, first, host), host=host, port=port, log_level="warning")
     return 0
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import threading
 from pathlib import Path
 
@@ -21,7 +22,8 @@ from .session import Session
 
 RULE_SUFFIXES = (".yaml", ".yml")
 LOG_SUFFIXES = (".json", ".jsonl")
-MAX_LISTED = 500  # files listed from the folder
+MAX_LISTED = 500  # files listed from the folder, of each kind
+MAX_WALKED = 20_000  # entries of the folder looked at to list them
 MAX_KEPT = 32  # games, replays and simulations kept at once (the oldest is dropped)
 MAX_SIMULATED = 10_000  # games one simulation may play
 
@@ -54,17 +56,21 @@ class Workspace:
         return path
 
     def files(self) -> dict:
-        """The rule files and the logs or results files under the folder (relative paths, sorted)."""
-        rules, logs = [], []
-        for path in itertools.islice(sorted(self.root.rglob("*")), MAX_LISTED * 4):
-            if not path.is_file() or not path.resolve().is_relative_to(self.root) or \
-                    any(part.startswith(".") or part == "node_modules" for part in path.relative_to(self.root).parts):
-                continue
-            name = path.relative_to(self.root).as_posix()
-            if path.suffix in RULE_SUFFIXES and len(rules) < MAX_LISTED:
-                rules.append(name)
-            elif path.suffix in LOG_SUFFIXES and len(logs) < MAX_LISTED:
-                logs.append(name)
+        """The rule files and the logs or results files under the folder (relative paths, in folder order),
+        hidden folders and node_modules left out; a walk of at most MAX_WALKED entries (a home folder is big)."""
+        rules, logs, walked = [], [], 0
+        for folder, subfolders, names in os.walk(self.root):  # links to folders are not followed
+            subfolders[:] = sorted(d for d in subfolders if not d.startswith(".") and d != "node_modules")
+            walked += len(names) + len(subfolders)
+            for name in sorted(names):
+                path = Path(folder) / name
+                found = rules if path.suffix in RULE_SUFFIXES else logs if path.suffix in LOG_SUFFIXES else None
+                if found is None or name.startswith(".") or len(found) >= MAX_LISTED or \
+                        not path.resolve().is_relative_to(self.root):  # a link out of the folder
+                    continue
+                found.append(path.relative_to(self.root).as_posix())
+            if walked > MAX_WALKED:
+                break
         return {"rules": rules, "logs": logs}
 
     def read(self, relative: str) -> str:

@@ -46,7 +46,9 @@ function scheduleValidate() {
 
 async function validateNow(first) {
   const text = RulesEditor.getText(page.editor);
-  const found = await api("validate", { path: page.path, text, variant: $("variant").value });
+  let options = {};
+  try { options = JSON.parse($("options").value.trim() || "{}"); } catch (e) { say("options: " + e.message); }
+  const found = await api("validate", { path: page.path, text, variant: $("variant").value, options });
   const here = found.problems.filter((p) => p.here);
   RulesEditor.showProblems(page.editor, here);
   const list = $("problems");
@@ -309,6 +311,7 @@ async function start() {
   $("undo").onclick = () => act("undo", {});
   $("viewer").onchange = () => act("state", {});
   $("variant").onchange = () => { page.lastValid = null; validateNow(false); };
+  $("options").onchange = () => { page.lastValid = null; validateNow(false); }; // the players may change
   $("play-move").onclick = () => playText($("move-text").value);
   $("move-text").onkeydown = (e) => { if (e.key === "Enter") playText($("move-text").value); };
   $("open-log").onclick = openLog;
