@@ -223,7 +223,7 @@ function pieceRow(items) {
   items.forEach((p, i) => {
     const x = (i % 20) * 22 + 11, y = Math.floor(i / 20) * 22 + 11;
     el("circle", { cx: x, cy: y, r: 9, fill: p.fill, stroke: "#333", class: p.hidden ? "face-down" : "face-up" }, svg);
-    el("text", { x, y: y + 3, "text-anchor": "middle", "font-size": 8 }, svg, p.text);
+    el("text", { x, y: y + 3, "text-anchor": "middle", "font-size": p.text.length <= 2 ? 8 : 6 }, svg, p.text);
   });
   return svg;
 }
