@@ -188,3 +188,18 @@ def test_requests_missing_a_field_or_with_wrong_values_are_told_so(served):
     assert status == 400 and "whole number" in error["error"]
     status, error = served("new", path="line.yaml", options=[1])
     assert status == 400 and "options" in error["error"]
+
+
+def test_any_game_of_a_results_file_is_replayed(served):
+    results = served.folder / "runs.jsonl"
+    assert main(["simulate", str(served.folder / "line.yaml"), "--games", "3", "--agents", "random,random",
+                 "--out", str(results), "--quiet"]) == 0
+    for game in range(3):
+        status, view = served("replay", path="runs.jsonl", game=game)
+        assert status == 200 and view["plies"] == 1
+        status, view = served("replay_step", replay=view["replay"], ply=5)  # past the end: the last position
+        assert (view["ply"], view["history"], view["status"]) == (1, ["a1-b1"], "winner: cross")
+    status, error = served("replay", path="runs.jsonl", game=3)
+    assert status == 400 and error["error"] == "runs.jsonl holds 3 games: choose 0 to 2"
+    status, error = served("replay", path="line.yaml")
+    assert status == 400 and "no log or results file" in error["error"]
