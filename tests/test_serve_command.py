@@ -11,7 +11,7 @@ from rulesdsl.serve import command
 
 
 def test_without_the_extra_serve_names_the_install_command(monkeypatch, capsys):
-    monkeypatch.setattr(command, "uvicorn", None)
+    monkeypatch.setattr(command, "available", lambda: False)
     assert main(["serve"]) == 2
     assert capsys.readouterr().err == "error: rulesdsl serve needs the web libraries: pip install 'rulesdsl[serve]'\n"
 

@@ -2,22 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 
 from ..errors import MoveError, RulesDslError, RulesError, UsageError
 from .workspace import Refused, Workspace
 
-try:  # the optional extra 'serve'
-    from starlette.applications import Starlette
-    from starlette.concurrency import run_in_threadpool
-    from starlette.middleware import Middleware
-    from starlette.middleware.trustedhost import TrustedHostMiddleware
-    from starlette.responses import FileResponse, JSONResponse
-    from starlette.routing import Mount, Route
-    from starlette.staticfiles import StaticFiles
-except ImportError:
-    Starlette = None
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_REQUEST_BYTES = 2 * 1024 * 1024  # an edited rule file and its settings, with room to spare
@@ -25,13 +16,22 @@ INSTALL_HINT = "pip install 'rulesdsl[serve]'"
 
 
 def available() -> bool:
-    """Whether the web libraries of the extra 'serve' are installed."""
-    return Starlette is not None
+    """Whether the web libraries of the extra 'serve' are installed (looked up, not imported: every rulesdsl
+    command would pay for importing them)."""
+    return all(importlib.util.find_spec(name) is not None for name in ("starlette", "uvicorn"))
 
 
 def create_app(folder: str | Path, first_file: str | None = None, host: str = "127.0.0.1"):
     """The Starlette app serving the playground of `folder` (opening `first_file`, relative to it, first),
     answering requests addressed to this machine or to `host`, the address it listens on."""
+    from starlette.applications import Starlette  # the optional extra 'serve'
+    from starlette.concurrency import run_in_threadpool
+    from starlette.middleware import Middleware
+    from starlette.middleware.trustedhost import TrustedHostMiddleware
+    from starlette.responses import FileResponse, JSONResponse
+    from starlette.routing import Mount, Route
+    from starlette.staticfiles import StaticFiles
+
     workspace = Workspace(folder)
 
     async def index(request):
@@ -52,7 +52,7 @@ def create_app(folder: str | Path, first_file: str | None = None, host: str = "1
                 data = json.loads(body or b"{}")
                 if not isinstance(data, dict) or not isinstance(data.get("options") or {}, dict):
                     raise Refused("send a JSON object (with options as an object)")
-                return JSONResponse(await _in_thread(handler, data))
+                return JSONResponse(await run_in_threadpool(handler, data))  # rule code may take its budget
             except KeyError as exc:
                 return JSONResponse({"error": f"missing field {exc}"}, status_code=400)
             except (Refused, UsageError, json.JSONDecodeError) as exc:
@@ -125,11 +125,6 @@ def create_app(folder: str | Path, first_file: str | None = None, host: str = "1
     # rebinding) is refused
     hosts = ["127.0.0.1", "localhost"] + ([host] if host not in ("0.0.0.0", "::") else ["*"])
     return Starlette(routes=routes, middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=hosts)])
-
-
-async def _in_thread(handler, data):
-    """Run a handler off the event loop: rule code may take up to its budget."""
-    return await run_in_threadpool(handler, data)
 
 
 def _int(value) -> int:

@@ -11,18 +11,13 @@ from ..errors import UsageError
 from ..loading import resolve_path
 from .app import INSTALL_HINT, available, create_app
 
-try:  # the optional extra 'serve'
-    import uvicorn
-except ImportError:
-    uvicorn = None
-
 LOCAL = "127.0.0.1"
 
 
 def serve(target: str | None, host: str = LOCAL, port: int = 8000, open_page: bool = False) -> int:
     """Serve the folder `target` (a rule file: its folder, opening that file first; a bundled game's name:
     the bundled games; none: the current folder) until interrupted. Exit 2 without the web libraries."""
-    if not available() or uvicorn is None:
+    if not available():
         print(f"error: rulesdsl serve needs the web libraries: {INSTALL_HINT}", file=sys.stderr)
         return 2
     folder, first = where(target)
@@ -33,6 +28,7 @@ def serve(target: str | None, host: str = LOCAL, port: int = 8000, open_page: bo
               f"{folder}", file=sys.stderr)
     if open_page:
         threading.Timer(1.0, webbrowser.open, (url,)).start()
+    import uvicorn  # the optional extra 'serve'
     uvicorn.run(create_app(folder, first, host), host=host, port=port, log_level="warning")
     return 0
 
