@@ -129,3 +129,12 @@ def test_a_logged_game_is_replayed_forwards_and_backwards(page):
     page.click("#back")
     page.wait_for_function("document.querySelector('#ply-text').textContent.startsWith('position 1 of')")
     assert page.locator("#history li").count() == 1
+
+
+def test_a_simulation_runs_with_a_progress_bar_and_reports(page):
+    page.click("#simulate-panel summary")
+    page.fill("#sim-games", "4")
+    page.click("#simulate")
+    page.wait_for_selector("#sim-report pre", timeout=30_000)
+    assert "4 games in" in page.locator("#sim-report pre").text_content()
+    assert page.eval_on_selector("#sim-progress", "p => [p.value, p.max]") == [4, 4]

@@ -117,6 +117,7 @@ game: Cards
 players: {count: 2, names: [north, south]}
 render:
   colours: {north: "#123456", red: "#ff0000"}
+  shapes: {card: square}
 pieces:
   card: {attributes: {suit: [red, black], colour: [red, black]}, derived: {symbol: "suit[0]"}}
   pawn: {attributes: {owner: [0, 1]}}
@@ -149,11 +150,13 @@ def test_a_seat_sees_its_hand_and_only_the_size_of_the_others(write):
     assert hand[1]["hidden"] and hand[1]["count"] == 2
     assert [i["text"] for i in hand[1]["items"]] == ["?", "?"]  # face down
     table = next(z for z in scene["zones"] if z["name"] == "table")["places"][0]
-    assert [(i["text"], i["fill"]) for i in table["items"]] == [("b", "black")]  # a colour word needs no entry
+    # a colour word needs no entry in render: colours
+    assert [(i["text"], i["fill"], i["shape"]) for i in table["items"]] == [("b", "black", "square")]
     variables = {v["name"]: [p["text"] for p in v["places"]] for v in scene["variables"]}
     assert variables == {"points": ["0", "5"], "secret": ["(hidden)"]}
     # pieces with an owner take their player's colour: the file's for north, the palette's for south
-    assert [(p["cell"], p["fill"]) for p in scene["pieces"]] == [(0, "#123456"), (1, "#1f77b4")]
+    assert [(p["cell"], p["fill"], p["shape"]) for p in scene["pieces"]] == [(0, "#123456", "circle"),
+                                                                              (1, "#1f77b4", "circle")]
     table_view = Scene(game.rules).of(game.new_initial_state(0), None)
     assert [len(p["items"]) for p in next(z for z in table_view["zones"] if z["name"] == "hand")["places"]] == [1, 2]
     assert not any(p.get("hidden") for z in table_view["zones"] for p in z["places"])

@@ -233,8 +233,8 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler):
         return r
 
     def _render(self):
-        """Drawing hints: rows of cells to draw (evaluated once), variables not to show, where cells are drawn and
-        the colours of values."""
+        """Drawing hints: rows of cells to draw (evaluated once), variables not to show, where cells are drawn,
+        the colours of values and the shapes of pieces."""
         spec = self.data.get("render") or {}
         rows = []
         entries = spec.get("rows") or []
@@ -267,6 +267,7 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler):
         self.rules.render_hide = set(spec.get("hide") or [])
         self._render_at(spec)
         self._render_colours(spec)
+        self._render_shapes(spec)
 
     def _options(self):
         r = self.rules

@@ -1,4 +1,5 @@
-"""Compiling the drawing hints of `render:`: where each cell is drawn (`at`) and the colours of values."""
+"""Compiling the drawing hints of `render:`: where each cell is drawn (`at`), the colours of values and the
+shapes of pieces."""
 
 from __future__ import annotations
 
@@ -53,3 +54,11 @@ class RenderCompiler:
         """`colours`: the colour drawn for a value (of a piece's or a cell's `colour`, or a player's name); the
         schema has checked that each is a colour word or #rrggbb, nothing a browser could read as markup."""
         self.rules.render_colours = {str(k): str(v) for k, v in (spec.get("colours") or {}).items()}
+
+    def _render_shapes(self, spec: dict) -> None:
+        """`shapes`: the shape drawn for each kind of piece (the schema has checked the shape names)."""
+        shapes = spec.get("shapes") or {}
+        for kind in shapes:
+            if kind not in self.rules.kinds:
+                self.unknown(("render", "shapes", kind), f"no kind of piece named '{kind}'", kind, self.rules.kinds)
+        self.rules.render_shapes = {str(k): str(v) for k, v in shapes.items() if k in self.rules.kinds}

@@ -108,9 +108,9 @@ def _colour(value, colours: dict) -> str | None:
 def _piece(piece, rules) -> dict:
     """A piece as drawn: its kind, the text on it (its symbol), its colour and its attributes; None: face down."""
     if piece is None:
-        return {"kind": None, "text": "?", "fill": "#777", "hidden": True, "attributes": {}}
+        return {"kind": None, "text": "?", "fill": "#777", "shape": "square", "hidden": True, "attributes": {}}
     if not isinstance(piece, Piece):
-        return {"kind": None, "text": text_of(piece)[:12], "fill": "#ddd", "attributes": {}}
+        return {"kind": None, "text": text_of(piece)[:12], "fill": "#ddd", "shape": "circle", "attributes": {}}
     attributes = dict(piece.base)
     fill = _colour(attributes.get("colour"), rules.render_colours)
     owner = piece.__dict__.get("owner")
@@ -121,7 +121,7 @@ def _piece(piece, rules) -> dict:
         fill = _PALETTE[(kinds.index(piece.kind) if piece.kind in kinds else 0) % len(_PALETTE)]
     symbol = piece.__dict__.get("symbol")
     text = str(symbol) if symbol is not None else piece.kind[:1].upper()
-    return {"kind": piece.kind, "text": text[:4], "fill": fill,
+    return {"kind": piece.kind, "text": text[:4], "fill": fill, "shape": rules.render_shapes.get(piece.kind, "circle"),
             "attributes": {k: text_of(v)[:40] for k, v in attributes.items()}}
 
 

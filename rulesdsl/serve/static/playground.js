@@ -207,12 +207,21 @@ function drawBoard(view) {
     const g = el("g", { class: "piece" + (p.hidden ? " hidden" : ""), "data-cell": view.cells[p.cell].name,
                         "data-kind": p.kind || "" }, svg);
     const dy = -p.level * 5;
-    el("circle", { cx: x, cy: y + dy, r: UNIT * 0.3, fill: p.fill, stroke: "#333" }, g);
+    shape(p.shape, x, y + dy, UNIT * 0.3, { fill: p.fill, stroke: "#333" }, g);
     const size = p.text.length <= 2 ? 11 : p.text.length === 3 ? 9 : 7; // the text fits the piece
     el("text", { x, y: y + dy + 4, "text-anchor": "middle", "font-size": size, "font-weight": "bold" }, g, p.text);
     el("title", {}, g, (p.kind || "face down") + " " + JSON.stringify(p.attributes));
     g.style.pointerEvents = "none";
   }
+}
+
+// A piece's shape (render: shapes) of radius r around (x, y).
+function shape(name, x, y, r, attrs, parent) {
+  if (name === "square") return el("rect", { x: x - r * 0.85, y: y - r * 0.85, width: r * 1.7, height: r * 1.7, ...attrs }, parent);
+  const corners = name === "diamond" ? [[0, -1], [1, 0], [0, 1], [-1, 0]]
+    : name === "triangle" ? [[0, -1], [0.95, 0.75], [-0.95, 0.75]] : null;
+  if (!corners) return el("circle", { cx: x, cy: y, r, ...attrs }, parent);
+  return el("polygon", { points: corners.map(([a, b]) => `${x + a * r},${y + b * r}`).join(" "), ...attrs }, parent);
 }
 
 function pieceRow(items) {
@@ -222,7 +231,7 @@ function pieceRow(items) {
   svg.setAttribute("height", Math.ceil(n / 20) * 22);
   items.forEach((p, i) => {
     const x = (i % 20) * 22 + 11, y = Math.floor(i / 20) * 22 + 11;
-    el("circle", { cx: x, cy: y, r: 9, fill: p.fill, stroke: "#333", class: p.hidden ? "face-down" : "face-up" }, svg);
+    shape(p.shape, x, y, 9, { fill: p.fill, stroke: "#333", class: p.hidden ? "face-down" : "face-up" }, svg);
     el("text", { x, y: y + 3, "text-anchor": "middle", "font-size": p.text.length <= 2 ? 8 : 6 }, svg, p.text);
   });
   return svg;
