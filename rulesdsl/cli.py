@@ -40,6 +40,8 @@ from .sim.report_files import FORMATS as REPORT_FORMATS, write_report
 from .sim.report_html import render as render_html
 from .sim.runner import record_game
 from .sim.simulate import RunSpec, compare_runs, simulate
+from .serve.app import INSTALL_HINT
+from .serve.command import LOCAL, serve
 
 __all__ = ["main", "build_parser", "UsageError"]  # UsageError lives in errors; kept importable from here
 
@@ -772,6 +774,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("functions", help="list the built-in functions of the rules language")
     p.add_argument("--markdown", action="store_true", help="as markdown tables (as in docs/language.md)")
     p.set_defaults(func=cmd_functions)
+
+    p = sub.add_parser("serve", help="a local web playground: the rule file in an editor beside the game "
+                       f"(needs {INSTALL_HINT})")
+    p.add_argument("target", nargs="?", metavar="FILE_OR_FOLDER", help="the folder to serve, or a rule file "
+                   "(its folder, the file opened first) or a bundled game's name; default: the current folder")
+    p.add_argument("--host", default=LOCAL, help=f"the address to listen on (default {LOCAL}: this machine only)")
+    p.add_argument("--port", type=_at_least(1), default=8000, help="the port (default 8000)")
+    p.add_argument("--open", action="store_true", help="open the page in a web browser")
+    p.set_defaults(func=lambda args: serve(args.target, args.host, args.port, args.open))
 
     p = sub.add_parser("games", help="list the bundled games")
     p.set_defaults(func=cmd_games)

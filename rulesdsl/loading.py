@@ -10,7 +10,7 @@ from .errors import Location, Problem, RulesError, close_names, suggestion
 from .limits import MAX_EXTENDS
 from .resources import package_dir
 from .schema import rule_schema
-from .source import Document, load_file
+from .source import Document, load_file, load_text
 
 
 def bundled_games() -> dict[str, Path]:
@@ -104,10 +104,11 @@ def _drop(doc: Document, path: tuple, old) -> None:
         doc.nodes.pop(p, None)
 
 
-def load_document(path: str | Path, variant: str | None = None) -> Document:
-    """Load a rule file, following 'extends:' to its base file and applying a named variant."""
+def load_document(path: str | Path, variant: str | None = None, text: str | None = None) -> Document:
+    """Load a rule file, following 'extends:' to its base file and applying a named variant. `text`: the
+    file's text as it is being edited, read instead of the file (an editor's unsaved changes)."""
     path = resolve_path(path)
-    doc = load_file(path)
+    doc = load_file(path) if text is None else load_text(text, str(path))
     if not isinstance(doc.data, dict):
         raise RulesError([doc.problem((), "a rule file is a YAML mapping (keys such as 'game:', 'board:')",
                                       "start the file with 'game: <name>'", code="schema_type",

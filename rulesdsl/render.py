@@ -32,7 +32,7 @@ def _cell_texts(S, on_cells: list) -> list[str]:
                 if place:
                     parts.append(_stack_text(place))
             elif place is not None:
-                parts.append(_value_text(place))
+                parts.append(value_text(place))
         texts.append("/".join(parts) or ".")
     return texts
 
@@ -56,16 +56,16 @@ def _grid(S, texts: list) -> list[str] | None:
     return lines
 
 
-def _value_text(value) -> str:
+def value_text(value) -> str:
     if isinstance(value, list):
         if len(value) > 8 and len(set(map(str, value))) < len(value):  # a heap of like pieces: count them
             counts = {}
             for v in value:
-                counts[_value_text(v)] = counts.get(_value_text(v), 0) + 1
+                counts[value_text(v)] = counts.get(value_text(v), 0) + 1
             return "[" + ", ".join(f"{n} {text}" for text, n in counts.items()) + "]"
-        return "[" + ", ".join(_value_text(v) for v in value) + "]"
+        return "[" + ", ".join(value_text(v) for v in value) + "]"
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}: {_value_text(v)}" for k, v in value.items()) + "}"
+        return "{" + ", ".join(f"{k}: {value_text(v)}" for k, v in value.items()) + "}"
     return "none" if value is None else str(value)
 
 
@@ -96,9 +96,9 @@ def render_state(S, viewer: int | None = None) -> str:
         if any(holder is drawn_holder for drawn_holder, _ in on_cells) and drawn.issuperset(holder.keys):
             continue  # drawn in its cells above
         if holder.whole:
-            lines.append(f"{holder.name}: {_value_text(value)}")
+            lines.append(f"{holder.name}: {value_text(value)}")
         else:  # places named by seat or by key
-            parts = ", ".join(f"{names[owner] if holder.per else owner} {_value_text(place)}"
+            parts = ", ".join(f"{names[owner] if holder.per else owner} {value_text(place)}"
                               for owner, place in holder.places(value))
             lines.append(f"{holder.name}: {parts}")
     who = S.current_player()

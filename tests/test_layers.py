@@ -22,13 +22,14 @@ LAYERS = [
     ["agents"],
     ["sim"],
     ["render", "api", "findings"],
-    ["integrations"],
+    ["integrations", "serve"],
     ["cli", "__main__", "__init__"],
 ]
 LAYER_OF = {name: i for i, names in enumerate(LAYERS) for name in names}
 
 # Optional third-party features are imported where they are used, so that the package works without them.
-OPTIONAL = {"dask", "distributed", "matplotlib", "numpy", "pettingzoo", "gymnasium", "pyspiel", "open_spiel", "pygls", "lsprotocol"}
+OPTIONAL = {"dask", "distributed", "matplotlib", "numpy", "pettingzoo", "gymnasium", "pyspiel", "open_spiel", "pygls",
+            "lsprotocol", "starlette", "uvicorn"}
 
 
 def _module_name(path: Path) -> str:

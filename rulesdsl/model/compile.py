@@ -19,6 +19,7 @@ from .builtins import game_builtins
 from .compile_board import BoardCompiler
 from .compile_flow import FlowCompiler
 from .compile_moves import MoveCompiler
+from .compile_render import RenderCompiler
 from .compile_support import _BROKEN, _FAIL, _describe, _ident
 from .game import Rules
 from .holders import Holder
@@ -34,7 +35,7 @@ _LIMIT_HINT = "rule files are bounded in what they may build and how long they m
               "the language reference"
 
 
-class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
+class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler):
     """Builds a Rules object from a Document, collecting every problem instead of stopping at the first."""
 
     def __init__(self, doc: Document, option_values: dict | None = None, variant: str | None = None,
@@ -233,7 +234,8 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
         return r
 
     def _render(self):
-        """Terminal layout hints: rows of cells to draw (evaluated once) and variables not to show."""
+        """Drawing hints: rows of cells to draw (evaluated once), variables not to show, where cells are drawn,
+        the colours of values and the shapes of pieces."""
         spec = self.data.get("render") or {}
         rows = []
         entries = spec.get("rows") or []
@@ -264,6 +266,9 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler):
             if name not in known:
                 self.unknown(("render", "hide", i), f"no variable or zone named '{name}'", name, known)
         self.rules.render_hide = set(spec.get("hide") or [])
+        self._render_at(spec)
+        self._render_colours(spec)
+        self._render_shapes(spec)
 
     def _options(self):
         r = self.rules

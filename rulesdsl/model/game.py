@@ -52,6 +52,9 @@ class Rules:
     features: list = field(default_factory=list)  # [(name, (S, me) -> number, path)]: the file's own features
     render_rows: list = field(default_factory=list)  # [(label, [cells])] drawn one line each
     render_hide: set = field(default_factory=set)  # variables and zones left out of the terminal picture
+    render_at: tuple | None = None  # per cell (index order): its (x, y) on a picture, when the file says
+    render_colours: dict = field(default_factory=dict)  # a value (a colour attribute, a player) -> CSS colour
+    render_shapes: dict = field(default_factory=dict)  # a kind of piece -> circle, square, diamond or triangle
     namespace: dict = field(default_factory=dict, repr=False)
     # what each named part of the rule file compiled to: a label such as "move advance", "step play",
     # "function side_cells", "procedure score_row", "end 1" or "scoring score" -> its generated functions, each

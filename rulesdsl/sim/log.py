@@ -77,12 +77,26 @@ def replay(log: dict, source: str = "log", rules_path=None, where: Location | No
     return state, problems
 
 
-def _replayed(game, log: dict, where: Location):
-    """The state after the logged moves; a move that does not replay is the log's problem."""
+def replay_positions(log: dict, source: str) -> tuple:
+    """(the game a log names, every position of the logged game, the start first): for stepping through it.
+    The rule file is found as replay() finds it; a move that does not replay is the log's problem."""
+    where = Location(str(source))
+    game = _game_of(rules_named_by(log["file"], source, where), log.get("variant"), log.get("options") or {},
+                    log.get("max_turns"), where)
+    positions = []
+    _replayed(game, log, where, lambda state: positions.append(state.clone()))
+    return game, positions
+
+
+def _replayed(game, log: dict, where: Location, keep=None):
+    """The state after the logged moves (each position also given to `keep`); a move that does not replay is
+    the log's problem."""
     try:
         state = game.new_initial_state(log.get("seed"))
     except MoveError as exc:  # e.g. a logged option that makes the opening impossible
         raise RulesError([Problem(f"the game it names cannot start: {exc.reason}", where, exc.hint)]) from None
+    if keep is not None:
+        keep(state)
     for i, text in enumerate(log["moves"]):
         text, player = _seat_of(text, game.num_players, i, where)
         try:
@@ -90,6 +104,8 @@ def _replayed(game, log: dict, where: Location):
         except MoveError as exc:
             raise RulesError([Problem(f"move {i + 1} {shown(text)} does not replay: {exc.reason}", where,
                                       exc.hint)]) from None
+        if keep is not None:
+            keep(state)
     return state
 
 

@@ -1,0 +1,170 @@
+"""One game in the playground: seats (people or agents), moves by notation or by clicked cells, undo."""
+
+from __future__ import annotations
+
+import threading
+
+from ..agents import make_agent
+from ..agents.view import PlayerView
+from ..engine.nodes import CHANCE, SIMULTANEOUS, TERMINAL
+from ..engine.observer import Observer
+from ..engine.play import streams
+from ..errors import MoveError, UsageError
+from ..model.values import Cell
+from .scene import Scene
+
+HUMAN = "human"
+MAX_AUTOMATIC_MOVES = 100_000  # agents' and chance moves made in one go (a game's turn cap ends it sooner)
+
+
+class Session:
+    """A game played from a seed: chance and each agent seat draw from the seed's streams, as in `simulate`,
+    so the same seed, seats and human moves give the same game. Human seats wait for a move. Seats default to
+    a human at the first and random agents at the others."""
+
+    def __init__(self, game, seed: int, seats: list[str] | None = None):
+        seats = seats or [HUMAN] + ["random"] * (game.num_players - 1)
+        if len(seats) != game.num_players:
+            raise UsageError(f"{game.name} has {game.num_players} players; {len(seats)} seats were given")
+        self.game, self.seed, self.seats = game, seed, list(seats)
+        try:
+            self.agents = [None if s == HUMAN else make_agent(s) for s in seats]
+        except ValueError as exc:
+            raise UsageError(str(exc)[:300]) from None
+        self.scene = Scene(game.rules)
+        self.lock = threading.Lock()  # one request at a time changes the game (the server answers in threads)
+        self.state = game.new_initial_state(seed)
+        self.chance, self.seat_rngs = streams(seed, game.num_players)
+        self.undo_points: list = []  # (state, rng states) before each human move
+        self.since = 0  # the history entries from here on happened since the last human move
+        self._advance()
+
+    def human_to_move(self) -> int | None:
+        """The human seat that chooses now, or None (the game is over)."""
+        S = self.state
+        who = S.current_player()
+        if who >= 0:
+            return who
+        if who == SIMULTANEOUS:
+            waiting = [p for p in S.acting_players() if self.agents[p] is None]
+            return waiting[0] if waiting else None
+        return None
+
+    def legal(self) -> list[str]:
+        """The legal moves of the seat to choose, in the game's notation."""
+        seat = self.human_to_move()
+        return [] if seat is None else [str(m) for m in self.state.legal_moves(seat)]
+
+    def play(self, text: str) -> None:
+        """Play a move written in notation for the human seat to choose; MoveError says why it cannot."""
+        seat = self.human_to_move()
+        if seat is None:
+            raise MoveError(MoveError.ILLEGAL, text, "nobody is to move: the game is over")
+        move = self.state.parse_move(text, seat)
+        self.undo_points.append(self._snapshot())
+        self.since = len(self.state.history)
+        self.state.apply(move)
+        self._advance()
+
+    def click(self, names: list[str]) -> dict:
+        """What the clicked cells (in order) mean: {"play": move} when they are exactly the cells of one legal
+        move (which is played), {"choices": moves} when of several, {"next": cells} when they begin legal
+        moves (the cells that may follow), else {"why": the rule's reason} that no move uses them."""
+        seat = self.human_to_move()
+        if seat is None:
+            return {"why": "nobody is to move: the game is over"}
+        wanted = [str(n) for n in names]
+        exact, following = [], set()
+        for move in self.state.legal_moves(seat):
+            cells = _cells_of(move)
+            if cells == wanted:
+                exact.append(str(move))
+            elif cells[:len(wanted)] == wanted:
+                following.add(cells[len(wanted)])
+        if len(exact) == 1 and not following:
+            self.play(exact[0])
+            return {"play": exact[0]}
+        if exact:
+            return {"choices": exact}
+        if following:
+            return {"next": sorted(following)}
+        return {"why": self._why_not(seat, wanted)}
+
+    def _why_not(self, seat: int, names: list[str]) -> str:
+        """The reason (a rule's `why`) that no move of the step takes these cells as its params. For cells that
+        would begin a move (a piece clicked before its target), the reason of the attempt that gets furthest
+        through the rule's checks, over every cell as the last param."""
+        rules = self.game.rules
+        cells = [rules.board.by_name.get(n) for n in names]
+        furthest = (-1, None)
+        for rule in rules.steps[self.state.step].moves:
+            missing = len(rule.params) - len(cells)
+            if rule.explain is None or missing not in (0, 1):
+                continue
+            for last in [()] if missing == 0 else [(c,) for c in rules.board.cells]:
+                try:
+                    failed = rule.explain(self.state, seat, *cells, *last)
+                except Exception:  # noqa: BLE001 - cells are no values of this rule's params: try the next rule
+                    break
+                if failed > furthest[0]:
+                    description, why = rule.checks[failed]
+                    furthest = (failed, why or f"the rule '{rule.name}' requires {description}")
+            if missing == 0 and furthest[1]:
+                break
+        return furthest[1] or ("no move of this step uses " + (f"cell {names[0]}" if len(names) == 1 else
+                                                               "these cells") + " (pick a move from the list)")
+
+    def undo(self) -> bool:
+        """Back to before the last human move (and what agents and chance did after it); False: nothing to undo."""
+        if not self.undo_points:
+            return False
+        state, chance, seats = self.undo_points.pop()
+        self.state, self.since = state, len(state.history)
+        self.chance.setstate(chance)
+        for rng, kept in zip(self.seat_rngs, seats):
+            rng.setstate(kept)
+        return True
+
+    def view(self, viewer: int | None) -> dict:
+        """The scene as `viewer` sees it, with the legal moves (when the viewer is to choose), the history as
+        the viewer may read it, and what happened since the last human move."""
+        scene = self.scene.of(self.state, viewer)
+        seat = self.human_to_move()
+        history = Observer(self.game.rules, viewer, self.state.revealed).history(self.state)
+        scene.update(history=history, told=history[self.since:], to_move=seat, seats=self.seats,
+                     legal=self.legal() if seat is not None and viewer in (None, seat) else [],
+                     can_undo=bool(self.undo_points))
+        return scene
+
+    def _snapshot(self) -> tuple:
+        return (self.state.clone(), self.chance.getstate(), [r.getstate() for r in self.seat_rngs])
+
+    def _advance(self) -> None:
+        """Chance outcomes and agents' moves until a human seat is to choose or the game ends."""
+        S = self.state
+        for _ in range(MAX_AUTOMATIC_MOVES):
+            who = S.current_player()
+            if who == TERMINAL:
+                return
+            if who == CHANCE:
+                move = S.sample_chance(self.chance)
+            elif who == SIMULTANEOUS:
+                agents = [p for p in S.acting_players() if self.agents[p] is not None]
+                if not agents:
+                    return
+                # every agent waiting chooses before any choice is applied, as in the play loop of simulate
+                for move in [self.agents[p].choose(PlayerView(S, p), S.legal_moves(p), self.seat_rngs[p])
+                             for p in agents]:
+                    S.apply(move)
+                continue
+            elif self.agents[who] is None:
+                return
+            else:
+                move = self.agents[who].choose(PlayerView(S, who), S.legal_moves(who), self.seat_rngs[who])
+            S.apply(move)
+
+
+
+def _cells_of(move) -> list[str]:
+    """The names of the cells among a move's params, in order."""
+    return [a.name for a in move.args[:len(move.rule.params)] if a.__class__ is Cell]

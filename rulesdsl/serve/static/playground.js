@@ -1,0 +1,339 @@
+// The playground page: the editor (RulesEditor, bundled CodeMirror) beside the game drawn as SVG from the
+// server's scene. Every call goes to the JSON endpoints under /api/.
+"use strict";
+
+const UNIT = 44; // pixels between the nearest two cells
+const SVGNS = "http://www.w3.org/2000/svg";
+const $ = (id) => document.getElementById(id);
+
+const page = {
+  path: null, editor: null, lastValid: null, game: null, session: null, replay: null,
+  selected: [], targets: [], validateTimer: null, scene: null,
+};
+
+async function api(name, data) {
+  const response = await fetch("/api/" + name, {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(data || {}),
+  });
+  const body = await response.json();
+  if (!response.ok) throw body;
+  return body;
+}
+
+function say(text) { $("message").textContent = text || ""; }
+
+function el(tag, attrs, parent, text) {
+  const node = document.createElementNS(SVGNS, tag);
+  for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
+  if (text !== undefined) node.textContent = text;
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+// -- the editor and its problems ----------------------------------------------------------------
+async function openFile(path) {
+  page.path = path;
+  const { text } = await api("read", { path });
+  if (page.editor) RulesEditor.setText(page.editor, text);
+  else page.editor = RulesEditor.create($("editor"), text, () => scheduleValidate());
+  await validateNow(true);
+}
+
+function scheduleValidate() {
+  clearTimeout(page.validateTimer);
+  page.validateTimer = setTimeout(() => validateNow(false), 300);
+}
+
+async function validateNow(first) {
+  const text = RulesEditor.getText(page.editor);
+  let options = {};
+  try { options = JSON.parse($("options").value.trim() || "{}"); } catch (e) { say("options: " + e.message); }
+  const found = await api("validate", { path: page.path, text, variant: $("variant").value, options });
+  const here = found.problems.filter((p) => p.here);
+  RulesEditor.showProblems(page.editor, here);
+  const list = $("problems");
+  list.innerHTML = "";
+  for (const p of found.problems) {
+    const li = document.createElement("li");
+    li.className = p.severity;
+    li.textContent = `${p.file}:${p.line}:${p.column}: ${p.severity}: ${p.message}` + (p.hint ? ` (hint: ${p.hint})` : "");
+    list.appendChild(li);
+  }
+  $("problems-head").textContent = found.problems.length ? `Problems (${found.problems.length})` : "Problems: none";
+  if (found.ok && found.game && text !== page.lastValid) {
+    page.lastValid = text;
+    setGame(found.game, first);
+    await newGame(); // the game is reloaded from the last valid version
+  }
+}
+
+function setGame(game, first) {
+  const changed = !page.game || JSON.stringify(page.game.players) !== JSON.stringify(game.players);
+  page.game = game;
+  const variant = $("variant"), kept = variant.value;
+  variant.innerHTML = '<option value="">(none)</option>';
+  for (const name of Object.keys(game.variants)) variant.add(new Option(name, name));
+  variant.value = kept in game.variants ? kept : "";
+  if (changed || first) {
+    const seats = $("seats");
+    seats.innerHTML = "";
+    game.players.forEach((name, p) => {
+      const label = document.createElement("label");
+      label.textContent = name + " ";
+      const input = document.createElement("input");
+      input.className = "seat";
+      input.size = 8;
+      input.value = p === 0 ? "human" : "random";
+      input.title = "human, or an agent: random, first, greedy, mcts:iterations=200";
+      label.appendChild(input);
+      seats.appendChild(label);
+    });
+    const viewer = $("viewer");
+    viewer.innerHTML = '<option value="">player to move</option>';
+    game.players.forEach((name, p) => viewer.add(new Option(name, String(p))));
+    $("sim-agents").value = game.players.map(() => "random").join(",");
+  }
+}
+
+// -- playing ------------------------------------------------------------------------------------
+function settings() {
+  let options = {};
+  const text = $("options").value.trim();
+  if (text) options = JSON.parse(text);
+  return { path: page.path, text: page.lastValid, seed: Number($("seed").value || 0),
+           variant: $("variant").value, options };
+}
+
+async function newGame() {
+  try {
+    const seats = [...document.querySelectorAll(".seat")].map((i) => i.value.trim() || "human");
+    const view = await api("new", { ...settings(), seats, viewer: $("viewer").value });
+    page.session = view.session;
+    page.replay = null;
+    say("");
+    show(view);
+  } catch (e) { say(e.error || String(e)); }
+}
+
+async function act(name, data) {
+  if (!page.session) return null;
+  try {
+    const view = await api(name, { session: page.session, viewer: $("viewer").value, ...data });
+    show(view);
+    return view;
+  } catch (e) {
+    say(e.error + (e.hint ? ` (${e.hint})` : ""));
+    return null;
+  }
+}
+
+async function playText(text) {
+  page.selected = [];
+  page.targets = [];
+  const view = await act("move", { move: text });
+  if (view) say("");
+}
+
+async function clickCell(name) {
+  if (page.replay) return;
+  const cells = page.selected.concat([name]);
+  const view = await act("click", { cells });
+  if (!view) return;
+  const found = view.click;
+  page.selected = [];
+  page.targets = [];
+  if (found.play) say("");
+  else if (found.next) { page.selected = cells; page.targets = found.next; say(""); }
+  else if (found.choices) say("several moves use these cells: pick one from the list");
+  else if (found.why) say("illegal: " + found.why);
+  show(view);
+}
+
+// -- drawing ------------------------------------------------------------------------------------
+function show(view) {
+  page.scene = view;
+  $("status").textContent = view.status;
+  $("told").textContent = (view.told || []).join("  ·  ");
+  drawBoard(view);
+  drawZones(view);
+  const legal = $("legal");
+  legal.innerHTML = "";
+  for (const m of view.legal || []) {
+    const b = document.createElement("button");
+    b.textContent = m;
+    b.className = "legal-move";
+    b.onclick = () => playText(m);
+    legal.appendChild(b);
+  }
+  const history = $("history");
+  history.innerHTML = "";
+  for (const h of view.history || []) {
+    const li = document.createElement("li");
+    li.textContent = h;
+    history.appendChild(li);
+  }
+  $("undo").disabled = !view.can_undo;
+}
+
+function drawBoard(view) {
+  const svg = $("board");
+  svg.innerHTML = "";
+  if (!view.cells.length) { svg.setAttribute("height", 0); return; }
+  const width = Math.max(...view.cells.map((c) => c.x)) + 1;
+  const height = Math.max(...view.cells.map((c) => c.y)) + 1;
+  svg.setAttribute("viewBox", `${-0.5 * UNIT} ${-0.5 * UNIT} ${width * UNIT} ${height * UNIT}`);
+  svg.setAttribute("width", width * UNIT);
+  svg.setAttribute("height", height * UNIT);
+  const at = (c) => [c.x * UNIT, c.y * UNIT];
+  for (const [a, b] of view.links) {
+    const [x1, y1] = at(view.cells[a]), [x2, y2] = at(view.cells[b]);
+    el("line", { x1, y1, x2, y2, stroke: "#bbb", "stroke-width": 2 }, svg);
+  }
+  view.cells.forEach((c) => {
+    const [x, y] = at(c);
+    const g = el("g", { class: "cell", "data-cell": c.name }, svg);
+    if (page.selected.includes(c.name)) g.classList.add("selected");
+    if (page.targets.includes(c.name)) g.classList.add("target");
+    const fill = c.fill || "#f0e6d2";
+    if (view.shape === "square")
+      el("rect", { x: x - UNIT / 2, y: y - UNIT / 2, width: UNIT, height: UNIT, fill, stroke: "#999" }, g);
+    else el("circle", { cx: x, cy: y, r: UNIT * 0.42, fill, stroke: "#999" }, g);
+    el("text", { x: x - UNIT * 0.45, y: y - UNIT * 0.3, "font-size": 8, fill: "#666" }, g, c.name);
+    el("title", {}, g, c.name);
+    g.addEventListener("click", () => clickCell(c.name));
+  });
+  for (const p of view.pieces) {
+    const [x, y] = at(view.cells[p.cell]);
+    const g = el("g", { class: "piece" + (p.hidden ? " hidden" : ""), "data-cell": view.cells[p.cell].name,
+                        "data-kind": p.kind || "" }, svg);
+    const dy = -p.level * 5;
+    shape(p.shape, x, y + dy, UNIT * 0.3, { fill: p.fill, stroke: "#333" }, g);
+    const size = p.text.length <= 2 ? 11 : p.text.length === 3 ? 9 : 7; // the text fits the piece
+    el("text", { x, y: y + dy + 4, "text-anchor": "middle", "font-size": size, "font-weight": "bold" }, g, p.text);
+    el("title", {}, g, (p.kind || "face down") + " " + JSON.stringify(p.attributes));
+    g.style.pointerEvents = "none";
+  }
+}
+
+// A piece's shape (render: shapes) of radius r around (x, y).
+function shape(name, x, y, r, attrs, parent) {
+  if (name === "square") return el("rect", { x: x - r * 0.85, y: y - r * 0.85, width: r * 1.7, height: r * 1.7, ...attrs }, parent);
+  const corners = name === "diamond" ? [[0, -1], [1, 0], [0, 1], [-1, 0]]
+    : name === "triangle" ? [[0, -1], [0.95, 0.75], [-0.95, 0.75]] : null;
+  if (!corners) return el("circle", { cx: x, cy: y, r, ...attrs }, parent);
+  return el("polygon", { points: corners.map(([a, b]) => `${x + a * r},${y + b * r}`).join(" "), ...attrs }, parent);
+}
+
+function pieceRow(items) {
+  const svg = document.createElementNS(SVGNS, "svg");
+  const n = Math.max(items.length, 1);
+  svg.setAttribute("width", Math.min(n, 20) * 22);
+  svg.setAttribute("height", Math.ceil(n / 20) * 22);
+  items.forEach((p, i) => {
+    const x = (i % 20) * 22 + 11, y = Math.floor(i / 20) * 22 + 11;
+    shape(p.shape, x, y, 9, { fill: p.fill, stroke: "#333", class: p.hidden ? "face-down" : "face-up" }, svg);
+    el("text", { x, y: y + 3, "text-anchor": "middle", "font-size": p.text.length <= 2 ? 8 : 6 }, svg, p.text);
+  });
+  return svg;
+}
+
+function drawZones(view) {
+  const zones = $("zones");
+  zones.innerHTML = "";
+  for (const zone of view.zones) {
+    for (const place of zone.places) {
+      const box = document.createElement("div");
+      box.className = "zone";
+      const h = document.createElement("h4");
+      h.textContent = (place.owner ? `${zone.name} (${place.owner})` : zone.name) + ` — ${place.count ?? 0}`;
+      box.appendChild(h);
+      if (place.items) box.appendChild(pieceRow(place.items));
+      else box.append(place.text);
+      zones.appendChild(box);
+    }
+  }
+  const table = $("variables");
+  table.innerHTML = "";
+  for (const v of view.variables) {
+    for (const place of v.places) {
+      const row = table.insertRow();
+      row.insertCell().textContent = place.owner ? `${v.name} (${place.owner})` : v.name;
+      row.insertCell().textContent = place.text;
+    }
+  }
+}
+
+// -- replay and simulate ------------------------------------------------------------------------
+async function openLog() {
+  try {
+    const view = await api("replay", { path: $("log").value, game: Number($("log-game").value || 0) });
+    page.replay = view.replay;
+    page.session = null;
+    $("ply").max = view.plies;
+    showPly(view);
+  } catch (e) { say(e.error || String(e)); }
+}
+
+function showPly(view) {
+  $("ply").value = view.ply;
+  $("ply-text").textContent = `position ${view.ply} of ${view.plies}`;
+  say("");
+  show(view);
+}
+
+async function step(ply) {
+  if (!page.replay) return;
+  showPly(await api("replay_step", { replay: page.replay, ply }));
+}
+
+async function runSimulation() {
+  try {
+    const s = settings();
+    const agents = $("sim-agents").value.split(",").map((a) => a.trim());
+    const { simulation } = await api("simulate", { ...s, agents, games: Number($("sim-games").value) });
+    $("sim-report").innerHTML = "";
+    const poll = async () => {
+      const job = await api("simulation", { simulation });
+      $("sim-progress").max = job.games;
+      $("sim-progress").value = job.done;
+      if (job.error) $("sim-report").textContent = job.error;
+      else if (job.report) $("sim-report").innerHTML = job.report;
+      else setTimeout(poll, 300);
+    };
+    poll();
+  } catch (e) { say(e.error || String(e)); }
+}
+
+// -- wiring -------------------------------------------------------------------------------------
+async function start() {
+  const config = await api("config");
+  for (const r of config.rules) $("file").add(new Option(r, r));
+  for (const l of config.logs) $("log").add(new Option(l, l));
+  $("file").onchange = () => { page.lastValid = null; page.game = null; openFile($("file").value); };
+  $("save").onclick = async () => {
+    try {
+      await api("save", { path: page.path, text: RulesEditor.getText(page.editor) });
+      $("saved").textContent = "saved";
+    } catch (e) { $("saved").textContent = e.error; }
+  };
+  $("new").onclick = newGame;
+  $("undo").onclick = () => act("undo", {});
+  $("viewer").onchange = () => act("state", {});
+  $("variant").onchange = () => { page.lastValid = null; validateNow(false); };
+  $("options").onchange = () => { page.lastValid = null; validateNow(false); }; // the players may change
+  $("play-move").onclick = () => playText($("move-text").value);
+  $("move-text").onkeydown = (e) => { if (e.key === "Enter") playText($("move-text").value); };
+  $("open-log").onclick = openLog;
+  $("back").onclick = () => step(Number($("ply").value) - 1);
+  $("forward").onclick = () => step(Number($("ply").value) + 1);
+  $("ply").oninput = () => step(Number($("ply").value));
+  $("simulate").onclick = runSimulation;
+  const first = config.first || config.rules[0];
+  if (first) {
+    $("file").value = first;
+    await openFile(first);
+  }
+  document.body.dataset.ready = "1";
+}
+
+start();

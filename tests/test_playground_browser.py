@@ -1,0 +1,140 @@
+"""The playground in a real browser: headless Chromium (Debian's) driven by Playwright against `rulesdsl serve`."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from rulesdsl.cli import main
+from rulesdsl.loading import bundled_games
+
+sync_api = pytest.importorskip("playwright.sync_api")
+pytest.importorskip("starlette")
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+if not Path(CHROMIUM).exists():
+    pytest.skip("the chromium browser is not installed (apt-get install chromium)", allow_module_level=True)
+
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+MABULA_CELLS = 60  # an 8 x 8 grid without its corners
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """The real server process on a free port, serving a folder with Mabula and a logged game of it."""
+    folder = tmp_path_factory.mktemp("served")
+    shutil.copy(bundled_games()["mabula"], folder / "mabula.yaml")
+    assert main(["play", str(folder / "mabula.yaml"), "--seats", "random,random", "--seed", "2",
+                 "--log", str(folder / "game.json")]) == 0
+    port = _free_port()
+    server = subprocess.Popen([sys.executable, "-m", "rulesdsl", "serve", str(folder / "mabula.yaml"),
+                               "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        for _ in range(200):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
+                break
+            except OSError:
+                assert server.poll() is None, server.stdout.read().decode()
+                time.sleep(0.05)
+        yield url, folder
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser, served):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.set_default_timeout(10_000)
+    page.goto(served[0])
+    page.wait_for_selector("body[data-ready='1']")
+    page.wait_for_selector(".legal-move")
+    yield page
+    page.close()
+
+
+def test_the_board_is_drawn_and_a_legal_move_is_made_by_clicking(page):
+    assert page.locator("#board g.cell").count() == MABULA_CELLS
+    assert page.locator("#board g.piece").count() == 24  # the setup: 12 marbles each on the edge
+    move = page.locator(".legal-move").first.text_content()
+    source, target = move.split("-")
+    page.click(f"#board g.cell[data-cell='{source}']")
+    page.wait_for_selector(f"#board g.cell.target[data-cell='{target}']")  # the cells it may go to
+    page.click(f"#board g.cell[data-cell='{target}']")
+    page.wait_for_function(f"document.querySelector('#history').textContent.includes('{move}')")
+    # the random agent answered: white is to play again
+    page.wait_for_function("document.querySelector('#status').textContent.startsWith('turn 3: white')")
+    assert page.locator("#message").text_content() == ""
+
+
+def test_an_illegal_click_shows_the_rule_s_why(page):
+    legal_sources = {m.split("-")[0] for m in page.locator(".legal-move").all_text_contents()}
+    black = next(c.get_attribute("data-cell") for c in page.locator("#board g.cell").all()
+                 if c.get_attribute("data-cell") in ("b1", "c1", "d1", "e1", "f1", "g1")
+                 and c.get_attribute("data-cell") not in legal_sources)
+    page.click(f"#board g.cell[data-cell='{black}']")
+    page.wait_for_function("document.querySelector('#message').textContent !== ''")
+    assert page.locator("#message").text_content() == \
+        "illegal: only your own marbles that are still on the edge can be pushed"
+
+
+def test_a_typo_in_the_editor_is_shown_at_its_line_and_character(page):
+    line = page.locator(".cm-line", has_text='- "push(from, to)"')
+    line.click()
+    page.keyboard.press("End")
+    page.keyboard.press("ArrowLeft")  # before the closing quote
+    page.keyboard.type("!")
+    page.wait_for_selector("#problems li.error")
+    problem = page.locator("#problems li.error").first.text_content()
+    assert problem.startswith("mabula.yaml:66:")
+    assert page.locator(".cm-lintRange-error").count() >= 1  # marked in the text
+    # the game stays the last valid version: its board is still drawn
+    assert page.locator("#board g.cell").count() == MABULA_CELLS
+
+
+def test_a_logged_game_is_replayed_forwards_and_backwards(page):
+    page.click("#replay-panel summary")
+    page.select_option("#log", "game.json")
+    page.click("#open-log")
+    page.wait_for_function("document.querySelector('#ply-text').textContent.startsWith('position 0 of')")
+    assert page.locator("#board g.piece").count() == 0  # before the setup
+    page.click("#forward")
+    page.wait_for_function("document.querySelector('#ply-text').textContent.startsWith('position 1 of')")
+    assert page.locator("#board g.piece").count() == 24
+    page.click("#forward")
+    page.wait_for_function("document.querySelector('#ply-text').textContent.startsWith('position 2 of')")
+    assert page.locator("#history li").count() == 2
+    page.click("#back")
+    page.wait_for_function("document.querySelector('#ply-text').textContent.startsWith('position 1 of')")
+    assert page.locator("#history li").count() == 1
+
+
+def test_a_simulation_runs_with_a_progress_bar_and_reports(page):
+    page.click("#simulate-panel summary")
+    page.fill("#sim-games", "4")
+    page.click("#simulate")
+    page.wait_for_selector("#sim-report pre", timeout=30_000)
+    assert "4 games in" in page.locator("#sim-report pre").text_content()
+    assert page.eval_on_selector("#sim-progress", "p => [p.value, p.max]") == [4, 4]
