@@ -22,6 +22,7 @@ LAYERS = [
     ["agents"],
     ["sim"],
     ["render", "api", "findings"],
+    ["lsp"],
     ["cli", "__main__", "__init__"],
 ]
 LAYER_OF = {name: i for i, names in enumerate(LAYERS) for name in names}
