@@ -176,7 +176,7 @@ class FileIndex:
         return found
 
     def _local(self, name: str, kind: str, where: tuple, owner: tuple, value=None, offset=None) -> Symbol:
-        loc, _ = self.doc.locate(where, offset, key=offset is None and kind == "local")
+        loc, _ = self.doc.locate(where, offset, key=offset is None)  # a mapping's key, else the value
         of = f"{kind} of {' '.join(map(str, owner))}"
         return Symbol(name, kind, loc, name, _excerpt(value) if value is not None else "", of)
 
