@@ -379,3 +379,14 @@ def test_a_check_that_overruns_its_budget_is_one_problem(tmp_path, monkeypatch):
     assert doc is None
     assert [(p.code, p.message, p.location.line) for p in problems] == [
         ("limit_exceeded", "checking this file stopped: checking the rule file took longer than the 0.02 s allowed", 1)]
+
+
+def test_a_failure_inside_rulesdsl_is_one_problem(tmp_path, monkeypatch):
+    def broken(*args, **kwargs):
+        raise KeyError("oops")
+    monkeypatch.setattr("rulesdsl.lsp.checks.check_file", broken)
+    problems, doc = check_buffer(str(tmp_path / "g.yaml"), GAME)
+    assert doc is None
+    assert [(p.code, p.message) for p in problems] == [
+        ("internal", "internal error while checking this file (KeyError: 'oops')")]
+    assert diagnostics(problems, str(tmp_path / "g.yaml"), GAME)[0]["range"]["start"] == {"line": 0, "character": 0}

@@ -12,6 +12,8 @@ from ..source import Document
 
 ERROR, WARNING = 1, 2  # LSP's DiagnosticSeverity
 SOURCE = "rulesdsl"
+BUG_HINT = ("this is a bug in rulesdsl, not in your file: 'rulesdsl --debug validate FILE' shows the details for a "
+            "bug report")
 
 
 def check_buffer(file: str, text: str) -> tuple[list[Problem], Document | None]:
@@ -28,10 +30,13 @@ def check_buffer(file: str, text: str) -> tuple[list[Problem], Document | None]:
                         "rule files are far smaller and simpler; 'rulesdsl validate FILE' says the same",
                         code="limit_exceeded", fields={"limit": "LOAD_SECONDS"})], None
     except Exception as exc:  # noqa: BLE001 - a bug in rulesdsl: said once, in the editor, and the server lives on
-        what = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
-        return [Problem(f"internal error while checking this file ({what})", Location(file, 1, 1),
-                        "this is a bug in rulesdsl, not in your file: 'rulesdsl --debug validate FILE' shows the "
-                        "details for a bug report", code="internal")], None
+        return [internal_problem(exc, file)], None
+
+
+def internal_problem(exc: Exception, file: str) -> Problem:
+    """The one problem that stands for a failure inside rulesdsl while checking `file`."""
+    what = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
+    return Problem(f"internal error while checking this file ({what})", Location(file), BUG_HINT, code="internal")
 
 
 def _checked(file: str, text: str) -> tuple[list[Problem], Document | None]:

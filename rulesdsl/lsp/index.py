@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 from ..errors import Location
 from ..lang.declare import Builtin
@@ -34,7 +35,8 @@ class Symbol:
 
     def hover(self) -> str:
         """Markdown for an editor's hover."""
-        where = f" ({self.location.file}:{self.location.line})" if self.location and self.location.line else ""
+        where = f" ({Path(self.location.file).name}:{self.location.line})" if self.location and self.location.line \
+            else ""
         parts = [f"```\n{self.signature}\n```", f"*{self.kind}*{where}"]
         if self.description:
             parts.append(self.description)
@@ -152,7 +154,6 @@ class FileIndex:
         the function, procedure, move or end rule it is in, the variables of enclosing 'for' blocks, and
         those of the comprehensions in the string itself."""
         found: list[Symbol] = []
-        data = self.doc.data
         if len(path) >= 2 and path[0] in ("functions", "procedures", "moves", "end"):
             owner = self.doc.value(path[:2])
             if isinstance(owner, dict):
@@ -169,7 +170,7 @@ class FileIndex:
                 for token in _loop_targets(block["for"]):
                     found.append(self._local(str(token), "loop variable", path[:depth] + ("for",), path[:depth],
                                              block["for"], token.start_pos))
-        value = self.doc.value(path) if data is not None else None
+        value = self.doc.value(path)
         if isinstance(value, str):
             for target in _comprehension_targets(value):
                 found.append(self._local(str(target), "loop variable", path, path, value, target.start_pos))
@@ -177,7 +178,7 @@ class FileIndex:
 
     def _local(self, name: str, kind: str, where: tuple, owner: tuple, value=None, offset=None) -> Symbol:
         loc, _ = self.doc.locate(where, offset, key=offset is None)  # a mapping's key, else the value
-        of = f"{kind} of {' '.join(map(str, owner))}"
+        of = f"{kind} of {'.'.join(map(str, owner))}"
         return Symbol(name, kind, loc, name, _excerpt(value) if value is not None else "", of)
 
     # -- completion -------------------------------------------------------------------------------

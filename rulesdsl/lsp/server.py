@@ -9,7 +9,7 @@ from pathlib import Path
 from ..errors import UsageError
 from ..lang.parser import keywords
 from ..source import Document
-from .checks import check_buffer, column, diagnostics, units
+from .checks import check_buffer, column, diagnostic, diagnostics, internal_problem, units
 from .index import FileIndex, Symbol, is_code
 
 try:  # the optional extra 'lsp'
@@ -80,11 +80,20 @@ def build_server(version: str):
             editor.indexes[uri] = FileIndex(doc)
         publish(uri, diagnostics(problems, file, text, encoding()), version)
 
+    async def check_or_say(uri: str, delay: float) -> None:
+        """check(), and a failure inside the server as one diagnostic rather than silence."""
+        try:
+            await check(uri, delay)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a bug in rulesdsl: said in the editor, and the server lives on
+            publish(uri, [diagnostic(internal_problem(exc, uri), uri, [])], None)
+
     def schedule(uri: str, delay: float) -> None:
         waiting = editor.pending.pop(uri, None)
         if waiting is not None:
             waiting.cancel()
-        editor.pending[uri] = asyncio.ensure_future(check(uri, delay))
+        editor.pending[uri] = asyncio.ensure_future(check_or_say(uri, delay))
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     async def did_open(ls, params: types.DidOpenTextDocumentParams):
@@ -167,7 +176,8 @@ def build_server(version: str):
 
 
 def _item(symbol: Symbol):
-    return types.CompletionItem(label=symbol.name, kind=_kind(symbol.kind), detail=f"{symbol.signature} ({symbol.kind})",
+    return types.CompletionItem(label=symbol.name, kind=_kind(symbol.kind),
+                                detail=f"{symbol.signature} ({symbol.kind})",
                                 documentation=types.MarkupContent(kind=types.MarkupKind.Markdown, value=symbol.hover()))
 
 
