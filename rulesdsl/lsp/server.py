@@ -12,22 +12,21 @@ from ..source import Document
 from .checks import check_buffer, column, diagnostic, diagnostics, internal_problem, units
 from .index import FileIndex, Symbol, is_code
 
-try:  # the optional extra 'lsp'
-    from lsprotocol import types
-    from lsprotocol.converters import get_converter
-    from pygls.lsp.server import LanguageServer
-except ImportError:  # serve() says how to install it
-    types = None
-
 DEBOUNCE = 0.3  # seconds without typing before a changed buffer is checked
 INSTALL = "the language server needs pygls: pip install 'rulesdsl[lsp]'"
 
 
 def serve(version: str) -> int:
     """Run the language server (of rulesdsl `version`) on stdin and stdout until the client asks it to exit."""
-    if types is None:
-        raise UsageError(INSTALL)
-    build_server(version).start_io()
+    try:  # the optional extra 'lsp', imported only here: it takes a while, and no other command needs it
+        from lsprotocol import types
+        from lsprotocol.converters import get_converter
+        from pygls.lsp.server import LanguageServer
+    except ImportError:
+        raise UsageError(INSTALL) from None
+    server = LanguageServer("rulesdsl", version, text_document_sync_kind=types.TextDocumentSyncKind.Full)
+    register(server, types, get_converter())
+    server.start_io()
     return 0
 
 
@@ -42,7 +41,7 @@ class Editor:
         self.checker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rulesdsl-check")  # one at a time
 
 
-def _kind(symbol_kind: str):
+def _kind(types, symbol_kind: str):
     """The LSP completion kind of one of our kinds of name."""
     kinds = types.CompletionItemKind
     return {"function": kinds.Function, "procedure": kinds.Function, "built-in": kinds.Function,
@@ -52,11 +51,10 @@ def _kind(symbol_kind: str):
             }.get(symbol_kind, kinds.Text)
 
 
-def build_server(version: str):
-    """The pygls server with its handlers (a thin adapter: the work is in checks and index)."""
-    server = LanguageServer("rulesdsl", version, text_document_sync_kind=types.TextDocumentSyncKind.Full)
+def register(server, types, converter) -> None:
+    """Give a pygls server its handlers (a thin adapter: the work is in checks and index). `types` is
+    lsprotocol.types, `converter` lsprotocol's converter."""
     editor = Editor()
-    converter = get_converter()
 
     def encoding() -> str:
         kind = server.workspace.position_encoding
@@ -153,7 +151,7 @@ def build_server(version: str):
         path = place[0] if place else None
         if path is not None and not is_code(path):
             return types.CompletionList(is_incomplete=False, items=[])
-        items = [_item(s) for s in index.completions(path)]
+        items = [_item(types, s) for s in index.completions(path)]
         items += [types.CompletionItem(label=k, kind=types.CompletionItemKind.Keyword) for k in keywords()]
         return types.CompletionList(is_incomplete=False, items=items)
 
@@ -172,11 +170,10 @@ def build_server(version: str):
         end = types.Position(line=start.line, character=start.character + units(symbol.name, encoding()))
         return types.Location(uri=_uri(params.text_document.uri, file, loc.file), range=types.Range(start, end))
 
-    return server
 
-
-def _item(symbol: Symbol):
-    return types.CompletionItem(label=symbol.name, kind=_kind(symbol.kind),
+def _item(types, symbol: Symbol):
+    """The completion item of a name."""
+    return types.CompletionItem(label=symbol.name, kind=_kind(types, symbol.kind),
                                 detail=f"{symbol.signature} ({symbol.kind})",
                                 documentation=types.MarkupContent(kind=types.MarkupKind.Markdown, value=symbol.hover()))
 
