@@ -12,6 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 pytest.importorskip("pygls")
 
@@ -253,6 +255,12 @@ def test_completion_inside_an_expression(client, folder):
     line, character = _position(GAME, "description: twice n", "twice")
     assert client.at("textDocument/completion", uri, line, character)["items"] == []  # not code
 
+    broken = GAME.replace("game: Little game", "game: [Little game")  # YAML that does not load while typing
+    client.change(uri, broken, 2)
+    assert [d["code"] for d in client.diagnostics(uri, 2)] == ["yaml_syntax"]
+    labels = {item["label"] for item in client.at("textDocument/completion", uri, line, character)["items"]}
+    assert {"doubled", "empty", "top"} <= labels  # the names of the last text that loaded
+
 
 def test_definition_of_a_function_call_and_into_the_base_file(client, folder):
     uri = (folder / "definition.yaml").as_uri()
@@ -302,6 +310,16 @@ def test_without_pygls_the_command_says_how_to_install_it(tmp_path):
 def test_utf16_units_and_back():
     assert units("a😀é", "utf-16") == 4 and units("a😀é", "utf-8") == 7 and units("a😀é", "utf-32") == 3
     assert column("a😀é", 3, "utf-16") == 2 and column("a😀é", 5, "utf-8") == 2 and column("ab", 9, "utf-16") == 2
+
+
+@given(st.text(st.characters(exclude_categories=["Cs"]), max_size=20), st.data(),
+       st.sampled_from(["utf-8", "utf-16", "utf-32"]))
+def test_a_character_index_survives_the_round_trip_through_code_units(text, data, encoding):
+    index = data.draw(st.integers(0, len(text)))
+    assert column(text, units(text[:index], encoding), encoding) == index
+    # Python's own encoders are the reference for the unit counts
+    width = {"utf-8": 1, "utf-16": 2, "utf-32": 4}[encoding]
+    assert units(text, encoding) * width == len(text.encode(encoding.replace("-", "_") + ("-le" if width > 1 else "")))
 
 
 def test_diagnostic_ranges():
@@ -390,3 +408,19 @@ def test_a_failure_inside_rulesdsl_is_one_problem(tmp_path, monkeypatch):
     assert [(p.code, p.message) for p in problems] == [
         ("internal", "internal error while checking this file (KeyError: 'oops')")]
     assert diagnostics(problems, str(tmp_path / "g.yaml"), GAME)[0]["range"]["start"] == {"line": 0, "character": 0}
+
+
+def test_options_are_named_after_option_dot(tmp_path):
+    text = GAME.replace("board:\n", "options:\n  rounds: {type: int, default: 3, help: how many rounds}\nboard:\n", 1)
+    text = text.replace('winners: "[]"', 'winners: "[] if turn > option.rounds else []"')
+    index = FileIndex(load_document(tmp_path / "g.yaml", text=text))
+    file = str(tmp_path / "g.yaml")
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if "option.rounds" in t)
+    col = text.splitlines()[line - 1].index("rounds") + 1
+    option = index.symbol_at(file, line, col)
+    assert (option.kind, option.signature, option.description, option.location.line) == \
+        ("option", "option.rounds", "how many rounds", 4)
+    assert [s.name for s in index.completions(("end", 0, "winners"), "turn > option.ro")] == ["rounds"]
+    assert index.completions(("end", 0, "winners"), "at(c).") == []  # a field: it depends on the value
+    everything = {s.name: s.kind for s in index.completions(("end", 0, "winners"), "turn > ")}
+    assert everything["doubled"] == "function" and everything["and"] == "keyword" and "rounds" not in everything

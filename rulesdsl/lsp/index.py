@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..errors import Location
 from ..lang.declare import Builtin
-from ..lang.parser import tokens
+from ..lang.parser import keywords, tokens
 from ..model.builtins import all_builtins
 from ..schema import rule_schema
 from ..source import Document
@@ -27,7 +27,8 @@ class Symbol:
     """A name a rule file declares (or a built-in): its kind, where it is defined, how it reads."""
 
     name: str
-    kind: str  # function, procedure, let, data, variable, zone, move, step, parameter, local, loop variable, built-in
+    kind: str  # function, procedure, let, data, variable, zone, move, step, option, parameter, local, loop variable,
+    # built-in, built-in effect, keyword
     location: Location | None  # where its name is written (None: a built-in)
     signature: str  # e.g. "three_in_a_row(p)"
     definition: str = ""  # the expression, or an excerpt of the YAML that defines it
@@ -89,6 +90,15 @@ class FileIndex:
                 self.symbols[str(name)] = self._symbol((section, name), kind, spec)
         for name, spec in _mapping(_mapping(data.get(STEPS[0])).get(STEPS[1])).items():
             self.symbols[str(name)] = self._symbol(STEPS + (name,), "step", spec)
+        self.options = {str(name): self._option(name, spec) for name, spec in _mapping(data.get("options")).items()}
+
+    def _option(self, name, spec) -> Symbol:
+        """An option, read in expressions as option.NAME."""
+        info = self.doc.info(("options", name))
+        shown = {k: v for k, v in spec.items() if k != "help"} if isinstance(spec, dict) else spec
+        help_text = str(spec.get("help", "")) if isinstance(spec, dict) else ""
+        return Symbol(str(name), "option", info.key_loc or info.loc if info else None, f"option.{name}",
+                      _excerpt(shown) if shown is not None else "", help_text)
 
     def _symbol(self, path: tuple, kind: str, spec) -> Symbol:
         name = str(path[-1])
@@ -134,10 +144,9 @@ class FileIndex:
         """The symbol named at 1-based `line`:`col`: in an expression, or the key that declares it."""
         word = self.word_at(file, line, col)
         if word is not None:
-            at = self.doc.value(word.path)
-            before = at[:word.start].rstrip()
-            if before.endswith(".") and not before.endswith(".."):  # a field (c.owner), not a name
-                return None
+            owner = _owner(self.doc.value(word.path)[:word.start])
+            if owner is not None:  # a field (c.owner), not a name; option.NAME names an option
+                return self.options.get(word.name) if owner == "option" else None
             return self.resolve(word.name, word.path)
         key = self.key_at(file, line, col)
         declares = key is not None and (len(key) == 2 and key[0] in SECTIONS or len(key) == 3 and key[:2] == STEPS)
@@ -182,13 +191,29 @@ class FileIndex:
         return Symbol(name, kind, loc, name, _excerpt(value) if value is not None else "", of)
 
     # -- completion -------------------------------------------------------------------------------
-    def completions(self, path: tuple | None) -> list[Symbol]:
-        """Every name that may be written in the string value at `path` (None: anywhere): its locals, the
-        file's names and the built-ins (keywords are added by the caller)."""
+    def completions(self, path: tuple | None, before: str = "") -> list[Symbol]:
+        """Every name that may be written in the string value at `path` (None: anywhere) after the text
+        `before`: its locals, the file's names, the built-ins and the keywords; after 'option.', the
+        options; after another '.', nothing (fields depend on the value)."""
+        typed = len(before) - len(before.rstrip("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"))
+        owner = _owner(before[: len(before) - typed])
+        if owner is not None:
+            return list(self.options.values()) if owner == "option" else []
         seen: dict[str, Symbol] = {}
         for symbol in [*(self.locals_at(path) if path else []), *self.symbols.values(), *builtins().values()]:
             seen.setdefault(symbol.name, symbol)
-        return list(seen.values())
+        return list(seen.values()) + [Symbol(word, "keyword", None, word) for word in keywords()]
+
+
+def _owner(before: str) -> str | None:
+    """When the text `before` a name ends with 'x.', the name is a field of x: x's text (a name, or '' for
+    anything else, such as 'at(c).'); else None."""
+    text = before.rstrip()
+    if not text.endswith(".") or text.endswith(".."):
+        return None
+    head = text[:-1].rstrip()
+    last = [t for t in tokens(head) if t.end_pos == len(head)]
+    return str(last[0]) if last and last[0].type == "NAME" else ""
 
 
 def _mapping(value) -> dict:

@@ -7,7 +7,6 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from ..errors import UsageError
-from ..lang.parser import keywords
 from ..source import Document
 from .checks import check_buffer, column, diagnostic, diagnostics, internal_problem, units
 from .index import FileIndex, Symbol, is_code
@@ -47,7 +46,8 @@ def _kind(types, symbol_kind: str):
     return {"function": kinds.Function, "procedure": kinds.Function, "built-in": kinds.Function,
             "built-in effect": kinds.Function, "let": kinds.Constant, "data": kinds.Constant,
             "variable": kinds.Variable, "zone": kinds.Field, "move": kinds.Event, "step": kinds.EnumMember,
-            "parameter": kinds.Variable, "local": kinds.Variable, "loop variable": kinds.Variable
+            "parameter": kinds.Variable, "local": kinds.Variable, "loop variable": kinds.Variable,
+            "option": kinds.Property, "keyword": kinds.Keyword
             }.get(symbol_kind, kinds.Text)
 
 
@@ -138,7 +138,7 @@ def register(server, types, converter) -> None:
         return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text))
 
     @server.feature(types.TEXT_DOCUMENT_COMPLETION,
-                    types.CompletionOptions(trigger_characters=["(", " ", ","]))
+                    types.CompletionOptions(trigger_characters=["(", " ", ",", "."]))
     def completion(ls, params: types.CompletionParams):
         uri = params.text_document.uri
         found = at(uri, params.position)
@@ -148,11 +148,10 @@ def register(server, types, converter) -> None:
         place = index.doc.string_at(file, line, col) if editor.loaded.get(uri) else None
         if place is None and editor.loaded.get(uri):
             return types.CompletionList(is_incomplete=False, items=[])  # not in a string value
-        path = place[0] if place else None
+        path, before = (place[0], index.doc.value(place[0])[: place[1]]) if place else (None, "")
         if path is not None and not is_code(path):
             return types.CompletionList(is_incomplete=False, items=[])
-        items = [_item(types, s) for s in index.completions(path)]
-        items += [types.CompletionItem(label=k, kind=types.CompletionItemKind.Keyword) for k in keywords()]
+        items = [_item(types, s) for s in index.completions(path, before)]
         return types.CompletionList(is_incomplete=False, items=items)
 
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)
