@@ -372,3 +372,14 @@ def test_a_single_when_check_is_located_in_its_own_string(tmp_path):
         rulesdsl.load_game(str(path))
     (found,) = info.value.problems
     assert (found.message, found.location.line, found.location.col, found.width) == ("unknown name 'zzq'", 11, 25, 3)
+
+
+@pytest.mark.parametrize("path", [PUSH + ("when", 0), PUSH + ("when", 1), PUSH + ("escapes",), ("game",)])
+def test_the_string_at_a_position_is_the_one_located_there(doc, path):
+    # string_at is locate's inverse: from a line and column back to the value and the character in it
+    value = value_at(doc, path)
+    for offset in range(len(value) + 1):  # and just after the last character
+        loc, _ = doc.locate(path, offset)
+        assert doc.string_at("demo.yaml", loc.line, loc.col) == (path, offset)
+    assert doc.string_at("other.yaml", loc.line, loc.col) is None
+    assert doc.string_at("demo.yaml", 2, 1) is None  # a key ('moves:'), not a string value
