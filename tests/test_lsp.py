@@ -297,6 +297,18 @@ def test_a_hostile_buffer_gives_a_diagnostic_not_a_hang(client, folder):
     assert client.diagnostics(uri, 1) == []
 
 
+@pytest.mark.parametrize("name", ["expr_deep_parens", "expr_long_sum_chain", "grid_huge"])
+def test_hostile_files_of_the_fuzz_corpus_get_validates_problems(client, folder, name):
+    source = Path(__file__).parent / "fuzz_corpus" / f"{name}.yaml"
+    path = folder / source.name
+    path.write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
+    expected = _validate_json(path)
+    client.open(path.as_uri(), path.read_text(encoding="utf-8"))
+    found = client.diagnostics(path.as_uri())
+    assert [(d["code"], d["range"]["start"]["line"] + 1) for d in found] == \
+        [(p["code"], p["line"]) for p in expected]
+
+
 def test_without_pygls_the_command_says_how_to_install_it(tmp_path):
     blocker = tmp_path / "pygls.py"
     blocker.write_text("raise ImportError('not installed')\n", encoding="utf-8")
