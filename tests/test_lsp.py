@@ -436,3 +436,11 @@ def test_options_are_named_after_option_dot(tmp_path):
     assert index.completions(("end", 0, "winners"), "at(c).") == []  # a field: it depends on the value
     everything = {s.name: s.kind for s in index.completions(("end", 0, "winners"), "turn > ")}
     assert everything["doubled"] == "function" and everything["and"] == "keyword" and "rounds" not in everything
+
+
+def test_a_shared_file_cannot_format_its_hovers(tmp_path):
+    text = GAME.replace("description: twice n", 'description: "[run](command:x) **bold**"')
+    text = text.replace('value: "n * 2"', 'value: "n * 2 if \'```\' else n"')
+    hover = FileIndex(load_document(tmp_path / "g.yaml", text=text)).symbols["doubled"].hover()
+    assert "\\[run\\]\\(command:x\\) \\*\\*bold\\*\\*" in hover  # shown as written, not as a link
+    assert "````yaml\nn * 2 if '```' else n\n````" in hover  # the code block outlasts the backticks inside it

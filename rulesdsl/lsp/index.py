@@ -38,11 +38,11 @@ class Symbol:
         """Markdown for an editor's hover."""
         where = f" ({Path(self.location.file).name}:{self.location.line})" if self.location and self.location.line \
             else ""
-        parts = [f"```\n{self.signature}\n```", f"*{self.kind}*{where}"]
+        parts = [_fenced(self.signature, ""), f"*{self.kind}*{where}"]
         if self.description:
             parts.append(self.description)
         if self.definition:
-            parts.append(f"```yaml\n{self.definition}\n```")
+            parts.append(_fenced(self.definition, "yaml"))
         return "\n\n".join(parts)
 
 
@@ -74,8 +74,25 @@ def _excerpt(value) -> str:
     return text if len(text) <= EXCERPT else text[: EXCERPT - 3] + "..."
 
 
-def _described(spec) -> str:
-    return str(spec.get("description", "")) if isinstance(spec, dict) else ""
+def _described(spec, key: str = "description") -> str:
+    """A rule's description (or an option's help) as markdown that shows the text as written."""
+    return _plain(str(spec.get(key, ""))) if isinstance(spec, dict) else ""
+
+
+def _plain(text: str) -> str:
+    """Text from a rule file as markdown that shows it as it is: a shared file cannot add links or
+    formatting to an editor's hover."""
+    return "".join("\\" + ch if ch in "\\`*_{}[]()<>#+-.!|~" else ch for ch in text)
+
+
+def _fenced(text: str, language: str) -> str:
+    """A markdown code block holding `text`, its fence longer than any run of backticks in it."""
+    longest, run = 0, 0
+    for ch in text:
+        run = run + 1 if ch == "`" else 0
+        longest = max(longest, run)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{language}\n{text}\n{fence}"
 
 
 class FileIndex:
@@ -96,9 +113,8 @@ class FileIndex:
         """An option, read in expressions as option.NAME."""
         info = self.doc.info(("options", name))
         shown = {k: v for k, v in spec.items() if k != "help"} if isinstance(spec, dict) else spec
-        help_text = str(spec.get("help", "")) if isinstance(spec, dict) else ""
         return Symbol(str(name), "option", info.key_loc or info.loc if info else None, f"option.{name}",
-                      _excerpt(shown) if shown is not None else "", help_text)
+                      _excerpt(shown) if shown is not None else "", _described(spec, "help"))
 
     def _symbol(self, path: tuple, kind: str, spec) -> Symbol:
         name = str(path[-1])
@@ -187,7 +203,7 @@ class FileIndex:
 
     def _local(self, name: str, kind: str, where: tuple, owner: tuple, value=None, offset=None) -> Symbol:
         loc, _ = self.doc.locate(where, offset, key=offset is None)  # a mapping's key, else the value
-        of = f"{kind} of {'.'.join(map(str, owner))}"
+        of = _plain(f"{kind} of {'.'.join(map(str, owner))}")
         return Symbol(name, kind, loc, name, _excerpt(value) if value is not None else "", of)
 
     # -- completion -------------------------------------------------------------------------------
