@@ -11,6 +11,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from lark.visitors import Transformer_NonRecursive
 
 from . import ast as A
+from ..budget import TimeBudgetExceeded
 from ..limits import MAX_EXPR_CHARS, MAX_EXPR_DEPTH
 
 
@@ -276,7 +277,9 @@ def parse(text: str, start: str = "expr") -> A.Node:
         tree = _lark().parse(text, start=start)
         return _builder.transform(tree)
     except VisitError as exc:
-        if isinstance(exc.orig_exc, SyntaxProblem):
+        # a budget overrun raised by the watchdog while a long expression is being built is the caller's to
+        # report, like one raised anywhere else
+        if isinstance(exc.orig_exc, (SyntaxProblem, TimeBudgetExceeded)):
             raise exc.orig_exc from None
         raise
     except UnexpectedCharacters as exc:
