@@ -1,5 +1,5 @@
 """The `rulesdsl` command: validate rule files, play in the terminal, simulate, profile, list moves, perft, replay,
-locate the JSON Schema."""
+locate the JSON Schema, serve editors (lsp)."""
 
 from __future__ import annotations
 
@@ -20,17 +20,16 @@ from .engine.nodes import CHANCE
 from .engine.perft import perft
 from .engine.serialize import parse_json
 from .errors import Location, MoveError, Problem, RulesDslError, RulesError, RunStopped, UsageError, did_you_mean
-from .findings import FORMATS, FileReport, as_github, as_json, as_sarif
+from .findings import FORMATS, as_github, as_json, as_sarif, check_file, count_problems as _count
 from .lang.compiler import loops_called
 from .lang.emit import outline
 from .limits import DEFAULT_MAX_TURNS
-from .loading import bundled_games, load_document, resolve_path, with_variant
+from .loading import bundled_games, load_document, resolve_path
+from .lsp.server import serve as serve_lsp
 from .model.builtins import builtin_reference
-from .overrides import inherited_variant_problems, override_problems
 from .render import render_state
 from .schema import schema_path
 from .sim.log import make_log, read_log, replay
-from .sim.checkplay import check_by_playing
 from .sim.profile import profile_games
 from .sim.records import MAX_COUNT, MAX_SEED, RESULTS_HINT, numbered_results, read_text
 from .sim.progress import show_progress
@@ -176,44 +175,22 @@ def cmd_validate(args) -> int:
     games = args.play if args.play is not None else 0 if text else CI_PLAYOUTS
     reports = []
     for file in args.file:
-        report = FileReport(file)
+        report = check_file(file, args.variant, _options(args.option), games)
         reports.append(report)
-        try:
-            doc = load_document(file)
-            game = compile_game(doc, file, args.variant, _options(args.option))
-        except RulesError as exc:
-            report.problems += exc.problems
-            say(exc.format(), file=sys.stderr)
-            say(f"{file}: {_count(len(exc.problems))}", file=sys.stderr)
+        if report.doc is None:
+            say(RulesError(report.problems).format(), file=sys.stderr)
+            say(f"{file}: {_count(len(report.problems))}", file=sys.stderr)
             continue
-        report.summary = game.summary()
-        warnings = override_problems(with_variant(doc, args.variant)) + inherited_variant_problems(doc)
-        lines, played, broken = [], [], 0  # the lines under the file's first one; problems found by playing
-        lines.append(_play_check(lambda: compile_game(doc, file, args.variant, _options(args.option), inline=False),
-                                 file, games, played))
-        for name, spec in (doc.data.get("variants") or {}).items() if args.variant is None else ():
-            try:
-                variant = compile_game(doc, file, name, _options(args.option))
-                report.variants[name] = 0
-                lines.append(f"  variant {name}: ok - {(spec or {}).get('description', '')}")
-                warnings += override_problems(with_variant(doc, name))
-                lines.append(_play_check(lambda: compile_game(doc, file, name, _options(args.option), inline=False),
-                                         file, games, played))
-            except RulesError as exc:
-                report.variants[name] = len(exc.problems)
-                report.problems += exc.problems
-                broken += len(exc.problems)
-                lines.append(f"  variant {name}: {_count(len(exc.problems))}")
-                say(exc.format(), file=sys.stderr)
-        # a variant's warnings repeat its overlay's: once each
-        warnings = sorted({p for p in warnings if p.severity == "warning"}, key=Problem.sort_key)
-        for problem in warnings + played:
+        broken = 0
+        for problems in report.broken.values():
+            say(RulesError(problems).format(), file=sys.stderr)
+            broken += len(problems)
+        for problem in report.problems[broken:]:  # after the variants' errors: warnings, problems found by playing
             say(problem.format(), file=sys.stderr)
-        report.problems += warnings + played
         say(f"{file}: {'ok' if not broken else _count(broken) + ' in its variants'} - {report.summary}")
-        for line in filter(None, lines):  # 'ok' above only when every variant compiles too
+        for line in filter(None, report.lines):  # 'ok' above only when every variant compiles too
             say(line)
-        for name, spec in (doc.data.get("options") or {}).items():
+        for name, spec in (report.doc.data.get("options") or {}).items():
             spec = spec or {}
             choices = f" (one of {', '.join(map(str, spec['choices']))})" if spec.get("choices") else ""
             default = spec.get("default", "")
@@ -227,20 +204,6 @@ def cmd_validate(args) -> int:
         print(shown(reports))
     failing = ("error", "warning") if args.strict else ("error",)
     return 1 if any(p.severity in failing for r in reports for p in r.problems) else 0
-
-
-def _play_check(compile_once, file: str, games: int, found: list) -> str | None:
-    """validate --play: random games of one game (a variant's too, compiled by `compile_once()`); their problems
-    are added to `found`, and the line saying what was played is returned (None: no games asked for)."""
-    if games <= 0:
-        return None
-    problems, summary, variant = check_by_playing(compile_once, games, file)
-    found += problems
-    return f"  {'variant ' + variant + ': ' if variant else ''}{summary}"
-
-
-def _count(n: int) -> str:
-    return f"{n} problem{'s' if n != 1 else ''}"
 
 
 # -- moves, show, perft --------------------------------------------------------------------------
@@ -639,6 +602,10 @@ def _same_content(path: Path, content: bytes) -> bool:
     return path.stat().st_size == len(content) and path.read_bytes() == content
 
 
+def cmd_lsp(args) -> int:
+    return serve_lsp(__version__)
+
+
 # -- argument parsing ----------------------------------------------------------------------------
 SEED = _whole_number(-MAX_SEED, MAX_SEED)
 CI_PLAYOUTS = 20  # validate --play's default in the formats made for CI
@@ -792,6 +759,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--write", metavar="DIR", help="copy the schema into this folder (created if needed)")
     p.add_argument("--force", action="store_true", help="with --write: replace a schema file there that differs")
     p.set_defaults(func=cmd_schema)
+
+    p = sub.add_parser("lsp", help="the language server for editors, over stdin and stdout (pip install "
+                       "'rulesdsl[lsp]'; see docs/editors.md)")
+    p.set_defaults(func=cmd_lsp)
     return parser
 
 

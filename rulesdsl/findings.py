@@ -1,10 +1,18 @@
-"""What `validate` found, for programs: JSON, GitHub Actions annotations, or SARIF 2.1.0 for code scanning."""
+"""What `validate` finds in a rule file, and its reports for programs: JSON, GitHub Actions annotations, or
+SARIF 2.1.0 for code scanning."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from .engine.load import compile_game
+from .errors import Problem, RulesError
+from .loading import load_document, with_variant
+from .overrides import inherited_variant_problems, override_problems
+from .sim.checkplay import check_by_playing
+from .source import Document
 
 FORMATS = ("text", "json", "github", "sarif")
 _SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -18,6 +26,60 @@ class FileReport:
     summary: str | None = None  # None: the file itself did not compile
     problems: list = field(default_factory=list)  # Problem
     variants: dict = field(default_factory=dict)  # variant name -> number of problems (0: ok)
+    broken: dict = field(default_factory=dict)  # variant name -> its problems, for a variant that does not compile
+    lines: list = field(default_factory=list)  # what validate says under the file's first line (None: nothing)
+    doc: Document | None = None  # the file as loaded, when it compiled
+
+
+def check_file(file: str, variant: str | None = None, options: dict | None = None, games: int = 0,
+               text: str | None = None) -> FileReport:
+    """Everything validate finds in one rule file: the game's problems, then each variant's (all of them,
+    unless `variant` names one), then the overrides that change nothing and what `games` random games of
+    each found. `text`: the file's content when it is not what is on disk (an editor's buffer)."""
+    report = FileReport(file)
+    try:
+        doc = load_document(file, text=text)
+        game = compile_game(doc, file, variant, options)
+    except RulesError as exc:
+        report.problems += exc.problems
+        return report
+    report.doc, report.summary = doc, game.summary()
+    warnings = override_problems(with_variant(doc, variant)) + inherited_variant_problems(doc)
+    played = []  # problems found by playing
+    report.lines.append(_play_check(lambda: compile_game(doc, file, variant, options, inline=False), file, games,
+                                    played))
+    for name, spec in (doc.data.get("variants") or {}).items() if variant is None else ():
+        try:
+            compiled = compile_game(doc, file, name, options)
+            report.variants[name] = 0
+            report.lines.append(f"  variant {name}: ok - {(spec or {}).get('description', '')}")
+            warnings += override_problems(with_variant(doc, name))
+            report.lines.append(_play_check(lambda: compile_game(doc, file, name, options, inline=False), file,
+                                            games, played))
+        except RulesError as exc:
+            report.variants[name] = len(exc.problems)
+            report.broken[name] = exc.problems
+            report.problems += exc.problems
+            report.lines.append(f"  variant {name}: {count_problems(len(exc.problems))}")
+    # a variant's warnings repeat its overlay's: once each
+    warnings = sorted({p for p in warnings if p.severity == "warning"}, key=Problem.sort_key)
+    report.problems += warnings + played
+    return report
+
+
+def _play_check(compile_once, file: str, games: int, found: list) -> str | None:
+    """validate --play: random games of one game (a variant's too, compiled by `compile_once()`); their problems
+    are added to `found`, and the line saying what was played is returned (None: no games asked for)."""
+    if games <= 0:
+        return None
+    problems, summary, variant = check_by_playing(compile_once, games, file)
+    found += problems
+    return f"  {'variant ' + variant + ': ' if variant else ''}{summary}"
+
+
+def count_problems(n: int) -> str:
+    """'1 problem', '3 problems'."""
+    return f"{n} problem{'s' if n != 1 else ''}"
 
 
 def _problem_json(problem, file: str) -> dict:

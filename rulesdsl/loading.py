@@ -10,7 +10,7 @@ from .errors import Location, Problem, RulesError, close_names, suggestion
 from .limits import MAX_EXTENDS
 from .resources import package_dir
 from .schema import rule_schema
-from .source import Document, load_file, load_text
+from .source import Document, load_bytes, load_file
 
 
 def bundled_games() -> dict[str, Path]:
@@ -106,9 +106,9 @@ def _drop(doc: Document, path: tuple, old) -> None:
 
 def load_document(path: str | Path, variant: str | None = None, text: str | None = None) -> Document:
     """Load a rule file, following 'extends:' to its base file and applying a named variant. `text`: the
-    file's text as it is being edited, read instead of the file (an editor's unsaved changes)."""
-    path = resolve_path(path)
-    doc = load_file(path) if text is None else load_text(text, str(path))
+    file's content when it is not (yet) what is on disk, as in an editor; 'extends:' is resolved from `path`."""
+    path = resolve_path(path) if text is None else Path(path)
+    doc = load_file(path) if text is None else load_bytes(text.encode("utf-8", "surrogatepass"), str(path))
     if not isinstance(doc.data, dict):
         raise RulesError([doc.problem((), "a rule file is a YAML mapping (keys such as 'game:', 'board:')",
                                       "start the file with 'game: <name>'", code="schema_type",

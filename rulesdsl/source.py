@@ -53,7 +53,7 @@ class Document:
         elif offset is None:
             loc = info.loc
         else:
-            loc = _offset_location(info, self._value(path), offset)
+            loc = _offset_location(info, self.value(path), offset)
         line = info.lines[loc.line - 1] if 0 < loc.line <= len(info.lines) else None
         return loc, line
 
@@ -68,7 +68,26 @@ class Document:
             width = max(1, min(width, len(line.rstrip()) - loc.col + 1))  # the caret stays on its line
         return Problem(message, loc, hint, line if offset is not None else None, width, code, fields)
 
-    def _value(self, path):
+    def string_at(self, file: str, line: int, col: int) -> tuple[Path_, int] | None:
+        """(path, character offset) of the character of a string value at 1-based `line`:`col` of `file`, or
+        of the position just after the value's last character; None when no string value of `file` is there."""
+        for path, info in self.nodes.items():
+            if info.loc.file != file or info.loc.line > line:
+                continue
+            value = self.value(path)
+            positions = _char_positions(info, value) if isinstance(value, str) else None
+            if not positions:
+                continue
+            for offset, (at_line, at_col, _) in enumerate(positions):
+                if (at_line, at_col) == (line, col):
+                    return path, offset
+            last_line, last_col, real = positions[-1]
+            if (last_line, last_col + real) == (line, col):  # the cursor just after the last character
+                return path, len(value)
+        return None
+
+    def value(self, path):
+        """The value at `path`, or None when there is none."""
         value = self.data
         try:
             for part in path:
@@ -360,6 +379,11 @@ def load_file(path: str | Path, display: str | None = None) -> Document:
     except OSError as exc:
         raise RulesError([Problem(f"cannot read {path}: {exc.strerror or exc}", Location(name),
                                   code="file_unreadable", fields={"path": str(path)})]) from None
+    return load_bytes(data, name)
+
+
+def load_bytes(data: bytes, name: str) -> Document:
+    """Parse a rule file's bytes (as read, at most MAX_FILE_BYTES + 1 of them) into a Document named `name`."""
     if len(data) > MAX_FILE_BYTES:
         kept = data[:MAX_FILE_BYTES].decode("utf-8", "replace")
         line, col = _line_col(kept, len(kept))

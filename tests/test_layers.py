@@ -23,6 +23,7 @@ LAYERS = [
     ["sim"],
     ["render", "api", "findings"],
     ["integrations", "serve"],
+    ["lsp"],
     ["cli", "__main__", "__init__"],
 ]
 LAYER_OF = {name: i for i, names in enumerate(LAYERS) for name in names}

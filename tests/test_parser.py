@@ -17,7 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from rulesdsl.budget import TimeBudgetExceeded
 from rulesdsl.lang import ast as A
+from rulesdsl.lang import parser
 from rulesdsl.lang.parser import SyntaxProblem, parse
 from rulesdsl.limits import MAX_EXPR_CHARS, MAX_EXPR_DEPTH
 
@@ -503,3 +505,12 @@ def test_printing_with_minimal_brackets_parses_back_to_the_tree(tree):
     text, _ = show(tree)
     assert parse(text) == tree, text
     _spans_point_at_their_text(text)
+
+
+def test_a_budget_overrun_while_building_the_tree_is_not_wrapped(monkeypatch):
+    # the watchdog raises wherever the code is: inside Lark's transformer it must still reach the caller as itself
+    def overrun(*args):
+        raise TimeBudgetExceeded()
+    monkeypatch.setattr(parser._Builder, "add", overrun)
+    with pytest.raises(TimeBudgetExceeded):
+        parse("1 + 2")

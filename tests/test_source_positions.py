@@ -362,3 +362,24 @@ def test_an_expression_that_ends_too_early_is_reported_after_its_last_character(
     (found,) = info.value.problems
     assert found.message == "the expression ends too early"
     assert (found.location.line, found.location.col) == (line, col)
+
+
+def test_a_single_when_check_is_located_in_its_own_string(tmp_path):
+    # `when:` may be one check rather than a list: its problems are located in that string too
+    path = tmp_path / "game.yaml"
+    path.write_text(GAME.replace("    when:\n      - WHEN", '    when: "empty(c) and zzq > 0"'), encoding="utf-8")
+    with pytest.raises(RulesError) as info:
+        rulesdsl.load_game(str(path))
+    (found,) = info.value.problems
+    assert (found.message, found.location.line, found.location.col, found.width) == ("unknown name 'zzq'", 11, 25, 3)
+
+
+@pytest.mark.parametrize("path", [PUSH + ("when", 0), PUSH + ("when", 1), PUSH + ("escapes",), ("game",)])
+def test_the_string_at_a_position_is_the_one_located_there(doc, path):
+    # string_at is locate's inverse: from a line and column back to the value and the character in it
+    value = value_at(doc, path)
+    for offset in range(len(value) + 1):  # and just after the last character
+        loc, _ = doc.locate(path, offset)
+        assert doc.string_at("demo.yaml", loc.line, loc.col) == (path, offset)
+    assert doc.string_at("other.yaml", loc.line, loc.col) is None
+    assert doc.string_at("demo.yaml", 2, 1) is None  # a key ('moves:'), not a string value

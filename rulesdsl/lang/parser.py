@@ -11,6 +11,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from lark.visitors import Transformer_NonRecursive
 
 from . import ast as A
+from ..budget import TimeBudgetExceeded
 from ..limits import MAX_EXPR_CHARS, MAX_EXPR_DEPTH
 
 
@@ -276,7 +277,9 @@ def parse(text: str, start: str = "expr") -> A.Node:
         tree = _lark().parse(text, start=start)
         return _builder.transform(tree)
     except VisitError as exc:
-        if isinstance(exc.orig_exc, SyntaxProblem):
+        # a budget overrun raised by the watchdog while a long expression is being built is the caller's to
+        # report, like one raised anywhere else
+        if isinstance(exc.orig_exc, (SyntaxProblem, TimeBudgetExceeded)):
             raise exc.orig_exc from None
         raise
     except UnexpectedCharacters as exc:
@@ -301,3 +304,19 @@ def parse(text: str, start: str = "expr") -> A.Node:
         raise SyntaxProblem(f"unexpected {token!r}", at, hint) from None
     except UnexpectedInput as exc:  # pragma: no cover - other lark input errors
         raise SyntaxProblem(str(exc).splitlines()[0], getattr(exc, "pos_in_stream", 0) or 0) from None
+
+
+def tokens(text: str) -> list[Token]:
+    """The tokens of an expression or statement, with their offsets, up to the first character no token can
+    start (text being typed need not parse: editors find the names in it)."""
+    found = []
+    try:
+        found.extend(_lark().lex(text))
+    except UnexpectedInput:
+        pass
+    return found
+
+
+def keywords() -> list[str]:
+    """The words of the grammar that are not names: and, or, not, in, if, else, for, true, false, none."""
+    return sorted(t.pattern.value for t in _lark().terminals if t.pattern.type == "str" and t.pattern.value.isalpha())

@@ -144,7 +144,7 @@ class BoardCompiler:
         for i, item in enumerate(value):
             cell = board.by_name.get(str(item))
             if cell is None:
-                self.unknown(path + (i,) if not isinstance(self.doc._value(path), str) else path,
+                self.unknown(path + (i,) if not isinstance(self.doc.value(path), str) else path,
                              f"no cell named '{item}'", item, board.by_name)
                 continue
             cells.append(cell)

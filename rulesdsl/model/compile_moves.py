@@ -279,7 +279,7 @@ class MoveCompiler:
         # all three run, each reporting its own problems
         ok = all([self._param_loops(path, list((spec.get("params") or {}).items()), rule, scope, search),
                   self._place_lets(path, list((spec.get("let") or {}).items()), rule, inner, search),
-                  self._place_checks(path, whens if isinstance(whens, list) else [whens], rule, inner, search)])
+                  self._place_checks(path, whens, rule, inner, search)])
         rule.checks = search.checks
         return search if ok else _FAIL
 
@@ -331,11 +331,11 @@ class MoveCompiler:
 
     def _place_checks(self, path, whens, rule: MoveRule, inner, search: _Search) -> bool:
         """Each check runs in the loop of the last param it uses, right after the last let of that loop it reads:
-        a value that fails it is dropped before the loops inside are run for it."""
+        a value that fails it is dropped before the loops inside are run for it. `whens`: a list, or one check."""
         ok = True
         binders = set(rule.params + rule.lets)
-        for k, item in enumerate(whens):
-            cpath = path + ("when", k)
+        for k, item in enumerate(whens) if isinstance(whens, list) else [(None, whens)]:
+            cpath = path + ("when",) + (() if k is None else (k,))  # one check is located at 'when:' itself
             text, why = (item.get("test"), item.get("why")) if isinstance(item, dict) else (item, None)
             if isinstance(item, dict):
                 cpath = cpath + ("test",)

@@ -29,6 +29,11 @@ def game_builtins(game) -> dict[str, Builtin]:
     return {b.name: bound(b, g) for b in DECLARED}
 
 
+def all_builtins() -> list[Builtin]:
+    """Every built-in function's declaration (unbound), in the order of the reference."""
+    return [*pure_builtins().values(), *DECLARED]
+
+
 def builtin_reference(markdown: bool) -> str:
     """Every built-in function by category, as text or as the markdown tables of docs/language.md."""
-    return reference([*pure_builtins().values(), *DECLARED], markdown)
+    return reference(all_builtins(), markdown)
