@@ -75,13 +75,18 @@ def _drop(doc: Document, path: tuple) -> None:
 
 def load_document(path: str | Path, variant: str | None = None) -> Document:
     """Load a rule file, following 'extends:' to its base file and applying a named variant."""
+    return merge_chain([doc for doc, _ in read_chain(path)], variant)
+
+
+def read_chain(path: str | Path, read=load_file) -> list[tuple[Document, Path]]:
+    """(document, path) of a rule file, its base, the base's base...; `read(path)` loads each of them."""
     path = resolve_path(path)
-    doc = load_file(path)
+    doc = read(path)
     if not isinstance(doc.data, dict):
         raise RulesError([doc.problem((), "a rule file is a YAML mapping (keys such as 'game:', 'board:')",
                                       "start the file with 'game: <name>'", code="schema_type",
                                       fields={"path": (), "expected": ("object",)})])
-    chain = [(doc, path)]  # the file, its base, the base's base...: a loop, not recursion, however long
+    chain = [(doc, path)]  # a loop, not recursion, however long
     while "extends" in chain[-1][0].data:
         overlay, overlay_path = chain[-1]
         if len(chain) > MAX_EXTENDS:  # each file is read, checked and merged: a chain of thousands is an attack
@@ -92,9 +97,15 @@ def load_document(path: str | Path, variant: str | None = None) -> Document:
         if base_path.resolve() in {p.resolve() for _, p in chain}:
             raise RulesError([overlay.problem(("extends",), f"'{overlay.data['extends']}' extends itself "
                                               f"(through {overlay_path})", code="bad_extends")])
-        chain.append((_load_base(overlay, base_path), base_path))
-    doc = chain[-1][0]
-    for overlay, _ in reversed(chain[:-1]):
+        chain.append((_load_base(overlay, base_path, read), base_path))
+    return chain
+
+
+def merge_chain(chain: list[Document], variant: str | None = None) -> Document:
+    """The rule file `chain[0]` with its overlays merged onto its bases (chain[-1], the game itself), and the
+    named variant applied."""
+    doc = chain[-1]
+    for overlay in reversed(chain[:-1]):
         patch = {k: v for k, v in overlay.data.items() if k != "extends"}
         merge(doc, patch, {p: i for p, i in overlay.nodes.items() if p and p[0] != "extends"})
         doc.file = overlay.file
@@ -177,12 +188,12 @@ def _is_file(path: Path) -> bool:
         return False
 
 
-def _load_base(overlay: Document, path: Path) -> Document:
+def _load_base(overlay: Document, path: Path, read) -> Document:
     """The base file named by the overlay's 'extends:', if it is a rule file (else ONE problem, at that
     'extends:', that says nothing of the file's content)."""
     name = overlay.data["extends"]
     try:
-        base = load_file(path)
+        base = read(path)
     except RulesError as exc:
         first = min(exc.problems, key=Problem.sort_key)
         if first.location is None or not first.location.line:  # it cannot be read at all

@@ -12,14 +12,15 @@ import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
 from tqdm import tqdm
 
 from ..agents import make_agent
-from ..engine.load import load_game
+from ..bundle import RuleBundle, bundle_document, read_bundle
+from ..engine.load import compile_game
 from ..engine.rng import derive_seed
 from ..errors import GameRuntimeError, RunStopped
 from .cluster import dask_results
@@ -30,7 +31,10 @@ from .stats import mean_sd, paired_p_value, welch_p_value, wilson
 
 @dataclass(frozen=True)
 class RunSpec:
-    """Everything that decides a run's games: rules, variant, options, turn cap, agents and seed."""
+    """Everything that decides a run's games: rules, variant, options, turn cap, agents and seed.
+
+    `bundle` holds the rules themselves (read from `file` when a run starts, see `prepared`): every game of
+    a run, in this process, in worker processes or on a cluster, is played from that one reading."""
 
     file: str
     variant: str | None
@@ -38,6 +42,7 @@ class RunSpec:
     max_turns: int | None
     agents: tuple
     seed: int
+    bundle: RuleBundle | None = None
 
     def matches(self, line: dict, folder: Path | None = None) -> bool:
         """Whether a results line belongs to this run (`folder`: where the results file is)."""
@@ -53,6 +58,10 @@ class RunSpec:
         label = _label(self.file)
         if line.get("file") != label and not same_rules(str(line.get("file")), self.file, folder):
             return f"rule file {line.get('file')}, not {label}"
+        recorded = line.get("rules_sha256")  # older results files do not record it
+        if recorded is not None and self.bundle is not None and recorded != self.bundle.digest:
+            return (f"rules with content hash {recorded[:12]}..., not {self.bundle.digest[:12]}... (the rule file "
+                    "or a file it extends has changed since the run began)")
         for key, value in theirs.items():
             if value != ours[key]:
                 return f"{key} {_plain(value)}, not {_plain(ours[key])}"
@@ -70,8 +79,9 @@ def _plain(value) -> str:
     return str(value)
 
 
-_games: dict = {}
+_games: dict = {}  # the compiled games of the runs this process has played, the latest few
 _agents: dict = {}  # agent specs -> the agents made from them, once per process
+MAX_CACHED_GAMES = 8  # a cluster worker serves run after run: it keeps the games of the latest only
 _labels: dict = {}  # rule file -> how results name it (a bundled game by name)
 
 
@@ -83,21 +93,41 @@ def _label(file: str) -> str:
     return label
 
 
+def prepared(spec: RunSpec) -> RunSpec:
+    """The spec with its rules read (once, here: workers need neither the files nor their paths) and the rule
+    file named as results name it."""
+    bundle = spec.bundle or read_bundle(spec.file)
+    return replace(spec, file=_label(spec.file), bundle=bundle)
+
+
 def _game_key(spec: RunSpec) -> tuple:
-    return spec.file, spec.variant, spec.options, spec.max_turns
+    return spec.bundle.digest, spec.variant, spec.options, spec.max_turns
 
 
 def _game(spec: RunSpec):
-    """The compiled game of a spec, once per process (workers keep it between tasks)."""
+    """The compiled game of a prepared spec, once per process (workers keep it between tasks), compiled from
+    the spec's bundle in memory and checked as any rule file is."""
     key = _game_key(spec)
     game = _games.get(key)
     if game is None:
-        game = _games[key] = load_game(spec.file, spec.variant, dict(spec.options), spec.max_turns)
+        while len(_games) >= MAX_CACHED_GAMES:
+            del _games[next(iter(_games))]
+        game = _games[key] = compile_game(bundle_document(spec.bundle), spec.file, spec.variant,
+                                          dict(spec.options), spec.max_turns)
     return game
 
 
+def play_chunk(spec: RunSpec, indices: list[int]) -> tuple[list[dict], float]:
+    """Games `indices` of a run as their JSONL lines, and the seconds their play took (compiling the game, once
+    per process, not counted). Pure: the same spec and indices give the same lines wherever they run."""
+    _game(spec)
+    start = time.perf_counter()
+    lines = [play_one(spec, index) for index in indices]
+    return lines, time.perf_counter() - start
+
+
 def play_one(spec: RunSpec, index: int) -> dict:
-    """Game `index` of a run, as its JSONL line. Its seed depends only on the run seed and the index."""
+    """Game `index` of a prepared run, as its JSONL line. Its seed depends only on the run seed and the index."""
     game = _game(spec)
     agents = _agents.get(spec.agents)
     if agents is None:  # agents keep nothing between calls (see agents.base.Agent): one set serves every game
@@ -106,9 +136,9 @@ def play_one(spec: RunSpec, index: int) -> dict:
         record = play_game(game, agents, derive_seed(spec.seed, index))
     except GameRuntimeError as exc:
         raise exc.with_hint(f"game {index} of the run with seed {spec.seed} reaches it") from None
-    return {"index": index, "game": game.name, "file": _label(spec.file), "variant": spec.variant,
-            "options": dict(spec.options), "max_turns": spec.max_turns, "run_seed": spec.seed,
-            **record.to_json(), "agents": agent_names(spec.agents)}
+    return {"index": index, "game": game.name, "file": spec.file, "rules_sha256": spec.bundle.digest,
+            "variant": spec.variant, "options": dict(spec.options), "max_turns": spec.max_turns,
+            "run_seed": spec.seed, **record.to_json(), "agents": agent_names(spec.agents)}
 
 
 def agent_names(agents) -> list[str]:
@@ -126,25 +156,27 @@ def _ordered(results_by_index, indices):
             position += 1
 
 
-def _results(spec: RunSpec, indices: list[int], workers: int, dask: str | None):
+def _results(spec: RunSpec, indices: list[int], workers: int, dask: str | None, chunk: int | None = None,
+             tell=None):
     """Results of the games at `indices`, in index order, computed locally, in processes or on Dask."""
     if dask:
-        yield from _ordered(dask_results(play_one, spec, indices, dask, workers if workers > 1 else None), indices)
+        yield from _ordered(dask_results(play_chunk, spec, indices, dask, workers if workers > 1 else None, chunk,
+                                         tell), indices)
     elif workers > 1:
-        yield from _in_processes(spec, indices, workers)
+        yield from _in_processes(spec, indices, workers, chunk)
     else:
         for index in indices:
             yield play_one(spec, index)
 
 
-def _in_processes(spec: RunSpec, indices: list[int], workers: int):
+def _in_processes(spec: RunSpec, indices: list[int], workers: int, chunk: int | None = None):
     """Results in index order from `workers` processes. A worker that dies (killed, out of memory) ends
     the run at once with RunStopped; workers end when this process does."""
     pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
                                initializer=_worker_start, initargs=(os.getpid(),))
     finished = False
     try:
-        chunk = max(1, min(16, len(indices) // (8 * workers)))
+        chunk = chunk or max(1, min(16, len(indices) // (8 * workers)))
         yield from pool.map(partial(play_one, spec), indices, chunksize=chunk)
         finished = True
     except BrokenProcessPool:
@@ -306,9 +338,11 @@ class Summary:
 
 def simulate(spec: RunSpec, games: int, out=None, workers: int = 1, dask: str | None = None,
              done: list[dict] | None = None, progress: bool = False, folder: Path | None = None,
-             game=None) -> Summary:
+             game=None, chunk: int | None = None) -> Summary:
     """Play games 0..games-1 of a run (skipping those in `done`, lines of a results file in `folder`);
-    write each line to `out` as it comes. `game` is the spec's game if the caller has compiled it already."""
+    write each line to `out` as it comes. `game` is the spec's game if the caller has compiled it already
+    (from the spec's bundle). `chunk`: games per task sent to a worker (default: sized from their speed)."""
+    spec = prepared(spec)
     if game is not None:
         _games[_game_key(spec)] = game
     game = _game(spec)
@@ -325,7 +359,8 @@ def simulate(spec: RunSpec, games: int, out=None, workers: int = 1, dask: str | 
         bar = tqdm(total=games, initial=games - len(indices), unit="game", desc=label, leave=False)
     start = time.perf_counter()
     try:
-        for line in _results(spec, indices, workers, dask):
+        tell = partial(tqdm.write, file=sys.stderr) if progress else None  # e.g. where the cluster's dashboard is
+        for line in _results(spec, indices, workers, dask, chunk, tell):
             summary.add(line)
             if out is not None:
                 out.write(json.dumps(line) + "\n")
