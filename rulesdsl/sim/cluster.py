@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 from concurrent.futures import CancelledError
@@ -36,10 +37,9 @@ def dask_results(play_chunk, spec, indices: list[int], address: str, workers: in
         raise ClusterError("--dask needs Dask: pip install 'dask[distributed]'") from None
     cluster = None
     try:
-        if address == "local":  # on this machine only; a dashboard only if its optional package is there
-            dashboard = "127.0.0.1:0" if find_spec("bokeh") else None
+        if address == "local":  # on this machine only, on free ports (its web server even without a dashboard)
             cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
-                                   host="127.0.0.1", dashboard_address=dashboard)
+                                   host="127.0.0.1", dashboard_address="127.0.0.1:0")
             client = Client(cluster)
         else:
             client = Client(address, timeout=20)
@@ -49,12 +49,13 @@ def dask_results(play_chunk, spec, indices: list[int], address: str, workers: in
         raise ClusterError(f"cannot reach the Dask scheduler at {address}: {exc} (hint: start one with "
                            "'dask scheduler' and workers with 'dask worker ADDRESS', or use --dask local)") from None
     try:
-        if tell is not None and _has_dashboard(client):
+        if tell is not None and _has_dashboard(client, local=cluster is not None):
             tell(f"Dask dashboard: {client.dashboard_link}")
         yield from _chunked(client, as_completed(), play_chunk, spec, indices, chunk)
     except KilledWorker as exc:
         raise RunStopped(f"the workers that played one task all died (killed, or out of memory): {exc}") from None
     except (CancelledError, OSError, TimeoutError):  # the scheduler went away: the client cancels every task
+        logging.getLogger("distributed.client").setLevel(logging.CRITICAL)  # its own farewell says nothing more
         raise RunStopped(f"lost the connection to the Dask scheduler at {address}") from None
     finally:
         client.close(timeout=5)
@@ -62,12 +63,21 @@ def dask_results(play_chunk, spec, indices: list[int], address: str, workers: in
             cluster.close(timeout=5)
 
 
-def _has_dashboard(client) -> bool:
-    """Whether the scheduler serves a dashboard (Dask names one even when it has none)."""
-    try:
-        return bool(client.scheduler_info().get("services", {}).get("dashboard"))
-    except (OSError, TimeoutError):
+def _has_dashboard(client, local: bool) -> bool:
+    """Whether the scheduler serves a dashboard: it has a web server, and (here, for a local cluster) the
+    dashboard's optional package is installed."""
+    if local and find_spec("bokeh") is None:
         return False
+    return bool(client.scheduler_info().get("services", {}).get("dashboard"))
+
+
+def chunk_size(left: int, threads: int, played: int, seconds: float) -> int:
+    """Games in the next task: about CHUNK_SECONDS of play at the speed measured so far (`played` games in
+    `seconds`), and a small share of the `left` games so that the last tasks are short; 1 until measured."""
+    if not played:
+        return 1
+    per_game = max(seconds / played, 1e-6)
+    return max(1, min(int(CHUNK_SECONDS / per_game), math.ceil(left / (TAIL_SHARE * threads))))
 
 
 def _chunked(client, tasks, play_chunk, spec, indices: list[int], chunk: int | None):
@@ -75,19 +85,12 @@ def _chunked(client, tasks, play_chunk, spec, indices: list[int], chunk: int | N
     worker thread in flight (`tasks`: an empty as_completed)."""
     position, played, seconds = 0, 0, 0.0
 
-    def size(left: int, threads: int) -> int:
-        if chunk:
-            return chunk
-        if not played:  # nothing measured yet: one game a task, for the first tasks only
-            return 1
-        per_game = max(seconds / played, 1e-6)
-        return max(1, min(int(CHUNK_SECONDS / per_game), math.ceil(left / (TAIL_SHARE * threads))))
-
     def refill():
         nonlocal position
         threads = max(1, sum(client.nthreads().values()))  # workers may join or leave during a run
         while position < len(indices) and tasks.count() < TASKS_PER_THREAD * threads:
-            part = indices[position:position + size(len(indices) - position, threads)]
+            size = chunk or chunk_size(len(indices) - position, threads, played, seconds)
+            part = indices[position:position + size]
             position += len(part)
             tasks.add(client.submit(play_chunk, spec, part, pure=False, retries=RETRIES))
 
