@@ -73,11 +73,13 @@ def _has_dashboard(client, local: bool) -> bool:
 
 def chunk_size(left: int, threads: int, played: int, seconds: float) -> int:
     """Games in the next task: about CHUNK_SECONDS of play at the speed measured so far (`played` games in
-    `seconds`), and a small share of the `left` games so that the last tasks are short; 1 until measured."""
+    `seconds`), and a small share of the `left` games so that the last tasks are short (down to a tenth of
+    that); 1 until measured."""
     if not played:
         return 1
     per_game = max(seconds / played, 1e-6)
-    return max(1, min(int(CHUNK_SECONDS / per_game), math.ceil(left / (TAIL_SHARE * threads))))
+    share = max(math.ceil(left / (TAIL_SHARE * threads)), int(CHUNK_SECONDS / 10 / per_game))  # no task too short
+    return max(1, min(int(CHUNK_SECONDS / per_game), share, left))
 
 
 def _chunked(client, tasks, play_chunk, spec, indices: list[int], chunk: int | None):
