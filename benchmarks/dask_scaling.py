@@ -1,0 +1,109 @@
+"""Games/s of `--dask` against `--workers` on the same cores, and a scaling table, as a user would run them.
+
+    python benchmarks/dask_scaling.py            # every bundled game, then the scaling table (MARK)
+    python benchmarks/dask_scaling.py --quick    # fewer games and rounds
+
+Runs alternate (workers, dask, dask, workers, ...) so that other load on the machine weighs on both alike;
+the ratio is of the mean games/s that each run's summary reports (cluster start included).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+GAMES = {"mabula": 4000, "mark": 400, "fast-track": 150, "marble-chase": 150}  # about 3 to 10 s each on 2 cores
+SEATS = {"mabula": 2, "mark": 2, "fast-track": 4, "marble-chase": 4}
+
+
+def simulate(game: str, games: int, *extra: str) -> float:
+    """The games/s that `rulesdsl simulate` reports for one run."""
+    agents = ",".join(["random"] * SEATS[game])
+    command = [sys.executable, "-m", "rulesdsl", "simulate", game, "--games", str(games), "--seed", "1",
+               "--agents", agents, "--quiet", *extra]
+    out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    return float(re.search(r"\(([\d,.]+) games/s\)", out).group(1).replace(",", ""))
+
+
+def shown(args: tuple) -> str:
+    return " ".join(args) or "(one process)"
+
+
+def compare(game: str, games: int, rounds: int) -> tuple[float, float]:
+    """Mean games/s of --workers 2 and of --dask local --workers 2, alternating."""
+    local, dask = [], []
+    for i in range(rounds):
+        order = [("local", local), ("dask", dask)][:: 1 if i % 2 == 0 else -1]
+        for kind, results in order:
+            extra = ("--workers", "2") if kind == "local" else ("--dask", "local", "--workers", "2")
+            results.append(simulate(game, games, *extra))
+    return sum(local) / rounds, sum(dask) / rounds
+
+
+class SeparateCluster:
+    """`dask scheduler` and `dask worker` processes started on their own, as on a real cluster."""
+
+    def __init__(self, workers: int):
+        self.folder = Path(tempfile.mkdtemp(prefix="rulesdsl-dask-"))
+        file = self.folder / "scheduler.json"
+        dask = [sys.executable, "-m"]
+        quiet = dict(cwd=self.folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.processes = [subprocess.Popen(dask + ["distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port",
+                                                   "0", "--scheduler-file", str(file)], **quiet)]
+        while not file.is_file() or not file.read_text().strip():
+            time.sleep(0.1)
+        self.address = json.loads(file.read_text())["address"]
+        for _ in range(workers):
+            self.processes.append(subprocess.Popen(dask + ["distributed.cli.dask_worker", self.address, "--nworkers",
+                                                           "1", "--nthreads", "1"], **quiet))
+        from distributed import Client
+
+        with Client(self.address) as client:
+            client.wait_for_workers(workers, timeout=60)
+
+    def close(self):
+        for process in reversed(self.processes):
+            process.terminate()
+            process.wait(timeout=20)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a tenth of the games, two rounds")
+    parser.add_argument("--rounds", type=int, default=4, help="runs of each kind per game (default 4)")
+    args = parser.parse_args()
+    scale, rounds = (0.1, 2) if args.quick else (1, args.rounds)
+
+    print("| game | games | `--workers 2` games/s | `--dask local --workers 2` games/s | ratio |")
+    print("|---|---|---|---|---|")
+    for game, games in GAMES.items():
+        games = max(20, int(games * scale))
+        local, dask = compare(game, games, rounds)
+        print(f"| {game} | {games:,} | {local:,.0f} | {dask:,.0f} | {dask / local:.2f} |", flush=True)
+
+    game, games = "mark", max(40, int(GAMES["mark"] * scale))
+    print(f"\nScaling, {game}, {games} games (`rulesdsl simulate {game} --games {games} --seed 1 "
+          "--agents random,random --quiet ...`):\n")
+    print("| run | games/s |")
+    print("|---|---|")
+    for extra in [(), ("--workers", "2"), ("--workers", "4"), ("--dask", "local", "--workers", "1"),
+                  ("--dask", "local", "--workers", "2"), ("--dask", "local", "--workers", "4")]:
+        print(f"| `{shown(extra)}` | {simulate(game, games, *extra):,.0f} |", flush=True)
+    for workers in (1, 2):
+        cluster = SeparateCluster(workers)
+        try:
+            rate = simulate(game, games, "--dask", cluster.address)
+        finally:
+            cluster.close()
+        print(f"| `dask scheduler` + {workers} x `dask worker ADDRESS --nworkers 1 --nthreads 1`, "
+              f"`--dask ADDRESS` | {rate:,.0f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
