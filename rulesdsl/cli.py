@@ -14,8 +14,8 @@ from pathlib import Path
 
 from . import __version__
 from .agents import AGENTS, PlayerView, make_agent
-from .bundle import bundle_document, read_bundle
 from .api import argument_problems, load_game
+from .bundle import bundle_document, read_bundle
 from .engine.load import compile_game
 from .engine.nodes import CHANCE
 from .engine.perft import perft

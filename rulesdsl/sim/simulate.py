@@ -79,9 +79,9 @@ def _plain(value) -> str:
     return str(value)
 
 
+MAX_CACHED_GAMES = 8  # a cluster worker serves run after run: it keeps the games of the latest only
 _games: dict = {}  # the compiled games of the runs this process has played, the latest few
 _agents: dict = {}  # agent specs -> the agents made from them, once per process
-MAX_CACHED_GAMES = 8  # a cluster worker serves run after run: it keeps the games of the latest only
 _labels: dict = {}  # rule file -> how results name it (a bundled game by name)
 
 
