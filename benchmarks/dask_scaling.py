@@ -4,7 +4,8 @@
     python benchmarks/dask_scaling.py --quick    # fewer games and rounds
 
 Runs alternate (workers, dask, dask, workers, ...) so that other load on the machine weighs on both alike;
-the ratio is of the mean games/s that each run's summary reports (cluster start included).
+the ratio is of the mean games/s that each run's summary reports. A Dask run's summary gives the time to
+start (or reach) the cluster apart: it is paid once per cluster, not per game; its mean is shown too.
 """
 
 from __future__ import annotations
@@ -22,28 +23,32 @@ GAMES = {"mabula": 4000, "mark": 400, "fast-track": 150, "marble-chase": 150}  #
 SEATS = {"mabula": 2, "mark": 2, "fast-track": 4, "marble-chase": 4}
 
 
-def simulate(game: str, games: int, *extra: str) -> float:
-    """The games/s that `rulesdsl simulate` reports for one run."""
+def simulate(game: str, games: int, *extra: str) -> tuple[float, float]:
+    """The games/s that `rulesdsl simulate` reports for one run, and the seconds it took to start the cluster."""
     agents = ",".join(["random"] * SEATS[game])
     command = [sys.executable, "-m", "rulesdsl", "simulate", game, "--games", str(games), "--seed", "1",
                "--agents", agents, "--quiet", *extra]
     out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
-    return float(re.search(r"\(([\d,.]+) games/s\)", out).group(1).replace(",", ""))
+    rate = float(re.search(r"\(([\d,.]+) games/s\)", out).group(1).replace(",", ""))
+    start = re.search(r"after ([\d.]+) s to start or reach the Dask cluster", out)
+    return rate, float(start.group(1)) if start else 0.0
 
 
 def shown(args: tuple) -> str:
     return " ".join(args) or "(one process)"
 
 
-def compare(game: str, games: int, rounds: int) -> tuple[float, float]:
-    """Mean games/s of --workers 2 and of --dask local --workers 2, alternating."""
-    local, dask = [], []
+def compare(game: str, games: int, rounds: int) -> tuple[float, float, float]:
+    """Mean games/s of --workers 2 and of --dask local --workers 2, alternating, and the mean cluster start."""
+    local, dask, starts = [], [], []
     for i in range(rounds):
         order = [("local", local), ("dask", dask)][:: 1 if i % 2 == 0 else -1]
         for kind, results in order:
             extra = ("--workers", "2") if kind == "local" else ("--dask", "local", "--workers", "2")
-            results.append(simulate(game, games, *extra))
-    return sum(local) / rounds, sum(dask) / rounds
+            rate, start = simulate(game, games, *extra)
+            results.append(rate)
+            starts.append(start)
+    return sum(local) / rounds, sum(dask) / rounds, sum(starts) / rounds
 
 
 class SeparateCluster:
@@ -80,29 +85,30 @@ def main() -> None:
     args = parser.parse_args()
     scale, rounds = (0.1, 2) if args.quick else (1, args.rounds)
 
-    print("| game | games | `--workers 2` games/s | `--dask local --workers 2` games/s | ratio |")
-    print("|---|---|---|---|---|")
+    print("| game | games | `--workers 2` games/s | `--dask local --workers 2` games/s | ratio | cluster start |")
+    print("|---|---|---|---|---|---|")
     for game, games in GAMES.items():
         games = max(20, int(games * scale))
-        local, dask = compare(game, games, rounds)
-        print(f"| {game} | {games:,} | {local:,.0f} | {dask:,.0f} | {dask / local:.2f} |", flush=True)
+        local, dask, start = compare(game, games, rounds)
+        print(f"| {game} | {games:,} | {local:,.0f} | {dask:,.0f} | {dask / local:.2f} | {start:.1f} s |", flush=True)
 
     game, games = "mark", max(40, int(GAMES["mark"] * scale))
     print(f"\nScaling, {game}, {games} games (`rulesdsl simulate {game} --games {games} --seed 1 "
           "--agents random,random --quiet ...`):\n")
-    print("| run | games/s |")
-    print("|---|---|")
+    print("| run | games/s | cluster start |")
+    print("|---|---|---|")
     for extra in [(), ("--workers", "2"), ("--workers", "4"), ("--dask", "local", "--workers", "1"),
                   ("--dask", "local", "--workers", "2"), ("--dask", "local", "--workers", "4")]:
-        print(f"| `{shown(extra)}` | {simulate(game, games, *extra):,.0f} |", flush=True)
+        rate, start = simulate(game, games, *extra)
+        print(f"| `{shown(extra)}` | {rate:,.0f} | {f'{start:.1f} s' if start else ''} |", flush=True)
     for workers in (1, 2):
         cluster = SeparateCluster(workers)
         try:
-            rate = simulate(game, games, "--dask", cluster.address)
+            rate, start = simulate(game, games, "--dask", cluster.address)
         finally:
             cluster.close()
         print(f"| `dask scheduler` + {workers} x `dask worker ADDRESS --nworkers 1 --nthreads 1`, "
-              f"`--dask ADDRESS` | {rate:,.0f} |", flush=True)
+              f"`--dask ADDRESS` | {rate:,.0f} | {start:.1f} s |", flush=True)
 
 
 if __name__ == "__main__":

@@ -21,14 +21,15 @@ class ClusterError(RulesDslError):
 
 
 def dask_results(play_chunk, spec, indices: list[int], address: str, workers: int | None = None,
-                 chunk: int | None = None, tell=None):
+                 chunk: int | None = None, tell=None, ready=None):
     """Yield (index, line) as games finish on the cluster (in any order).
 
     Games go in tasks of `chunk` games each (default: about CHUNK_SECONDS of play, measured on the first
     games), with a bounded number in flight, so that neither the scheduler's cost per task nor memory grows
     with the number of games. `play_chunk(spec, indices)` gives (lines, seconds) and is pure: a task re-run
     on another worker, when its worker dies, gives the same lines. The spec carries the rules (a bundle), so
-    workers need only rulesdsl itself. `tell(text)` is told where the dashboard is, if there is one.
+    workers need only rulesdsl itself. `tell(text)` is told where the dashboard is, if there is one;
+    `ready()` is called once the cluster is started or reached, before the first game is sent.
     """
     try:
         from dask.distributed import Client, LocalCluster, as_completed
@@ -51,6 +52,8 @@ def dask_results(play_chunk, spec, indices: list[int], address: str, workers: in
     try:
         if tell is not None and _has_dashboard(client, local=cluster is not None):
             tell(f"Dask dashboard: {client.dashboard_link}")
+        if ready is not None:
+            ready()
         yield from _chunked(client, as_completed(), play_chunk, spec, indices, chunk)
     except KilledWorker as exc:
         raise RunStopped(f"the workers that played one task all died (killed, or out of memory): {exc}") from None
@@ -72,9 +75,9 @@ def _has_dashboard(client, local: bool) -> bool:
 
 
 def chunk_size(left: int, threads: int, played: int, seconds: float) -> int:
-    """Games in the next task: about CHUNK_SECONDS of play at the speed measured so far (`played` games in
-    `seconds`), and a small share of the `left` games so that the last tasks are short (down to a tenth of
-    that); 1 until measured."""
+    """Games in the next task: about CHUNK_SECONDS of play at the speed last measured (`played` games in
+    `seconds`: the latest task, as a worker's first games are slower than the rest), and a small share of the
+    `left` games so that the last tasks are short (down to a tenth of that); 1 until measured."""
     if not played:
         return 1
     per_game = max(seconds / played, 1e-6)
@@ -100,7 +103,7 @@ def _chunked(client, tasks, play_chunk, spec, indices: list[int], chunk: int | N
     for future in tasks:
         lines, took = future.result()
         del future  # the cluster may forget the task's results now
-        played, seconds = played + len(lines), seconds + took
+        played, seconds = len(lines), took
         refill()
         for line in lines:
             yield line["index"], line

@@ -118,12 +118,13 @@ def _game(spec: RunSpec):
 
 
 def play_chunk(spec: RunSpec, indices: list[int]) -> tuple[list[dict], float]:
-    """Games `indices` of a run as their JSONL lines, and the seconds their play took (compiling the game, once
-    per process, not counted). Pure: the same spec and indices give the same lines wherever they run."""
+    """Games `indices` of a run as their JSONL lines, and the processor seconds their play took (not compiling
+    the game, once per process; nor time lost to other work on the machine). Pure: the same spec and
+    indices give the same lines wherever they run."""
     _game(spec)
-    start = time.perf_counter()
+    start = time.thread_time()
     lines = [play_one(spec, index) for index in indices]
-    return lines, time.perf_counter() - start
+    return lines, time.thread_time() - start
 
 
 def play_one(spec: RunSpec, index: int) -> dict:
@@ -157,11 +158,12 @@ def _ordered(results_by_index, indices):
 
 
 def _results(spec: RunSpec, indices: list[int], workers: int, dask: str | None, chunk: int | None = None,
-             tell=None):
-    """Results of the games at `indices`, in index order, computed locally, in processes or on Dask."""
+             tell=None, ready=None):
+    """Results of the games at `indices`, in index order, computed locally, in processes or on Dask (`tell`
+    and `ready`: see dask_results)."""
     if dask:
         yield from _ordered(dask_results(play_chunk, spec, indices, dask, workers if workers > 1 else None, chunk,
-                                         tell), indices)
+                                         tell, ready), indices)
     elif workers > 1:
         yield from _in_processes(spec, indices, workers, chunk)
     else:
@@ -253,6 +255,7 @@ class Summary:
     returned: int = 0  # games whose lines record their returns
     losses: int = 0  # one seat: games it lost (no winner, and the rules do not call it a draw)
     elapsed: float = 0.0
+    cluster_start: float | None = None  # seconds to start or reach a Dask cluster, apart from `elapsed`
     cap: int | None = None  # the turn cap the games were played with
     cap_source: str = ""  # 'given', 'rule file' or 'default'
 
@@ -332,7 +335,9 @@ class Summary:
             lines.append(f"  mean score breakdown, {self.player_names[p]} ({self.agents[p]}): {means}")
         rate = self.games / self.elapsed if self.elapsed > 0 else float("inf")
         shown = f"{rate:,.0f}" if rate >= 10 else f"{rate:.2f}"
-        lines.append(f"  {self.games} games in {self.elapsed:.2f} s ({shown} games/s)")
+        cluster = "" if self.cluster_start is None else \
+            f", after {self.cluster_start:.2f} s to start or reach the Dask cluster"
+        lines.append(f"  {self.games} games in {self.elapsed:.2f} s ({shown} games/s){cluster}")
         return "\n".join(lines)
 
 
@@ -358,9 +363,14 @@ def simulate(spec: RunSpec, games: int, out=None, workers: int = 1, dask: str | 
         label = game.name + (f" [{spec.variant}]" if spec.variant else "")
         bar = tqdm(total=games, initial=games - len(indices), unit="game", desc=label, leave=False)
     start = time.perf_counter()
+
+    def ready():  # a cluster's start is paid once per cluster, not per game: it is reported apart
+        nonlocal start
+        summary.cluster_start, start = time.perf_counter() - start, time.perf_counter()
+
     try:
         tell = partial(tqdm.write, file=sys.stderr) if progress else None  # e.g. where the cluster's dashboard is
-        for line in _results(spec, indices, workers, dask, chunk, tell):
+        for line in _results(spec, indices, workers, dask, chunk, tell, ready):
             summary.add(line)
             if out is not None:
                 out.write(json.dumps(line) + "\n")
