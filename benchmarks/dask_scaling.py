@@ -2,6 +2,7 @@
 
     python benchmarks/dask_scaling.py            # every bundled game, then the scaling table (MARK)
     python benchmarks/dask_scaling.py --quick    # fewer games and rounds
+    python benchmarks/dask_scaling.py mark       # some of the games only (then the scaling table)
 
 Runs alternate (workers, dask, dask, workers, ...) so that other load on the machine weighs on both alike;
 the ratio is of the mean games/s that each run's summary reports. A Dask run's summary gives the time to
@@ -19,13 +20,14 @@ import tempfile
 import time
 from pathlib import Path
 
+from rulesdsl import load_game
+
 GAMES = {"mabula": 4000, "mark": 400, "fast-track": 150, "marble-chase": 150}  # about 3 to 10 s each on 2 cores
-SEATS = {"mabula": 2, "mark": 2, "fast-track": 4, "marble-chase": 4}
 
 
 def simulate(game: str, games: int, *extra: str) -> tuple[float, float]:
     """The games/s that `rulesdsl simulate` reports for one run, and the seconds it took to start the cluster."""
-    agents = ",".join(["random"] * SEATS[game])
+    agents = ",".join(["random"] * load_game(game).num_players)
     command = [sys.executable, "-m", "rulesdsl", "simulate", game, "--games", str(games), "--seed", "1",
                "--agents", agents, "--quiet", *extra]
     out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
@@ -80,6 +82,7 @@ class SeparateCluster:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("games", nargs="*", choices=list(GAMES), help="the games to compare (default: all)")
     parser.add_argument("--quick", action="store_true", help="a tenth of the games, two rounds")
     parser.add_argument("--rounds", type=int, default=4, help="runs of each kind per game (default 4)")
     args = parser.parse_args()
@@ -87,8 +90,8 @@ def main() -> None:
 
     print("| game | games | `--workers 2` games/s | `--dask local --workers 2` games/s | ratio | cluster start |")
     print("|---|---|---|---|---|---|")
-    for game, games in GAMES.items():
-        games = max(20, int(games * scale))
+    for game in args.games or GAMES:
+        games = max(20, int(GAMES[game] * scale))
         local, dask, start = compare(game, games, rounds)
         print(f"| {game} | {games:,} | {local:,.0f} | {dask:,.0f} | {dask / local:.2f} | {start:.1f} s |", flush=True)
 
