@@ -82,10 +82,12 @@ class SeparateCluster:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("games", nargs="*", choices=list(GAMES), help="the games to compare (default: all)")
+    parser.add_argument("games", nargs="*", help=f"the games to compare: {', '.join(GAMES)} (default: all)")
     parser.add_argument("--quick", action="store_true", help="a tenth of the games, two rounds")
     parser.add_argument("--rounds", type=int, default=4, help="runs of each kind per game (default 4)")
     args = parser.parse_args()
+    if set(args.games) - set(GAMES):
+        parser.error(f"no benchmark for {', '.join(sorted(set(args.games) - set(GAMES)))}")
     scale, rounds = (0.1, 2) if args.quick else (1, args.rounds)
 
     print("| game | games | `--workers 2` games/s | `--dask local --workers 2` games/s | ratio | cluster start |")
