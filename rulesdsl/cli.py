@@ -15,6 +15,7 @@ from pathlib import Path
 from . import __version__
 from .agents import AGENTS, PlayerView, make_agent
 from .api import argument_problems, load_game
+from .bundle import bundle_document, read_bundle
 from .engine.load import compile_game
 from .engine.nodes import CHANCE
 from .engine.perft import perft
@@ -377,13 +378,14 @@ def cmd_simulate(args) -> int:
     if args.resume and args.force:
         raise UsageError("--resume continues the --out file and --force replaces it: give one of them")
     specs, games = [], []
-    base = load_document(args.file)  # read once for all the variants
+    bundle = read_bundle(args.file)  # read once, for all the variants and every worker
+    base = bundle_document(bundle)
     for variant in args.variant or [None]:  # every variant's rules and the agents are checked before --out is touched
         game = _load(args, variant, base)
         games.append(game)
         _per_seat(args.agents, game, "--agents", "agents")
         specs.append(RunSpec(args.file, variant, tuple(sorted(_options(args.option).items())), args.max_turns,
-                             agents, args.seed))
+                             agents, args.seed, bundle))
     done = _earlier_results(args, specs)
     if done:  # keep the complete lines only (a line cut short by a stopped run is dropped)
         Path(args.out).write_text("".join(json.dumps(line) + "\n" for line in done), encoding="utf-8")
@@ -393,7 +395,7 @@ def cmd_simulate(args) -> int:
     out = open(args.out, "a" if done else "w", encoding="utf-8") if args.out else None
     try:
         for spec, game in zip(specs, games):
-            summary = simulate(spec, args.games, out, args.workers, args.dask, done, progress, folder, game)
+            summary = simulate(spec, args.games, out, args.workers, args.dask, done, progress, folder, game, args.chunk)
             summaries.append(summary)
             print(summary.format(), flush=True)
         if len(summaries) > 1:
@@ -668,6 +670,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=_whole_number(1, 1024), default=1,
                    help="parallel processes (results do not depend on it)")
     p.add_argument("--dask", metavar="ADDRESS", help="run on a Dask cluster: tcp://HOST:PORT, or 'local'")
+    p.add_argument("--chunk", type=_at_least(1), metavar="N", help="games per task sent to a worker (default: "
+                   "about half a second of play, measured on the first games)")
     p.add_argument("--resume", action="store_true", help="complete the run in the --out file (the same "
                    "arguments; --games may grow)")
     p.add_argument("--force", action="store_true", help="replace the --out file if it exists")

@@ -50,7 +50,7 @@ def check_file(file: str, variant: str | None = None, options: dict | None = Non
                                     played))
     for name, spec in (doc.data.get("variants") or {}).items() if variant is None else ():
         try:
-            compiled = compile_game(doc, file, name, options)
+            compile_game(doc, file, name, options)  # raises its problems, if it has any
             report.variants[name] = 0
             report.lines.append(f"  variant {name}: ok - {(spec or {}).get('description', '')}")
             warnings += override_problems(with_variant(doc, name))

@@ -107,13 +107,20 @@ def _drop(doc: Document, path: tuple, old) -> None:
 def load_document(path: str | Path, variant: str | None = None, text: str | None = None) -> Document:
     """Load a rule file, following 'extends:' to its base file and applying a named variant. `text`: the
     file's content when it is not (yet) what is on disk, as in an editor; 'extends:' is resolved from `path`."""
-    path = resolve_path(path) if text is None else Path(path)
-    doc = load_file(path) if text is None else load_bytes(text.encode("utf-8", "surrogatepass"), str(path))
+    edited = None if text is None else load_bytes(text.encode("utf-8", "surrogatepass"), str(path))
+    return merge_chain([doc for doc, _ in read_chain(path, first=edited)], variant)
+
+
+def read_chain(path: str | Path, read=load_file, first: Document | None = None) -> list[tuple[Document, Path]]:
+    """(document, path) of a rule file, its base, the base's base...; `read(path)` loads each of them, but for
+    the file itself when it is given as `first` (already read from elsewhere: an editor's buffer)."""
+    path = resolve_path(path) if first is None else Path(path)
+    doc = read(path) if first is None else first
     if not isinstance(doc.data, dict):
         raise RulesError([doc.problem((), "a rule file is a YAML mapping (keys such as 'game:', 'board:')",
                                       "start the file with 'game: <name>'", code="schema_type",
                                       fields={"path": (), "expected": ("object",)})])
-    chain = [(doc, path)]  # the file, its base, the base's base...: a loop, not recursion, however long
+    chain = [(doc, path)]  # a loop, not recursion, however long
     while "extends" in chain[-1][0].data:
         overlay, overlay_path = chain[-1]
         if len(chain) > MAX_EXTENDS:  # each file is read, checked and merged: a chain of thousands is an attack
@@ -124,9 +131,15 @@ def load_document(path: str | Path, variant: str | None = None, text: str | None
         if base_path.resolve() in {p.resolve() for _, p in chain}:
             raise RulesError([overlay.problem(("extends",), f"'{overlay.data['extends']}' extends itself "
                                               f"(through {overlay_path})", code="bad_extends")])
-        chain.append((_load_base(overlay, base_path), base_path))
-    doc = chain[-1][0]
-    for overlay, _ in reversed(chain[:-1]):
+        chain.append((_load_base(overlay, base_path, read), base_path))
+    return chain
+
+
+def merge_chain(chain: list[Document], variant: str | None = None) -> Document:
+    """The rule file `chain[0]` with its overlays merged onto its bases (chain[-1], the game itself), and the
+    named variant applied."""
+    doc = chain[-1]
+    for overlay in reversed(chain[:-1]):
         patch = {k: v for k, v in overlay.data.items() if k != "extends"}
         merge(doc, patch, {p: i for p, i in overlay.nodes.items() if p and p[0] != "extends"})
         doc.file = overlay.file
@@ -209,12 +222,12 @@ def _is_file(path: Path) -> bool:
         return False
 
 
-def _load_base(overlay: Document, path: Path) -> Document:
+def _load_base(overlay: Document, path: Path, read) -> Document:
     """The base file named by the overlay's 'extends:', if it is a rule file (else ONE problem, at that
     'extends:', that says nothing of the file's content)."""
     name = overlay.data["extends"]
     try:
-        base = load_file(path)
+        base = read(path)
     except RulesError as exc:
         first = min(exc.problems, key=Problem.sort_key)
         if first.location is None or not first.location.line:  # it cannot be read at all

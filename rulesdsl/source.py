@@ -367,11 +367,16 @@ def _yaml_problem(exc: yaml.MarkedYAMLError, file: str, lines: list[str], text: 
 
 def load_file(path: str | Path, display: str | None = None) -> Document:
     """Read and parse a YAML file; a missing, unreadable, oversized or non-UTF-8 file is a RulesError too."""
+    return load_bytes(read_bytes(path, display), display or str(path))
+
+
+def read_bytes(path: str | Path, display: str | None = None) -> bytes:
+    """A rule file's bytes, never more than one past the size limit (load_bytes reports a file too large)."""
     path = Path(path)
     name = display or str(path)
     try:
         with path.open("rb") as stream:
-            data = stream.read(MAX_FILE_BYTES + 1)  # never more: the path may be a device or a huge file
+            return stream.read(MAX_FILE_BYTES + 1)  # never more: the path may be a device or a huge file
     except FileNotFoundError:
         raise RulesError([Problem(f"no such file: {path}", Location(name),
                                   "check the path; bundled games are listed by 'rulesdsl games'",
@@ -379,11 +384,10 @@ def load_file(path: str | Path, display: str | None = None) -> Document:
     except OSError as exc:
         raise RulesError([Problem(f"cannot read {path}: {exc.strerror or exc}", Location(name),
                                   code="file_unreadable", fields={"path": str(path)})]) from None
-    return load_bytes(data, name)
 
 
 def load_bytes(data: bytes, name: str) -> Document:
-    """Parse a rule file's bytes (as read, at most MAX_FILE_BYTES + 1 of them) into a Document named `name`."""
+    """Parse a rule file's bytes (`name`: where problems are located); too large or not UTF-8 is a RulesError."""
     if len(data) > MAX_FILE_BYTES:
         kept = data[:MAX_FILE_BYTES].decode("utf-8", "replace")
         line, col = _line_col(kept, len(kept))

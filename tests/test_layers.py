@@ -15,7 +15,7 @@ LAYERS = [
     ["errors", "limits", "budget", "resources"],
     ["source"],
     ["schema"],
-    ["loading", "overrides"],
+    ["loading", "overrides", "bundle"],
     ["lang"],
     ["model"],
     ["engine"],

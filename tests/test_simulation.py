@@ -32,9 +32,10 @@ def test_dask_local_cluster_gives_the_same_results(capsys, tmp_path):
     local, dask = tmp_path / "local.jsonl", tmp_path / "dask.jsonl"
     base = ["simulate", "mabula", "--games", "16", "--seed", "2", "--agents", "random,random", "--quiet"]
     run(capsys, *base, "--out", str(local))
-    code, out, _ = run(capsys, *base, "--dask", "local", "--workers", "2", "--out", str(dask))
+    code, out, _ = run(capsys, *base, "--dask", "local", "--workers", "2", "--chunk", "3", "--out", str(dask))
     assert code == 0 and "Mabula: 16 games" in out
     assert local.read_text() == dask.read_text()
+    assert " s to start or reach the Dask cluster" in out  # reported apart from the games' time
 
 
 def test_an_interrupted_run_resumes_without_repeating_or_losing_games(capsys, tmp_path):

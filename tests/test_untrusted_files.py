@@ -459,3 +459,39 @@ def test_numbering_huge_domains_as_actions_is_refused_at_the_domain(tmp_path):
     with pytest.raises(RulesError) as info:
         ActionMap(game)
     assert info.value.format().startswith(f"{path}:6:10: error: the moves of 'pick' would be more than 1,000,000")
+
+
+# -- rule bundles: what a run sends its workers is checked like a file -----------------------------------------
+def _bundle_refused(files, digest=None) -> RulesError:
+    from rulesdsl.bundle import RuleBundle, bundle_document
+
+    bundle = RuleBundle.of(files)
+    with pytest.raises(RulesError) as info:
+        bundle_document(RuleBundle(bundle.files, digest or bundle.digest))
+    return info.value
+
+
+def test_a_bundle_that_does_not_match_its_hash_is_refused():
+    from rulesdsl.bundle import RuleBundle
+
+    real = RuleBundle.of([("mabula.yaml", GAMES.joinpath("mabula.yaml").read_bytes())])
+    tampered = [("mabula.yaml", real.files[0][1].replace(b"Mabula", b"Mabulb", 1))]
+    assert _bundle_refused(tampered, real.digest).problems[0].code == "bad_bundle"
+
+
+def test_a_bundle_of_too_many_or_too_large_files_is_refused_before_parsing():
+    start = time.perf_counter()
+    huge = _bundle_refused([("big.yaml", b"game: x\n" + b"#" * (MAX_FILE_BYTES + 1))])
+    assert huge.problems[0].code == "limit_exceeded" and "larger than" in huge.problems[0].message
+    many = _bundle_refused([(f"f{i}.yaml", b"extends: next\n") for i in range(10_000)])
+    assert many.problems[0].code == "limit_exceeded" and "not 10000" in many.problems[0].message
+    assert _bundle_refused([]).problems[0].code == "limit_exceeded"
+    assert time.perf_counter() - start < GUARD
+
+
+def test_a_bundle_whose_files_do_not_extend_one_another_in_order_is_refused():
+    base = GAMES.joinpath("mabula.yaml").read_bytes()
+    out_of_order = _bundle_refused([("mabula.yaml", base), ("overlay.yaml", b"extends: mabula\n")])
+    assert out_of_order.problems[0].code == "bad_bundle"
+    dangling = _bundle_refused([("overlay.yaml", b"extends: mabula\ngame: x\n")])
+    assert dangling.problems[0].code == "bad_bundle"

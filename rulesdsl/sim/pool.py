@@ -15,15 +15,16 @@ from concurrent.futures.process import BrokenProcessPool
 from ..errors import RunStopped
 
 
-def in_processes(work, items: list, workers: int):
+def in_processes(work, items: list, workers: int, chunk: int | None = None):
     """Yield work(item) for each item, in the items' order, computed by `workers` processes (`work` must be a
-    module-level function, or a partial of one, so that it pickles). A worker that dies (killed, out of memory)
-    ends the run at once with RunStopped; workers end when this process does."""
+    module-level function, or a partial of one, so that it pickles), sent `chunk` items at a time (None: a
+    size from the numbers of items and workers). A worker that dies (killed, out of memory) ends the run at
+    once with RunStopped; workers end when this process does."""
     pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
                                initializer=_worker_start, initargs=(os.getpid(),))
     finished = False
     try:
-        chunk = max(1, min(16, len(items) // (8 * workers)))
+        chunk = chunk or max(1, min(16, len(items) // (8 * workers)))
         yield from pool.map(work, items, chunksize=chunk)
         finished = True
     except BrokenProcessPool:

@@ -40,3 +40,11 @@ def show_progress(total: int, label: str, unit: str = "game", initial: int = 0, 
     if getattr(stream, "isatty", lambda: False)():
         return tqdm(total=total, initial=initial, unit=unit, desc=label, leave=False, file=stream)
     return PlainProgress(total, initial, label, unit, stream)
+
+
+def note(display, text: str) -> None:
+    """Print a line of its own above a progress display (a bar stays below it)."""
+    if isinstance(display, tqdm):
+        display.write(text, file=display.fp)
+    else:
+        print(text, file=display.stream, flush=True)

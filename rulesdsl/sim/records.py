@@ -111,6 +111,7 @@ MOVES = list_of(text(), "a list of moves in notation (strings)")
 # name -> (check, required)
 LINE_FIELDS = {
     "index": (COUNT, True), "game": (text(200), True), "file": (text(4096), True),
+    "rules_sha256": (optional(text(64)), False),
     "variant": (optional(text(200)), False), "options": (optional(OPTIONS), False),
     "max_turns": (optional(whole(1, MAX_COUNT)), False), "run_seed": (optional(SEED), False),
     "seed": (SEED, True), "agents": (AGENTS, True), "winners": (SEATS, True),

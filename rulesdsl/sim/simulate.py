@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
 from ..agents import make_agent
-from ..engine.load import load_game
+from ..bundle import RuleBundle, bundle_document, read_bundle
+from ..engine.load import compile_game
 from ..engine.rng import derive_seed
 from ..errors import GameRuntimeError
 from .cluster import dask_results
 from .compare import BASE, Games, compare_text
 from .pool import in_processes
-from .progress import show_progress
+from .progress import note, show_progress
 from .records import read_results, rules_label, same_rules  # noqa: F401 - read_results is used from here too
 from .runner import play_game
 from .stats import mean_sd, wilson
@@ -23,7 +24,10 @@ from .stats import mean_sd, wilson
 
 @dataclass(frozen=True)
 class RunSpec:
-    """Everything that decides a run's games: rules, variant, options, turn cap, agents and seed."""
+    """Everything that decides a run's games: rules, variant, options, turn cap, agents and seed.
+
+    `bundle` holds the rules themselves (read from `file` when a run starts, see `prepared`): every game of
+    a run, in this process, in worker processes or on a cluster, is played from that one reading."""
 
     file: str
     variant: str | None
@@ -31,6 +35,7 @@ class RunSpec:
     max_turns: int | None
     agents: tuple
     seed: int
+    bundle: RuleBundle | None = None
 
     def matches(self, line: dict, folder: Path | None = None) -> bool:
         """Whether a results line belongs to this run (`folder`: where the results file is)."""
@@ -46,6 +51,10 @@ class RunSpec:
         label = _label(self.file)
         if line.get("file") != label and not same_rules(str(line.get("file")), self.file, folder):
             return f"rule file {line.get('file')}, not {label}"
+        recorded = line.get("rules_sha256")  # older results files do not record it
+        if recorded is not None and self.bundle is not None and recorded != self.bundle.digest:
+            return (f"rules with content hash {recorded[:12]}..., not {self.bundle.digest[:12]}... (the rule file "
+                    "or a file it extends has changed since the run began)")
         for key, value in theirs.items():
             if value != ours[key]:
                 return f"{key} {_plain(value)}, not {_plain(ours[key])}"
@@ -63,7 +72,8 @@ def _plain(value) -> str:
     return str(value)
 
 
-_games: dict = {}
+MAX_CACHED_GAMES = 8  # a cluster worker serves run after run: it keeps the games of the latest only
+_games: dict = {}  # the compiled games of the runs this process has played, the latest few
 _agents: dict = {}  # agent specs -> the agents made from them, once per process
 _labels: dict = {}  # rule file -> how results name it (a bundled game by name)
 
@@ -76,21 +86,42 @@ def _label(file: str) -> str:
     return label
 
 
+def prepared(spec: RunSpec) -> RunSpec:
+    """The spec with its rules read (once, here: workers need neither the files nor their paths) and the rule
+    file named as results name it."""
+    bundle = spec.bundle or read_bundle(spec.file)
+    return replace(spec, file=_label(spec.file), bundle=bundle)
+
+
 def _game_key(spec: RunSpec) -> tuple:
-    return spec.file, spec.variant, spec.options, spec.max_turns
+    return spec.bundle.digest, spec.variant, spec.options, spec.max_turns
 
 
 def _game(spec: RunSpec):
-    """The compiled game of a spec, once per process (workers keep it between tasks)."""
+    """The compiled game of a prepared spec, once per process (workers keep it between tasks), compiled from
+    the spec's bundle in memory and checked as any rule file is."""
     key = _game_key(spec)
     game = _games.get(key)
     if game is None:
-        game = _games[key] = load_game(spec.file, spec.variant, dict(spec.options), spec.max_turns)
+        while len(_games) >= MAX_CACHED_GAMES:
+            del _games[next(iter(_games))]
+        game = _games[key] = compile_game(bundle_document(spec.bundle), spec.file, spec.variant,
+                                          dict(spec.options), spec.max_turns)
     return game
 
 
+def play_chunk(spec: RunSpec, indices: list[int]) -> tuple[list[dict], float]:
+    """Games `indices` of a run as their JSONL lines, and the processor seconds their play took (not compiling
+    the game, once per process; nor time lost to other work on the machine). Pure: the same spec and
+    indices give the same lines wherever they run."""
+    _game(spec)
+    start = time.thread_time()
+    lines = [play_one(spec, index) for index in indices]
+    return lines, time.thread_time() - start
+
+
 def play_one(spec: RunSpec, index: int) -> dict:
-    """Game `index` of a run, as its JSONL line. Its seed depends only on the run seed and the index."""
+    """Game `index` of a prepared run, as its JSONL line. Its seed depends only on the run seed and the index."""
     game = _game(spec)
     agents = _agents.get(spec.agents)
     if agents is None:  # agents keep nothing between calls (see agents.base.Agent): one set serves every game
@@ -99,9 +130,9 @@ def play_one(spec: RunSpec, index: int) -> dict:
         record = play_game(game, agents, derive_seed(spec.seed, index))
     except GameRuntimeError as exc:
         raise exc.with_hint(f"game {index} of the run with seed {spec.seed} reaches it") from None
-    return {"index": index, "game": game.name, "file": _label(spec.file), "variant": spec.variant,
-            "options": dict(spec.options), "max_turns": spec.max_turns, "run_seed": spec.seed,
-            **record.to_json(), "agents": agent_names(spec.agents)}
+    return {"index": index, "game": game.name, "file": spec.file, "rules_sha256": spec.bundle.digest,
+            "variant": spec.variant, "options": dict(spec.options), "max_turns": spec.max_turns,
+            "run_seed": spec.seed, **record.to_json(), "agents": agent_names(spec.agents)}
 
 
 def agent_names(agents) -> list[str]:
@@ -119,12 +150,15 @@ def _ordered(results_by_index, indices):
             position += 1
 
 
-def _results(spec: RunSpec, indices: list[int], workers: int, dask: str | None):
-    """Results of the games at `indices`, in index order, computed locally, in processes or on Dask."""
+def _results(spec: RunSpec, indices: list[int], workers: int, dask: str | None, chunk: int | None = None,
+             tell=None, ready=None):
+    """Results of the games at `indices`, in index order, computed locally, in processes or on Dask (`tell`
+    and `ready`: see dask_results)."""
     if dask:
-        yield from _ordered(dask_results(play_one, spec, indices, dask, workers if workers > 1 else None), indices)
+        yield from _ordered(dask_results(play_chunk, spec, indices, dask, workers if workers > 1 else None, chunk,
+                                         tell, ready), indices)
     elif workers > 1:
-        yield from in_processes(partial(play_one, spec), indices, workers)
+        yield from in_processes(partial(play_one, spec), indices, workers, chunk)
     else:
         for index in indices:
             yield play_one(spec, index)
@@ -156,6 +190,7 @@ class Summary:
     returned: int = 0  # games whose lines record their returns
     losses: int = 0  # one seat: games it lost (no winner, and the rules do not call it a draw)
     elapsed: float = 0.0
+    cluster_start: float | None = None  # seconds to start or reach a Dask cluster, apart from `elapsed`
     cap: int | None = None  # the turn cap the games were played with
     cap_source: str = ""  # 'given', 'rule file' or 'default'
 
@@ -242,15 +277,19 @@ class Summary:
         if self.elapsed > 0:  # a summary of a results file has no time
             rate = self.games / self.elapsed
             shown = f"{rate:,.0f}" if rate >= 10 else f"{rate:.2f}"
-            lines.append(f"  {self.games} games in {self.elapsed:.2f} s ({shown} games/s)")
+            cluster = "" if self.cluster_start is None else \
+                f", after {self.cluster_start:.2f} s to start or reach the Dask cluster"
+            lines.append(f"  {self.games} games in {self.elapsed:.2f} s ({shown} games/s){cluster}")
         return "\n".join(lines)
 
 
 def simulate(spec: RunSpec, games: int, out=None, workers: int = 1, dask: str | None = None,
              done: list[dict] | None = None, progress: bool = False, folder: Path | None = None,
-             game=None) -> Summary:
+             game=None, chunk: int | None = None) -> Summary:
     """Play games 0..games-1 of a run (skipping those in `done`, lines of a results file in `folder`);
-    write each line to `out` as it comes. `game` is the spec's game if the caller has compiled it already."""
+    write each line to `out` as it comes. `game` is the spec's game if the caller has compiled it already
+    (from the spec's bundle). `chunk`: games per task sent to a worker (default: sized from their speed)."""
+    spec = prepared(spec)
     if game is not None:
         _games[_game_key(spec)] = game
     game = _game(spec)
@@ -266,8 +305,14 @@ def simulate(spec: RunSpec, games: int, out=None, workers: int = 1, dask: str | 
         label = game.name + (f" [{spec.variant}]" if spec.variant else "")
         bar = show_progress(games, label, initial=games - len(indices))
     start = time.perf_counter()
+
+    def ready():  # a cluster's start is paid once per cluster, not per game: it is reported apart
+        nonlocal start
+        summary.cluster_start, start = time.perf_counter() - start, time.perf_counter()
+
     try:
-        for line in _results(spec, indices, workers, dask):
+        tell = partial(note, bar) if bar is not None else None  # e.g. where the cluster's dashboard is
+        for line in _results(spec, indices, workers, dask, chunk, tell, ready):
             summary.add(line)
             if out is not None:
                 out.write(json.dumps(line) + "\n")
