@@ -58,6 +58,9 @@ def with_overlays(schema: dict) -> dict:
         defs = {"rules": {"type": "object", "additionalProperties": schema.get("additionalProperties", False),
                           "required": (schema.get("else") or {}).get("required", ["game", "flow"]),
                           "properties": schema["properties"]}, **defs}
+    changes = defs["rules"]["properties"]["variants"]["additionalProperties"]["properties"]["changes"]
+    changes.pop("type", None)
+    changes["$ref"] = f"#/$defs/{_PARTIAL}rules"  # a variant's changes are written as an overlay is
     needs = _needing_partial(defs)
     out = {key: schema[key] for key in ("$schema", "$id", "title", "description") if key in schema}
     out.update({"type": "object", "if": {"required": ["extends"]}, "then": {"$ref": "#/$defs/overlay"},
