@@ -9,7 +9,7 @@ from pathlib import Path
 from .errors import Location, Problem, RulesError, close_names, suggestion
 from .limits import MAX_EXTENDS
 from .resources import package_dir
-from .schema import rule_schema
+from .schema import top_level_keys
 from .source import Document, load_bytes, load_file
 
 
@@ -258,7 +258,7 @@ def _shape_problem(data) -> str | None:
         return f"its top level is {'a list' if isinstance(data, list) else 'a single value'}, not a mapping"
     if "game" not in data and "extends" not in data:
         return "it has neither 'game:' nor 'extends:'"
-    unknown = [key for key in data if key not in rule_schema()["properties"]]
+    unknown = [key for key in data if key not in top_level_keys()]
     if unknown:
         return f"it has {len(unknown)} top-level key{'s' if len(unknown) > 1 else ''} that rule files do not have"
     return None

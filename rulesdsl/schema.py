@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from functools import lru_cache
 from pathlib import Path
@@ -26,7 +27,122 @@ def rule_schema() -> dict:
 
 @lru_cache(maxsize=1)
 def _validator() -> Draft202012Validator:
-    return Draft202012Validator(rule_schema())
+    """The validator of loaded documents (overlays merged). A variant's changes are not checked in place: each
+    variant is checked once applied, so that every variant's problems are found in one run."""
+    schema = copy.deepcopy(rule_schema())
+    schema["$defs"][_PARTIAL + "rules"] = {"type": "object"}
+    return Draft202012Validator(schema)
+
+
+def top_level_keys() -> list[str]:
+    """The keys a rule file may have at its top level."""
+    return list(rule_schema()["$defs"]["rules"]["properties"])
+
+
+# The schema's rule-file part is $defs/rules, written by hand. Its overlay part is generated from it
+# (docs/update_schema.py): an overlay or a variant's changes names only what it changes, so nothing in a mapping
+# is required there and any key may be null (which deletes it); a list replaces the base's whole and stays complete.
+_REQUIRING = ("required", "minProperties", "dependentRequired", "dependentSchemas", "if", "then", "else", "not")
+_WHOLE = ("items", "prefixItems", "contains")
+_MAPPINGS = ("properties", "patternProperties")
+_PARTIAL = "partial_"
+
+
+def with_overlays(schema: dict) -> dict:
+    """`schema` with its overlay part generated from $defs/rules: $defs/partial_* (each definition as an overlay
+    may write it) and the top level that picks the rule file or the overlay part by 'extends'."""
+    schema = copy.deepcopy(schema)
+    defs = {name: node for name, node in (schema.get("$defs") or {}).items()
+            if not name.startswith(_PARTIAL) and name != "overlay"}
+    if "properties" in schema:  # the rule file written at the top level: move it to $defs/rules
+        defs = {"rules": {"type": "object", "additionalProperties": schema.get("additionalProperties", False),
+                          "required": (schema.get("else") or {}).get("required", ["game", "flow"]),
+                          "properties": schema["properties"]}, **defs}
+    changes = defs["rules"]["properties"]["variants"]["additionalProperties"]["properties"]["changes"]
+    changes.pop("type", None)
+    changes["$ref"] = f"#/$defs/{_PARTIAL}rules"  # a variant's changes are written as an overlay is
+    needs = _needing_partial(defs)
+    out = {key: schema[key] for key in ("$schema", "$id", "title", "description") if key in schema}
+    out.update({"type": "object", "if": {"required": ["extends"]}, "then": {"$ref": "#/$defs/overlay"},
+                "else": {"$ref": "#/$defs/rules"}})
+    out["$defs"] = dict(defs)
+    for name in sorted(needs):
+        out["$defs"][_PARTIAL + name] = _partial(defs[name], needs)
+    # the one key an overlay must write as a rule file would
+    out["$defs"][_PARTIAL + "rules"]["properties"]["extends"] = defs["rules"]["properties"]["extends"]
+    out["$defs"]["overlay"] = {
+        "description": "An overlay: 'extends' names the base file, and every other key is what it changes there "
+                       "(mappings merge, other values replace, null deletes).",
+        "allOf": [{"$ref": f"#/$defs/{_PARTIAL}rules"}], "required": ["extends"]}
+    return out
+
+
+def _needing_partial(defs: dict) -> set:
+    """The definitions that an overlay may write differently (they hold mappings, or refer to such a one)."""
+    direct = {name for name, node in defs.items() if _direct(node)}
+    refs = {name: set(_refs(node)) for name, node in defs.items()}
+    needs, grew = set(direct), True
+    while grew:
+        grew = False
+        for name in defs:
+            if name not in needs and refs[name] & needs:
+                needs.add(name)
+                grew = True
+    return needs
+
+
+def _direct(node) -> bool:
+    if not isinstance(node, dict):
+        return isinstance(node, list) and any(_direct(n) for n in node)
+    if any(k in node for k in _REQUIRING + _MAPPINGS) or isinstance(node.get("additionalProperties"), dict):
+        return True
+    return any(_direct(v) for k, v in node.items() if k not in _WHOLE and k != "$defs")
+
+
+def _refs(node):
+    """The definitions `node` refers to outside list items."""
+    if isinstance(node, list):
+        for n in node:
+            yield from _refs(n)
+    elif isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            yield ref[len("#/$defs/"):]
+        for key, value in node.items():
+            if key not in _WHOLE:
+                yield from _refs(value)
+
+
+def _partial(node, needs: set):
+    """`node` as an overlay may write it: nothing required, any key of a mapping may be null."""
+    if isinstance(node, list):
+        return [_partial(n, needs) for n in node]
+    if not isinstance(node, dict):
+        return node
+    out = {}
+    for key, value in node.items():
+        if key in _REQUIRING:
+            continue
+        if key == "$ref" and isinstance(value, str) and value[len("#/$defs/"):] in needs:
+            out[key] = "#/$defs/" + _PARTIAL + value[len("#/$defs/"):]
+        elif key in _MAPPINGS:
+            out[key] = {name: _nullable(sub, needs) for name, sub in value.items()}
+        elif key == "additionalProperties" and isinstance(value, dict):
+            out[key] = _nullable(value, needs)
+        elif key in _WHOLE:
+            out[key] = value
+        else:
+            out[key] = _partial(value, needs)
+    return out
+
+
+def _nullable(node, needs: set) -> dict:
+    """A key's schema in an overlay: null (delete it from the base), or the key's schema made partial."""
+    either = {"anyOf": [{"type": "null", "description": "null deletes this key from the base file"},
+                        _partial(node, needs)]}
+    if isinstance(node, dict) and isinstance(node.get("description"), str):
+        return {"description": node["description"], **either}
+    return either
 
 
 def _branches(error) -> list[list]:

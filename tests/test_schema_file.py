@@ -12,7 +12,7 @@ import yaml
 from jsonschema import Draft202012Validator
 
 from rulesdsl.cli import main
-from rulesdsl.schema import rule_schema, schema_path
+from rulesdsl.schema import rule_schema, schema_path, with_overlays
 
 from .helpers import ROOT
 
@@ -84,6 +84,39 @@ def test_a_file_that_extends_nothing_names_its_game_and_flow():
 def test_an_overlay_is_still_checked_key_by_key():
     assert errors({"extends": 3}) == ["3 is not of type 'string'"]
     assert errors({"extends": "mabula", "flowz": {}}) == ["Additional properties are not allowed ('flowz' was unexpected)"]
+
+
+def reasons(data) -> set[str]:
+    """The messages of every failure, those inside an anyOf (a key that may also be null) included."""
+    found, todo = set(), list(Draft202012Validator(SCHEMA).iter_errors(data))
+    while todo:
+        error = todo.pop()
+        found.add(error.message)
+        todo += error.context or []
+    return found
+
+
+def test_an_overlay_may_change_part_of_a_section_and_delete_any_key():
+    assert errors({"extends": "mark", "flow": {"max_turns": 50}}) == []  # the steps stay the base's
+    assert errors({"extends": "mark", "moves": {"sell": {"when": None}}, "let": None, "render": None}) == []
+    assert "Additional properties are not allowed ('bogus' was unexpected)" in \
+        reasons({"extends": "mark", "flow": {"steps": {"play": {"moves": ["a"], "bogus": 1}}}})
+    assert "0 is less than the minimum of 1" in reasons({"extends": "mark", "flow": {"max_turns": 0}})
+
+
+def test_a_list_in_an_overlay_replaces_the_base_list_and_is_checked_whole():
+    assert "'when' is a required property" in reasons({"extends": "mark", "end": [{"winners": "[]"}]})
+
+
+def test_a_variant_s_changes_are_checked_as_an_overlay_is():
+    game = {"game": "x", "flow": {"steps": {"a": {"do": []}}}}
+    assert errors({**game, "variants": {"v": {"changes": {"flow": {"max_turns": 9}, "let": {"a": None}}}}}) == []
+    assert "Additional properties are not allowed ('flwo' was unexpected)" in \
+        reasons({**game, "variants": {"v": {"changes": {"flwo": {}}}}})
+
+
+def test_the_overlay_part_is_generated_from_the_rule_file_part():
+    assert with_overlays(SCHEMA) == SCHEMA, "regenerate: python docs/update_schema.py"
 
 
 def test_validate_still_checks_the_game_an_overlay_makes(tmp_path, capsys):

@@ -8,7 +8,7 @@ from ..errors import RulesError, did_you_mean
 from ..loading import load_document, with_variant
 from ..model.compile import ModelCompiler, coerce_option
 from ..overrides import override_problems
-from ..schema import rule_schema, validate_structure
+from ..schema import top_level_keys, validate_structure
 from ..source import Document
 from .game import Game
 
@@ -75,9 +75,7 @@ def argument_problems(source: str | Path | Document, variant: str | None,
 def _also_compile_problems(doc, options, variant, found) -> list:
     """Problems the compiler finds in a file that already breaks the schema, so that one run reports
     all of them. A structure the compiler cannot read yields nothing more (the schema said why)."""
-    schema = rule_schema()
-    if not isinstance(doc.data, dict) or set(doc.data) - set(schema["properties"]) \
-            or set(schema.get("required", [])) - set(doc.data):
+    if not isinstance(doc.data, dict) or set(doc.data) - set(top_level_keys()):
         return []  # a misspelt or missing section: what the compiler would add is only its echo
     lines = {(p.location.file, p.location.line) for p in found if p.location}
     try:
