@@ -3,7 +3,7 @@
 Rule code is compiled to Python, so a loop that never ends (or merely runs for hours, or fills memory)
 would hold the process. The functions that run rule code (applying a move, listing moves, compiling a
 file) are registered here with a budget. One watchdog thread per process looks at every thread's stack a
-few times a second: when a registered call has run longer than its budget, or the process has grown by
+few times a second: when a registered call has used more processor time than its budget, or the process has grown by
 more than limits.MEMORY_BYTES during it, the watchdog raises an exception inside that thread (CPython's
 PyThreadState_SetAsyncExc: the exception arrives at the next bytecode, wherever the code is). Nothing is done on the calls themselves, so the budget costs play
 nothing. One step of Python's own C code cannot be interrupted this way; the size limits (limits.py, checked in lang/checked.py)
@@ -93,20 +93,31 @@ def _resident_bytes() -> int | None:
         return None
 
 
+def _thread_seconds(thread_id: int) -> float:
+    """The processor time a thread has used (where the system tells it, as on Linux), else the time now.
+
+    Budgets count the work a call does, not how long it waited for a processor: on a busy machine the same
+    rule code takes longer by the clock, but not by its thread's processor time."""
+    try:
+        return time.clock_gettime(time.pthread_getcpuclockid(thread_id))
+    except (AttributeError, OSError, OverflowError):  # no such clock here, or the thread has just ended
+        return time.monotonic()
+
+
 def _watch() -> None:
     """Interrupt every thread with a registered call that has outlived its budget, or during which the
     process has grown by more than limits.MEMORY_BYTES (and, should the interrupted code catch that and carry
     on, again each time as long again has passed)."""
     me = threading.get_ident()
-    seen: dict = {}  # registered frame still running -> (when it was first seen or last fired at, memory then)
+    seen: dict = {}  # registered frame still running -> (its thread's clock when first seen or last fired at, memory)
     while True:
         time.sleep(_TICK)
-        now, memory, scale = time.monotonic(), _resident_bytes(), time_scale()  # the scale may change
+        memory, scale = _resident_bytes(), time_scale()  # the scale may change
         running = {}
         for thread_id, top in sys._current_frames().items():
             if thread_id == me:
                 continue
-            overran = None
+            now, overran = _thread_seconds(thread_id), None
             for frame in _sections_on(top):
                 since, base = running[frame] = seen.get(frame, (now, memory))
                 if overran is not None:  # the innermost overrun call is the one to blame
