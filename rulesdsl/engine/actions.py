@@ -24,6 +24,7 @@ from ..model.rules import Move
 from ..model.values import text_of
 from .nodes import CHANCE
 
+_KNOWN_MOVES = 100_000  # moves whose actions are remembered at once (see Numbering._number)
 _FAILURES = (RuleValueError, ArithmeticError, LookupError, TypeError, ValueError, AttributeError)
 _HINT = ("give the param the values it can take with 'among:' (params: {name: {in: ..., among: ...}}), or declare "
          "'actions: {max_legal: N}' at the top of the file: moves of kinds whose params read the position are then "
@@ -80,6 +81,7 @@ class Numbering:
         self._of_rule = {id(k.rule): k for k in kinds}
         self.cap, self._cap_path, self.blocker = cap, cap_path, blocker
         self.place_offset = sum(k.size for k in kinds)
+        self._known: dict = {}  # move -> its action, for moves of kinds numbered from their domains
 
     @property
     def size(self) -> int:
@@ -96,9 +98,7 @@ class Numbering:
         for move in moves:
             kind = self._of_rule.get(id(move[0]))
             if kind is not None:
-                action = kind.number(move[1])
-                if action is None:
-                    raise self._outside(state, move, kind)
+                action = self._number(state, move, kind)
             else:
                 if placed >= self.cap:
                     raise self._error(state, move, f"more than {self.cap:,} moves of kinds numbered by their place "
@@ -119,6 +119,26 @@ class Numbering:
                         pass
                 return " ".join([kind.rule.name, *map(text_of, args)])
         return f"legal move {action - self.place_offset} of {', '.join(sorted({r.name for r in self.by_place}))}"
+
+    def _number(self, state, move, kind: _Kind) -> int:
+        """The action of a move of a kind numbered from its domains, remembered: legal moves are interned, so
+        the same few recur from state to state."""
+        try:
+            return self._known[move]
+        except KeyError:
+            pass
+        except TypeError:  # unhashable args: a move of its own, not remembered
+            return self._number_of(state, move, kind)
+        if len(self._known) >= _KNOWN_MOVES:
+            self._known.clear()
+        action = self._known[move] = self._number_of(state, move, kind)
+        return action
+
+    def _number_of(self, state, move, kind: _Kind) -> int:
+        action = kind.number(move[1])
+        if action is None:
+            raise self._outside(state, move, kind)
+        return action
 
     def _outside(self, state, move, kind: _Kind) -> GameRuntimeError:
         """The error for a legal move with a param value that its kind's numbering does not list."""
