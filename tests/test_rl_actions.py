@@ -9,6 +9,8 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rulesdsl.api import load_game
 from rulesdsl.engine.actions import ActionMap
@@ -276,3 +278,17 @@ def test_a_huge_bound_is_a_located_error(write, among, where, message):
         ActionMap(load_game(path)).num_distinct_actions
     text = info.value.format()
     assert text.startswith(f"{path}{where} error:") and message in text
+
+
+@settings(max_examples=15, deadline=None)
+@given(among=st.lists(st.integers(1, 9), min_size=1, max_size=6, unique=True), pile=st.integers(1, 9))
+def test_a_declared_bound_numbers_values_by_their_place_in_it(tmp_path_factory, among, pile):
+    # the domain lists the values in increasing order; the bound, in its own order, is what numbers them
+    path = tmp_path_factory.mktemp("among") / "game.yaml"
+    path.write_text(BOUNDED.replace('"1..pile"', f'"[k for k in {sorted(among)} if k <= pile]"')
+                    .replace('among: "1..3"', f'among: "{among}"').replace("init: 3", f"init: {pile}"))
+    game = load_game(str(path))
+    actions = ActionMap(game)
+    assert actions.num_distinct_actions == 8 + len(among)
+    takes = {a: str(m) for a, m in actions.legal(game.new_initial_state()).items() if a >= 8}
+    assert takes == {8 + among.index(n): f"take {n}" for n in among if n <= pile}
