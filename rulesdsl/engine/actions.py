@@ -265,7 +265,8 @@ def _numbering(rules, start, kinds: list, seats: list, cap: int | None, cap_name
 
 def _domains(rules, start, rule, seats: list):
     """Each param's values in order, worked out from its domain (or else its bound) for every seat and every
-    value of the params before it; (None, (why, location)) when a domain reads the position (or the kind has parts or inputs).
+    value of the params before it; (None, (why, location)) when a domain reads the position and has no bound
+    (or the kind has parts or inputs).
     RulesError, located at the domain, when the values are too many or take too long to work out."""
     if rule.part_specs or rule.inputs or len(rule.domains) != len(rule.params):
         what = "is a compound move" if rule.part_specs else "takes inputs" if rule.inputs else \
