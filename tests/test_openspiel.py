@@ -70,7 +70,7 @@ def test_mcts_plays_a_bundled_game_to_the_end():
 def test_a_random_arrangement_cannot_be_listed_as_chance_outcomes():
     with pytest.raises(RulesError, match="'setup' draws or arranges items") as info:
         load_game("mabula")
-    assert "mabula.yaml:79:9" in info.value.format()
+    assert "mabula.yaml:75:9" in info.value.format()  # at the setup step
 
 
 def test_actions_read_as_moves(poker):

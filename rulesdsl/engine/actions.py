@@ -3,9 +3,11 @@
 Each kind of move gets a block of numbers, in the order the steps of the file list them: a move's number is its
 block's offset plus the mixed-radix index of its params, each the place of its value in the param's domain.
 A domain that reads nothing of the position (cells, a constant list, a range of options) is worked out once,
-when the game is loaded, for every seat and every value of the params before it. A kind with a param whose
-domain reads the position (the cards in a hand), a compound move or a move given inputs is numbered by its
-place among the legal moves of such kinds, in a shared block of `actions: max_legal` numbers. Chance outcomes
+when the game is loaded, for every seat and every value of the params before it; a domain that reads the
+position is numbered over its bound instead (the param's `among:`, or one the compiler infers: see
+model/bounds.py). A kind with a param whose domain reads the position and has no bound, a compound move or a
+move given inputs is numbered by its place among the legal moves of such kinds, in a shared block of
+`actions: max_legal` numbers. Chance outcomes
 are numbered the same way, on their own, with `actions: max_outcomes` for draws, arrangements and outcomes
 whose params read the position.
 """
@@ -22,9 +24,11 @@ from ..model.rules import Move
 from ..model.values import text_of
 from .nodes import CHANCE
 
+_KNOWN_MOVES = 100_000  # moves whose actions are remembered at once (see Numbering._number)
 _FAILURES = (RuleValueError, ArithmeticError, LookupError, TypeError, ValueError, AttributeError)
-_HINT = ("declare 'actions: {max_legal: N}' at the top of the file: moves of kinds whose params read the position "
-         "are then numbered by their place in the legal list, N at most")
+_HINT = ("give the param the values it can take with 'among:' (params: {name: {in: ..., among: ...}}), or declare "
+         "'actions: {max_legal: N}' at the top of the file: moves of kinds whose params read the position are then "
+         "numbered by their place in the legal list, N at most")
 _OUTCOME_HINT = ("declare 'actions: {max_outcomes: N}' at the top of the file: the outcomes of such a chance node "
                  "are then numbered by their place in its list, N at most")
 
@@ -33,6 +37,11 @@ class _Kind:
     """One kind of move numbered from its params' domains: `values[i]` lists param i's values in order."""
 
     __slots__ = ("rule", "offset", "values", "places", "strides", "size")
+
+    def outside(self, args) -> int | None:
+        """The index of the first param whose value is not among its numbered values, or None."""
+        return next((i for i, (value, places) in enumerate(zip(args, self.places))
+                     if value_key(value) not in places), None)
 
     def __init__(self, rule, offset: int, values: list[list]):
         self.rule, self.offset, self.values = rule, offset, values
@@ -72,6 +81,7 @@ class Numbering:
         self._of_rule = {id(k.rule): k for k in kinds}
         self.cap, self._cap_path, self.blocker = cap, cap_path, blocker
         self.place_offset = sum(k.size for k in kinds)
+        self._known: dict = {}  # move -> its action, for moves of kinds numbered from their domains
 
     @property
     def size(self) -> int:
@@ -88,11 +98,7 @@ class Numbering:
         for move in moves:
             kind = self._of_rule.get(id(move[0]))
             if kind is not None:
-                action = kind.number(move[1])
-                if action is None:
-                    raise self._error(state, move, f"move '{move}' has a param value outside its domain as "
-                                      "worked out when the game was loaded", "a domain that reads nothing of the "
-                                      "position gives the same values in every state")
+                action = self._number(state, move, kind)
             else:
                 if placed >= self.cap:
                     raise self._error(state, move, f"more than {self.cap:,} moves of kinds numbered by their place "
@@ -113,6 +119,43 @@ class Numbering:
                         pass
                 return " ".join([kind.rule.name, *map(text_of, args)])
         return f"legal move {action - self.place_offset} of {', '.join(sorted({r.name for r in self.by_place}))}"
+
+    def _number(self, state, move, kind: _Kind) -> int:
+        """The action of a move of a kind numbered from its domains, remembered: legal moves are interned, so
+        the same few recur from state to state."""
+        try:
+            return self._known[move]
+        except KeyError:
+            pass
+        except TypeError:  # unhashable args: a move of its own, not remembered
+            return self._number_of(state, move, kind)
+        if len(self._known) >= _KNOWN_MOVES:
+            self._known.clear()
+        action = self._known[move] = self._number_of(state, move, kind)
+        return action
+
+    def _number_of(self, state, move, kind: _Kind) -> int:
+        action = kind.number(move[1])
+        if action is None:
+            raise self._outside(state, move, kind)
+        return action
+
+    def _outside(self, state, move, kind: _Kind) -> GameRuntimeError:
+        """The error for a legal move with a param value that its kind's numbering does not list."""
+        i = kind.outside(move[1])
+        domain = move[0].domains[i]
+        value = text_of(move[1][i])
+        if domain.fixed:
+            return self._error(state, move, f"move '{move}' has a value of '{domain.name}' ({value}) outside its "
+                               "domain as worked out when the game was loaded", "a domain that reads nothing of "
+                               "the position gives the same values in every state")
+        if domain.declared:
+            return self._error(state, move, f"param '{domain.name}' of '{move[0].name}' is {value}, which its "
+                               "'among:' does not list", "'among' must list every value the param can take in "
+                               "any position: add this one", at=domain.bound_path)
+        return self._error(state, move, f"param '{domain.name}' of '{move[0].name}' is {value}, outside the "
+                           "values it was inferred to be among", "declare its values with 'among:'",
+                           at=domain.bound_path)
 
     def _error(self, state, move, message: str, hint: str, at: tuple | None = None) -> GameRuntimeError:
         where = self._rules.where
@@ -221,8 +264,9 @@ def _numbering(rules, start, kinds: list, seats: list, cap: int | None, cap_name
 
 
 def _domains(rules, start, rule, seats: list):
-    """Each param's values in order, worked out from its domain for every seat and every value of the params
-    before it; (None, (why, location)) when a domain reads the position (or the kind has parts or inputs).
+    """Each param's values in order, worked out from its domain (or else its bound) for every seat and every
+    value of the params before it; (None, (why, location)) when a domain reads the position and has no bound
+    (or the kind has parts or inputs).
     RulesError, located at the domain, when the values are too many or take too long to work out."""
     if rule.part_specs or rule.inputs or len(rule.domains) != len(rule.params):
         what = "is a compound move" if rule.part_specs else "takes inputs" if rule.inputs else \
@@ -232,7 +276,8 @@ def _domains(rules, start, rule, seats: list):
     values: list[list] = []
     combinations = 1  # of the values of the params before this one: the kind has at least this many moves
     for i, domain in enumerate(rule.domains):
-        if not domain.fixed:
+        listed = domain.values if domain.fixed else domain.bound
+        if listed is None:
             return None, (f"param '{domain.name}' of '{rule.name}' takes its values from the position, so its moves "
                           "cannot be numbered from the rule file alone", _at(rules, domain.path))
         found, keys = [], set()
@@ -240,7 +285,7 @@ def _domains(rules, start, rule, seats: list):
             for me in seats:
                 for earlier in product(*values[:i]):
                     try:
-                        items = list(domain.values(start, me, *earlier))
+                        items = list(listed(start, me, *earlier))
                     except _FAILURES:
                         continue  # no such combination: the moves' own checks would fail the same way
                     for item in items:
@@ -249,10 +294,12 @@ def _domains(rules, start, rule, seats: list):
                             keys.add(key)
                             found.append(item)
                     if combinations * len(found) > MAX_ACTIONS:
-                        raise _too_many(rules, domain.path, f"the moves of '{rule.name}' would be more than "
+                        raise _too_many(rules, domain.bound_path if listed is domain.bound else domain.path,
+                                        f"the moves of '{rule.name}' would be more than "
                                         f"{MAX_ACTIONS:,} actions")
         except budget.TimeBudgetExceeded as exc:
-            raise _too_many(rules, domain.path, f"numbering the moves of '{rule.name}': {exc}") from None
+            at = domain.path if listed is domain.values else domain.bound_path
+            raise _too_many(rules, at, f"numbering the moves of '{rule.name}': {exc}") from None
         values.append(found)
         combinations *= max(1, len(found))
     return values, None

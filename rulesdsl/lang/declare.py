@@ -48,22 +48,26 @@ class Builtin:
     # unchanged)
     reads: str | None = None
     params: tuple = ()  # the names of the positional parameters, in order
+    # what every item of the list it returns is one of, whatever the position: "cells" (of the board) or
+    # "players"; None: not declared (integer actions bound a param's domain by it, see model/bounds.py)
+    yields: str | None = None
     game: bool = False  # fn (and specialise) still take the game first: see bound()
 
 
 def builtin(category: str, *, effect: bool = False, aggregate: str | None = None, fold: bool = False,
             specialise: Callable | None = None, over_comprehension: str | None = None, inline: str | None = None,
-            shown: dict | None = None, reads: str | None = None, loop: str | None = None):
+            shown: dict | None = None, reads: str | None = None, loop: str | None = None, yields: str | None = None):
     """Declare the decorated function a built-in (see declared()). Its name without a trailing '_' is the
     built-in's, and so are its parameters' (from_ is `from`); the first paragraph of its docstring is the
     doc text. `aggregate`: the comprehension shown in its usage (e.g. "f(x) for x in xs"), which it accepts;
     `shown`: the text of a default that is not a value of the language (e.g. {"within": "all cells"});
     `reads`: what a built-in taking the state reads of it besides its arguments ("cells", "left"; None: anything);
-    `loop`: how a call over a generator comprehension runs as a plain loop (see Builtin.loop)."""
+    `loop`: how a call over a generator comprehension runs as a plain loop (see Builtin.loop); `yields`: what the
+    items of the list it returns always are ("cells", "players"; see Builtin.yields)."""
     def declare(fn):
         fn.builtin = _declaration(fn, category, aggregate, shown or {}, effect=effect, fold=fold,
                                   specialise=specialise, over_comprehension=over_comprehension, inline=inline,
-                                  reads=reads, loop=loop)
+                                  reads=reads, loop=loop, yields=yields)
         return fn
     return declare
 

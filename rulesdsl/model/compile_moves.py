@@ -12,6 +12,7 @@ from ..lang.compiler import CompileProblem, Compiler, Scope, local
 from ..lang.emit import Append, Assign, Comment, Continue, Effect, For, Guard, If, Return, Stmt, Try, Yield
 from ..lang.parser import SyntaxProblem, parse
 from .compile_support import _FAIL, _flatten, _ident
+from .bounds import inferred_bound
 from .game import Rules
 from .parts import compound
 from .rules import InternedMoves, Move, MoveRule, ParamDomain
@@ -39,6 +40,9 @@ class _Level:
     index: int = 0  # the place of "param must be one of its domain" in the rule's checks
     node: object = None  # the domain's syntax tree
     path: tuple = ()  # where the domain is written
+    scope: object = None  # the names the domain may use
+    among: object = None  # the syntax tree of the param's declared bound (`among:`), if any
+    among_path: tuple = ()
     lets: list[Assign] = field(default_factory=list)
     checks: list[tuple[int, _Check]] = field(default_factory=list)  # (i, check): it runs after lets[i]; -1: first
 
@@ -79,6 +83,11 @@ def _loops(search: _Search, innermost: list[Stmt], first: list[Stmt] = ()) -> li
         level = search.levels[depth]
         body = [level.loop((list(first) if depth == 1 else []) + level.statements(lambda _: Continue()) + body)]
     return search.levels[0].statements(lambda _: Return()) + body
+
+
+def _reads_nothing(reads) -> bool:
+    """Whether an expression with these reads gives the same value in every state."""
+    return reads is not None and not reads.parts and not reads.flow
 
 
 def _generate(search: _Search) -> list[Stmt]:
@@ -232,17 +241,40 @@ class MoveCompiler:
         return rule
 
     def _domains(self, rule: MoveRule, search: _Search, sig: str, define) -> list[ParamDomain]:
-        """Each param's domain as a function of the seat and the params before it, and whether it reads the
-        position (integer actions number the values of a domain that does not, see engine/actions.py)."""
+        """Each param's domain as a function of the seat and the params before it, whether it reads the
+        position, and a bound of it that does not (integer actions number the values of the domain, or else
+        of its bound, see engine/actions.py): the param's `among:`, else one inferred (see bounds.py)."""
         analysis = self._read_analysis()
         domains = []
         for i, level in enumerate(search.levels[1:]):
-            reads = analysis.of(level.node)
             earlier = "".join(f", L_{p}" for p in rule.params[:i])
             values = define(f"domain_{_ident(level.param)}", sig + earlier, [Return(level.domain)])
-            fixed = reads is not None and not reads.parts and not reads.flow
-            domains.append(ParamDomain(level.param, values, fixed, level.path))
+            fixed = _reads_nothing(analysis.of(level.node))
+            bound, bound_path = self._bound(rule, level, fixed, analysis), level.among_path or level.path
+            bound_fn = None if bound is None else define(f"among_{_ident(level.param)}", sig + earlier, [Return(bound)])
+            domains.append(ParamDomain(level.param, values, fixed, level.path, bound_fn, bound_path,
+                                       declared=level.among is not None))
         return domains
+
+    def _bound(self, rule: MoveRule, level: _Level, fixed: bool, analysis) -> str | None:
+        """The Python of the param's bound (None: none, or its domain needs none)."""
+        if level.among is not None:
+            if not _reads_nothing(analysis.of(level.among)):
+                self.problem(level.among_path, f"the bound of param '{level.param}' of '{rule.name}' reads the "
+                             "position", "'among' lists every value the param can take, from the rule file alone "
+                             "(cells, players, a constant list, a range of options)", code="among_reads_position")
+                return None
+            code = self.code(level.among_path, level.among, level.scope)
+            return None if code is _FAIL else code
+        if fixed:
+            return None
+        node = inferred_bound(level.node, analysis, self.builtins)
+        if node is None:
+            return None
+        # all cells or all players mean the game's, whatever the params are named
+        code = self.code(level.path, node, self.root if node.id in ("cells", "players") else level.scope) \
+            if isinstance(node, A.Name) else self.code(level.path, node, level.scope)
+        return None if code is _FAIL else code
 
     def _move_objects(self, rule: MoveRule) -> str:
         """Put the rule and its table of interned moves in the namespace; the rule's name there."""
@@ -289,12 +321,15 @@ class MoveCompiler:
         seen = scope.child()
         for i, (pname, dom) in enumerate(params):
             seen.names[pname] = local(pname)
-            ppath, why = path + ("params", pname), None
-            if isinstance(dom, dict):  # {in: domain, why: message when a value is not in it}
+            ppath, why, among, among_path = path + ("params", pname), None, None, ()
+            if isinstance(dom, dict):  # {in: domain, why: message when a value is not in it, among: its bound}
+                if dom.get("among") is not None:
+                    among_path = ppath + ("among",)
+                    among = self.parse_at(among_path, dom["among"])
                 dom, why, ppath = dom.get("in"), dom.get("why"), ppath + ("in",)
             node = self.parse_at(ppath, dom)
             code = self.code(ppath, node, scope.child(**seen.names))
-            if code is _FAIL:
+            if code is _FAIL or among is _FAIL:
                 ok = False
                 continue
             binders = rule.params + rule.lets
@@ -303,7 +338,8 @@ class MoveCompiler:
                 self.problem(ppath, f"parameter '{pname}' uses '{sorted(later)[0]}', "
                              "which is defined after it", "order the parameters so each uses only earlier ones")
                 ok = False
-            search.levels[i + 1] = _Level(pname, code, len(search.checks), node=node, path=ppath)
+            search.levels[i + 1] = _Level(pname, code, len(search.checks), node=node, path=ppath,
+                                          scope=scope.child(**seen.names), among=among, among_path=among_path)
             search.depth_of[pname] = i + 1
             search.checks.append((f"{pname} must be one of {dom}", why))
         return ok

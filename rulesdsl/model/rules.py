@@ -136,6 +136,9 @@ class ParamDomain:
     values: Callable  # (S, me, *inputs, *earlier params) -> the domain
     fixed: bool  # reads nothing of the position: the same in every state for a given seat and earlier params
     path: tuple  # where the domain is written
+    bound: Callable | None = None  # (S, me, *inputs, *earlier params) -> a superset of the domain read from no position
+    bound_path: tuple = ()  # where the bound is written: the param's `among:`, else its domain (inferred)
+    declared: bool = False  # the bound is the param's `among:`
 
 
 @dataclass

@@ -9,7 +9,7 @@ from ..values import Piece, text_of
 from .places import is_cell, zone
 
 
-@builtin("pieces", shown={"within": "all cells"}, reads="cells")
+@builtin("pieces", shown={"within": "all cells"}, reads="cells", yields="cells")
 def owned(g, S, player, within=None):
     """The cells holding a piece whose `owner` is player."""
     cells = S.cells
@@ -20,7 +20,7 @@ def owned(g, S, player, within=None):
         raise refused("owned", exc) from None
 
 
-@builtin("pieces", shown={"within": "all cells"}, reads="cells")
+@builtin("pieces", shown={"within": "all cells"}, reads="cells", yields="cells")
 def occupied(g, S, within=None):
     """The cells holding a piece."""
     cells = S.cells

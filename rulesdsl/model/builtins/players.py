@@ -45,7 +45,7 @@ def next_seat(g, S, player, k=1):
     return seat
 
 
-@builtin("players", reads="left")
+@builtin("players", reads="left", yields="players")
 def active_players(g, S):
     """The seats still in the game, in seat order: every seat but those that left (see leave)."""
     seats = list(range(g.game.num_players))

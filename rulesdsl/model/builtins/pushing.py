@@ -80,7 +80,7 @@ def specialise_push_targets(g, known, keywords, given):
     return (targets_within(g, known[2]), {2}) if 2 in known and not keywords else None
 
 
-@builtin("board", specialise=specialise_push_targets, reads="cells")
+@builtin("board", specialise=specialise_push_targets, reads="cells", yields="cells")
 def push_targets(g, S, from_, direction, within):
     """The cells `to` along the direction from `from` for which can_push(from, to, within) holds."""
     return targets_within(g, within)(S, from_, direction)
