@@ -111,7 +111,8 @@ def without_origin(page: str) -> str:
 
 
 def test_a_simulation_shows_the_html_report_of_its_games(served, capsys):
-    job = simulated(served, path="toss.yaml", games=GAMES, agents=["random", "random"], seed=3)
+    saved = (served.folder / "toss.yaml").read_text(encoding="utf-8")  # the editor's text, as saved
+    job = simulated(served, path="toss.yaml", text=saved, games=GAMES, agents=["random", "random"], seed=3)
     assert job["error"] is None and job["done"] == GAMES and f"{GAMES} games in" in job["summary"]
     page = job["report"]
     assert page.startswith("<!DOCTYPE html>") and "<h1>Toss: balance report</h1>" in page
@@ -136,7 +137,7 @@ def test_the_report_reads_the_rules_the_simulation_played_not_the_saved_file(ser
     job = simulated(served, path="toss.yaml", text=edited, games=GAMES, agents=["random", "random"],
                     variant="sure")
     page = job["report"]
-    assert "played with <code>toss.yaml (the editor&#x27;s text)</code>" in page
+    assert "played with <code>toss.yaml (unsaved edits)</code>" in page
     assert win_row("sun", GAMES) in page and win_row("moon", 0) in page  # the variant: the first seat wins all
     assert "<h3>sure: 16 games</h3>" in page and "heads" not in page
     assert "heads" in (served.folder / "toss.yaml").read_text(encoding="utf-8")  # nothing was saved

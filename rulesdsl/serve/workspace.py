@@ -193,8 +193,10 @@ class Workspace:
         spec = RunSpec(str(self.path(relative)), variant, tuple(sorted((options or {}).items())), None,
                        tuple(agents), seed)
         number = self._keep(self.simulations, job)
-        played_with = relative if text is None else f"{relative} (the editor's text)"
-        threading.Thread(target=_run, args=(job, spec, game, played_with), daemon=True, name=f"simulation {number}").start()
+        unsaved = text is not None and (not self.path(relative).is_file() or text != self.read(relative))
+        played_with = f"{relative} (unsaved edits)" if unsaved else relative
+        threading.Thread(target=_run, args=(job, spec, game, played_with), daemon=True,
+                         name=f"simulation {number}").start()
         return number
 
     def simulation(self, number: int) -> dict:
