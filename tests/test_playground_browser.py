@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import socket
 import subprocess
@@ -23,6 +24,7 @@ if not Path(CHROMIUM).exists():
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
 MABULA_CELLS = 60  # an 8 x 8 grid without its corners
+HOSTILE_AGENT = "<img src=x onerror=\"parent.document.body.dataset.pwned = 1\">"  # written into a results file
 
 
 def _free_port() -> int:
@@ -33,11 +35,18 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
-    """The real server process on a free port, serving a folder with Mabula and a logged game of it."""
+    """The real server process on a free port, serving a folder with Mabula, a logged game of it and a results
+    file of two games whose first agent's name is HTML."""
     folder = tmp_path_factory.mktemp("served")
     shutil.copy(bundled_games()["mabula"], folder / "mabula.yaml")
     assert main(["play", str(folder / "mabula.yaml"), "--seats", "random,random", "--seed", "2",
                  "--log", str(folder / "game.json")]) == 0
+    runs = folder / "runs.jsonl"
+    assert main(["simulate", str(folder / "mabula.yaml"), "--games", "2", "--agents", "random,random",
+                 "--out", str(runs), "--quiet"]) == 0
+    lines = [json.loads(line) for line in runs.read_text(encoding="utf-8").splitlines()]
+    runs.write_text("".join(json.dumps(dict(line, agents=[HOSTILE_AGENT, "random"])) + "\n" for line in lines),
+                    encoding="utf-8")
     port = _free_port()
     server = subprocess.Popen([sys.executable, "-m", "rulesdsl", "serve", str(folder / "mabula.yaml"),
                                "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
@@ -138,3 +147,27 @@ def test_a_simulation_runs_with_a_progress_bar_and_reports(page):
     page.wait_for_selector("#sim-report pre", timeout=30_000)
     assert "4 games in" in page.locator("#sim-report pre").text_content()
     assert page.eval_on_selector("#sim-progress", "p => [p.value, p.max]") == [4, 4]
+    # below it, the HTML report of those games: its win table counts each game once (no shared wins in Mabula)
+    report = page.frame_locator("#report")
+    assert report.locator("h1").text_content() == "Mabula: balance report"
+    assert report.locator("h3").first.text_content() == "(base rules): 4 games"
+    rows = report.locator("table").first.locator("tr")
+    seats = [[rows.nth(i).locator("td").nth(k).text_content() for k in range(3)] for i in (1, 2, 4)]
+    assert [seat for seat, _, _ in seats] == ["white", "black", "draws"]
+    assert [agent for _, agent, _ in seats[:2]] == ["random", "random"]
+    assert sum(int(wins) for _, _, wins in seats) == 4
+    assert report.locator("img").count() == 3  # the charts, embedded
+
+
+def test_a_results_file_s_report_opens_in_the_sandboxed_frame(page):
+    page.click("#replay-panel summary")
+    page.select_option("#log", "runs.jsonl")
+    page.click("#open-report")
+    report = page.frame_locator("#report")
+    assert report.locator("h1").text_content() == "Mabula: balance report"
+    assert report.locator("h3").first.text_content() == "(base rules): 2 games"
+    # the agent's name is shown as text, never run; and the frame is of no origin: the page cannot be reached
+    assert report.locator("table").first.locator("tr").nth(1).locator("td").nth(1).text_content() == HOSTILE_AGENT
+    assert report.locator("img").count() == 3
+    assert page.eval_on_selector("#report", "f => [f.getAttribute('sandbox'), f.contentDocument]") == ["", None]
+    assert page.get_attribute("body", "data-pwned") is None and page.locator("#message").text_content() == ""

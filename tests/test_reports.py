@@ -15,8 +15,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from rulesdsl.sim import progress, stats
-from rulesdsl.sim.report import analyse, games_rows
-from rulesdsl.sim.report_html import html_report
+from rulesdsl import load_game
+from rulesdsl.sim.report import analyse, analysed, games_rows, text_report
+from rulesdsl.sim.report_html import html_report, render
 
 from .helpers import run_cli as run
 
@@ -324,6 +325,16 @@ def test_the_html_page_holds_every_section(coin, capsys, tmp_path):
     for heading in ("Results per seat", "Variants compared", "Game length and scores", "Charts", "Rule coverage"):
         assert f"<h2>{heading}</h2>" in page
     assert "exact McNemar test" in page and "First-player advantage" in page and "move &#x27;never&#x27;" in page
+
+
+def test_lines_in_memory_with_their_compiled_games_are_reported_as_their_file(coin):
+    rules, results = coin
+    games = {variant: load_game(str(rules), variant) for variant in ("tails", "shared")}  # compiled apart
+    in_memory = analysed(lines_of(results), games, str(results), str(rules))
+    from_file = analyse(str(results))
+    assert [v.label for v in in_memory.variants] == ["tails", "shared"]
+    assert text_report(in_memory) == text_report(from_file)
+    assert render(in_memory) == render(from_file).replace(str(from_file.rules_path), str(rules))
 
 
 # -- replay: workers and progress -----------------------------------------------------------------------------

@@ -107,6 +107,9 @@ def create_app(folder: str | Path, first_file: str | None = None, host: str = "1
         number = _int(data["replay"])
         return dict(workspace.replay_view(number, _int(data.get("ply", 0))), replay=number)
 
+    def report(data):
+        return {"report": workspace.report(str(data["path"]))}
+
     def simulate(data):
         number = workspace.simulate(str(data["path"]), data.get("text"), _int(data.get("games", 100)),
                                     [str(a) for a in data.get("agents") or []], _int(data.get("seed", 0)),
@@ -118,7 +121,7 @@ def create_app(folder: str | Path, first_file: str | None = None, host: str = "1
 
     api = {"config": config, "read": read, "save": save, "validate": validate, "new": new, "state": state,
            "move": move, "click": click, "undo": undo, "replay": replay, "replay_step": replay_step,
-           "simulate": simulate, "simulation": simulation}
+           "report": report, "simulate": simulate, "simulation": simulation}
     routes = [Route("/", index)] + [Route(f"/api/{name}", endpoint(fn), methods=["POST"]) for name, fn in api.items()]
     routes.append(Mount("/static", StaticFiles(directory=STATIC), name="static"))
     # only requests addressed to this machine by name: a site whose name is made to point here (DNS

@@ -14,8 +14,11 @@ from ..findings import FileReport, as_json
 from ..limits import MAX_FILE_BYTES
 from ..loading import load_document, with_variant
 from ..overrides import override_problems
+from ..sim.compare import BASE
 from ..sim.log import read_log, replay_positions
 from ..sim.records import numbered_results
+from ..sim.report import analyse, analysed
+from ..sim.report_html import render
 from ..sim.simulate import RunSpec, simulate
 from .scene import Scene
 from .session import Session
@@ -167,21 +170,33 @@ class Workspace:
         view.update(ply=ply, plies=len(positions) - 1, history=history, told=history[-1:], legal=[])
         return view
 
+    def report(self, relative: str) -> str:
+        """The HTML balance report of a results file (`rulesdsl report --format html`), read with the rule file
+        it names (which must lie beside it, or be a bundled game: see records.rules_named_by)."""
+        path = self.path(relative)
+        if path.suffix != ".jsonl" or not path.is_file():
+            raise Refused(f"no results file (.jsonl) {relative!r} in the served folder")
+        return render(analyse(str(path)))
+
     # -- simulations ---------------------------------------------------------------------------
     def simulate(self, relative: str, text: str | None, games: int, agents: list[str], seed: int = 0,
                  variant: str | None = None, options: dict | None = None) -> int:
-        """Start a batch of games in the background; its progress and report come from simulation()."""
+        """Start a batch of games in the background; its progress, summary and HTML report come from
+        simulation(). The report reads the games with the rules they were played with (maybe unsaved text)."""
         if not 1 <= games <= MAX_SIMULATED:
             raise Refused(f"simulate 1 to {MAX_SIMULATED:,} games")
         game, _ = self._compile(relative, text, variant, options)
         if len(agents) != game.num_players:
             raise UsageError(f"{game.name} has {game.num_players} players: name one agent per seat")
         Session(game, seed, agents)  # checks the agents' names before the thread starts
-        job = {"done": 0, "games": games, "report": None, "error": None}
+        job = {"done": 0, "games": games, "summary": None, "report": None, "error": None}
         spec = RunSpec(str(self.path(relative)), variant, tuple(sorted((options or {}).items())), None,
                        tuple(agents), seed)
         number = self._keep(self.simulations, job)
-        threading.Thread(target=_run, args=(job, spec, game), daemon=True, name=f"simulation {number}").start()
+        unsaved = text is not None and (not self.path(relative).is_file() or text != self.read(relative))
+        played_with = f"{relative} (unsaved edits)" if unsaved else relative
+        threading.Thread(target=_run, args=(job, spec, game, played_with), daemon=True,
+                         name=f"simulation {number}").start()
         return number
 
     def simulation(self, number: int) -> dict:
@@ -213,17 +228,12 @@ class _Counter:
         pass
 
 
-def _run(job: dict, spec: RunSpec, game) -> None:
+def _run(job: dict, spec: RunSpec, game, played_with: str) -> None:
     out = _Counter(job)
     try:
         summary = simulate(spec, job["games"], out, game=game)
-        job["report"] = report_html(summary, [json.loads(line) for line in out.lines])
+        lines = [json.loads(line) for line in out.lines]
+        job["summary"] = summary.format()
+        job["report"] = render(analysed(lines, {spec.variant or BASE: game}, "a playground simulation", played_with))
     except (RulesDslError, MoveError) as exc:
         job["error"] = str(exc)
-
-
-def report_html(summary, lines: list[dict]) -> str:
-    """The report shown below a simulation: the summary `simulate` prints (the one place to switch to a richer
-    HTML report of the results lines)."""
-    text = summary.format()
-    return "<pre>" + text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;") + "</pre>"

@@ -133,14 +133,21 @@ def analyse(path: str, rules: str | None = None) -> Analysis:
             raise RulesError([Problem(f"this line has {len(line['agents'])} agents, but {shown(game.name)} has "
                                       f"{game.num_players} players", Location(path, number),
                                       f"{RESULTS_HINT}; this line is damaged, or read with another rule file")])
+    return analysed([line for _, line in numbered], games, path, rules_path)
+
+
+def analysed(lines: list[dict], games: dict, path: str, rules_path: str) -> Analysis:
+    """Results lines analysed with the games they were played with ({variant label: compiled game}, one per
+    variant of the lines, each with as many players as the lines have agents); `path` and `rules_path` name
+    where the lines and rules came from."""
     variants = []
-    for label, lines in by_variant([line for _, line in numbered]).items():
+    for label, group in by_variant(lines).items():
         game = games[label]
-        summary = Summary(game.name, lines[0].get("variant"), lines[0]["agents"], game.player_names,
+        summary = Summary(game.name, group[0].get("variant"), group[0]["agents"], game.player_names,
                           cap=game.max_turns, cap_source=game.cap_source)
-        for line in lines:
+        for line in group:
             summary.add(line)
-        variants.append(Variant(label, game, lines, summary, [first_mover(game, line) for line in lines]))
+        variants.append(Variant(label, game, group, summary, [first_mover(game, line) for line in group]))
     return Analysis(path, rules_path, variants)
 
 

@@ -286,19 +286,37 @@ async function step(ply) {
   showPly(await api("replay_step", { replay: page.replay, ply }));
 }
 
+// A balance report is a whole HTML page: shown in the sandboxed frame (no script, no origin; the page itself
+// forbids fetching anything), never inserted into this page.
+function showReport(html) {
+  $("report").srcdoc = html;
+  $("report-panel").open = true;
+}
+
+async function openReport() {
+  try {
+    showReport((await api("report", { path: $("log").value })).report);
+    say("");
+  } catch (e) { say(e.error || String(e)); }
+}
+
 async function runSimulation() {
   try {
     const s = settings();
     const agents = $("sim-agents").value.split(",").map((a) => a.trim());
     const { simulation } = await api("simulate", { ...s, agents, games: Number($("sim-games").value) });
-    $("sim-report").innerHTML = "";
+    $("sim-report").textContent = "";
     const poll = async () => {
       const job = await api("simulation", { simulation });
       $("sim-progress").max = job.games;
       $("sim-progress").value = job.done;
       if (job.error) $("sim-report").textContent = job.error;
-      else if (job.report) $("sim-report").innerHTML = job.report;
-      else setTimeout(poll, 300);
+      else if (job.report) {
+        const summary = document.createElement("pre");
+        summary.textContent = job.summary;
+        $("sim-report").replaceChildren(summary);
+        showReport(job.report);
+      } else setTimeout(poll, 300);
     };
     poll();
   } catch (e) { say(e.error || String(e)); }
@@ -324,6 +342,7 @@ async function start() {
   $("play-move").onclick = () => playText($("move-text").value);
   $("move-text").onkeydown = (e) => { if (e.key === "Enter") playText($("move-text").value); };
   $("open-log").onclick = openLog;
+  $("open-report").onclick = openReport;
   $("back").onclick = () => step(Number($("ply").value) - 1);
   $("forward").onclick = () => step(Number($("ply").value) + 1);
   $("ply").oninput = () => step(Number($("ply").value));
