@@ -51,7 +51,35 @@ def _observe(loaded: Loaded, state, seat: int) -> dict:
     return {"observation": np.asarray(loaded.tensor.values(state, seat), np.float32), "action_mask": mask}
 
 
-class RulesEnv(AECEnv):
+class _Table:
+    """What both environments share: the game, every agent's spaces, a new game from a seed, the picture."""
+
+    def _start(self, loaded: Loaded, render_mode: str | None) -> None:
+        self.loaded, self.render_mode = loaded, render_mode
+        self.possible_agents = list(loaded.agents)
+        self._observation_space, self._action_space = _spaces(loaded)
+        self.state = None
+
+    def _new_game(self, seed: int | None) -> None:
+        """A new game from `seed`, its chance at the start drawn, every agent in it."""
+        self.state = self.loaded.game.new_initial_state(seed=seed)
+        self.loaded.resolve_chance(self.state)
+        self.agents = list(self.possible_agents)
+
+    def observation_space(self, agent):
+        return self._observation_space
+
+    def action_space(self, agent):
+        return self._action_space
+
+    def render(self):
+        return render_state(self.state)
+
+    def close(self):
+        pass
+
+
+class RulesEnv(_Table, AECEnv):
     """One seat acts at a time (at a simultaneous step, each chooser in turn, none seeing the others' choice).
     Chance is drawn inside `step` by the state's sampler, seeded by `reset(seed)`: the same seed and actions
     give the same game. Observations are {"observation": the seat's tensor, "action_mask": its legal actions};
@@ -62,23 +90,12 @@ class RulesEnv(AECEnv):
 
     def __init__(self, loaded: Loaded, render_mode: str | None = None):
         super().__init__()
-        self.loaded, self.render_mode = loaded, render_mode
+        self._start(loaded, render_mode)
         self.metadata = dict(self.metadata, name=f"rulesdsl:{loaded.game.name}")
-        self.possible_agents = list(loaded.agents)
         self._seat = {agent: seat for seat, agent in enumerate(self.possible_agents)}
-        self._observation_space, self._action_space = _spaces(loaded)
-        self.state = None
-
-    def observation_space(self, agent):
-        return self._observation_space
-
-    def action_space(self, agent):
-        return self._action_space
 
     def reset(self, seed: int | None = None, options: dict | None = None):
-        self.state = self.loaded.game.new_initial_state(seed=seed)
-        self.loaded.resolve_chance(self.state)
-        self.agents = list(self.possible_agents)
+        self._new_game(seed)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
@@ -118,36 +135,19 @@ class RulesEnv(AECEnv):
         acting = self.state.acting_players()
         self.agent_selection = self.possible_agents[acting[0]] if acting else self.agents[0]
 
-    def render(self):
-        return render_state(self.state)
 
-    def close(self):
-        pass
-
-
-class RulesParallelEnv(ParallelEnv):
+class RulesParallelEnv(_Table, ParallelEnv):
     """Every acting seat chooses in one `step` (the others' actions are ignored: their masks are all 0); chance
     is drawn inside `step`, seeded by `reset(seed)`. Observations and rewards as in RulesEnv."""
 
     metadata = {"render_modes": ["ansi", "human"], "name": "rulesdsl_parallel", "is_parallelizable": True}
 
     def __init__(self, loaded: Loaded, render_mode: str | None = None):
-        self.loaded, self.render_mode = loaded, render_mode
-        self.possible_agents = list(loaded.agents)
+        self._start(loaded, render_mode)
         self.agents = []
-        self._observation_space, self._action_space = _spaces(loaded)
-        self.state = None
-
-    def observation_space(self, agent):
-        return self._observation_space
-
-    def action_space(self, agent):
-        return self._action_space
 
     def reset(self, seed: int | None = None, options: dict | None = None):
-        self.state = self.loaded.game.new_initial_state(seed=seed)
-        self.loaded.resolve_chance(self.state)
-        self.agents = list(self.possible_agents)
+        self._new_game(seed)
         return self._observations(), {agent: {} for agent in self.agents}
 
     def step(self, actions: dict):
@@ -170,9 +170,3 @@ class RulesParallelEnv(ParallelEnv):
     def _observations(self) -> dict:
         return {agent: _observe(self.loaded, self.state, seat) for seat, agent in enumerate(self.possible_agents)
                 if agent in self.agents}
-
-    def render(self):
-        return render_state(self.state)
-
-    def close(self):
-        pass
