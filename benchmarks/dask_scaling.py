@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import subprocess
 import sys
@@ -66,9 +67,10 @@ class SeparateCluster:
         while not file.is_file() or not file.read_text().strip():
             time.sleep(0.1)
         self.address = json.loads(file.read_text())["address"]
+        unprofiled = dict(os.environ, DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED="False")  # as the README says
         for _ in range(workers):
             self.processes.append(subprocess.Popen(dask + ["distributed.cli.dask_worker", self.address, "--nworkers",
-                                                           "1", "--nthreads", "1"], **quiet))
+                                                           "1", "--nthreads", "1"], env=unprofiled, **quiet))
         from distributed import Client
 
         with Client(self.address) as client:
@@ -112,7 +114,7 @@ def main() -> None:
             rate, start = simulate(game, games, "--dask", cluster.address)
         finally:
             cluster.close()
-        print(f"| `dask scheduler` + {workers} x `dask worker ADDRESS --nworkers 1 --nthreads 1`, "
+        print(f"| `dask scheduler` + {workers} x `dask worker ADDRESS --nworkers 1 --nthreads 1` (unprofiled), "
               f"`--dask ADDRESS` | {rate:,.0f} | {start:.1f} s |", flush=True)
 
 

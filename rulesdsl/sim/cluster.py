@@ -14,6 +14,10 @@ CHUNK_SECONDS = 0.5  # play per task: Dask's cost per task (a few milliseconds) 
 TASKS_PER_THREAD = 3  # in flight per worker thread: the one it plays and the next ones, already sent
 TAIL_SHARE = 4  # a task takes at most 1/(TAIL_SHARE x threads) of the games left, so that workers finish together
 RETRIES = 2  # a task whose game raised on a worker is tried again (a killed worker's tasks are moved anyway)
+# A Dask worker samples its task threads' stacks every 10 ms for the dashboard's profile: games are pure Python,
+# and the sampling takes the interpreter lock from them (a tenth to a fifth of their speed on a local cluster).
+# Local clusters start without it; workers started by hand take DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False.
+WORKER_CONFIG = {"distributed.worker.profile.enabled": False}
 
 
 class ClusterError(RulesDslError):
@@ -32,6 +36,7 @@ def dask_results(play_chunk, spec, indices: list[int], address: str, workers: in
     `ready()` is called once the cluster is started or reached, before the first game is sent.
     """
     try:
+        import dask
         from dask.distributed import Client, LocalCluster, as_completed
         from distributed import KilledWorker
     except ImportError:
@@ -39,8 +44,9 @@ def dask_results(play_chunk, spec, indices: list[int], address: str, workers: in
     cluster = None
     try:
         if address == "local":  # on this machine only, on free ports (its web server even without a dashboard)
-            cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
-                                   host="127.0.0.1", dashboard_address="127.0.0.1:0")
+            with dask.config.set(WORKER_CONFIG):
+                cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
+                                       processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0")
             client = Client(cluster)
         else:
             client = Client(address, timeout=20)
