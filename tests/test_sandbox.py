@@ -154,9 +154,9 @@ def test_generated_code_sees_no_dangerous_python_builtins():
     ("product(repeat(10 ** 2000, 10))", "too large"),
 ])
 def test_huge_values_are_refused_at_load_time(write, expression, words):
-    start = time.monotonic()
+    start = time.process_time()
     problems = load_problems(write(game_text(let=expression)))
-    assert time.monotonic() - start < 30  # a guard against a hang, not a speed measurement
+    assert time.process_time() - start < 30  # a guard against a hang, not a speed measurement
     assert any(words in p.message for p in problems), [p.message for p in problems]
 
 
@@ -175,10 +175,10 @@ def test_augmented_assignment_is_bounded(write):
 def test_a_walk_round_a_cyclic_link_is_bounded(write):
     ring = "board:\n  cells: [a, b, c]\n  links: {round: {next: \"cells[(c.index + 1) % 3]\"}}"
     text = game_text(extra='"xs = walk(\'round\', c, total + 10 ** 9)"').replace("board: {cells: [a, b, c]}", ring)
-    start = time.monotonic()
+    start = time.process_time()
     with pytest.raises(GameRuntimeError, match="the cells of walk\\(\\) would hold 1,000,000,000 items"):
         play(write(text))
-    assert time.monotonic() - start < 30  # refused before a step is taken, not stopped by the time budget
+    assert time.process_time() - start < 30  # refused before a step is taken, not stopped by the time budget
 
 
 def test_a_zone_or_variable_kept_per_key_has_at_most_max_keys_places(write):
@@ -235,27 +235,27 @@ def test_limits_checks_directly():
 
 def test_a_huge_grid_is_refused(write):
     text = PLAIN.replace("board: {cells: [a, b, c]}", "board: {grid: {columns: 100000, rows: 100000}}")
-    start = time.monotonic()
+    start = time.process_time()
     problems = load_problems(write(text.replace("LET", "")))
-    assert time.monotonic() - start < 30  # a guard against a hang, not a speed measurement
+    assert time.process_time() - start < 30  # a guard against a hang, not a speed measurement
     assert any("cells" in p.message for p in problems)
 
 
 # -- bounded time ---------------------------------------------------------------------------------------
 def test_a_slow_load_time_value_is_interrupted(write):
-    start = time.monotonic()
+    start = time.process_time()
     problems = load_problems(write(game_text(let="sum(x * y for x in 0..999999 for y in 0..999999)")))
-    assert time.monotonic() - start < 30  # a guard against a hang
+    assert time.process_time() - start < 30  # a guard against a hang
     assert any("took longer than" in p.message for p in problems)
 
 
 def test_a_move_listing_that_never_ends_is_interrupted(write):
     text = PLAIN.replace("params: {c: \"[x for x in cells if empty(x)]\"}",
                         "params: {c: \"[x for x in cells for y in 0..999999 for z in 0..999999 if y < 0]\"}")
-    start = time.monotonic()
+    start = time.process_time()
     with pytest.raises(GameRuntimeError, match="took longer than") as info:
         play(write(text.replace("LET", "")))
-    assert time.monotonic() - start < 30  # a guard against a hang
+    assert time.process_time() - start < 30  # a guard against a hang
     assert info.value.location is not None and info.value.location.line > 0
 
 
@@ -285,10 +285,10 @@ def test_huge_draws_are_refused_at_their_step(write, count, replace, words):
                                                 "      next: end_turn\n")
     state = rulesdsl.load_game(write(text)).new_initial_state(1)
     state.apply(state.legal_moves()[0])
-    start = time.monotonic()
+    start = time.process_time()
     with pytest.raises(GameRuntimeError, match=words) as info:
         state.chance_outcomes() if "20,000" in words else state.sample_chance()
-    assert time.monotonic() - start < 5
+    assert time.process_time() - start < 5
     assert info.value.location is not None and info.value.location.line > 0
 
 

