@@ -66,7 +66,7 @@ def test_the_page_and_its_editor_are_served(served):
 def test_config_lists_the_folder_files(served):
     (served.folder / "game.log.json").write_text("{}", encoding="utf-8")
     assert served("config") == (200, {"first": "line.yaml", "folder": "served", "rules": ["line.yaml"],
-                                      "logs": ["game.log.json"]})
+                                      "logs": ["game.log.json"], "skipped": [], "view_as": False})
 
 
 def test_validate_gives_validate_s_problems_located_in_the_edited_text(served):
