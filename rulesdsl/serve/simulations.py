@@ -50,7 +50,8 @@ class Simulations:
     def start(self, client: str, source: work.Source, agents: tuple, seed: int, games: int, played_with: str) -> str:
         """Start playing `games` games of `source` with `agents` from `seed`; the simulation's token."""
         if not self._slots.acquire(blocking=False):
-            raise Full(f"{self.caps.simulations} simulations are running: wait for one to end, or stop it")
+            many = f"{self.caps.simulations} simulation{'s' if self.caps.simulations != 1 else ''}"
+            raise Full(f"the playground runs {many} at most at once: wait for one to end, or stop it")
         simulation = Simulation(games, self.caps.simulation_seconds * time_scale())
         try:
             token = self.kept.add(client, simulation)
