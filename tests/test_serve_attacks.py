@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import stat
 import threading
 import time
@@ -18,6 +19,7 @@ pytest.importorskip("httpx")
 
 from starlette.testclient import TestClient  # noqa: E402
 
+from rulesdsl.cli import main  # noqa: E402
 from rulesdsl.serve import work  # noqa: E402
 from rulesdsl.serve.app import COOKIE, create_app  # noqa: E402
 from rulesdsl.serve.caps import Caps  # noqa: E402
@@ -390,3 +392,32 @@ def test_a_game_name_no_file_can_hold_is_answered_escaped(served):
     text = GAME.replace("game: Line", 'game: "Line \\ud800"')  # YAML's escape for a lone surrogate
     response = served.client.post("/api/new", json={"path": "line.yaml", "text": text, "seats": ["human", "human"]})
     assert response.status_code == 200 and b'"game":"Line \\ud800"' in response.content
+
+
+# values of every kind a field may be sent with, right and wrong
+ODD_VALUES = [None, "", 0, -1, 10 ** 19, 1.5, True, [], {}, [1], ["a1"], {"a": 1}, "line.yaml", "cards.yaml", "game.json",
+              "runs.jsonl", "sub", "sub/", ".", "..", "/", "x" * 300, "\u00e9.yaml", "a\nb.yaml", " ", "human",
+              ["human", "random"], "random", "a1-b1", "1", "[[[", "sub/x.yaml", "line.yaml/", "./line.yaml"]
+FIELDS = ["path", "text", "seed", "seats", "variant", "options", "viewer", "session", "move", "cells", "game", "ply",
+          "replay", "games", "agents", "simulation"]
+
+
+def test_random_requests_never_reach_the_catch_all(served):
+    assert main(["play", str(served.folder / "line.yaml"), "--seats", "random,random", "--log",
+                 str(served.folder / "game.json")]) == 0
+    (served.folder / "runs.jsonl").write_text("{}\n", encoding="utf-8")
+    (served.folder / "sub").mkdir()
+    session = served("new", path="line.yaml", seats=["human", "human"])[1]["session"]
+    replay = served("replay", path="game.json")[1]["replay"]
+    names = ["config", "read", "save", "validate", "new", "state", "move", "click", "undo", "replay", "replay_step",
+             "report", "simulate", "simulation", "stop"]
+    rng = random.Random(23)
+    for _ in range(400):
+        name = rng.choice(names)
+        data = {field: rng.choice(ODD_VALUES) for field in rng.sample(FIELDS, rng.randint(0, 6))}
+        data.update({"session": session} if rng.random() < 0.3 else {}, **({"replay": replay} if rng.random() < 0.2
+                                                                          else {}))
+        if name == "save" and data.get("path") in ("line.yaml", "cards.yaml"):
+            data["path"] = "written.yaml"  # the games the test plays stay as they are
+        status, answer = served(name, **dict(data, games=1) if name == "simulate" else data)
+        assert status in (200, 400, 403, 404, 413, 503) and "internal" not in answer, (name, data, answer)

@@ -161,7 +161,7 @@ class Pool:
         self._jobs: queue.Queue = queue.Queue(maxsize=queued)
         self._slots: list = [None] * size  # per worker, its _Slot while it runs a job
         self._lock = threading.Lock()  # a job is stopped for its time only while it is the one in hand
-        self._started = False
+        self._started = self._watching = False
 
     def submit(self, fn, /, *args, seconds: float, what: str) -> Future:
         """A future of fn(*args) run by a worker; Busy when the queue is full."""
@@ -174,7 +174,7 @@ class Pool:
         return future
 
     def _start(self) -> None:
-        """The workers and the watch of their deadlines, started with the first job (not with the app)."""
+        """The workers, started with the first job (not with the app)."""
         with self._lock:
             if self._started:
                 return
@@ -182,7 +182,6 @@ class Pool:
             for i in range(self.size):
                 threading.Thread(target=self._work, args=(i, self.make()), name=f"rulesdsl-serve-worker-{i}",
                                  daemon=True).start()
-            threading.Thread(target=self._watch, name="rulesdsl-serve-deadlines", daemon=True).start()
 
     def _work(self, i: int, executor) -> None:
         while True:
@@ -192,6 +191,9 @@ class Pool:
             slot = _Slot(executor, time.monotonic() + seconds * time_scale())
             with self._lock:
                 self._slots[i] = slot
+                if not self._watching:  # the deadlines are watched while a job runs
+                    self._watching = True
+                    threading.Thread(target=self._watch, name="rulesdsl-serve-deadlines", daemon=True).start()
             try:
                 result = executor.run(fn, *args, seconds=seconds, what=what)
             except JobStopped as exc:
@@ -207,11 +209,15 @@ class Pool:
                     self._slots[i] = None
 
     def _watch(self) -> None:
-        """Cancel every job that has run longer than its time by the clock (and again, until it ends)."""
+        """Cancel every job that has run longer than its time by the clock (and again, until it ends); end when
+        no job runs."""
         while True:
             time.sleep(_TICK)
             now = time.monotonic()
             with self._lock:
+                if all(slot is None for slot in self._slots):
+                    self._watching = False
+                    return
                 for slot in self._slots:
                     if slot is not None and now > slot.deadline:
                         slot.late = True
