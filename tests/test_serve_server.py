@@ -1,6 +1,7 @@
-"""Attacks on a real `rulesdsl serve` process, on 127.0.0.1: a flood of requests whose rule code never ends
-leaves the page answering within a second and the workers free again (the rest are told to come back, 503),
-and bodies too large are refused from their length or as they stream in, never read whole."""
+"""Attacks on a real `rulesdsl serve` process, on 127.0.0.1: a flood of requests whose rule code never ends,
+with simulations that never end, leaves the page answering within a second and the workers free again (the
+rest are told to come back, 503), and bodies too large are refused from their length or as they stream in,
+never read whole."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 
 from .test_serve_app import GAME  # noqa: E402
-from .test_serve_attacks import SLOW  # noqa: E402
+from .test_serve_attacks import FOREVER, SLOW  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 FLOOD = 45  # requests at once: more than the 40 threads the server once ran rule code in
@@ -42,6 +43,7 @@ def server(tmp_path_factory):
     folder = tmp_path_factory.mktemp("served")
     (folder / "line.yaml").write_text(GAME, encoding="utf-8")
     (folder / "slow.yaml").write_text(SLOW, encoding="utf-8")
+    (folder / "forever.yaml").write_text(FOREVER, encoding="utf-8")
     port = _free_port()
     env = dict(os.environ, RULESDSL_TIME_SCALE="0.1",
                PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
@@ -61,10 +63,12 @@ def server(tmp_path_factory):
         process.wait(10)
 
 
-def _post(port: int, name: str, data: dict) -> tuple[int, dict, dict]:
+def _post(port: int, name: str, data: dict, cookie: str = "") -> tuple[int, dict, dict]:
+    """(status, headers with lower-case names, answer) of an API request, sent with `cookie` (a client's)."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
     try:
-        connection.request("POST", f"/api/{name}", json.dumps(data), {"Content-Type": "application/json"})
+        connection.request("POST", f"/api/{name}", json.dumps(data), {"Content-Type": "application/json",
+                                                                      "Cookie": cookie})
         response = connection.getresponse()
         return response.status, {k.lower(): v for k, v in response.getheaders()}, json.loads(response.read())
     finally:
@@ -84,6 +88,11 @@ def _page_seconds(port: int) -> float:
 
 
 def test_45_requests_of_never_ending_rule_code_leave_the_page_answering(server):
+    # two simulations that never end take the simulation threads, then the flood comes
+    status, headers, _ = _post(server, "config", {})
+    cookie = headers["set-cookie"].split(";")[0]
+    simulations = [_post(server, "simulate", {"path": "forever.yaml", "games": 2, "agents": ["random", "random"]},
+                         cookie)[2]["simulation"] for _ in range(2)]
     answers = []
     request = {"path": "slow.yaml", "text": SLOW, "seats": ["human", "human"]}
     flood = [threading.Thread(target=lambda: answers.append(_post(server, "new", request))) for _ in range(FLOOD)]
@@ -107,6 +116,15 @@ def test_45_requests_of_never_ending_rule_code_leave_the_page_answering(server):
             assert "took longer than" in body["error"], body
     status, _, view = _post(server, "new", {"path": "line.yaml", "seats": ["human", "human"]})
     assert status == 200 and view["legal"] == ["a1-b1"]  # the workers are free again
+    for token in simulations:
+        assert _post(server, "stop", {"simulation": token}, cookie)[0] == 200
+    for token in simulations:
+        for _ in range(200):
+            job = _post(server, "simulation", {"simulation": token}, cookie)[2]
+            if job["state"] != "running":
+                break
+            time.sleep(0.05)
+        assert job["state"] == "stopped" and job["error"].startswith("the simulation was stopped")
 
 
 def _raw(port: int, head: bytes, send_body) -> bytes:

@@ -39,11 +39,11 @@ def available() -> bool:
 
 
 class _Answer(Exception):
-    """A request answered with an error: its status, message and headers."""
+    """A request answered with an error before it is read: its status and answer."""
 
-    def __init__(self, status: int, body: dict, headers: dict | None = None):
-        super().__init__(body.get("error"))
-        self.status, self.body, self.headers = status, body, headers or {}
+    def __init__(self, status: int, body: dict):
+        super().__init__(body["error"])
+        self.status, self.body = status, body
 
 
 def create_app(folder: str | Path, first_file: str | None = None, host: str = "127.0.0.1", *,
@@ -96,10 +96,12 @@ def create_app(folder: str | Path, first_file: str | None = None, host: str = "1
                 # nothing here answers that question, so no web page can play, read or save through this server
                 if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
                     raise _Answer(415, {"error": "send JSON (Content-Type: application/json)"})
+                if name in _JOBS and workspace.pool.full():  # said before the body is read: a flood costs little
+                    raise Busy()
                 data = _request_data(await _body(request, caps.request_bytes))
                 response = answer(await handler(data, client))
             except _Answer as exc:
-                response = answer(exc.body, exc.status, exc.headers)
+                response = answer(exc.body, exc.status)
             except Refused as exc:
                 response = answer({"error": str(exc)}, 400)
             except Forbidden as exc:
@@ -222,6 +224,8 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+# the endpoints whose answer is a job of the pool (those that run rule code)
+_JOBS = frozenset({"validate", "new", "state", "move", "click", "undo", "replay", "replay_step", "report", "simulate"})
 # what a client is told of a game, replay or simulation that is not (or no longer) its own
 _GONE_GAME = "no such game (the server was restarted, or the game was let go for newer ones): start a new game"
 _GONE_SIMULATION = "no such simulation (the server was restarted, or it was let go for newer ones): run it again"

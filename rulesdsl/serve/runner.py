@@ -173,6 +173,10 @@ class Pool:
             raise Busy() from None
         return future
 
+    def full(self) -> bool:
+        """Whether a job submitted now would be refused (Busy)."""
+        return self._jobs.full()
+
     def _start(self) -> None:
         """The workers, started with the first job (not with the app)."""
         with self._lock:
