@@ -171,3 +171,15 @@ def test_a_results_file_s_report_opens_in_the_sandboxed_frame(page):
     assert report.locator("img").count() == 3
     assert page.eval_on_selector("#report", "f => [f.getAttribute('sandbox'), f.contentDocument]") == ["", None]
     assert page.get_attribute("body", "data-pwned") is None and page.locator("#message").text_content() == ""
+
+
+def test_a_long_simulation_is_stopped_from_the_page(page):
+    page.click("#simulate-panel summary")
+    page.fill("#sim-games", "10000")
+    page.click("#simulate")
+    page.wait_for_function("document.querySelector('#sim-progress').value > 0", timeout=30_000)
+    page.click("#stop-sim")
+    page.wait_for_function("document.querySelector('#sim-report').textContent.startsWith('the simulation was stopped')",
+                           timeout=30_000)
+    assert page.locator("#stop-sim").is_disabled()
+    assert " of 10,000 games" in page.locator("#sim-report").text_content()
