@@ -115,7 +115,8 @@ def test_a_symbolic_link_loop_in_the_folder_is_skipped_and_said(served):
     assert config["skipped"] == ["loop.yaml: its symbolic links make a loop",
                                  "round.yaml: its symbolic links make a loop"]
     for name in ("read", "validate", "new", "save"):
-        refused(served(name, path="loop.yaml", text=GAME), words="cannot use 'loop.yaml': its symbolic links make a loop")
+        refused(served(name, path="loop.yaml", text=GAME),
+                words="cannot use 'loop.yaml': its symbolic links make a loop")
 
 
 @pytest.mark.parametrize("path", ["x" * 5_000 + ".yaml", "a/" * 600 + "b.yaml", "n" * 300 + ".yaml"])
@@ -395,8 +396,8 @@ def test_a_game_name_no_file_can_hold_is_answered_escaped(served):
 
 
 # values of every kind a field may be sent with, right and wrong
-ODD_VALUES = [None, "", 0, -1, 10 ** 19, 1.5, True, [], {}, [1], ["a1"], {"a": 1}, "line.yaml", "cards.yaml", "game.json",
-              "runs.jsonl", "sub", "sub/", ".", "..", "/", "x" * 300, "\u00e9.yaml", "a\nb.yaml", " ", "human",
+ODD_VALUES = [None, "", 0, -1, 10 ** 19, 1.5, True, [], {}, [1], ["a1"], {"a": 1}, "line.yaml", "cards.yaml",
+              "game.json", "runs.jsonl", "sub", "sub/", ".", "..", "/", "x" * 300, "\u00e9.yaml", "a\nb.yaml", " ", "human",
               ["human", "random"], "random", "a1-b1", "1", "[[[", "sub/x.yaml", "line.yaml/", "./line.yaml"]
 FIELDS = ["path", "text", "seed", "seats", "variant", "options", "viewer", "session", "move", "cells", "game", "ply",
           "replay", "games", "agents", "simulation"]

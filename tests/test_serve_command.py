@@ -8,7 +8,7 @@ from pathlib import Path
 from rulesdsl.cli import build_parser, main
 from rulesdsl.loading import bundled_games
 from rulesdsl.serve import command
-from rulesdsl.serve.app import allowed_hosts, is_loopback, machine_names
+from rulesdsl.serve.hosts import allowed_hosts, is_loopback, machine_names
 
 
 def test_without_the_extra_serve_names_the_install_command(monkeypatch, capsys):

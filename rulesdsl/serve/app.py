@@ -4,19 +4,18 @@ bad input with a 4xx and a JSON error, never a traceback."""
 from __future__ import annotations
 
 import importlib.util
-import ipaddress
 import json
 import re
 import secrets
-import socket
 import sys
 from pathlib import Path
 
-from ..engine.serialize import parse_json
 from ..errors import MoveError, RulesDslError, RulesError
+from . import fields
 from .caps import Caps
 from .crash import crash_note
 from .folder import Refused
+from .hosts import allowed_hosts
 from .kept import Full, NotFound
 from .runner import Busy, InProcess
 from .workspace import Forbidden, Workspace
@@ -25,11 +24,6 @@ STATIC = Path(__file__).resolve().parent / "static"
 INSTALL_HINT = "pip install 'rulesdsl[serve]'"
 COOKIE = "rulesdsl_client"  # who a client is: the games, replays and simulations it made are its alone
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{32,64}")
-REQUEST = "request"  # how the body of a request is named in messages (request:1:20: ...)
-MAX_TEXT_ITEMS = 256  # items of a list of texts in a request (seats, agents, clicked cells)
-MAX_SHORT_TEXT = 1_000  # characters of a move, an agent, a variant or a cell's name in a request
-LOCAL_NAMES = ("127.0.0.1", "localhost", "::1")
-ANY = ("0.0.0.0", "::", "")
 
 
 def available() -> bool:
@@ -98,7 +92,7 @@ def create_app(folder: str | Path, first_file: str | None = None, host: str = "1
                     raise _Answer(415, {"error": "send JSON (Content-Type: application/json)"})
                 if name in _JOBS and workspace.pool.full():  # said before the body is read: a flood costs little
                     raise Busy()
-                data = _request_data(await _body(request, caps.request_bytes))
+                data = fields.request_data(await _body(request, caps.request_bytes))
                 response = answer(await handler(data, client))
             except _Answer as exc:
                 response = answer(exc.body, exc.status)
@@ -131,54 +125,59 @@ def create_app(folder: str | Path, first_file: str | None = None, host: str = "1
         return {"first": first_file, "folder": workspace.root.name, "view_as": view_as, **await workspace.files()}
 
     async def read(data, client):
-        path = _text(data, "path")
+        path = fields.text_field(data, "path")
         return {"path": path, "text": await workspace.read(path)}
 
     async def save(data, client):
-        path = _text(data, "path")
-        await workspace.save(path, _text(data, "text", limit=caps.request_bytes))
+        path = fields.text_field(data, "path")
+        await workspace.save(path, fields.text_field(data, "text", limit=caps.request_bytes))
         return {"saved": path}
 
     async def source(data):
-        return await workspace.source(_text(data, "path"), _optional_text(data, "text", caps.request_bytes),
-                                      _optional_text(data, "variant"), _object(data, "options"))
+        return await workspace.source(fields.text_field(data, "path"),
+                                      fields.optional_text(data, "text", caps.request_bytes),
+                                      fields.optional_text(data, "variant"), fields.json_object(data, "options"))
 
     async def validate(data, client):
         return await workspace.validate(await source(data))
 
     async def new(data, client):
-        return await workspace.new_game(client, await source(data), _whole(data, "seed", 0),
-                                        _texts(data, "seats") or None, _viewer(data))
+        return await workspace.new_game(client, await source(data), fields.whole_number(data, "seed", 0),
+                                        fields.text_list(data, "seats") or None, fields.viewer_field(data))
 
     def in_game(action, argument=lambda data: None):
         async def run(data, client):
-            return await workspace.game_step(client, _token(data, "session"), action, argument(data), _viewer(data))
+            return await workspace.game_step(client, fields.token_field(data, "session"), action, argument(data),
+                                             fields.viewer_field(data))
         return run
 
     async def replay(data, client):
-        return await workspace.replay(client, _text(data, "path"), _whole(data, "game", 0))
+        return await workspace.replay(client, fields.text_field(data, "path"), fields.whole_number(data, "game", 0))
 
     async def replay_step(data, client):
-        return await workspace.replay_step(client, _token(data, "replay"), _whole(data, "ply", 0))
+        return await workspace.replay_step(client, fields.token_field(data, "replay"),
+                                           fields.whole_number(data, "ply", 0))
 
     async def report(data, client):
-        return {"report": await workspace.report(_text(data, "path"))}
+        return {"report": await workspace.report(fields.text_field(data, "path"))}
 
     async def simulate(data, client):
         found = await source(data)
-        token = await workspace.simulate(client, found, _whole(data, "games", 100), _texts(data, "agents"),
-                                         _whole(data, "seed", 0), await workspace.saved(found))
+        token = await workspace.simulate(client, found, fields.whole_number(data, "games", 100),
+                                         fields.text_list(data, "agents"), fields.whole_number(data, "seed", 0),
+                                         await workspace.saved(found))
         return {"simulation": token}
 
     async def simulation(data, client):
-        return workspace.simulation(client, _token(data, "simulation"))
+        return workspace.simulation(client, fields.token_field(data, "simulation"))
 
     async def stop(data, client):
-        return workspace.stop(client, _token(data, "simulation"))
+        return workspace.stop(client, fields.token_field(data, "simulation"))
 
     api = {"config": config, "read": read, "save": save, "validate": validate, "new": new,
-           "state": in_game("state"), "move": in_game("move", lambda data: _text(data, "move", MAX_SHORT_TEXT)),
-           "click": in_game("click", lambda data: _texts(data, "cells")), "undo": in_game("undo"),
+           "state": in_game("state"),
+           "move": in_game("move", lambda data: fields.text_field(data, "move", fields.MAX_SHORT_TEXT)),
+           "click": in_game("click", lambda data: fields.text_list(data, "cells")), "undo": in_game("undo"),
            "replay": replay, "replay_step": replay_step, "report": report, "simulate": simulate,
            "simulation": simulation, "stop": stop}
     routes = [Route("/", index)] + [Route(f"/api/{name}", endpoint(name, fn), methods=["POST"])
@@ -188,40 +187,6 @@ def create_app(folder: str | Path, first_file: str | None = None, host: str = "1
     # rebinding) is refused, on any address the server listens on
     allowed = allowed_hosts(host, hosts or [])
     return Starlette(routes=routes, middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=allowed)])
-
-
-def allowed_hosts(host: str, extra: list[str]) -> list[str]:
-    """The names requests may be addressed to: this machine's loopback names, the address listened on (not a
-    wildcard, which names no host), this machine's names and addresses when it listens beyond loopback, and
-    the names given (--allow-host)."""
-    names = list(LOCAL_NAMES)
-    if host not in ANY:
-        names.append(host)
-    if not is_loopback(host):
-        names += machine_names()
-    return list(dict.fromkeys(n.lower() for n in names + list(extra) if n))
-
-
-def machine_names() -> list[str]:
-    """This machine's host names and the addresses they resolve to (as a browser on the network names it)."""
-    names = [socket.gethostname(), socket.getfqdn()]
-    for name in list(names):
-        try:
-            canonical, aliases, addresses = socket.gethostbyname_ex(name)
-        except OSError:
-            continue
-        names += [canonical, *aliases, *addresses]
-    return names
-
-
-def is_loopback(host: str) -> bool:
-    """Whether an address to listen on is this machine's only (127.x.x.x, ::1, localhost)."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 # the endpoints whose answer is a job of the pool (those that run rule code)
@@ -254,97 +219,3 @@ async def _body(request, limit: int) -> bytes:
             raise _Answer(413, {"error": f"the request is larger than {limit:,} bytes"})
         chunks.append(chunk)
     return b"".join(chunks)
-
-
-def _request_data(body: bytes) -> dict:
-    """A request's JSON object, read with the limits of every untrusted JSON (nesting, digits) and no number
-    JSON should not carry (1e999, NaN); a RulesError located at request:line:col otherwise."""
-    try:
-        text = body.decode("utf-8") if body else "{}"
-    except UnicodeDecodeError as exc:
-        raise Refused(f"the request is not UTF-8 text (byte {exc.start + 1})") from None
-    data = parse_json(text, REQUEST, hint="the playground's page sends a JSON object of its fields", finite=True)
-    if not isinstance(data, dict):
-        raise Refused("send a JSON object (with the request's fields)")
-    return data
-
-
-# -- the fields of a request --------------------------------------------------------------------------------
-_MISSING = object()
-
-
-def _text(data: dict, name: str, limit: int = 10_000, default=_MISSING) -> str:
-    value = data.get(name, default)
-    if value is _MISSING:
-        raise Refused(f"missing field '{name}'")
-    if not isinstance(value, str):
-        raise Refused(f"'{name}' should be a text, not {_kind(value)}")
-    if len(value) > limit:
-        raise Refused(f"'{name}' is longer than {limit:,} characters")
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise Refused(f"'{name}' holds a lone surrogate (\\ud800 to \\udfff), which no file can hold") from None
-    return value
-
-
-def _optional_text(data: dict, name: str, limit: int = MAX_SHORT_TEXT) -> str | None:
-    """A text field that may be left out, null or empty (then None)."""
-    return _text(data, name, limit, None) if data.get(name) not in (None, "") else None
-
-
-def _texts(data: dict, name: str) -> list[str]:
-    """A list of short texts (seats, agents, cells); [] when left out or null."""
-    value = data.get(name)
-    if value is None:
-        return []
-    if not isinstance(value, list) or len(value) > MAX_TEXT_ITEMS:
-        raise Refused(f"'{name}' should be a list of at most {MAX_TEXT_ITEMS} texts")
-    return [_text({name: item}, name, MAX_SHORT_TEXT) for item in value]
-
-
-def _whole(data: dict, name: str, default: int | None = None) -> int:
-    """A whole number field (as a number, or as digits in a text): of at most 20 digits."""
-    value = data.get(name, default)
-    if value is None:
-        raise Refused(f"missing field '{name}'")
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    if isinstance(value, str) and re.fullmatch(r"-?[0-9]{1,20}", value.strip()):
-        value = int(value)
-    if not isinstance(value, int) or isinstance(value, bool) or abs(value) >= 10 ** 20:
-        raise Refused(f"'{name}' should be a whole number (of at most 20 digits), not {_shown(value)}")
-    return value
-
-
-def _object(data: dict, name: str) -> dict:
-    value = data.get(name)
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise Refused(f"'{name}' should be a JSON object, not {_kind(value)}")
-    return value
-
-
-def _token(data: dict, name: str) -> str:
-    value = data.get(name)
-    if not isinstance(value, str) or not value:
-        raise Refused(f"missing field '{name}' (the token the server gave)")
-    return value
-
-
-def _viewer(data: dict) -> int | None:
-    """The seat whose view is asked for (None: the playground chooses, see work.game_action)."""
-    if data.get("viewer") in (None, ""):
-        return None
-    return _whole(data, "viewer")
-
-
-def _kind(value) -> str:
-    return {dict: "an object", list: "a list", str: "a text", bool: "true or false", type(None): "null"}.get(
-        type(value), "a number")
-
-
-def _shown(value) -> str:
-    text = json.dumps(value) if not isinstance(value, str) else repr(value)
-    return text if len(text) <= 24 else text[:21] + "..."

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from ..errors import UsageError
 from ..loading import resolve_path
-from .app import INSTALL_HINT, allowed_hosts, available, create_app, is_loopback
+from .app import INSTALL_HINT, available, create_app
+from .hosts import allowed_hosts, is_loopback
 
 LOCAL = "127.0.0.1"
 SWITCH_SECONDS = 0.001
