@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from rulesdsl.cli import main
 from rulesdsl.loading import bundled_games
+
+from .helpers import serving
 
 sync_api = pytest.importorskip("playwright.sync_api")
 pytest.importorskip("starlette")
@@ -25,12 +23,6 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
                  "--disable-component-update", "--disable-sync"]
 MABULA_CELLS = 60  # an 8 x 8 grid without its corners
 HOSTILE_AGENT = "<img src=x onerror=\"parent.document.body.dataset.pwned = 1\">"  # written into a results file
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -47,22 +39,8 @@ def served(tmp_path_factory):
     lines = [json.loads(line) for line in runs.read_text(encoding="utf-8").splitlines()]
     runs.write_text("".join(json.dumps(dict(line, agents=[HOSTILE_AGENT, "random"])) + "\n" for line in lines),
                     encoding="utf-8")
-    port = _free_port()
-    server = subprocess.Popen([sys.executable, "-m", "rulesdsl", "serve", str(folder / "mabula.yaml"),
-                               "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/"
-    try:
-        for _ in range(200):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
-                break
-            except OSError:
-                assert server.poll() is None, server.stdout.read().decode()
-                time.sleep(0.05)
-        yield url, folder
-    finally:
-        server.terminate()
-        server.wait(10)
+    with serving(str(folder / "mabula.yaml")) as port:
+        yield f"http://127.0.0.1:{port}/", folder
 
 
 @pytest.fixture(scope="module")

@@ -7,60 +7,36 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import socket
-import subprocess
-import sys
 import threading
 import time
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 
+from .helpers import serving  # noqa: E402
 from .test_serve_app import GAME  # noqa: E402
 from .test_serve_attacks import FOREVER, SLOW  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
 FLOOD = 45  # requests at once: more than the 40 threads the server once ran rule code in
 PAGE_SECONDS = 1.0  # the page must answer within this, however busy the workers are (the brief's deadline)
 MB = 1024 * 1024
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    """The port of a real server on a folder with a plain game and one whose moves take for ever to list;
-    budgets scaled down tenfold (the request's 30 s, the move's 5 s) so that the flood passes quickly."""
+    """The port of a real server on a folder with a plain game, one whose moves take for ever to list and one
+    that never ends; budgets scaled down tenfold (the request's 30 s, the move's 5 s) so that the flood passes
+    quickly."""
     folder = tmp_path_factory.mktemp("served")
     (folder / "line.yaml").write_text(GAME, encoding="utf-8")
     (folder / "slow.yaml").write_text(SLOW, encoding="utf-8")
     (folder / "forever.yaml").write_text(FOREVER, encoding="utf-8")
-    port = _free_port()
-    env = dict(os.environ, RULESDSL_TIME_SCALE="0.1",
-               PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
-    process = subprocess.Popen([sys.executable, "-m", "rulesdsl", "serve", str(folder), "--port", str(port)],
-                               env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    try:
-        for _ in range(400):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
-                break
-            except OSError:
-                assert process.poll() is None, process.stdout.read().decode()
-                time.sleep(0.05)
+    with serving(str(folder), {"RULESDSL_TIME_SCALE": "0.1"}) as port:
         yield port
-    finally:
-        process.terminate()
-        process.wait(10)
 
 
 def _post(port: int, name: str, data: dict, cookie: str = "") -> tuple[int, dict, dict]:
