@@ -15,7 +15,7 @@ from pathlib import Path
 from ..agents import make_agent
 from ..bundle import read_bundle
 from ..engine.load import compile_game
-from ..errors import Location, Problem, RulesDslError, UsageError
+from ..errors import Location, MoveError, Problem, RulesDslError, UsageError
 from ..findings import FileReport, as_json, check_file
 from ..loading import load_document
 from ..sim.compare import BASE
@@ -127,12 +127,16 @@ def game_action(source: Source, seed: int, seats: tuple, record: dict | None, ac
     if session is None:
         session = Session(game, seed, list(seats), record)
     extra = {}
-    if action == "move":
-        session.play(argument)
-    elif action == "click":
-        extra["click"] = session.click(argument)
-    elif action == "undo":
-        extra["undone"] = session.undo()
+    try:
+        if action == "move":
+            session.play(argument)
+        elif action == "click":
+            extra["click"] = session.click(argument)
+        elif action == "undo":
+            extra["undone"] = session.undo()
+    except MoveError:  # refused before anything changed: the game is as it was
+        _sessions.put(key, session)
+        raise
     new = session.record()
     _sessions.put((source.key, seed, seats, _frozen(new)), session)
     if viewer is None:
