@@ -117,7 +117,7 @@ def create_app(folder: str | Path, first_file: str | None = None, host: str = "1
             except Exception as exc:  # noqa: BLE001 - a bug of ours: one line and a crash file, as the CLI does
                 note = crash_note(exc, f"answering /api/{name}")
                 print(note, file=sys.stderr)
-                response = answer({"error": note, "internal": True}, 400)
+                response = answer({"error": note, "internal": True}, 500)  # no input of a user's comes here
             return with_cookie(response, client, fresh)
         return run
 
