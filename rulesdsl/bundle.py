@@ -40,9 +40,10 @@ def content_hash(files) -> str:
     return digest.hexdigest()
 
 
-def read_bundle(path: str | Path) -> RuleBundle:
+def read_bundle(path: str | Path, text: str | None = None) -> RuleBundle:
     """The bundle of a rule file (a path, or a bundled game's name), read from disk once; problems in the
-    files are reported as load_document reports them."""
+    files are reported as load_document reports them. `text`: the rule file's content when it is not what is
+    on disk (an editor's buffer); the files it extends are read from disk."""
     files = []
 
     def read(file: Path) -> Document:
@@ -50,7 +51,12 @@ def read_bundle(path: str | Path) -> RuleBundle:
         files.append((str(file), data))  # kept before parsing: a file that fails to parse fails the bundle too
         return load_bytes(data, str(file))
 
-    read_chain(path, read)
+    first = None
+    if text is not None:
+        data = text.encode("utf-8", "surrogatepass")
+        files.append((str(path), data))
+        first = load_bytes(data, str(path))
+    read_chain(path, read, first)
     return RuleBundle.of(files)
 
 

@@ -753,7 +753,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", default=LOCAL, help=f"the address to listen on (default {LOCAL}: this machine only)")
     p.add_argument("--port", type=_at_least(1), default=8000, help="the port (default 8000)")
     p.add_argument("--open", action="store_true", help="open the page in a web browser")
-    p.set_defaults(func=lambda args: serve(args.target, args.host, args.port, args.open))
+    p.add_argument("--allow-host", action="append", default=[], metavar="NAME", help="also answer requests "
+                   "addressed to this name (e.g. the machine's name on the network, with --host 0.0.0.0); repeatable")
+    p.add_argument("--allow-view-as", action="store_true", help="let the page view a game as any seat, hidden "
+                   "pieces and cards included (else only the seats the browser plays)")
+    p.add_argument("--view-as-beyond-loopback", action="store_true", help="allow --allow-view-as when serving "
+                   "beyond this machine (--host other than 127.0.0.1)")
+    p.set_defaults(func=lambda args: serve(args.target, args.host, args.port, args.open, args.allow_host,
+                                           args.allow_view_as, args.view_as_beyond_loopback))
 
     p = sub.add_parser("games", help="list the bundled games")
     p.set_defaults(func=cmd_games)

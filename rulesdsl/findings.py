@@ -29,6 +29,7 @@ class FileReport:
     broken: dict = field(default_factory=dict)  # variant name -> its problems, for a variant that does not compile
     lines: list = field(default_factory=list)  # what validate says under the file's first line (None: nothing)
     doc: Document | None = None  # the file as loaded, when it compiled
+    game: object = None  # the compiled game (of `variant`, if one was named), when it compiled
 
 
 def check_file(file: str, variant: str | None = None, options: dict | None = None, games: int = 0,
@@ -43,7 +44,7 @@ def check_file(file: str, variant: str | None = None, options: dict | None = Non
     except RulesError as exc:
         report.problems += exc.problems
         return report
-    report.doc, report.summary = doc, game.summary()
+    report.doc, report.game, report.summary = doc, game, game.summary()
     warnings = override_problems(with_variant(doc, variant)) + inherited_variant_problems(doc)
     played = []  # problems found by playing
     report.lines.append(_play_check(lambda: compile_game(doc, file, variant, options, inline=False), file, games,

@@ -1,7 +1,13 @@
-"""Shared test helpers: paths, bundled games, and positions built from compact descriptions."""
+"""Shared test helpers: paths, bundled games, positions built from compact descriptions, a real playground server."""
 
 from __future__ import annotations
 
+import os
+import socket
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import rulesdsl
@@ -51,3 +57,28 @@ def revealed(game, prize: str = "prize 4"):
     assert state.current_player() == rulesdsl.CHANCE
     state.apply(prize)
     return state
+
+
+@contextmanager
+def serving(target: str, env: dict | None = None):
+    """The port of a real `rulesdsl serve TARGET` process of this checkout on 127.0.0.1 (with `env` added to
+    its environment), ended when the block ends."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    environment = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+                       **(env or {}))
+    server = subprocess.Popen([sys.executable, "-m", "rulesdsl", "serve", target, "--port", str(port)],
+                              env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        for _ in range(400):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
+                break
+            except OSError:
+                assert server.poll() is None, server.stdout.read().decode()
+                time.sleep(0.05)
+        yield port
+    finally:
+        server.terminate()
+        server.wait(10)

@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from rulesdsl.cli import main
 from rulesdsl.loading import bundled_games
+
+from .helpers import serving
 
 sync_api = pytest.importorskip("playwright.sync_api")
 pytest.importorskip("starlette")
@@ -25,12 +23,6 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
                  "--disable-component-update", "--disable-sync"]
 MABULA_CELLS = 60  # an 8 x 8 grid without its corners
 HOSTILE_AGENT = "<img src=x onerror=\"parent.document.body.dataset.pwned = 1\">"  # written into a results file
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -47,22 +39,8 @@ def served(tmp_path_factory):
     lines = [json.loads(line) for line in runs.read_text(encoding="utf-8").splitlines()]
     runs.write_text("".join(json.dumps(dict(line, agents=[HOSTILE_AGENT, "random"])) + "\n" for line in lines),
                     encoding="utf-8")
-    port = _free_port()
-    server = subprocess.Popen([sys.executable, "-m", "rulesdsl", "serve", str(folder / "mabula.yaml"),
-                               "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/"
-    try:
-        for _ in range(200):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
-                break
-            except OSError:
-                assert server.poll() is None, server.stdout.read().decode()
-                time.sleep(0.05)
-        yield url, folder
-    finally:
-        server.terminate()
-        server.wait(10)
+    with serving(str(folder / "mabula.yaml")) as port:
+        yield f"http://127.0.0.1:{port}/", folder
 
 
 @pytest.fixture(scope="module")
@@ -171,3 +149,15 @@ def test_a_results_file_s_report_opens_in_the_sandboxed_frame(page):
     assert report.locator("img").count() == 3
     assert page.eval_on_selector("#report", "f => [f.getAttribute('sandbox'), f.contentDocument]") == ["", None]
     assert page.get_attribute("body", "data-pwned") is None and page.locator("#message").text_content() == ""
+
+
+def test_a_long_simulation_is_stopped_from_the_page(page):
+    page.click("#simulate-panel summary")
+    page.fill("#sim-games", "10000")
+    page.click("#simulate")
+    page.wait_for_function("document.querySelector('#sim-progress').value > 0", timeout=30_000)
+    page.click("#stop-sim")
+    page.wait_for_function("document.querySelector('#sim-report').textContent.startsWith('the simulation was stopped')",
+                           timeout=30_000)
+    assert page.locator("#stop-sim").is_disabled()
+    assert " of 10,000 games" in page.locator("#sim-report").text_content()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import time
 
 import pytest
@@ -66,7 +67,7 @@ def test_the_page_and_its_editor_are_served(served):
 def test_config_lists_the_folder_files(served):
     (served.folder / "game.log.json").write_text("{}", encoding="utf-8")
     assert served("config") == (200, {"first": "line.yaml", "folder": "served", "rules": ["line.yaml"],
-                                      "logs": ["game.log.json"]})
+                                      "logs": ["game.log.json"], "skipped": [], "view_as": False})
 
 
 def test_validate_gives_validate_s_problems_located_in_the_edited_text(served):
@@ -203,3 +204,11 @@ def test_any_game_of_a_results_file_is_replayed(served):
     assert status == 400 and error["error"] == "runs.jsonl holds 3 games: choose 0 to 2"
     status, error = served("replay", path="line.yaml")
     assert status == 400 and "no log or results file" in error["error"]
+
+
+def test_serving_on_every_address_keeps_the_host_check(tmp_path):
+    (tmp_path / "line.yaml").write_text(GAME, encoding="utf-8")
+    app = create_app(tmp_path, "line.yaml", host="0.0.0.0", hosts=["play.example"])
+    for name, status in (("evil.example", 400), ("play.example", 200), ("127.0.0.1", 200),
+                         (socket.gethostname(), 200)):
+        assert TestClient(app, base_url=f"http://{name}:8000").post("/api/config", json={}).status_code == status

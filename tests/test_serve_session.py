@@ -10,6 +10,8 @@ from rulesdsl.errors import UsageError
 from rulesdsl.serve.session import Session
 from rulesdsl.sim.runner import play_game
 
+from .helpers import SEALED
+
 
 @pytest.mark.parametrize("name", ["mabula", "mark", "marble-chase", "fast-track"])
 def test_agents_at_every_seat_play_the_game_simulate_plays_with_that_seed(name):
@@ -40,3 +42,31 @@ def test_seats_are_checked():
         Session(game, 0, ["human", "human", "human"])
     with pytest.raises(UsageError, match="wizard"):
         Session(game, 0, ["human", "wizard"])
+
+
+def test_a_game_s_record_plays_back_the_same_game_with_its_undo_points():
+    game = load_game("marble-chase")
+    session = Session(game, 7, ["human", "random"])
+    for _ in range(3):
+        session.play(session.legal()[0])
+    record = session.record()
+    assert record["plies"] == session.state.history_texts() and len(record["humans"]) == 3
+    again = Session(game, 7, ["human", "random"], record)  # no agent asked, nothing drawn: the plies applied
+    assert again.state.history_texts() == session.state.history_texts() and again.since == session.since
+    assert again.view(0) == session.view(0)
+    assert again.undo() and session.undo() and again.record() == session.record()
+    move = session.legal()[-1]
+    session.play(move)
+    again.play(move)  # what follows a human move is drawn from the same streams in both
+    assert again.state.history_texts() == session.state.history_texts()
+
+
+def test_simultaneous_choices_are_recorded_with_their_seat_and_played_back():
+    game = load_game(SEALED)
+    session = Session(game, 3, ["human", "random", "random"])
+    session.play(session.legal()[0])  # the human's secret bid, with the agents' at the same step
+    record = session.record()
+    bids = [text for text in record["plies"] if text.startswith("@")]
+    assert {text.split(" ")[0] for text in bids[:3]} == {"@0", "@1", "@2"}
+    again = Session(game, 3, ["human", "random", "random"], record)
+    assert again.state.history_texts() == session.state.history_texts() and again.view(0) == session.view(0)

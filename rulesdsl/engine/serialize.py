@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 
 from ..errors import Location, MoveError, Problem, RulesError
@@ -18,6 +19,23 @@ _TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[][{}]')  # strings (skipped whole) and
 
 class _LongNumber(Exception):
     """A whole number in JSON text with more than MAX_JSON_DIGITS digits."""
+
+
+class _NotFinite(Exception):
+    """A number in JSON text that is infinite, or not a number (1e999, NaN, Infinity)."""
+
+
+def _parse_finite(text: str) -> float:
+    """json's parse_float for a reader that refuses numbers a float cannot hold (1e999 reads as infinity)."""
+    value = float(text)
+    if math.isinf(value):
+        raise _NotFinite(text)
+    return value
+
+
+def _refuse_constant(name: str):
+    """json's parse_constant for a reader that refuses NaN, Infinity and -Infinity."""
+    raise _NotFinite(name)
 
 
 def _parse_whole(digits: str) -> int:
@@ -51,9 +69,10 @@ def _place(source: str, text: str, offset: int, line: int | None) -> Location:
     return Location(source, row, offset - text.rfind("\n", 0, offset))
 
 
-def parse_json(text: str, source: str, line: int | None = None, hint: str | None = None):
+def parse_json(text: str, source: str, line: int | None = None, hint: str | None = None, finite: bool = False):
     """JSON read from untrusted text, its nesting and numbers bounded; a RulesError located at line:col
-    otherwise. `line` numbers a text that is one line of a bigger file (a results line)."""
+    otherwise. `line` numbers a text that is one line of a bigger file (a results line). `finite`: numbers
+    too large for a float (1e999), NaN and Infinity are refused too (where no such number is ever meant)."""
     def fail(message, offset=None):
         where = Location(source, line or 0) if offset is None else _place(source, text, offset, line)
         raise RulesError([Problem(message, where, hint)])
@@ -62,9 +81,16 @@ def parse_json(text: str, source: str, line: int | None = None, hint: str | None
     if deep is not None:
         fail(f"JSON nested more than {MAX_JSON_DEPTH} deep", deep)
     try:
+        if finite:
+            return json.loads(text, parse_int=_parse_whole, parse_float=_parse_finite, parse_constant=_refuse_constant)
         return json.loads(text, parse_int=_parse_whole)
     except json.JSONDecodeError as exc:
         fail(f"not JSON: {exc.msg}", exc.pos)
+    except _NotFinite as exc:
+        number = exc.args[0]
+        found = re.search(r"(?<![\w.\"])" + re.escape(number) + r"(?![\w.])", text) if len(number) <= 100 else None
+        fail(f"the number {number[:20]} is too large, or not a number (at most about 1.8e308)",
+             found.start() if found else None)
     except _LongNumber as exc:
         digits = exc.args[0]
         found = re.search(r"(?<![\w.\"-])" + re.escape(digits) + r"(?![\w.])", text)

@@ -1,18 +1,29 @@
-"""The playground's web server: the page, its static files, and JSON endpoints over a Workspace."""
+"""The playground's web server: the page, its static files, and JSON endpoints over a Workspace, each answering
+bad input with a 4xx and a JSON error, never a traceback."""
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import re
+import secrets
+import sys
 from pathlib import Path
 
-from ..errors import MoveError, RulesDslError, RulesError, UsageError
-from .workspace import Refused, Workspace
-
+from ..errors import MoveError, RulesDslError, RulesError
+from . import fields
+from .caps import Caps
+from .crash import crash_note
+from .folder import Refused
+from .hosts import allowed_hosts
+from .kept import Full, NotFound
+from .runner import Busy, InProcess
+from .workspace import Forbidden, Workspace
 
 STATIC = Path(__file__).resolve().parent / "static"
-MAX_REQUEST_BYTES = 2 * 1024 * 1024  # an edited rule file and its settings, with room to spare
 INSTALL_HINT = "pip install 'rulesdsl[serve]'"
+COOKIE = "rulesdsl_client"  # who a client is: the games, replays and simulations it made are its alone
+_TOKEN = re.compile(r"[A-Za-z0-9_-]{32,64}")
 
 
 def available() -> bool:
@@ -21,126 +32,190 @@ def available() -> bool:
     return all(importlib.util.find_spec(name) is not None for name in ("starlette", "uvicorn"))
 
 
-def create_app(folder: str | Path, first_file: str | None = None, host: str = "127.0.0.1"):
+class _Answer(Exception):
+    """A request answered with an error before it is read: its status and answer."""
+
+    def __init__(self, status: int, body: dict):
+        super().__init__(body["error"])
+        self.status, self.body = status, body
+
+
+def create_app(folder: str | Path, first_file: str | None = None, host: str = "127.0.0.1", *,
+               caps: Caps = Caps(), view_as: bool = False, hosts: list[str] | None = None, make=InProcess):
     """The Starlette app serving the playground of `folder` (opening `first_file`, relative to it, first),
-    answering requests addressed to this machine or to `host`, the address it listens on."""
+    answering requests addressed to this machine, to `host` (the address it listens on) or to `hosts`.
+    `view_as`: clients may view their games as any seat. `make`: the executor rule code runs in."""
     from starlette.applications import Starlette  # the optional extra 'serve'
-    from starlette.concurrency import run_in_threadpool
     from starlette.middleware import Middleware
     from starlette.middleware.trustedhost import TrustedHostMiddleware
-    from starlette.responses import FileResponse, JSONResponse
+    from starlette.requests import ClientDisconnect
+    from starlette.responses import Response
     from starlette.routing import Mount, Route
     from starlette.staticfiles import StaticFiles
 
-    workspace = Workspace(folder)
+    workspace = Workspace(folder, caps, view_as, make)
+    page = (STATIC / "index.html").read_bytes()  # served from memory: the page never waits for a thread
+
+    def answer(body: dict, status: int = 200, headers: dict | None = None) -> Response:
+        try:  # escaped as ASCII: a lone surrogate in a game's name cannot break the answer
+            text = json.dumps(body, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+        except ValueError:  # a number JSON cannot carry (a rule file's infinite coordinate)
+            text, status = json.dumps({"error": "the answer holds a number JSON cannot carry (infinite, or not a "
+                                               "number): look at the numbers of the rule file's pictures"}), 400
+        return Response(text, status, headers, media_type="application/json")
+
+    def client_of(request) -> tuple[str, bool]:
+        """The client's token from its cookie, or a new one (then True: the answer sets the cookie)."""
+        token = request.cookies.get(COOKIE, "")
+        return (token, False) if _TOKEN.fullmatch(token) else (_new_token(), True)
+
+    def with_cookie(response: Response, client: str, fresh: bool) -> Response:
+        if fresh:
+            response.set_cookie(COOKIE, client, httponly=True, samesite="strict", path="/")
+        return response
 
     async def index(request):
-        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-store"})
+        client, fresh = client_of(request)
+        headers = {"Cache-Control": "no-store", "X-Frame-Options": "DENY", "X-Content-Type-Options": "nosniff",
+                   "Content-Security-Policy": "frame-ancestors 'none'"}
+        return with_cookie(Response(page, headers=headers, media_type="text/html"), client, fresh)
 
-    def endpoint(handler):
-        """A JSON endpoint: the request's JSON body in, the handler's dict out; the mistakes a user can make
-        come back as {"error": ...} with status 400, never a traceback."""
+    def endpoint(name: str, handler):
+        """A JSON endpoint: the request's JSON body in, the handler's dict out. A mistake of the request or of
+        a file is a 4xx with {"error": ...}; anything unexpected a JSON error naming a crash file."""
         async def run(request):
-            # JSON only: a page of another site cannot send it without the browser asking first (CORS), and
-            # nothing here answers that question, so no web page can play, read or save through this server
-            if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
-                return JSONResponse({"error": "send JSON (Content-Type: application/json)"}, status_code=415)
-            body = await request.body()
-            if len(body) > MAX_REQUEST_BYTES:
-                return JSONResponse({"error": "request too large"}, status_code=413)
+            client, fresh = client_of(request)
             try:
-                data = json.loads(body or b"{}")
-                if not isinstance(data, dict) or not isinstance(data.get("options") or {}, dict):
-                    raise Refused("send a JSON object (with options as an object)")
-                return JSONResponse(await run_in_threadpool(handler, data))  # rule code may take its budget
-            except KeyError as exc:
-                return JSONResponse({"error": f"missing field {exc}"}, status_code=400)
-            except (Refused, UsageError, json.JSONDecodeError) as exc:
-                return JSONResponse({"error": str(exc)}, status_code=400)
+                # JSON only: a page of another site cannot send it without the browser asking first (CORS), and
+                # nothing here answers that question, so no web page can play, read or save through this server
+                if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+                    raise _Answer(415, {"error": "send JSON (Content-Type: application/json)"})
+                if name in _JOBS and workspace.pool.full():  # said before the body is read: a flood costs little
+                    raise Busy()
+                data = fields.request_data(await _body(request, caps.request_bytes))
+                response = answer(await handler(data, client))
+            except _Answer as exc:
+                response = answer(exc.body, exc.status)
+            except Refused as exc:
+                response = answer({"error": str(exc)}, 400)
+            except Forbidden as exc:
+                response = answer({"error": str(exc)}, 403)
+            except NotFound:
+                response = answer({"error": _NOT_FOUND[name]}, 404)
+            except (Busy, Full) as exc:
+                busy = str(exc) or "the playground is busy with other requests"
+                response = answer({"error": f"{busy}: try again in a moment"}, 503,
+                                  {"Retry-After": str(caps.retry_after)})
             except MoveError as exc:
-                return JSONResponse({"error": exc.reason, "kind": exc.kind, "hint": exc.hint}, status_code=400)
+                response = answer({"error": exc.reason, "kind": exc.kind, "hint": exc.hint}, 400)
             except RulesError as exc:
-                return JSONResponse({"error": exc.format()}, status_code=400)
-            except RulesDslError as exc:  # a rule that fails during play, a budget overrun
-                return JSONResponse({"error": str(exc)}, status_code=400)
+                response = answer({"error": exc.format()}, 400)
+            except RulesDslError as exc:  # a rule that fails during play, a budget overrun, a stopped job
+                response = answer({"error": str(exc)}, 400)
+            except ClientDisconnect:  # nobody is left to answer
+                response = Response(status_code=400)
+            except Exception as exc:  # noqa: BLE001 - a bug of ours: one line and a crash file, as the CLI does
+                note = crash_note(exc, f"answering /api/{name}")
+                print(note, file=sys.stderr)
+                response = answer({"error": note, "internal": True}, 500)  # no input of a user's comes here
+            return with_cookie(response, client, fresh)
         return run
 
-    def config(data):
-        return {"first": first_file, "folder": workspace.root.name, **workspace.files()}
+    async def config(data, client):
+        return {"first": first_file, "folder": workspace.root.name, "view_as": view_as, **await workspace.files()}
 
-    def read(data):
-        return {"path": data["path"], "text": workspace.read(str(data["path"]))}
+    async def read(data, client):
+        path = fields.text_field(data, "path")
+        return {"path": path, "text": await workspace.read(path)}
 
-    def save(data):
-        workspace.save(str(data["path"]), str(data["text"]))
-        return {"saved": data["path"]}
+    async def save(data, client):
+        path = fields.text_field(data, "path")
+        await workspace.save(path, fields.text_field(data, "text", limit=caps.request_bytes))
+        return {"saved": path}
 
-    def validate(data):
-        return workspace.validate(str(data["path"]), str(data["text"]), data.get("variant") or None,
-                                  data.get("options") or None)
+    async def source(data):
+        return await workspace.source(fields.text_field(data, "path"),
+                                      fields.optional_text(data, "text", caps.request_bytes),
+                                      fields.optional_text(data, "variant"), fields.json_object(data, "options"))
 
-    def new(data):
-        number, session = workspace.new_game(str(data["path"]), data.get("text"), _int(data.get("seed", 0)),
-                                             [str(s) for s in data.get("seats") or []] or None,
-                                             data.get("variant") or None, data.get("options") or None)
-        return dict(session.view(_viewer(data, session)), session=number)
+    async def validate(data, client):
+        return await workspace.validate(await source(data))
 
-    def in_session(change):
-        """An endpoint on a game: `change(session, data)` (an extra for the answer, or None), then the view."""
-        def run(data):
-            session = workspace.session(_int(data["session"]))
-            with session.lock:
-                extra = change(session, data)
-                return dict(session.view(_viewer(data, session)), **(extra or {}))
+    async def new(data, client):
+        return await workspace.new_game(client, await source(data), fields.whole_number(data, "seed", 0),
+                                        fields.text_list(data, "seats") or None, fields.viewer_field(data))
+
+    def in_game(action, argument=lambda data: None):
+        async def run(data, client):
+            return await workspace.game_step(client, fields.token_field(data, "session"), action, argument(data),
+                                             fields.viewer_field(data))
         return run
 
-    state = in_session(lambda session, data: None)
-    move = in_session(lambda session, data: session.play(str(data["move"])))
-    click = in_session(lambda session, data: {"click": session.click([str(c) for c in data.get("cells") or []])})
-    undo = in_session(lambda session, data: {"undone": session.undo()})
+    async def replay(data, client):
+        return await workspace.replay(client, fields.text_field(data, "path"), fields.whole_number(data, "game", 0))
 
-    def replay(data):
-        number, count = workspace.replay(str(data["path"]), _int(data.get("game", 0)))
-        return dict(workspace.replay_view(number, 0), replay=number)
+    async def replay_step(data, client):
+        return await workspace.replay_step(client, fields.token_field(data, "replay"),
+                                           fields.whole_number(data, "ply", 0))
 
-    def replay_step(data):
-        number = _int(data["replay"])
-        return dict(workspace.replay_view(number, _int(data.get("ply", 0))), replay=number)
+    async def report(data, client):
+        return {"report": await workspace.report(fields.text_field(data, "path"))}
 
-    def report(data):
-        return {"report": workspace.report(str(data["path"]))}
+    async def simulate(data, client):
+        found = await source(data)
+        token = await workspace.simulate(client, found, fields.whole_number(data, "games", 100),
+                                         fields.text_list(data, "agents"), fields.whole_number(data, "seed", 0),
+                                         await workspace.saved(found))
+        return {"simulation": token}
 
-    def simulate(data):
-        number = workspace.simulate(str(data["path"]), data.get("text"), _int(data.get("games", 100)),
-                                    [str(a) for a in data.get("agents") or []], _int(data.get("seed", 0)),
-                                    data.get("variant") or None, data.get("options") or None)
-        return {"simulation": number}
+    async def simulation(data, client):
+        return workspace.simulation(client, fields.token_field(data, "simulation"))
 
-    def simulation(data):
-        return workspace.simulation(_int(data["simulation"]))
+    async def stop(data, client):
+        return workspace.stop(client, fields.token_field(data, "simulation"))
 
-    api = {"config": config, "read": read, "save": save, "validate": validate, "new": new, "state": state,
-           "move": move, "click": click, "undo": undo, "replay": replay, "replay_step": replay_step,
-           "report": report, "simulate": simulate, "simulation": simulation}
-    routes = [Route("/", index)] + [Route(f"/api/{name}", endpoint(fn), methods=["POST"]) for name, fn in api.items()]
+    api = {"config": config, "read": read, "save": save, "validate": validate, "new": new,
+           "state": in_game("state"),
+           "move": in_game("move", lambda data: fields.text_field(data, "move", fields.MAX_SHORT_TEXT)),
+           "click": in_game("click", lambda data: fields.text_list(data, "cells")), "undo": in_game("undo"),
+           "replay": replay, "replay_step": replay_step, "report": report, "simulate": simulate,
+           "simulation": simulation, "stop": stop}
+    routes = [Route("/", index)] + [Route(f"/api/{name}", endpoint(name, fn), methods=["POST"])
+                                    for name, fn in api.items()]
     routes.append(Mount("/static", StaticFiles(directory=STATIC), name="static"))
     # only requests addressed to this machine by name: a site whose name is made to point here (DNS
-    # rebinding) is refused
-    hosts = ["127.0.0.1", "localhost"] + ([host] if host not in ("0.0.0.0", "::") else ["*"])
-    return Starlette(routes=routes, middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=hosts)])
+    # rebinding) is refused, on any address the server listens on
+    allowed = allowed_hosts(host, hosts or [])
+    return Starlette(routes=routes, middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=allowed)])
 
 
-def _int(value) -> int:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        raise Refused(f"expected a whole number, not {str(value)[:20]!r}") from None
+# the endpoints whose answer is a job of the pool (those that run rule code)
+_JOBS = frozenset({"validate", "new", "state", "move", "click", "undo", "replay", "replay_step", "report", "simulate"})
+# what a client is told of a game, replay or simulation that is not (or no longer) its own
+_GONE_GAME = "no such game (the server was restarted, or the game was let go for newer ones): start a new game"
+_GONE_SIMULATION = "no such simulation (the server was restarted, or it was let go for newer ones): run it again"
+_NOT_FOUND = {"state": _GONE_GAME, "move": _GONE_GAME, "click": _GONE_GAME, "undo": _GONE_GAME,
+              "replay_step": "no such replay (the server was restarted, or it was let go): open the log again",
+              "simulation": _GONE_SIMULATION, "stop": _GONE_SIMULATION}
 
 
-def _viewer(data, session) -> int | None:
-    """The seat whose view is shown: the one asked for, else the human to move, else (all agents) the table."""
-    viewer = data.get("viewer")
-    if viewer not in (None, ""):
-        seat = _int(viewer)
-        return seat if 0 <= seat < session.game.num_players else None
-    return session.human_to_move()
+def _new_token() -> str:
+    return secrets.token_urlsafe(32)
+
+
+async def _body(request, limit: int) -> bytes:
+    """The request's body, refused (413) when larger than `limit`: from its Content-Length before reading it,
+    and, sent without one, as soon as more has come."""
+    length = request.headers.get("content-length")
+    if length is not None:
+        if not (length.isascii() and length.isdigit()) or len(length) > 15:
+            raise _Answer(400, {"error": f"Content-Length is not a number of bytes: {length[:20]!r}"})
+        if int(length) > limit:
+            raise _Answer(413, {"error": f"the request is larger than {limit:,} bytes"})
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise _Answer(413, {"error": f"the request is larger than {limit:,} bytes"})
+        chunks.append(chunk)
+    return b"".join(chunks)

@@ -10,27 +10,53 @@ from pathlib import Path
 from ..errors import UsageError
 from ..loading import resolve_path
 from .app import INSTALL_HINT, available, create_app
+from .hosts import allowed_hosts, is_loopback
 
 LOCAL = "127.0.0.1"
+SWITCH_SECONDS = 0.001
 
 
-def serve(target: str | None, host: str = LOCAL, port: int = 8000, open_page: bool = False) -> int:
+def serve(target: str | None, host: str = LOCAL, port: int = 8000, open_page: bool = False,
+          allow_hosts: list[str] | None = None, view_as: bool = False, view_as_beyond_loopback: bool = False) -> int:
     """Serve the folder `target` (a rule file: its folder, opening that file first; a bundled game's name:
-    the bundled games; none: the current folder) until interrupted. Exit 2 without the web libraries."""
+    the bundled games; none: the current folder) until interrupted. Exit 2 without the web libraries.
+    `allow_hosts`: more names requests may be addressed to; `view_as`: clients may view any seat (refused
+    beyond loopback unless `view_as_beyond_loopback` says so too)."""
     if not available():
         print(f"error: rulesdsl serve needs the web libraries: {INSTALL_HINT}", file=sys.stderr)
         return 2
+    local = is_loopback(host)
+    if view_as and not local and not view_as_beyond_loopback:
+        raise UsageError(f"--allow-view-as would show every seat's hidden pieces and cards to anyone who can reach "
+                         f"{host}:{port}", "serve on 127.0.0.1 to view games as any seat, or add "
+                         "--view-as-beyond-loopback if that is what you want")
     folder, first = where(target)
     url = f"http://{host}:{port}/"
     print(f"rulesdsl playground of {folder} at {url} (Ctrl-C stops it)", flush=True)
-    if host != LOCAL:
-        print(f"warning: serving on {host}: anyone who can reach it may read and save the rule files in "
-              f"{folder}", file=sys.stderr)
+    hosts = allowed_hosts(host, list(allow_hosts or []))
+    if not local:
+        print(exposure(folder, host, port, hosts, view_as), file=sys.stderr, flush=True)
     if open_page:
         threading.Timer(1.0, webbrowser.open, (url,)).start()
+    # rule code runs in worker threads here: the thread answering requests must get the interpreter often
+    # enough to answer the page at once however busy they are (Python's default hands it over every 5 ms)
+    sys.setswitchinterval(SWITCH_SECONDS)
     import uvicorn  # the optional extra 'serve'
-    uvicorn.run(create_app(folder, first, host), host=host, port=port, log_level="warning")
+    uvicorn.run(create_app(folder, first, host, view_as=view_as, hosts=hosts), host=host, port=port,
+                log_level="warning")
     return 0
+
+
+def exposure(folder: Path, host: str, port: int, hosts: list[str], view_as: bool) -> str:
+    """What serving beyond this machine exposes, said plainly, with what still guards it and some advice."""
+    seats = "; and, with --allow-view-as, see every seat's hidden pieces and cards" if view_as else ""
+    return (f"warning: serving on {host}, beyond this machine: anyone who can reach port {port} can read every rule "
+            f"file, game log and results file under {folder}, save rule files into it (replacing those there), "
+            f"and make this machine play games and simulations with any rule file they write{seats}.\n"
+            f"  Requests are answered only when addressed to one of: {', '.join(hosts)} "
+            "(add a name with --allow-host NAME).\n"
+            "  hint: serve a folder that holds nothing else, on a network you trust; or keep 127.0.0.1 and reach "
+            f"it from elsewhere through an SSH tunnel (ssh -L {port}:127.0.0.1:{port} THIS-MACHINE).")
 
 
 def where(target: str | None) -> tuple[Path, str | None]:

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import threading
-
 from ..agents import make_agent
 from ..agents.view import PlayerView
 from ..engine.nodes import CHANCE, SIMULTANEOUS, TERMINAL
 from ..engine.observer import Observer
 from ..engine.play import streams
+from ..engine.rng import derive_seed
 from ..errors import MoveError, UsageError
 from ..model.values import Cell
+from ..sim.runner import entry
 from .scene import Scene
 
 HUMAN = "human"
@@ -19,10 +19,12 @@ MAX_AUTOMATIC_MOVES = 100_000  # agents' and chance moves made in one go (a game
 
 class Session:
     """A game played from a seed: chance and each agent seat draw from the seed's streams, as in `simulate`,
-    so the same seed, seats and human moves give the same game. Human seats wait for a move. Seats default to
-    a human at the first and random agents at the others."""
+    until the first human move; after each human move they draw from streams of the seed and the number of
+    human moves so far. So the same seed, seats and human moves give the same game, undo brings back the same
+    dice, and the game is the same plain data wherever it is played back (record()). Human seats wait for a
+    move. Seats default to a human at the first and random agents at the others."""
 
-    def __init__(self, game, seed: int, seats: list[str] | None = None):
+    def __init__(self, game, seed: int, seats: list[str] | None = None, record: dict | None = None):
         seats = seats or [HUMAN] + ["random"] * (game.num_players - 1)
         if len(seats) != game.num_players:
             raise UsageError(f"{game.name} has {game.num_players} players; {len(seats)} seats were given")
@@ -32,12 +34,20 @@ class Session:
         except ValueError as exc:
             raise UsageError(str(exc)[:300]) from None
         self.scene = Scene(game.rules)
-        self.lock = threading.Lock()  # one request at a time changes the game (the server answers in threads)
         self.state = game.new_initial_state(seed)
-        self.chance, self.seat_rngs = streams(seed, game.num_players)
-        self.undo_points: list = []  # (state, rng states) before each human move
+        self.plies: list[str] = []  # every move and outcome so far, written as logs write them
+        self.humans: list[int] = []  # the number of plies before each human move (where undo goes back to)
+        self.undo_points: list = []  # the state before each human move
         self.since = 0  # the history entries from here on happened since the last human move
-        self._advance()
+        self.chance, self.seat_rngs = streams(seed, game.num_players)
+        if record is None:
+            self._advance()
+        else:
+            self._play_back(record)
+
+    def record(self) -> dict:
+        """The game so far as plain data, for Session(game, seed, seats, record) to play it back."""
+        return {"plies": list(self.plies), "humans": list(self.humans), "since": self.since}
 
     def human_to_move(self) -> int | None:
         """The human seat that chooses now, or None (the game is over)."""
@@ -61,9 +71,12 @@ class Session:
         if seat is None:
             raise MoveError(MoveError.ILLEGAL, text, "nobody is to move: the game is over")
         move = self.state.parse_move(text, seat)
-        self.undo_points.append(self._snapshot())
+        self.undo_points.append(self.state.clone())
+        self.humans.append(len(self.plies))
         self.since = len(self.state.history)
-        self.state.apply(move)
+        self._apply(move)
+        self.chance, self.seat_rngs = streams(derive_seed(self.seed, "human moves", len(self.humans)),
+                                              self.game.num_players)
         self._advance()
 
     def click(self, names: list[str]) -> dict:
@@ -115,14 +128,13 @@ class Session:
                                                                "these cells") + " (pick a move from the list)")
 
     def undo(self) -> bool:
-        """Back to before the last human move (and what agents and chance did after it); False: nothing to undo."""
+        """Back to before the last human move (and what agents and chance did after it); False: nothing to undo.
+        What follows the next human move is drawn as it was the first time (see the class)."""
         if not self.undo_points:
             return False
-        state, chance, seats = self.undo_points.pop()
-        self.state, self.since = state, len(state.history)
-        self.chance.setstate(chance)
-        for rng, kept in zip(self.seat_rngs, seats):
-            rng.setstate(kept)
+        self.state = self.undo_points.pop()
+        del self.plies[self.humans.pop():]
+        self.since = len(self.state.history)
         return True
 
     def view(self, viewer: int | None) -> dict:
@@ -136,8 +148,22 @@ class Session:
                      can_undo=bool(self.undo_points))
         return scene
 
-    def _snapshot(self) -> tuple:
-        return (self.state.clone(), self.chance.getstate(), [r.getstate() for r in self.seat_rngs])
+    def _apply(self, move) -> None:
+        self.plies.append(entry(move, self.state.current_player() == SIMULTANEOUS))
+        self.state.apply(move)
+
+    def _play_back(self, record: dict) -> None:
+        """The plies of a record applied again (no agent is asked, nothing is drawn), with its undo points."""
+        humans = set(record["humans"])
+        for i, text in enumerate(record["plies"]):
+            if i in humans:
+                self.undo_points.append(self.state.clone())
+            seat = None
+            if text.startswith("@"):  # a simultaneous choice: '@SEAT MOVE'
+                seat_text, _, text = text[1:].partition(" ")
+                seat = int(seat_text)
+            self._apply(self.state.parse_move(text, seat))
+        self.humans, self.since = list(record["humans"]), record["since"]
 
     def _advance(self) -> None:
         """Chance outcomes and agents' moves until a human seat is to choose or the game ends."""
@@ -155,13 +181,13 @@ class Session:
                 # every agent waiting chooses before any choice is applied, as in the play loop of simulate
                 for move in [self.agents[p].choose(PlayerView(S, p), S.legal_moves(p), self.seat_rngs[p])
                              for p in agents]:
-                    S.apply(move)
+                    self._apply(move)
                 continue
             elif self.agents[who] is None:
                 return
             else:
                 move = self.agents[who].choose(PlayerView(S, who), S.legal_moves(who), self.seat_rngs[who])
-            S.apply(move)
+            self._apply(move)
 
 
 

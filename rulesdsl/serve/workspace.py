@@ -1,239 +1,165 @@
-"""What the playground serves, without the web: the folder's files, validation, games, replays, simulations."""
+"""What the playground serves, without the web: the folder's files, and checks, games, replays and simulations
+run as jobs of the runner, kept for the client that asked for them."""
 
 from __future__ import annotations
 
-import itertools
+import asyncio
 import json
-import os
-import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..engine.load import compile_game
-from ..errors import Location, MoveError, Problem, RulesDslError, RulesError, UsageError
-from ..findings import FileReport, as_json
+from ..errors import Location, Problem, RulesError
 from ..limits import MAX_FILE_BYTES
-from ..loading import load_document, with_variant
-from ..overrides import override_problems
-from ..sim.compare import BASE
-from ..sim.log import read_log, replay_positions
-from ..sim.records import numbered_results
-from ..sim.report import analyse, analysed
-from ..sim.report_html import render
-from ..sim.simulate import RunSpec, simulate
-from .scene import Scene
-from .session import Session
-
-RULE_SUFFIXES = (".yaml", ".yml")
-LOG_SUFFIXES = (".json", ".jsonl")
-MAX_LISTED = 500  # files listed from the folder, of each kind
-MAX_WALKED = 20_000  # entries of the folder looked at to list them
-MAX_KEPT = 32  # games, replays and simulations kept at once (the oldest is dropped)
-MAX_SIMULATED = 10_000  # games one simulation may play
+from . import work
+from .caps import Caps
+from .folder import LOG_SUFFIXES, RULE_SUFFIXES, Folder, Refused
+from .kept import Kept
+from .runner import InProcess, JobStopped, Pool
+from .session import HUMAN
+from .simulations import Simulations
 
 
-class Refused(Exception):
-    """A request the playground refuses (a path outside the folder, an unknown game): told to the browser."""
+class Forbidden(Exception):
+    """A request this client may not make (viewing a seat it does not play): told to the browser as it is."""
+
+
+@dataclass
+class _Game:
+    """A game kept for its client: what it is played from, and its record so far (see Session.record)."""
+
+    source: work.Source
+    seed: int
+    seats: tuple
+    record: dict | None = None
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)  # one request at a time moves it
 
 
 class Workspace:
-    """The playground of one folder: only files under it are read or written; every rule file is loaded as
-    untrusted input (sandboxed compiled code, under the time and memory budgets)."""
+    """The playground of one folder: only files under it are read or written; every rule file is run as
+    untrusted input (sandboxed compiled code, under the budgets), by the runner's workers, never here.
+    `view_as`: a client may view a game as any seat, not only as the seats it plays."""
 
-    def __init__(self, folder: str | Path):
-        self.root = Path(folder).resolve()
-        self._ids = itertools.count(1)
-        self.sessions: dict[int, Session] = {}
-        self.replays: dict[int, tuple] = {}  # id -> (scene, positions)
-        self.simulations: dict[int, dict] = {}
-        self._lock = threading.Lock()
+    def __init__(self, folder: str | Path, caps: Caps = Caps(), view_as: bool = False, make=InProcess):
+        self.folder = Folder(folder, caps.path_chars)
+        self.root = self.folder.root
+        self.caps, self.view_as = caps, view_as
+        self.pool = Pool(caps.workers, caps.queued, make)
+        self.games = Kept(caps.games_per_client, caps.games, caps.idle_seconds)
+        self.replays = Kept(caps.replays_per_client, caps.replays, caps.idle_seconds)
+        self.simulations = Simulations(caps, make)
+        self._files = ThreadPoolExecutor(2, thread_name_prefix="rulesdsl-serve-files")  # quick, but never here
+
+    async def _job(self, fn, *args, what: str):
+        """fn(*args) run by a worker of the pool, within the time of one request."""
+        return await asyncio.wrap_future(self.pool.submit(fn, *args, seconds=self.caps.request_seconds, what=what))
+
+    async def _file(self, fn, *args):
+        return await asyncio.get_running_loop().run_in_executor(self._files, fn, *args)
 
     # -- files ---------------------------------------------------------------------------------
-    def path(self, relative: str) -> Path:
-        """The file `relative` names under the folder; Refused for an absolute path or one leading out of it
-        (through '..' or a symbolic link)."""
-        if not relative or Path(relative).is_absolute() or "\\" in relative or "\0" in relative:
-            raise Refused(f"not a file of the served folder: {relative!r}")
-        path = (self.root / relative).resolve()
-        if not path.is_relative_to(self.root):
-            raise Refused(f"not a file of the served folder: {relative!r}")
-        return path
+    async def files(self) -> dict:
+        return await self._file(self.folder.files)
 
-    def files(self) -> dict:
-        """The rule files and the logs or results files under the folder (relative paths, in folder order),
-        hidden folders and node_modules left out; a walk of at most MAX_WALKED entries (a home folder is big)."""
-        rules, logs, walked = [], [], 0
-        for folder, subfolders, names in os.walk(self.root):  # links to folders are not followed
-            subfolders[:] = sorted(d for d in subfolders if not d.startswith(".") and d != "node_modules")
-            walked += len(names) + len(subfolders)
-            for name in sorted(names):
-                path = Path(folder) / name
-                found = rules if path.suffix in RULE_SUFFIXES else logs if path.suffix in LOG_SUFFIXES else None
-                if found is None or name.startswith(".") or len(found) >= MAX_LISTED or \
-                        not path.resolve().is_relative_to(self.root):  # a link out of the folder
-                    continue
-                found.append(path.relative_to(self.root).as_posix())
-            if walked > MAX_WALKED:
-                break
-        return {"rules": rules, "logs": logs}
+    async def read(self, relative: str) -> str:
+        return await self._file(self.folder.read, relative)
 
-    def read(self, relative: str) -> str:
-        path = self.path(relative)
-        if path.suffix not in RULE_SUFFIXES or not path.is_file():
-            raise Refused(f"no rule file {relative!r} in the served folder")
-        data = path.read_bytes()[:MAX_FILE_BYTES + 1]
-        return data.decode("utf-8", "replace")
+    async def save(self, relative: str, text: str) -> None:
+        await self._file(self.folder.save, relative, text)
 
-    def save(self, relative: str, text: str) -> None:
-        """Write a rule file under the folder (the editor's Save)."""
-        path = self.path(relative)
-        if path.suffix not in RULE_SUFFIXES:
-            raise Refused("only rule files (.yaml) are saved")
-        if len(text.encode("utf-8")) > MAX_FILE_BYTES:
-            raise Refused(f"the text is larger than {MAX_FILE_BYTES:,} bytes")
-        path.write_text(text, encoding="utf-8")
-
-    # -- validation and games ------------------------------------------------------------------
-    def validate(self, relative: str, text: str, variant: str | None = None, options: dict | None = None) -> dict:
-        """The problems `validate` reports for the edited text (file, line, column, code, severity, message,
-        hint), and what the game offers (players, variants, options) when it compiles."""
-        report = FileReport(relative)
-        game = None
-        try:
-            game, doc = self._compile(relative, text, variant, options)
-            report.summary = game.summary()
-            report.problems += override_problems(with_variant(doc, variant))
-        except RulesError as exc:
-            report.problems += exc.problems
-        except RulesDslError as exc:  # a budget or limit met while loading
-            report.problems.append(Problem(str(exc), Location(relative), code="limit_exceeded"))
-        found = json.loads(as_json([report]))["files"][0]
-        here = str(self.path(relative))
-        for problem in found["problems"]:  # located in the edited text, or in another file (an overlay's base)
-            problem["here"] = problem["file"] in (here, relative)
-            problem["file"] = relative if problem["here"] else Path(problem["file"]).name
-        if game is not None:
-            rules = game.rules
-            found["game"] = {"name": game.name, "players": game.player_names, "variants": rules.variants,
-                             "options": {k: {f: v for f, v in (spec or {}).items() if f in ("default", "choices",
-                                                                                         "type", "help")}
-                                         for k, spec in rules.option_specs.items()}}
-        return found
-
-    def new_game(self, relative: str, text: str | None, seed: int, seats: list[str], variant: str | None = None,
-                 options: dict | None = None) -> tuple[int, Session]:
-        """A new game of the (edited) rule file; RulesError if it does not compile, UsageError for bad seats."""
-        game, _ = self._compile(relative, text, variant, options)
-        session = Session(game, seed, seats)
-        return self._keep(self.sessions, session), session
-
-    def session(self, number: int) -> Session:
-        try:
-            return self.sessions[number]
-        except KeyError:
-            raise Refused("no such game (the server was restarted?): start a new game") from None
-
-    def _compile(self, relative: str, text: str | None, variant, options):
-        path = self.path(relative)
+    async def source(self, relative: str, text: str | None, variant: str | None, options: dict | None) -> work.Source:
+        """The rule file a request names, with the editor's text (else the saved one)."""
+        path = self.folder.path(relative)
         if path.suffix not in RULE_SUFFIXES:
             raise Refused(f"{relative!r} is no rule file (.yaml)")
-        if text is not None and len(text.encode("utf-8")) > MAX_FILE_BYTES:
+        if text is None:
+            text = await self.read(relative)
+        if len(text.encode("utf-8")) > MAX_FILE_BYTES:
             raise RulesError([Problem(f"the file is larger than {MAX_FILE_BYTES:,} bytes", Location(relative),
                                       code="limit_exceeded", fields={"limit": "MAX_FILE_BYTES"})])
-        doc = load_document(path, text=text if text is not None else self.read(relative))
-        return compile_game(doc, path, variant, options or {}), doc
+        return work.Source(str(path), relative, text, variant, json.dumps(options or {}, sort_keys=True))
 
-    # -- replays -------------------------------------------------------------------------------
-    def replay(self, relative: str, index: int = 0) -> tuple[int, int]:
-        """Open a game log, or game `index` of a results file: (replay id, number of positions)."""
-        path = self.path(relative)
-        if path.suffix not in LOG_SUFFIXES or not path.is_file():
-            raise Refused(f"no log or results file {relative!r} in the served folder")
-        if path.suffix == ".jsonl":
-            lines = [line for _, line in numbered_results(path)]
-            if not 0 <= index < len(lines):
-                raise Refused(f"{relative} holds {len(lines)} games: choose 0 to {len(lines) - 1}")
-            log = lines[index]
-        else:
-            log = read_log(path)
-        game, positions = replay_positions(log, str(path))
-        return self._keep(self.replays, (Scene(game.rules), positions)), len(positions)
-
-    def replay_view(self, number: int, ply: int) -> dict:
+    # -- validation ----------------------------------------------------------------------------
+    async def validate(self, source: work.Source) -> dict:
+        """The problems `validate` reports for the edited text, and what the game offers when it compiles."""
         try:
-            scene, positions = self.replays[number]
-        except KeyError:
-            raise Refused("no such replay: open the log again") from None
-        ply = max(0, min(ply, len(positions) - 1))
-        state = positions[ply]
-        view = scene.of(state, None)
-        history = state.history_texts()
-        view.update(ply=ply, plies=len(positions) - 1, history=history, told=history[-1:], legal=[])
-        return view
+            return await self._job(work.check, source, what=f"checking {source.name}")
+        except JobStopped as exc:
+            problem = {"file": source.name, "line": 0, "column": 0, "code": "limit_exceeded", "severity": "error",
+                       "message": str(exc), "hint": "look for a value or a rule that takes long to work out",
+                       "here": True}
+            return {"file": source.name, "ok": False, "summary": None, "variants": {}, "problems": [problem]}
 
-    def report(self, relative: str) -> str:
-        """The HTML balance report of a results file (`rulesdsl report --format html`), read with the rule file
-        it names (which must lie beside it, or be a bundled game: see records.rules_named_by)."""
-        path = self.path(relative)
-        if path.suffix != ".jsonl" or not path.is_file():
-            raise Refused(f"no results file (.jsonl) {relative!r} in the served folder")
-        return render(analyse(str(path)))
+    # -- games ---------------------------------------------------------------------------------
+    async def new_game(self, client: str, source: work.Source, seed: int, seats: list[str] | None,
+                       viewer: int | None) -> dict:
+        """A new game of the (edited) rule file, kept for `client`; its first view, with its token."""
+        game = _Game(source, seed, tuple(seats or ()))
+        token = self.games.add(client, game)  # Full before any work is done
+        try:
+            return await self._step(client, token, game, "state", None, viewer)
+        except BaseException:
+            self.games.discard(client, token)
+            raise
+
+    async def game_step(self, client: str, token, action: str, argument, viewer: int | None) -> dict:
+        """A step of a kept game ('state', 'move', 'click', 'undo'); its view after it."""
+        return await self._step(client, token, self.games.get(client, token), action, argument, viewer)
+
+    async def _step(self, client: str, token: str, game: _Game, action: str, argument, viewer: int | None) -> dict:
+        async with game.lock:
+            humans = [p for p, seat in enumerate(game.seats) if seat == HUMAN] if game.seats else [0]
+            if viewer is not None and not self.view_as and viewer not in humans:
+                raise Forbidden(f"you do not play seat {viewer}: a game is seen as its human seats see it "
+                                "(rulesdsl serve --allow-view-as shows any seat)")
+            found = await self._job(work.game_action, game.source, game.seed, game.seats, game.record, action,
+                                    argument, viewer, self.view_as, what=f"a game of {game.source.name}")
+            if not game.seats:  # the default seats, as the session chose them
+                game.seats = tuple(found["view"]["seats"])
+            game.record = found["record"]
+        return dict(found["view"], session=token)
+
+    # -- replays and reports -------------------------------------------------------------------
+    async def replay(self, client: str, relative: str, index: int) -> dict:
+        """Open a game log, or game `index` of a results file, at its start, kept for `client`."""
+        path = str(self.folder.data_file(relative, LOG_SUFFIXES, "log or results file"))
+        view = await self._job(work.replay_view, path, index, 0, what=f"replaying {relative}")
+        return dict(view, replay=self.replays.add(client, (path, index, relative)))
+
+    async def replay_step(self, client: str, token, ply: int) -> dict:
+        path, index, relative = self.replays.get(client, token)
+        view = await self._job(work.replay_view, path, index, ply, what=f"replaying {relative}")
+        return dict(view, replay=token)
+
+    async def report(self, relative: str) -> str:
+        """The HTML balance report of a results file of the folder (`rulesdsl report --format html`)."""
+        path = self.folder.data_file(relative, (".jsonl",), "results file (.jsonl)")
+        return await self._job(work.report, str(path), what=f"reporting on {relative}")
 
     # -- simulations ---------------------------------------------------------------------------
-    def simulate(self, relative: str, text: str | None, games: int, agents: list[str], seed: int = 0,
-                 variant: str | None = None, options: dict | None = None) -> int:
-        """Start a batch of games in the background; its progress, summary and HTML report come from
-        simulation(). The report reads the games with the rules they were played with (maybe unsaved text)."""
-        if not 1 <= games <= MAX_SIMULATED:
-            raise Refused(f"simulate 1 to {MAX_SIMULATED:,} games")
-        game, _ = self._compile(relative, text, variant, options)
-        if len(agents) != game.num_players:
-            raise UsageError(f"{game.name} has {game.num_players} players: name one agent per seat")
-        Session(game, seed, agents)  # checks the agents' names before the thread starts
-        job = {"done": 0, "games": games, "summary": None, "report": None, "error": None}
-        spec = RunSpec(str(self.path(relative)), variant, tuple(sorted((options or {}).items())), None,
-                       tuple(agents), seed)
-        number = self._keep(self.simulations, job)
-        unsaved = text is not None and (not self.path(relative).is_file() or text != self.read(relative))
-        played_with = f"{relative} (unsaved edits)" if unsaved else relative
-        threading.Thread(target=_run, args=(job, spec, game, played_with), daemon=True,
-                         name=f"simulation {number}").start()
-        return number
+    async def simulate(self, client: str, source: work.Source, games: int, agents: list[str], seed: int,
+                       saved: bool) -> str:
+        """Start a batch of games in the background, kept for `client`; its token. `saved`: the text is the
+        saved file's (the report says so, else that it played unsaved edits)."""
+        if not 1 <= games <= self.caps.simulated_games:
+            raise Refused(f"simulate 1 to {self.caps.simulated_games:,} games")
+        await self._job(work.check_agents, source, tuple(agents), what=f"checking the agents for {source.name}")
+        played_with = source.name if saved else f"{source.name} (unsaved edits)"
+        return self.simulations.start(client, source, tuple(agents), seed, games, played_with)
 
-    def simulation(self, number: int) -> dict:
+    def simulation(self, client: str, token) -> dict:
+        return self.simulations.get(client, token).as_json()
+
+    def stop(self, client: str, token) -> dict:
+        """Ask a simulation to stop: its thread ends within moments, and the simulation says it was stopped."""
+        simulation = self.simulations.get(client, token)
+        simulation.stop_asked = simulation.running
+        return simulation.as_json()
+
+    async def saved(self, source: work.Source) -> bool:
+        """Whether a source's text is what its file holds."""
         try:
-            return dict(self.simulations[number])
-        except KeyError:
-            raise Refused("no such simulation") from None
+            return await self.read(source.name) == source.text
+        except Refused:
+            return False
 
-    def _keep(self, table: dict, value) -> int:
-        with self._lock:
-            number = next(self._ids)
-            table[number] = value
-            while len(table) > MAX_KEPT:
-                del table[next(iter(table))]
-        return number
-
-
-class _Counter:
-    """Where simulate() writes each finished game's line: counted for the progress bar, kept for the report."""
-
-    def __init__(self, job: dict):
-        self.job, self.lines = job, []
-
-    def write(self, text: str) -> None:
-        self.lines.append(text)
-        self.job["done"] += 1
-
-    def flush(self) -> None:
-        pass
-
-
-def _run(job: dict, spec: RunSpec, game, played_with: str) -> None:
-    out = _Counter(job)
-    try:
-        summary = simulate(spec, job["games"], out, game=game)
-        lines = [json.loads(line) for line in out.lines]
-        job["summary"] = summary.format()
-        job["report"] = render(analysed(lines, {spec.variant or BASE: game}, "a playground simulation", played_with))
-    except (RulesDslError, MoveError) as exc:
-        job["error"] = str(exc)

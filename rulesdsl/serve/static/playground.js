@@ -7,8 +7,8 @@ const SVGNS = "http://www.w3.org/2000/svg";
 const $ = (id) => document.getElementById(id);
 
 const page = {
-  path: null, editor: null, lastValid: null, game: null, session: null, replay: null,
-  selected: [], targets: [], validateTimer: null, scene: null,
+  path: null, editor: null, lastValid: null, game: null, session: null, replay: null, simulation: null,
+  selected: [], targets: [], validateTimer: null, scene: null, viewAs: false,
 };
 
 async function api(name, data) {
@@ -88,9 +88,6 @@ function setGame(game, first) {
       label.appendChild(input);
       seats.appendChild(label);
     });
-    const viewer = $("viewer");
-    viewer.innerHTML = '<option value="">player to move</option>';
-    game.players.forEach((name, p) => viewer.add(new Option(name, String(p))));
     $("sim-agents").value = game.players.map(() => "random").join(",");
   }
 }
@@ -104,9 +101,21 @@ function settings() {
            variant: $("variant").value, options };
 }
 
+// The seats a game may be viewed as: the human seats (the server shows no other unless started with
+// --allow-view-as, when every seat is offered).
+function setViewers(seats) {
+  const viewer = $("viewer"), kept = viewer.value;
+  viewer.innerHTML = '<option value="">player to move</option>';
+  page.game.players.forEach((name, p) => {
+    if (page.viewAs || seats[p] === "human") viewer.add(new Option(name, String(p)));
+  });
+  viewer.value = [...viewer.options].some((o) => o.value === kept) ? kept : "";
+}
+
 async function newGame() {
   try {
     const seats = [...document.querySelectorAll(".seat")].map((i) => i.value.trim() || "human");
+    setViewers(seats);
     const view = await api("new", { ...settings(), seats, viewer: $("viewer").value });
     page.session = view.session;
     page.replay = null;
@@ -305,28 +314,42 @@ async function runSimulation() {
     const s = settings();
     const agents = $("sim-agents").value.split(",").map((a) => a.trim());
     const { simulation } = await api("simulate", { ...s, agents, games: Number($("sim-games").value) });
+    page.simulation = simulation;
     $("sim-report").textContent = "";
+    $("stop-sim").disabled = false;
     const poll = async () => {
       const job = await api("simulation", { simulation });
       $("sim-progress").max = job.games;
       $("sim-progress").value = job.done;
+      if (job.state === "running") { setTimeout(poll, 300); return; }
+      $("stop-sim").disabled = true;
       if (job.error) $("sim-report").textContent = job.error;
       else if (job.report) {
         const summary = document.createElement("pre");
         summary.textContent = job.summary;
         $("sim-report").replaceChildren(summary);
         showReport(job.report);
-      } else setTimeout(poll, 300);
+      }
     };
     poll();
   } catch (e) { say(e.error || String(e)); }
 }
 
+async function stopSimulation() {
+  if (!page.simulation) return;
+  try { await api("stop", { simulation: page.simulation }); } catch (e) { say(e.error || String(e)); }
+}
+
 // -- wiring -------------------------------------------------------------------------------------
 async function start() {
   const config = await api("config");
+  page.viewAs = config.view_as;
   for (const r of config.rules) $("file").add(new Option(r, r));
   for (const l of config.logs) $("log").add(new Option(l, l));
+  if (config.skipped.length) { // files the folder holds but could not be listed (a link loop, a pipe)
+    $("skipped").textContent = `${config.skipped.length} not listed`;
+    $("skipped").title = config.skipped.join("\n");
+  }
   $("file").onchange = () => { page.lastValid = null; page.game = null; openFile($("file").value); };
   $("save").onclick = async () => {
     try {
@@ -347,6 +370,7 @@ async function start() {
   $("forward").onclick = () => step(Number($("ply").value) + 1);
   $("ply").oninput = () => step(Number($("ply").value));
   $("simulate").onclick = runSimulation;
+  $("stop-sim").onclick = stopSimulation;
   const first = config.first || config.rules[0];
   if (first) {
     $("file").value = first;
