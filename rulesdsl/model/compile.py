@@ -9,7 +9,9 @@ from .. import budget
 from ..errors import Location, Problem, RulesError, close_names, suggestion
 from ..lang import ast as A
 from ..lang.builtins import Builtin, pure_builtins
+from ..lang import types as T
 from ..lang.compiler import INLINE_NODES, RULE_CODE_FILE, Binding, CompileProblem, Compiler, Scope, is_name, local
+from ..lang.infer import Typer
 from ..lang.emit import Assign, Comment, Function, Return, expressions, render
 from ..lang.parser import SyntaxProblem, parse
 from ..lang.verify import namespace_builtins, verify
@@ -112,10 +114,15 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler):
         return node
 
     def code(self, path, node, scope) -> str | object:
+        """The Python source of an expression's AST (or _FAIL, its problem recorded); its static type is left in
+        self.typed."""
+        self.typed = T.ANY
         if node is _FAIL:
             return _FAIL
         try:
-            return self.compiler.expr(node, scope)
+            code = self.compiler.expr(node, scope)
+            self.typed = self.typer.expr(node, scope)
+            return code
         except CompileProblem as exc:
             self._expr_problem(path, exc, None)
             return _FAIL
@@ -201,14 +208,17 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler):
         self.compiler = Compiler(self.builtins, self.namespace, attributes)
         self.compiler.code_file = f"{RULE_CODE_FILE}{self.doc.file}:loop>"
         self.compiler.scans.append(located_scan)
+        self.typer = Typer(self.builtins)
         self._options()
         self.root = Scope({
             "option": Binding("option", kind="option", const=r.option_values, is_const=True),
-            "me": Binding("me"),
-            "player": Binding("S.player", assignable=True),
-            "turn": Binding("S.turn"),
-            "last_move": Binding(LAST_MOVE_CODE),  # a file's own name last_move (a variable...) takes its place
-            "active_players": Binding("F_active_players(S)"),  # the built-in, read as a name like `players`
+            "me": Binding("me", type=T.SEAT),
+            "player": Binding("S.player", assignable=True, type=T.SEAT),
+            "turn": Binding("S.turn", type=T.int_(0)),
+            # a file's own name last_move (a variable...) takes its place
+            "last_move": Binding(LAST_MOVE_CODE, type=T.optional(T.RECORD_T)),
+            # the built-in, read as a name like `players`
+            "active_players": Binding("F_active_players(S)", type=T.list_(T.SEAT)),
         })
         self.namespace["G_last_move"] = last_move_record
         self._players()

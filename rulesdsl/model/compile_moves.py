@@ -8,6 +8,7 @@ from typing import Callable
 
 from ..errors import close_names, suggestion
 from ..lang import ast as A
+from ..lang import types as T
 from ..lang.compiler import CompileProblem, Compiler, Scope, local
 from ..lang.emit import Append, Assign, Comment, Continue, Effect, For, Guard, If, Return, Stmt, Try, Yield
 from ..lang.parser import SyntaxProblem, parse
@@ -309,13 +310,13 @@ class MoveCompiler:
         search = _Search([_Level() for _ in range(len(rule.params) + 1)], rule.params + rule.lets)
         whens = spec.get("when") or []
         # all three run, each reporting its own problems
-        ok = all([self._param_loops(path, list((spec.get("params") or {}).items()), rule, scope, search),
+        ok = all([self._param_loops(path, list((spec.get("params") or {}).items()), rule, scope, search, inner),
                   self._place_lets(path, list((spec.get("let") or {}).items()), rule, inner, search),
                   self._place_checks(path, whens, rule, inner, search)])
         rule.checks = search.checks
         return search if ok else _FAIL
 
-    def _param_loops(self, path, params, rule: MoveRule, scope, search: _Search) -> bool:
+    def _param_loops(self, path, params, rule: MoveRule, scope, search: _Search, inner) -> bool:
         """Loop i + 1 runs over the domain of param i, which may use the params before it."""
         ok = True
         seen = scope.child()
@@ -332,6 +333,7 @@ class MoveCompiler:
             if code is _FAIL or among is _FAIL:
                 ok = False
                 continue
+            seen.names[pname].type = inner.names[pname].type = T.item_type(self.typed)
             binders = rule.params + rule.lets
             later = (self._free_names(node) & set(binders)) - set(binders[:i])
             if later:
@@ -354,6 +356,7 @@ class MoveCompiler:
             if code is _FAIL:
                 ok = False
                 continue
+            inner.names[lname].type = self.typed
             used = self._free_names(node) & set(binders)
             later = used - set(binders[: len(rule.params) + j])
             if later:
@@ -458,6 +461,7 @@ class MoveCompiler:
                     continue
                 try:
                     stmts.extend(Effect(code, ipath) for code in self.compiler.stmt(node, scope))
+                    self.typer.stmt(node, scope)
                 except CompileProblem as exc:
                     self._expr_problem(ipath, exc, item)
                     ok = False
@@ -484,6 +488,13 @@ class MoveCompiler:
                 iterable = self.code(ipath + ("for",), clause.iterable, scope)
                 # a loop variable never overwrites a parameter or local of the same name outside the loop
                 targets = {t: self.compiler.loop_local(t, scope) for t in clause.targets}
+                if iterable is not _FAIL:
+                    try:
+                        for t, typed in zip(clause.targets, self.typer.targets(clause, self.typed)):
+                            targets[t].type = typed
+                    except CompileProblem as exc:
+                        self._expr_problem(ipath + ("for",), exc, None)
+                        iterable = _FAIL
                 body_scope = scope.child(**targets)
                 conds = [self.code(ipath + ("for",), c, body_scope) for c in clause.conds]
                 body = self.effects(ipath + ("do",), item.get("do") or [], body_scope)
