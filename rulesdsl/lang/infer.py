@@ -120,7 +120,15 @@ class Typer:
         return T.FLOAT_T if T.kinds(operand) == {T.FLOAT} else T.NUMBER if T.numeric(operand) else T.ANY
 
     def _BoolOp(self, node, scope):
-        return T.union(self.expr(node.left, scope), self.expr(node.right, scope))
+        # `a or b or ...` gives one of its operands; a long run is a deep tree: walked as a loop
+        operands, todo = [], [node]
+        while todo:
+            item = todo.pop()
+            if isinstance(item, A.BoolOp):
+                todo += [item.right, item.left]
+            else:
+                operands.append(self.expr(item, scope))
+        return T.union(*operands)
 
     def _Compare(self, node, scope):
         types = [self.expr(o, scope) for o in node.operands]
