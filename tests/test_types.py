@@ -135,7 +135,10 @@ def _run(text: str):
     typer, scope, builtins = typer_and_scope()
     namespace: dict = {}
     compiler = Compiler(builtins, namespace)
-    code = compiler.expr(parse(text), scope)
+    try:
+        code = compiler.expr(parse(text), scope)
+    except CompileProblem as exc:  # constants that can never work, found while folding them
+        return False, exc
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SyntaxWarning)
         fn = eval(f"lambda {', '.join('L_' + k for k in ENV)}: {code}", namespace)  # noqa: S307 - test only
@@ -223,4 +226,36 @@ def test_type_errors_in_a_rule_file_are_reported_by_validate_at_file_line_col(tm
 def test_a_well_typed_rule_file_loads(tmp_path):
     path = tmp_path / "typed.yaml"
     path.write_text(GAME % '      near: "[x for x in ray(c, \'n\') if x != c] if c.x > 0 else []"')
+    rulesdsl.load_game(str(path))
+
+
+VARS = GAME.replace("moves:\n", """vars:
+  total: 0
+  names: {init: "[]"}
+  best: {per: player, init: "none"}
+moves:
+""")
+
+
+@pytest.mark.parametrize("effects, message", [
+    ('["total = total + \'x\'"]', "cannot add a whole number and the text 'x' with '+'"),
+    ('["names = names + (1,)"]', "cannot add a list and a tuple of 1 with '+'"),
+    ('["best[me] = c", "total = best[me] + \'x\'"]', "cannot add a cell or none and the text 'x' with '+'"),
+])
+def test_a_variable_has_the_type_of_every_value_the_rules_give_it(tmp_path, effects, message):
+    path = tmp_path / "vars.yaml"
+    path.write_text(VARS.replace("""    do: ["place(piece('stone', owner=me), c)"]""", f"    do: {effects}") % '      x: "1"')
+    with pytest.raises(RulesError) as info:
+        rulesdsl.load_game(str(path))
+    assert [p.message for p in info.value.problems] == [message]
+
+
+@pytest.mark.parametrize("effects", [
+    '["total = \'ten\'", "total = total + 1 if total != \'ten\' else 0"]',  # text or a number: + may work
+    '["names = names + [c]", "total = size(names)"]',
+    '["best[me] = c", "total = best[me].x if best[me] != none else 0"]',
+])
+def test_what_a_variable_may_hold_is_never_refused(tmp_path, effects):
+    path = tmp_path / "vars.yaml"
+    path.write_text(VARS.replace("""    do: ["place(piece('stone', owner=me), c)"]""", f"    do: {effects}") % '      x: "1"')
     rulesdsl.load_game(str(path))

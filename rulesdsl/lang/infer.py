@@ -42,6 +42,8 @@ class Typer:
     def __init__(self, builtins: dict):
         self.builtins = builtins  # name -> Builtin (the compiler's own table: the file's functions come later)
         self._const_types: dict = {}  # id(binding) -> (binding, the type of its constant)
+        # called with (a variable's binding, the type of a value an assignment gives one of its places)
+        self.on_assign = None
 
     # -- names ---------------------------------------------------------------------------------------
     def binding_type(self, b: Binding) -> T.Type:
@@ -92,6 +94,8 @@ class Typer:
     def binary(self, node: A.Node, left: T.Type, right: T.Type, op: str | None = None) -> T.Type:
         """The type of `left op right` (op: node.op unless given), refusing operands that never go together."""
         op = op or node.op
+        if T.NOTHING in (left, right):
+            return T.NOTHING
         if not _possible(_BINARY[op], left, right):
             raise _problem(f"cannot {_VERB[op]} {T.describe(left)} and {T.describe(right)} with '{op}'", node,
                            _binary_hint(op, left, right))
@@ -111,6 +115,8 @@ class Typer:
         operand = self.expr(node.operand, scope)
         if node.op == "not":
             return T.BOOL_T
+        if operand == T.NOTHING:
+            return operand
         if not T.kinds(operand) & _NUM:
             raise _problem(f"'{node.op}' needs a number, not {T.describe(operand)}", node)
         if node.op == "-" and operand.name == "int" and operand.low is not None and operand.low == operand.high:
@@ -164,6 +170,8 @@ class Typer:
                 value = (b.const or {}).get(node.name) if isinstance(b.const, dict) else None
                 return T.type_of_value(value) if value is not None else T.ANY
         obj = self.expr(node.obj, scope)
+        if obj == T.NOTHING:
+            return obj
         if not T.kinds(obj) & _WITH_FIELDS or obj.name in ("int", "seat", "bool"):
             raise _problem(f"{T.describe(obj)} has no attributes ('.{node.name}')", node,
                            "attributes belong to cells, pieces and records")
@@ -177,6 +185,8 @@ class Typer:
 
     def _Index(self, node, scope):
         obj, index = self.expr(node.obj, scope), self.expr(node.index, scope)
+        if obj == T.NOTHING:
+            return obj
         if not T.kinds(obj) & _INDEXED:
             raise _problem(f"{T.describe(obj)} cannot be indexed", node,
                            "lists, tuples, texts and tables are indexed: xs[i], t[key]")
@@ -198,6 +208,8 @@ class Typer:
                 t = self.expr(end, scope)
                 if not T.kinds(t) & {T.INT, T.BOOL, T.NONE}:
                     raise _problem(f"a slice is bounded by whole numbers, not {T.describe(t)}", end)
+        if obj == T.NOTHING:
+            return obj
         if not T.kinds(obj) & {T.LIST, T.TUPLE, T.RANGE, T.TEXT}:
             raise _problem(f"{T.describe(obj)} cannot be sliced", node, "lists, tuples and texts are: xs[a:b]")
         return obj if obj.name in ("list", "seq", "text", "range") else T.ANY
@@ -269,11 +281,24 @@ class Typer:
             value = self.expr(node.value, scope)
             if node.op != "=":
                 target = self.expr(node.target, scope) if _bound(node.target, scope) else T.ANY
-                self.binary(node, target, value, node.op[:-1])
-            elif isinstance(node.target, A.Index):
-                self.expr(node.target, scope) if _bound(node.target, scope) else None
+                value = self.binary(node, target, value, node.op[:-1])
+            elif isinstance(node.target, A.Index) and _bound(node.target, scope):
+                self.expr(node.target, scope)
+            self._given(node.target, value, scope)
         elif isinstance(node, A.CallStmt):
             self._Call(node.call, scope)
+
+    def _given(self, target: A.Node, value: T.Type, scope: Scope) -> None:
+        """Tell on_assign of a value given to a place of a variable: the variable itself (`v = ...`), or one of
+        its places per seat or per key (`v[p] = ...`). (A value given inside a place, `v[p][i] = ...`, changes an
+        item of a list or table, whose items are not typed: see model/compile_types.py.)"""
+        depth = 0
+        while isinstance(target, A.Index):
+            target, depth = target.obj, depth + 1
+        b = scope.lookup(target.id) if isinstance(target, A.Name) else None
+        if self.on_assign is not None and b is not None and b.kind == "var" \
+                and depth == (0 if b.assignable else 1):
+            self.on_assign(b, value)
 
 
 def returned(b, arg_types: list) -> T.Type:

@@ -33,6 +33,10 @@ class Type:
 
 
 ANY = Type("any")  # not known at load time: every operation is allowed, and checked as it runs
+# no value yet: what a variable holds before the type pass has found any value given to it. Like ANY nothing
+# is refused for it; unlike ANY it adds nothing to what it is joined with, and what is computed from it is
+# NOTHING too (see model/compile_types.py)
+NOTHING = Type("nothing")
 NONE_T = Type("none")
 BOOL_T = Type("bool")
 FLOAT_T = Type("float")
@@ -94,11 +98,19 @@ def union(*members: Type) -> Type:
         for m in (member.items if member.name == "union" else (member,)):
             if m.name == "any":
                 return ANY
-            if m not in flat:
+            if m not in flat and m.name != "nothing":
                 flat.append(m)
-    if len(flat) == 1:
-        return flat[0]
-    return Type("union", tuple(flat))
+    if len(flat) <= 1:
+        return flat[0] if flat else NOTHING
+    return Type("union", tuple(sorted(flat, key=_rank)))  # in one order: equal unions are equal types
+
+
+_ORDER = ("int", "number", "float", "bool", "seat", "cell", "piece", "record", "list", "seq", "tuple", "range", "text",
+          "table", "none")
+
+
+def _rank(t: Type) -> tuple:
+    return (_ORDER.index(t.name) if t.name in _ORDER else len(_ORDER), repr(t))
 
 
 def optional(t: Type) -> Type:
@@ -107,7 +119,7 @@ def optional(t: Type) -> Type:
 
 
 # -- what a type stands for at run time --------------------------------------------------------------------
-_KINDS = {"any": ALL_KINDS, "none": {NONE}, "bool": {BOOL}, "int": {INT, BOOL}, "float": {FLOAT}, "text": {TEXT},
+_KINDS = {"any": ALL_KINDS, "nothing": ALL_KINDS, "none": {NONE}, "bool": {BOOL}, "int": {INT, BOOL}, "float": {FLOAT}, "text": {TEXT},
           "seat": {INT}, "cell": {INT}, "piece": {PIECE}, "record": {RECORD}, "list": {LIST}, "seq": {TUPLE},
           "tuple": {TUPLE}, "range": {RANGE}, "table": {TABLE}, "number": NUMBERS}
 
@@ -121,6 +133,8 @@ def kinds(t: Type) -> frozenset:
 
 def item_type(t: Type) -> Type:
     """The type of an item of a collection of type t (a table's key, as a loop over it gives), or ANY."""
+    if t.name == "nothing":
+        return NOTHING
     if t.name in ("list", "seq", "range"):
         return t.items[0]
     if t.name == "tuple":
@@ -137,8 +151,10 @@ def item_type(t: Type) -> Type:
 
 def join(a: Type, b: Type) -> Type:
     """The narrowest type of this file's types that holds values of both a and b."""
-    if a == b:
+    if a == b or b.name == "nothing":
         return a
+    if a.name == "nothing":
+        return b
     if a.name == b.name == "int":
         low = None if a.low is None or b.low is None else min(a.low, b.low)
         high = None if a.high is None or b.high is None else max(a.high, b.high)
@@ -266,7 +282,7 @@ def _split(text: str, sep: str) -> list[str]:
 def describe(t: Type) -> str:
     """A type in the words of the language, for messages: 'a list of cells', 'none', 'a number'..."""
     name = t.name
-    if name == "any":
+    if name in ("any", "nothing"):
         return "any value"
     if name == "none":
         return "none"
