@@ -452,7 +452,8 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
             inits.append(("vars", r.vars, i, spec.get("init")))
             binding = self.root.names[name] = Binding(f"S.vars[{i}]", assignable=r.vars[i].whole, kind="var",
                                                       part=1 + len(r.zones) + i, keyed=keys is not None)
-            self.variable(binding, _holding(r.vars[i], len(r.player_names)))
+            if spec.get("per") in (None, "player"):  # (else its shape is a problem reported already: not typed)
+                self.variable(binding, _holding(r.vars[i], len(r.player_names)))
         for group, holders, i, init in inits:
             if init is None:
                 continue
