@@ -222,13 +222,15 @@ def test_every_error_formats_itself_for_the_command_line():
 # -- whose failure: the rule file's, or rulesdsl's -------------------------------------------------------------
 
 @pytest.mark.parametrize("do, message", [
-    ("total = 'points: ' + turn", "TypeError: can only concatenate str"),  # in the generated code itself
-    ("total = str(turn) + turn", "TypeError: can only concatenate str"),  # in a checked operator it uses
-    ("total = size(turn)", "size(): object of type 'int' has no len()"),  # a built-in refusing a value
-    ("total = max(x + 's' for x in [turn])", "TypeError: unsupported operand"),  # in a comprehension handed to one
+    # (`unknown` is a value of no type known at load time, else these would be refused as the file loads)
+    ("total = 'points: ' + unknown", "TypeError: can only concatenate str"),  # in the generated code itself
+    ("total = str(turn) + unknown", "TypeError: can only concatenate str"),  # in a checked operator it uses
+    ("total = size(unknown)", "size(): object of type 'int' has no len()"),  # a built-in refusing a value
+    ("total = max(x + 's' for x in [unknown])", "TypeError: unsupported operand"),  # in a comprehension handed to one
     ("total = repeat(0, 10 ** 7)", "repeat() would hold 10,000,000 items"),  # a limit
 ])
 def test_a_failure_of_the_rule_s_own_code_is_blamed_on_the_rule(tmp_path, do, message):
+    do = do.replace("unknown", "get({}, 'k', turn)")
     state = rulesdsl.load_game(write(tmp_path, game_text(do=do))).new_initial_state()
     with pytest.raises(GameRuntimeError) as caught:
         state.apply("put a1")
@@ -236,7 +238,7 @@ def test_a_failure_of_the_rule_s_own_code_is_blamed_on_the_rule(tmp_path, do, me
 
 
 def test_the_command_blames_the_rule_for_its_own_type_error(tmp_path, capsys):
-    path = write(tmp_path, game_text(when="size(occupied()) + 'x' == 0"))
+    path = write(tmp_path, game_text(when="size(occupied()) + get({}, 'k', 'x') == 0"))  # (a type not known at load)
     code = main(["moves", path])
     err = capsys.readouterr().err
     assert code == 1 and "Traceback" not in err

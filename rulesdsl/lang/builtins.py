@@ -56,25 +56,25 @@ def _items(args):
 
 # -- numbers and strings ---------------------------------------------------------------------------------
 @builtin("numbers", fold=True)
-def abs_(x):
+def abs_(x: "number") -> "number":
     """Absolute value."""
     return _number("abs", abs, x)
 
 
 @builtin("numbers", fold=True)
-def floor(x):
+def floor(x: "number") -> "int":
     """Largest integer not above x."""
     return _number("floor", math.floor, x)
 
 
 @builtin("numbers", fold=True)
-def ceil(x):
+def ceil(x: "number") -> "int":
     """Smallest integer not below x."""
     return _number("ceil", math.ceil, x)
 
 
 @builtin("numbers", fold=True)
-def int_(x):
+def int_(x: "number | text") -> "int":
     """Convert a number or digit string to an integer."""
     return _number("int", int, x)
 
@@ -93,7 +93,7 @@ def _refusing(name: str, work, *args, errors=(TypeError,)):
 
 
 @builtin("strings", fold=True)
-def str_(x):
+def str_(x) -> "text":
     """The text of a value (cells and players print their names)."""
     if isinstance(x, bool):
         return "true" if x else "false"
@@ -150,7 +150,7 @@ def _extreme(name: str, pick, args: tuple, default):
 
 
 @builtin("collections", aggregate="f(x) for x in xs", fold=True, over_comprehension="sum([{0}])")
-def sum_(xs, *more):
+def sum_(xs, *more) -> "number":
     """Sum of the numbers of xs, or of the values given (0 when empty)."""
     try:
         return sum(_items((xs, *more)))
@@ -159,7 +159,7 @@ def sum_(xs, *more):
 
 
 @builtin("collections", aggregate="f(x) for x in xs", fold=True)
-def product(xs, *more):
+def product(xs, *more) -> "number":
     """Product of the numbers of xs, or of the values given (1 when empty)."""
     value = 1
     items = _items((xs, *more))
@@ -172,7 +172,7 @@ def product(xs, *more):
 
 
 @builtin("collections", aggregate="x for x in xs if cond", fold=True, over_comprehension="len([{0}])")
-def count(xs):
+def count(xs) -> "int":
     """Number of items (of a comprehension: that pass its conditions)."""
     return _refusing("count", _items_in, xs)
 
@@ -182,7 +182,7 @@ def _items_in(xs) -> int:
 
 
 @builtin("collections", fold=True)
-def size(xs):
+def size(xs: "list | tuple | range | text | table") -> "int":
     """Number of items in a list, region, zone or string."""
     try:  # not through _refusing: rules call size() in their innermost loops
         return len(xs)
@@ -192,20 +192,20 @@ def size(xs):
 
 @builtin("collections", aggregate="cond for x in xs", fold=True,
          loop="all")
-def all_(xs):
+def all_(xs: "list | tuple | range | text | table") -> "bool":
     """True when every item is true (true when empty)."""
     return _refusing("all", all, xs)
 
 
 @builtin("collections", aggregate="cond for x in xs", fold=True,
          loop="any")
-def any_(xs):
+def any_(xs: "list | tuple | range | text | table") -> "bool":
     """True when some item is true."""
     return _refusing("any", any, xs)
 
 
 @builtin("collections", aggregate="f(x) for x in xs", fold=True)
-def sorted_(xs, *, reverse=False):
+def sorted_(xs: "list | tuple | range | text | table", *, reverse=False) -> "items(xs)":
     """A sorted copy; lists compare item by item."""
     try:
         return sorted(xs, reverse=bool(reverse))
@@ -214,7 +214,7 @@ def sorted_(xs, *, reverse=False):
 
 
 @builtin("collections", fold=True)
-def counts_by(xs, attribute):
+def counts_by(xs: "list | tuple | range | text | table", attribute: "text") -> "table":
     """A table of how many items of xs have each value of an attribute, in first-seen order:
     counts_by(pile, 'rank')['K'] (one pass over xs for every value)."""
     if not isinstance(attribute, str):
@@ -232,7 +232,7 @@ def counts_by(xs, attribute):
 
 
 @builtin("collections", aggregate="f(x) for x in xs", fold=True)
-def distinct(xs):
+def distinct(xs: "list | tuple | range | text | table") -> "items(xs)":
     """The items without repeats, in first-seen order."""
     items = xs if isinstance(xs, (list, tuple)) else _list("distinct", xs)  # read twice below, if need be
     try:
@@ -258,7 +258,7 @@ def value_key(value):
 
 @builtin("collections", aggregate="x for x in xs if cond", fold=True,
          loop="first")
-def first(xs, default=None):
+def first(xs: "list | tuple | range | text | table", default=None):
     """The first item, or the default when empty."""
     try:
         for x in xs:
@@ -269,7 +269,7 @@ def first(xs, default=None):
 
 
 @builtin("collections", fold=True)
-def last(xs, default=None):
+def last(xs: "list | tuple | range | text | table", default=None):
     """The last item, or the default when empty."""
     if xs.__class__ is not list:  # a list is read as it is (the common case, and the fast one)
         xs = _list("last", xs)
@@ -277,7 +277,7 @@ def last(xs, default=None):
 
 
 @builtin("collections", fold=True)
-def index_of(xs, x):
+def index_of(xs: "list | tuple | range | text | table", x) -> "int":
     """Position of x in xs (0-based); an error if absent."""
     xs = _list("index_of", xs)
     if x not in xs:
@@ -286,7 +286,7 @@ def index_of(xs, x):
 
 
 @builtin("collections", fold=True)
-def enumerate_(xs, start=0):
+def enumerate_(xs: "list | tuple | range | text | table", start: "int" = 0) -> "list":
     """Pairs (i, x); loop with `for i, x in ...`."""
     try:
         return list(enumerate(xs, start))
@@ -295,7 +295,7 @@ def enumerate_(xs, start=0):
 
 
 @builtin("collections", fold=True)
-def zip_(xs, *more):
+def zip_(xs: "list | tuple | range | text | table", *more) -> "list":
     """Tuples of the items at the same position of each list."""
     try:
         return list(zip(xs, *more))
@@ -304,19 +304,19 @@ def zip_(xs, *more):
 
 
 @builtin("collections", fold=True)
-def reversed_(xs):
+def reversed_(xs: "list | tuple | range | text | table") -> "items(xs)":
     """The items in reverse order."""
     return list(reversed(_list("reversed", xs)))
 
 
 @builtin("collections", aggregate="f(x) for x in xs", over_comprehension="[{0}]")
-def list_(xs):
+def list_(xs: "list | tuple | range | text | table") -> "items(xs)":
     """A new list of the items: a copy an effect may change, even of a constant list."""
     return _list("list", xs)
 
 
 @builtin("collections", fold=True)
-def longest_run(xs, *, cyclic=False):
+def longest_run(xs: "list | tuple | range | text | table", *, cyclic=False) -> "int":
     """Length of the longest stretch of equal neighbouring items; cyclic: the last item neighbours the first."""
     if type(xs) is not list:
         xs = _list("longest_run", xs)
@@ -345,7 +345,7 @@ def longest_run(xs, *, cyclic=False):
 
 
 @builtin("collections", fold=True)
-def has_run(xs, length, *, cyclic=False):
+def has_run(xs: "list | tuple | range | text | table", length: "int", *, cyclic=False) -> "bool":
     """True when `length` neighbouring items in a row are equal (cyclic: the last item neighbours the first);
     faster than longest_run when only a limit matters."""
     if type(xs) is not list:
@@ -375,7 +375,7 @@ def has_run(xs, length, *, cyclic=False):
 
 
 @builtin("collections", fold=True)
-def repeat(x, n):
+def repeat(x, n: "int") -> "list":
     """A list holding x n times."""
     checked.check_count(n, "repeat()")
     try:
@@ -385,13 +385,13 @@ def repeat(x, n):
 
 
 @builtin("collections", fold=True)
-def keys(table):
+def keys(table: "table") -> "list":
     """The keys of a table (mapping), in file order."""
     return _list("keys", table)
 
 
 @builtin("collections", fold=True)
-def values(table):
+def values(table: "table") -> "list":
     """The values of a table (mapping), in key order."""
     try:
         return list(table.values())
@@ -400,7 +400,7 @@ def values(table):
 
 
 @builtin("collections", fold=True)
-def get(table, key, default=None):
+def get(table: "table", key, default=None):
     """A table entry, or the default when missing."""
     try:
         if isinstance(table, dict):
@@ -411,7 +411,7 @@ def get(table, key, default=None):
 
 
 @builtin("collections", aggregate="(k, v) for k in ks")
-def table(pairs):
+def table(pairs: "list | tuple | range | text | table") -> "table":
     """A new table (mapping) from (key, value) pairs, in order; a later pair with the same key wins."""
     found = {}
     for pair in _list("table", pairs):
@@ -427,7 +427,7 @@ def table(pairs):
 
 
 @builtin("checks")
-def check(cond, message):
+def check(cond, message) -> "bool":
     """True when cond holds, otherwise an error with the message: in a `let`, a rule file (or option
     combination) that breaks an assumption is reported at load time."""
     if not cond:
@@ -437,7 +437,7 @@ def check(cond, message):
 
 # -- strings ---------------------------------------------------------------------------------------------
 @builtin("strings", fold=True)
-def join(xs, sep=""):
+def join(xs: "list | tuple | range | text | table", sep: "text" = "") -> "text":
     """The items' text joined by sep."""
     parts = [str_(x) for x in _list("join", xs)]
     checked.check_count(sum(map(len, parts)) + len(str(sep)) * max(0, len(parts) - 1), "the joined text")
@@ -445,7 +445,7 @@ def join(xs, sep=""):
 
 
 @builtin("strings", fold=True)
-def split(s, sep=None):
+def split(s: "text", sep=None) -> "list[text]":
     """The characters of s, or its parts between sep."""
     try:
         return list(s) if sep is None else s.split(sep)

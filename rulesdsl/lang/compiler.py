@@ -17,6 +17,7 @@ from . import emit as E
 from .builtins import Builtin, RuleValueError
 from .constants import frozen
 from .reach import python_names, read_field
+from .types import ANY, Type
 from .verify import verify
 
 # Python functions people reach for, and what the rule language has instead.
@@ -110,6 +111,7 @@ class Binding:
     numeric: bool = False  # always a number (e.g. a variable counting through a range)
     part: int | None = None  # the part of the position it names (see model.position.Position.changes)
     keyed: bool = False  # a variable with one value per key: an item may be assigned, never a new key
+    type: Type = ANY  # its static type (of a constant: worked out from the value, see infer.Typer)
 
 
 @dataclass

@@ -7,6 +7,8 @@ from dataclasses import dataclass, replace
 from types import MethodType
 from typing import Callable
 
+from .types import parse_type
+
 # Parameters the engine fills in, never written in a rule: the game a built-in is bound to (once per compiled
 # game) and the running state (passed by the compiled code). They come first, in this order.
 GAME, STATE = "g", "S"
@@ -52,6 +54,10 @@ class Builtin:
     # "players"; None: not declared (integer actions bound a param's domain by it, see model/bounds.py)
     yields: str | None = None
     game: bool = False  # fn (and specialise) still take the game first: see bound()
+    # the static types of its positional parameters (None: any value), and of what it returns: a Type, or
+    # an int i for a list of the items of argument i ("items(xs)"); None: not declared
+    arg_types: tuple = ()
+    returns: object = None
 
 
 def builtin(category: str, *, effect: bool = False, aggregate: str | None = None, fold: bool = False,
@@ -91,10 +97,35 @@ def _declaration(fn, category: str, aggregate: str | None, shown: dict, **attrib
     if aggregate is not None:
         usage += f" | {name}({aggregate})"
     doc = " ".join((inspect.getdoc(fn) or "").split("\n\n", 1)[0].split())  # the first paragraph, on one line
+    params = tuple(p.name.removesuffix("_") for p in positional)
     return Builtin(name, fn, sum(p.default is p.empty for p in positional),
                    None if any(p.kind is p.VAR_POSITIONAL for p in parameters) else len(positional),
                    usage, doc, category, state=state, aggregate=aggregate is not None, keywords=keywords,
-                   params=tuple(p.name.removesuffix("_") for p in positional), game=game, **attributes)
+                   params=params, game=game, arg_types=tuple(_type(p.annotation) for p in positional),
+                   returns=_returns(inspect.signature(fn).return_annotation, params), **attributes)
+
+
+def _annotation(annotation) -> str | None:
+    """The text of a parameter's or return's annotation (a built-in declares types as text, e.g. "list[cell]";
+    under postponed evaluation a quoted one arrives with its quotes), or None when there is none."""
+    if annotation is inspect.Parameter.empty:
+        return None
+    return str(annotation).strip().strip("'\"")
+
+
+def _type(annotation):
+    text = _annotation(annotation)
+    return None if text is None else parse_type(text)
+
+
+def _returns(annotation, params: tuple):
+    """What a built-in declares it returns: a Type, or the position of the argument xs for "items(xs)"."""
+    text = _annotation(annotation)
+    if text is None:
+        return None
+    if text.startswith("items(") and text.endswith(")"):
+        return params.index(text[len("items("):-1])
+    return parse_type(text)
 
 
 def _shown(p: inspect.Parameter, shown: dict) -> str:

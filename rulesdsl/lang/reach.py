@@ -11,6 +11,7 @@ class RuleValue:
 
     __slots__ = ()
     fields: tuple = ()  # fields held outside the instance dict (in slots), readable as a.name
+    static_type: str = "any"  # its type in the language (see types.py): "cell", "piece", "record"
 
 
 def read_field(obj, name: str):

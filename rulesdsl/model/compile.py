@@ -9,7 +9,9 @@ from .. import budget
 from ..errors import Location, Problem, RulesError, close_names, suggestion
 from ..lang import ast as A
 from ..lang.builtins import Builtin, pure_builtins
+from ..lang import types as T
 from ..lang.compiler import INLINE_NODES, RULE_CODE_FILE, Binding, CompileProblem, Compiler, Scope, is_name, local
+from ..lang.infer import Typer
 from ..lang.emit import Assign, Comment, Function, Return, expressions, render
 from ..lang.parser import SyntaxProblem, parse
 from ..lang.verify import namespace_builtins, verify
@@ -20,6 +22,7 @@ from .compile_board import BoardCompiler
 from .compile_flow import FlowCompiler
 from .compile_moves import MoveCompiler
 from .compile_render import RenderCompiler
+from .compile_types import TypeChecker
 from .compile_support import _BROKEN, _FAIL, _describe, _ident
 from .game import Rules
 from .holders import Holder
@@ -35,7 +38,7 @@ _LIMIT_HINT = "rule files are bounded in what they may build and how long they m
               "the language reference"
 
 
-class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler):
+class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, TypeChecker):
     """Builds a Rules object from a Document, collecting every problem instead of stopping at the first."""
 
     def __init__(self, doc: Document, option_values: dict | None = None, variant: str | None = None,
@@ -111,18 +114,22 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler):
                 sub.keyword_spans = {k: (a - len(prefix), b - len(prefix)) for k, (a, b) in spans.items()}
         return node
 
-    def code(self, path, node, scope) -> str | object:
+    def code(self, path, node, scope, then=None) -> str | object:
+        """The Python source of an expression's AST (or _FAIL, its problem recorded). Its type is worked out in
+        the type pass (see compile_types.py), which calls then(type) if given."""
         if node is _FAIL:
             return _FAIL
         try:
-            return self.compiler.expr(node, scope)
+            code = self.compiler.expr(node, scope)
         except CompileProblem as exc:
             self._expr_problem(path, exc, None)
             return _FAIL
+        self.record_expr(path, node, scope, then)
+        return code
 
-    def expr(self, path, text, scope):
-        """Compile the expression at `path` to Python source (or _FAIL)."""
-        return self.code(path, self.parse_at(path, text), scope)
+    def expr(self, path, text, scope, then=None):
+        """Compile the expression at `path` to Python source (or _FAIL); see code()."""
+        return self.code(path, self.parse_at(path, text), scope, then)
 
     def fresh(self, prefix: str) -> str:
         """A name for the namespace that nothing generated before has: prefix_N."""
@@ -156,6 +163,11 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler):
         """Evaluate a load-time expression (data that depends on options, board geometry...)."""
         code = self.expr(path, text, scope)
         if code is _FAIL:
+            return _FAIL
+        try:
+            self.type_now()  # a value that can never be worked out is a type error, said as one
+        except CompileProblem as exc:
+            self._expr_problem(path, exc, None)
             return _FAIL
         try:
             value = self.lambda_("S, me", code)(None, None)
@@ -201,14 +213,17 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler):
         self.compiler = Compiler(self.builtins, self.namespace, attributes)
         self.compiler.code_file = f"{RULE_CODE_FILE}{self.doc.file}:loop>"
         self.compiler.scans.append(located_scan)
+        self.start_types(Typer(self.builtins))
         self._options()
         self.root = Scope({
             "option": Binding("option", kind="option", const=r.option_values, is_const=True),
-            "me": Binding("me"),
-            "player": Binding("S.player", assignable=True),
-            "turn": Binding("S.turn"),
-            "last_move": Binding(LAST_MOVE_CODE),  # a file's own name last_move (a variable...) takes its place
-            "active_players": Binding("F_active_players(S)"),  # the built-in, read as a name like `players`
+            "me": Binding("me", type=T.SEAT),
+            "player": Binding("S.player", assignable=True, type=T.SEAT),
+            "turn": Binding("S.turn", type=T.int_(0)),
+            # a file's own name last_move (a variable...) takes its place
+            "last_move": Binding(LAST_MOVE_CODE, type=T.optional(T.RECORD_T)),
+            # the built-in, read as a name like `players`
+            "active_players": Binding("F_active_players(S)", type=T.list_(T.SEAT)),
         })
         self.namespace["G_last_move"] = last_move_record
         self._players()
@@ -228,6 +243,7 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler):
         self._end_and_scoring()
         self._actions_and_features()
         self._render()
+        self.check_types()
         if self.problems:
             raise RulesError(self.problems)
         r.namespace = self.namespace
@@ -434,13 +450,17 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler):
             keys = self._holder_keys(("vars", name), spec)
             r.vars.append(Holder(name, False, spec.get("per"), keys, spec.get("visible", "all")))
             inits.append(("vars", r.vars, i, spec.get("init")))
-            self.root.names[name] = Binding(f"S.vars[{i}]", assignable=r.vars[i].whole, kind="var",
-                                            part=1 + len(r.zones) + i, keyed=keys is not None)
+            binding = self.root.names[name] = Binding(f"S.vars[{i}]", assignable=r.vars[i].whole, kind="var",
+                                                      part=1 + len(r.zones) + i, keyed=keys is not None)
+            if spec.get("per") in (None, "player"):  # (else its shape is a problem reported already: not typed)
+                self.variable(binding, _holding(r.vars[i], len(r.player_names)))
         for group, holders, i, init in inits:
             if init is None:
                 continue
             scope = self.root.child(owner=local("owner"), key=local("key"))
-            code = self.expr((group, holders[i].name, "init"), init, scope)
+            given = None if group == "zones" else (lambda b: lambda t: self.typer.on_assign(b, t))(
+                self.root.names[holders[i].name])
+            code = self.expr((group, holders[i].name, "init"), init, scope, given)
             fn = _FAIL if code is _FAIL else self.lambda_("S, me, L_owner=None, L_key=None", code)
             holders[i] = replace(holders[i], init_fn=fn)
 
@@ -637,6 +657,17 @@ def _code_objects(code):
 
 budget.guard(ModelCompiler.compile, LOAD_SECONDS, "loading the rule file")
 budget.guard(ModelCompiler.evaluate_now, VALUE_SECONDS, "working it out")
+
+
+def _holding(holder: Holder, seats: int):
+    """(the type of one place of a variable) -> the type of the variable: its one place, a list of places per
+    seat, or a table of places by key."""
+    if holder.per == "player":
+        return lambda place: T.list_(place, seats)
+    if holder.keys is not None:
+        key = T.widen(T.type_of_value(list(holder.keys))).items[0] if holder.keys else T.ANY
+        return lambda place: T.table(key, place)
+    return lambda place: place
 
 
 class _Refused(ValueError):

@@ -8,6 +8,7 @@ from typing import Callable
 
 from ..errors import close_names, suggestion
 from ..lang import ast as A
+from ..lang import types as T
 from ..lang.compiler import CompileProblem, Compiler, Scope, local
 from ..lang.emit import Append, Assign, Comment, Continue, Effect, For, Guard, If, Return, Stmt, Try, Yield
 from ..lang.parser import SyntaxProblem, parse
@@ -210,7 +211,8 @@ class MoveCompiler:
         own = rule.params + rule.lets  # a compound move's parts are added around these
         # each part reports its own problems, so all are compiled before any failure is acted on
         search = self._search(path, spec, rule, scope, inner)
-        effects = self.effects(path + ("do",), spec.get("do") or [], scope.child(**{n: local(n) for n in own}))
+        # (the same bindings as the checks': the type pass types both from the params' domains and the lets)
+        effects = self.effects(path + ("do",), spec.get("do") or [], scope.child(**{n: inner.names[n] for n in own}))
         note = self._notation(path, spec, rule, inner)
         weight = self.expr(path + ("weight",), spec["weight"], inner) if "weight" in spec else None
         seen_by = None if spec.get("visible_to") is None else \
@@ -309,13 +311,13 @@ class MoveCompiler:
         search = _Search([_Level() for _ in range(len(rule.params) + 1)], rule.params + rule.lets)
         whens = spec.get("when") or []
         # all three run, each reporting its own problems
-        ok = all([self._param_loops(path, list((spec.get("params") or {}).items()), rule, scope, search),
+        ok = all([self._param_loops(path, list((spec.get("params") or {}).items()), rule, scope, search, inner),
                   self._place_lets(path, list((spec.get("let") or {}).items()), rule, inner, search),
                   self._place_checks(path, whens, rule, inner, search)])
         rule.checks = search.checks
         return search if ok else _FAIL
 
-    def _param_loops(self, path, params, rule: MoveRule, scope, search: _Search) -> bool:
+    def _param_loops(self, path, params, rule: MoveRule, scope, search: _Search, inner) -> bool:
         """Loop i + 1 runs over the domain of param i, which may use the params before it."""
         ok = True
         seen = scope.child()
@@ -328,7 +330,8 @@ class MoveCompiler:
                     among = self.parse_at(among_path, dom["among"])
                 dom, why, ppath = dom.get("in"), dom.get("why"), ppath + ("in",)
             node = self.parse_at(ppath, dom)
-            code = self.code(ppath, node, scope.child(**seen.names))
+            code = self.code(ppath, node, scope.child(**seen.names),
+                             then=_typing(seen.names[pname], inner.names[pname], item=True))
             if code is _FAIL or among is _FAIL:
                 ok = False
                 continue
@@ -350,7 +353,7 @@ class MoveCompiler:
         binders = rule.params + rule.lets
         for j, (lname, text) in enumerate(lets):
             node = self.parse_at(path + ("let", lname), text)
-            code = self.code(path + ("let", lname), node, inner)
+            code = self.code(path + ("let", lname), node, inner, then=_typing(inner.names[lname]))
             if code is _FAIL:
                 ok = False
                 continue
@@ -443,6 +446,13 @@ class MoveCompiler:
         self.namespace["F_text"] = text_of
         return f"''.join(({''.join(p + ', ' for p in parts)}))" if parts else "''"  # flat: any number of fields
 
+    def _loop_typing(self, clause, bindings: list):
+        """then() of a `for:` effect's collection (see code()): its type gives the loop names theirs."""
+        def then(iterable):
+            for binding, typed in zip(bindings, self.typer.targets(clause, iterable)):
+                binding.type = typed
+        return then
+
     def effects(self, path, items, scope) -> list | object:
         """The statements (emit form) of a list of effects (statements, if/else, for loops); _FAIL if one does
         not compile."""
@@ -458,6 +468,7 @@ class MoveCompiler:
                     continue
                 try:
                     stmts.extend(Effect(code, ipath) for code in self.compiler.stmt(node, scope))
+                    self.record_stmt(ipath, node, scope)
                 except CompileProblem as exc:
                     self._expr_problem(ipath, exc, item)
                     ok = False
@@ -481,9 +492,10 @@ class MoveCompiler:
                     ok = False
                     continue
                 clause = node.fors[0]
-                iterable = self.code(ipath + ("for",), clause.iterable, scope)
                 # a loop variable never overwrites a parameter or local of the same name outside the loop
                 targets = {t: self.compiler.loop_local(t, scope) for t in clause.targets}
+                iterable = self.code(ipath + ("for",), clause.iterable, scope,
+                                     then=self._loop_typing(clause, [targets[t] for t in clause.targets]))
                 body_scope = scope.child(**targets)
                 conds = [self.code(ipath + ("for",), c, body_scope) for c in clause.conds]
                 body = self.effects(ipath + ("do",), item.get("do") or [], body_scope)
@@ -498,3 +510,12 @@ class MoveCompiler:
                              "e.g.  - \"move(from, to)\"   or   - if: \"cond\"\\n    then: [...]")
                 ok = False
         return stmts if ok else _FAIL
+
+
+def _typing(*bindings, item: bool = False):
+    """then() of an expression (see ModelCompiler.code) that gives `bindings` its type (item: the type of its
+    items, for a param over a domain)."""
+    def then(typed):
+        for binding in bindings:
+            binding.type = T.item_type(typed) if item else typed
+    return then

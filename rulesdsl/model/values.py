@@ -8,6 +8,8 @@ from ..lang.reach import RuleValue
 class Cell(int, RuleValue):
     """A board cell: an integer index (fast to use as a list index) that prints as its name."""
 
+    static_type = "cell"
+
     def __new__(cls, index: int, name: str, **attributes):
         cell = super().__new__(cls, index)
         cell.name = name
@@ -35,6 +37,7 @@ class Piece(RuleValue):
 
     __slots__ = ("kind", "base", "__dict__")
     fields = ("kind",)
+    static_type = "piece"
 
     def __init__(self, kind: str, base: tuple, attributes: dict):
         object.__setattr__(self, "kind", kind)
@@ -63,6 +66,8 @@ class Piece(RuleValue):
 
 class Record(RuleValue):
     """A small read-only bag of named values (e.g. each player's choice at a simultaneous step)."""
+
+    static_type = "record"
 
     def __init__(self, **fields):
         self.__dict__.update(fields)

@@ -9,7 +9,7 @@ from .places import is_cell
 
 
 @builtin("board", fold=True)
-def cell(g, name):
+def cell(g, name: "text") -> "cell":
     """The cell with this name."""
     if isinstance(name, Cell):
         return name
@@ -20,25 +20,25 @@ def cell(g, name):
 
 
 @builtin("board", inline="_cells[{0}]", reads="cells")
-def at(S, c):
+def at(S, c: "cell") -> "piece | none":
     """The piece on cell c, or none."""
     return S.cells[c]
 
 
 @builtin("board", inline="_cells[{0}] is None", reads="cells")
-def empty(S, c):
+def empty(S, c: "cell") -> "bool":
     """True when no piece stands on cell c."""
     return S.cells[c] is None
 
 
 @builtin("board", fold=True)
-def step_(g, c, direction):
+def step_(g, c: "cell | none", direction: "text | none") -> "cell | none":
     """The neighbour of c in a direction, or none."""
     return None if c is None or direction is None else _along("step", g.board.neighbours, c, direction)
 
 
 @builtin("board", fold=True)
-def ray(g, c, direction):
+def ray(g, c: "cell | none", direction: "text | none") -> "tuple[cell]":
     """The cells from c (exclusive) in a direction up to the edge of the board."""
     return () if c is None or direction is None else _along("ray", g.board.rays, c, direction)
 
@@ -54,7 +54,7 @@ def _along(name: str, tables: dict, c, direction):
 
 
 @builtin("board", fold=True)
-def groups(g, cells):
+def groups(g, cells: "list | tuple | range | text | table") -> "list":
     """The connected groups among these cells (board adjacency)."""
     adjacency = g.board.adjacency
     seen, result = set(), []
@@ -78,7 +78,7 @@ def groups(g, cells):
 
 
 @builtin("board", fold=True, shown={"directions": "all"})
-def lines(g, length, directions=None, through=None):
+def lines(g, length: "int", directions=None, through=None) -> "list":
     """Every straight line of `length` cells along the directions (a name or a list); for n-in-a-row goals.
     Opposite directions give each line twice: list one of each pair. `through`: only the lines that hold
     this cell (the one just played, say), looked up in a table made once."""
@@ -123,6 +123,6 @@ def _lines(board, length, names) -> tuple[list, dict]:
 
 
 @builtin("board", fold=True)
-def group_sizes(g, cells):
+def group_sizes(g, cells: "list | tuple | range | text | table") -> "list[int]":
     """Sizes of the connected groups among these cells, largest first."""
     return sorted((len(group) for group in groups(g, cells)), reverse=True)

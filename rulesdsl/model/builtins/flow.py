@@ -26,7 +26,7 @@ def specialise_can_move(g, known, keywords, given):
 
 
 @builtin("flow", specialise=specialise_can_move, shown={"step": "current step"})
-def can_move(g, S, player, step=None):
+def can_move(g, S, player: "seat", step=None) -> "bool":
     """True when the player would have a legal move (a pass does not count)."""
     return g.game.has_moves(S, player, step)
 

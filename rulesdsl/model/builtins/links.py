@@ -29,7 +29,7 @@ def link(g, name, c, key=None):
 
 
 @builtin("board", fold=True)
-def walk(g, name, c, steps, key=None):
+def walk(g, name: "text", c, steps: "int", key=None) -> "list[cell] | none":
     """The cells passed by following a link `steps` times, or none if it runs out."""
     path = _route(g, name, c, steps, key, "walk")
     return None if path is None else [cell for cell, _ in path]

@@ -10,7 +10,7 @@ from .places import is_cell, zone
 
 
 @builtin("pieces", shown={"within": "all cells"}, reads="cells", yields="cells")
-def owned(g, S, player, within=None):
+def owned(g, S, player: "seat", within=None) -> "list[cell]":
     """The cells holding a piece whose `owner` is player."""
     cells = S.cells
     try:
@@ -21,7 +21,7 @@ def owned(g, S, player, within=None):
 
 
 @builtin("pieces", shown={"within": "all cells"}, reads="cells", yields="cells")
-def occupied(g, S, within=None):
+def occupied(g, S, within=None) -> "list[cell]":
     """The cells holding a piece."""
     cells = S.cells
     try:
@@ -31,7 +31,7 @@ def occupied(g, S, within=None):
 
 
 @builtin("pieces", reads="cells")
-def pieces(g, S, where):
+def pieces(g, S, where) -> "list[piece]":
     """The pieces in a zone, or on the cells of a region or list of cells."""
     if isinstance(where, list) and not all(is_cell(c) for c in where):
         return list(zone(g.game, S, where, "pieces"))
@@ -55,7 +55,7 @@ def specialise_piece(g, known, keywords, given):
 
 # Below, the parameters before '/' are positional-only, so that an attribute may have any name (even `kind`).
 @builtin("pieces", fold=True, specialise=specialise_piece)
-def piece(g, kind, /, **attribute):
+def piece(g, kind: "text", /, **attribute) -> "piece":
     """The piece of that kind and attributes."""
     try:
         found = g.kinds[kind]
@@ -65,7 +65,7 @@ def piece(g, kind, /, **attribute):
 
 
 @builtin("pieces", fold=True)
-def with_attr(g, piece, /, **attribute):
+def with_attr(g, piece: "piece", /, **attribute) -> "piece":
     """The same piece with some attributes changed."""
     if piece is None:
         raise RuleValueError("with_attr() of none: the cell is empty")

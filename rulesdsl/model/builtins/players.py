@@ -8,7 +8,7 @@ from ..values import text_of
 
 
 @builtin("players", fold=True)
-def name_of(g, player):
+def name_of(g, player: "seat") -> "text":
     """The player's name."""
     try:
         return g.game.player_names[player]
@@ -18,7 +18,7 @@ def name_of(g, player):
 
 
 @builtin("players", fold=True)
-def seat(g, name):
+def seat(g, name: "text") -> "seat":
     """The player with this name."""
     try:
         return g.game.player_names.index(name)
@@ -27,7 +27,7 @@ def seat(g, name):
 
 
 @builtin("players", reads="left")
-def next_seat(g, S, player, k=1):
+def next_seat(g, S, player: "seat", k: "int" = 1) -> "seat":
     """The player k seats clockwise (k < 0: anticlockwise), passing over players who left the game."""
     count = g.game.num_players
     try:
@@ -46,7 +46,7 @@ def next_seat(g, S, player, k=1):
 
 
 @builtin("players", reads="left", yields="players")
-def active_players(g, S):
+def active_players(g, S) -> "list[seat]":
     """The seats still in the game, in seat order: every seat but those that left (see leave)."""
     seats = list(range(g.game.num_players))
     return seats if S is None or not S.left else [p for p in seats if p not in S.left]

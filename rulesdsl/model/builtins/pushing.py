@@ -63,7 +63,7 @@ def targets_within(g, within):
 
 
 @builtin("board", reads="cells")
-def can_push(g, S, from_, to, within):
+def can_push(g, S, from_, to, within) -> "bool":
     """True when the piece on `from` can move in a straight line to `to`, pushing the pieces in its way,
     with every moved piece ending inside the region `within`."""
     try:
@@ -81,7 +81,7 @@ def specialise_push_targets(g, known, keywords, given):
 
 
 @builtin("board", specialise=specialise_push_targets, reads="cells", yields="cells")
-def push_targets(g, S, from_, direction, within):
+def push_targets(g, S, from_, direction, within) -> "list[cell]":
     """The cells `to` along the direction from `from` for which can_push(from, to, within) holds."""
     return targets_within(g, within)(S, from_, direction)
 

@@ -1,0 +1,344 @@
+"""Static types of expressions and statements, and the type errors found at load time rather than in play."""
+
+from __future__ import annotations
+
+from . import ast as A
+from . import types as T
+from .compiler import Binding, CompileProblem, Scope
+
+# Which kinds of value each operator takes (see types.kinds): pairs (left, right) that Python runs.
+_NUM = T.NUMBERS
+_ARITHMETIC = {(a, b) for a in _NUM for b in _NUM}
+_BINARY = {
+    "+": _ARITHMETIC | {(T.TEXT, T.TEXT), (T.LIST, T.LIST), (T.TUPLE, T.TUPLE)},
+    "*": _ARITHMETIC | {(s, n) for s in (T.LIST, T.TUPLE, T.TEXT) for n in (T.INT, T.BOOL)}
+    | {(n, s) for s in (T.LIST, T.TUPLE, T.TEXT) for n in (T.INT, T.BOOL)},
+    "-": _ARITHMETIC, "/": _ARITHMETIC, "//": _ARITHMETIC, "%": _ARITHMETIC, "**": _ARITHMETIC,
+}
+_ORDERED = _ARITHMETIC | {(T.TEXT, T.TEXT), (T.LIST, T.LIST), (T.TUPLE, T.TUPLE), (T.PIECE, T.PIECE)}
+_VERB = {"+": "add", "-": "subtract", "*": "multiply", "/": "divide", "//": "divide", "%": "take the remainder of",
+         "**": "raise"}
+_CONTAINERS = frozenset({T.LIST, T.TUPLE, T.RANGE, T.TABLE, T.TEXT})
+_INDEXED = frozenset({T.LIST, T.TUPLE, T.RANGE, T.TEXT, T.TABLE})
+_WITH_FIELDS = frozenset({T.PIECE, T.RECORD, T.INT})  # an int may be a cell, whose attributes are fields
+_CELL_FIELDS = {"x": T.INT_T, "y": T.INT_T, "index": T.INT_T, "col": T.INT_T, "row": T.INT_T, "name": T.TEXT_T}
+
+
+def _problem(message: str, node: A.Node, hint: str | None = None) -> CompileProblem:
+    return CompileProblem(message, node.start, max(node.start + 1, node.end), hint, code="type_error")
+
+
+def _possible(pairs: set, left: T.Type, right: T.Type) -> bool:
+    """Whether some kind of `left` goes with some kind of `right` in `pairs`."""
+    return any((a, b) in pairs for a in T.kinds(left) for b in T.kinds(right))
+
+
+class Typer:
+    """Works out the static type of each expression in a compiler Scope, and refuses (CompileProblem, code
+    'type_error') an operation that no value of its operands' types could run: a list added to a tuple, none
+    compared by order, an attribute of a number, a pair unpacked from triples. What is not known at load time
+    is ANY and checked as the game runs, so a file that loads is never refused for what it might do."""
+
+    def __init__(self, builtins: dict):
+        self.builtins = builtins  # name -> Builtin (the compiler's own table: the file's functions come later)
+        self._const_types: dict = {}  # id(binding) -> (binding, the type of its constant)
+        # called with (a variable's binding, the type of a value an assignment gives one of its places)
+        self.on_assign = None
+
+    # -- names ---------------------------------------------------------------------------------------
+    def binding_type(self, b: Binding) -> T.Type:
+        if b.is_const and b.kind != "option":
+            found = self._const_types.get(id(b))
+            if found is None or found[0] is not b:
+                found = self._const_types[id(b)] = (b, T.type_of_value(b.const))
+            return found[1]
+        return b.type
+
+    # -- expressions ---------------------------------------------------------------------------------
+    def expr(self, node: A.Node, scope: Scope) -> T.Type:
+        """The static type of `node`; CompileProblem if it can never be worked out."""
+        method = getattr(self, "_" + type(node).__name__, None)
+        return T.ANY if method is None else method(node, scope)
+
+    def _Const(self, node, scope):
+        return T.type_of_value(node.value)
+
+    def _Name(self, node, scope):
+        b = scope.lookup(node.id)
+        return T.ANY if b is None else self.binding_type(b)
+
+    def _ListExpr(self, node, scope):
+        types = [self.expr(i, scope) for i in node.items]
+        return T.list_(T.widen(_joined(types)), len(types))
+
+    def _TupleExpr(self, node, scope):
+        return T.tuple_(*(self.expr(i, scope) for i in node.items))
+
+    def _DictExpr(self, node, scope):
+        keys = [self.expr(k, scope) for k, _ in node.pairs]
+        values = [self.expr(v, scope) for _, v in node.pairs]
+        return T.table(T.widen(_joined(keys)), T.widen(_joined(values)))
+
+    def _BinOp(self, node, scope):
+        # a long run of one operator is a deep left-leaning tree: walk it as a loop, not by recursion
+        chain = []
+        left = node
+        while isinstance(left, A.BinOp):
+            chain.append(left)
+            left = left.left
+        value = self.expr(left, scope)
+        for op_node in reversed(chain):
+            value = self.binary(op_node, value, self.expr(op_node.right, scope))
+        return value
+
+    def binary(self, node: A.Node, left: T.Type, right: T.Type, op: str | None = None) -> T.Type:
+        """The type of `left op right` (op: node.op unless given), refusing operands that never go together."""
+        op = op or node.op
+        if T.NOTHING in (left, right):
+            return T.NOTHING
+        if not _possible(_BINARY[op], left, right):
+            raise _problem(f"cannot {_VERB[op]} {T.describe(left)} and {T.describe(right)} with '{op}'", node,
+                           _binary_hint(op, left, right))
+        if T.numeric(left) and T.numeric(right):
+            if op == "/" or T.kinds(left) == {T.FLOAT} or T.kinds(right) == {T.FLOAT}:
+                return T.FLOAT_T
+            # (a whole number to a negative power is a fraction)
+            return T.INT_T if T.FLOAT not in T.kinds(left) | T.kinds(right) and op != "**" else T.NUMBER
+        if op == "+" and left.name == right.name and left.name in ("list", "seq"):
+            bound = None if left.high is None or right.high is None else left.high + right.high
+            return T.Type(left.name, (T.widen(T.join(left.items[0], right.items[0])),), high=bound)
+        if op == "+" and T.kinds(left) == {T.TEXT} and T.kinds(right) == {T.TEXT}:
+            return T.TEXT_T
+        return T.ANY
+
+    def _UnaryOp(self, node, scope):
+        operand = self.expr(node.operand, scope)
+        if node.op == "not":
+            return T.BOOL_T
+        if operand == T.NOTHING:
+            return operand
+        if not T.kinds(operand) & _NUM:
+            raise _problem(f"'{node.op}' needs a number, not {T.describe(operand)}", node)
+        if node.op == "-" and operand.name == "int" and operand.low is not None and operand.low == operand.high:
+            return T.int_(-operand.low, -operand.low)
+        if T.kinds(operand) <= {T.INT, T.BOOL}:  # (the sign of true or false is a whole number)
+            return T.INT_T
+        return T.FLOAT_T if T.kinds(operand) == {T.FLOAT} else T.NUMBER if T.numeric(operand) else T.ANY
+
+    def _BoolOp(self, node, scope):
+        # `a or b or ...` gives one of its operands; a long run is a deep tree: walked as a loop
+        operands, todo = [], [node]
+        while todo:
+            item = todo.pop()
+            if isinstance(item, A.BoolOp):
+                todo += [item.right, item.left]
+            else:
+                operands.append(self.expr(item, scope))
+        return T.union(*operands)
+
+    def _Compare(self, node, scope):
+        types = [self.expr(o, scope) for o in node.operands]
+        for op, left, right in zip(node.ops, types, types[1:]):
+            if op in ("<", "<=", ">", ">=") and not _possible(_ORDERED, left, right):
+                raise _problem(f"cannot compare {T.describe(left)} with {T.describe(right)} by '{op}'", node,
+                               "only numbers, texts, lists and pieces are ordered; test none with == or !=")
+            if op in ("in", "notin"):
+                if not T.kinds(right) & _CONTAINERS:
+                    word = "in" if op == "in" else "not in"
+                    raise _problem(f"'{word}' needs a collection on its right, not {T.describe(right)}", node,
+                                   "a list, a tuple, a range, a table or text")
+                if T.kinds(right) == {T.TEXT} and not T.kinds(left) & {T.TEXT}:
+                    raise _problem(f"text can only contain text, not {T.describe(left)}", node)
+        return T.BOOL_T
+
+    def _IfElse(self, node, scope):
+        self.expr(node.cond, scope)
+        return T.join(self.expr(node.then, scope), self.expr(node.other, scope))
+
+    def _Range(self, node, scope):
+        low, high = self.expr(node.low, scope), self.expr(node.high, scope)
+        for end, t in ((node.low, low), (node.high, high)):
+            if not T.kinds(t) & {T.INT, T.BOOL}:
+                raise _problem(f"a range runs between whole numbers, not {T.describe(t)}", end)
+        exact = all(t.name == "int" and t.low is not None and t.low == t.high for t in (low, high))
+        return T.range_(low.low, high.high) if exact else T.range_()
+
+    def _Attr(self, node, scope):
+        if isinstance(node.obj, A.Name):
+            b = scope.lookup(node.obj.id)
+            if b is not None and b.kind == "option":
+                value = (b.const or {}).get(node.name) if isinstance(b.const, dict) else None
+                return T.type_of_value(value) if value is not None else T.ANY
+        obj = self.expr(node.obj, scope)
+        if obj == T.NOTHING:
+            return obj
+        if not T.kinds(obj) & _WITH_FIELDS or obj.name in ("int", "seat", "bool"):
+            raise _problem(f"{T.describe(obj)} has no attributes ('.{node.name}')", node,
+                           "attributes belong to cells, pieces and records")
+        if obj.name == "cell":
+            return _CELL_FIELDS.get(node.name, T.ANY)
+        if obj.name == "record" and node.name in obj.names:
+            return obj.items[obj.names.index(node.name)]
+        if obj.name == "piece" and node.name == "kind":
+            return T.TEXT_T
+        return T.ANY
+
+    def _Index(self, node, scope):
+        obj, index = self.expr(node.obj, scope), self.expr(node.index, scope)
+        if obj == T.NOTHING:
+            return obj
+        if not T.kinds(obj) & _INDEXED:
+            raise _problem(f"{T.describe(obj)} cannot be indexed", node,
+                           "lists, tuples, texts and tables are indexed: xs[i], t[key]")
+        if not T.kinds(obj) & {T.TABLE} and not T.kinds(index) & {T.INT, T.BOOL}:
+            raise _problem(f"{T.describe(obj)} is indexed by a whole number, not {T.describe(index)}", node)
+        if obj.name == "tuple" and index.name == "int" and index.low is not None and index.low == index.high:
+            if -len(obj.items) <= index.low < len(obj.items):
+                return obj.items[index.low]
+            raise _problem(f"index {index.low} is outside {T.describe(obj)}", node,
+                           f"its items are numbered 0 to {len(obj.items) - 1}")
+        if obj.name == "table":
+            return obj.items[1]
+        return T.item_type(obj)
+
+    def _Slice(self, node, scope):
+        obj = self.expr(node.obj, scope)
+        for end in (node.low, node.high):
+            if end is not None:
+                t = self.expr(end, scope)
+                if not T.kinds(t) & {T.INT, T.BOOL, T.NONE}:
+                    raise _problem(f"a slice is bounded by whole numbers, not {T.describe(t)}", end)
+        if obj == T.NOTHING:
+            return obj
+        if not T.kinds(obj) & {T.LIST, T.TUPLE, T.RANGE, T.TEXT}:
+            raise _problem(f"{T.describe(obj)} cannot be sliced", node, "lists, tuples and texts are: xs[a:b]")
+        return obj if obj.name in ("list", "seq", "text", "range") else T.ANY
+
+    def _Comprehension(self, node, scope):
+        inner = self.clauses(node.fors, scope)
+        return T.list_(T.widen(self.expr(node.elt, inner)))
+
+    def clauses(self, fors, scope: Scope) -> Scope:
+        """The scope inside the `for` clauses of a comprehension (or a `for:` effect), their conditions typed."""
+        for clause in fors:
+            scope = self.loop(clause, self.expr(clause.iterable, scope), scope)
+            for cond in clause.conds:
+                self.expr(cond, scope)
+        return scope
+
+    def loop(self, clause: A.For, iterable: T.Type, scope: Scope) -> Scope:
+        """The scope inside one `for` clause over a value of type `iterable`."""
+        return scope.child(**{t: _local(i) for t, i in zip(clause.targets, self.targets(clause, iterable))})
+
+    def targets(self, clause: A.For, iterable: T.Type) -> list[T.Type]:
+        """The types of the names of a `for` clause over a value of type `iterable`."""
+        if not T.kinds(iterable) & _CONTAINERS:
+            raise _problem(f"cannot loop over {T.describe(iterable)}", clause.iterable,
+                           "a loop runs over a list, a tuple, a range, a table's keys or text")
+        return self.unpack(clause, T.item_type(iterable))
+
+    def unpack(self, clause: A.For, item: T.Type) -> list[T.Type]:
+        """The types of a loop's targets, from the type of the items it runs over."""
+        targets = clause.targets
+        if len(targets) == 1:
+            return [item]
+        if item.name == "tuple" and len(item.items) != len(targets):
+            raise _problem(f"{len(targets)} names ({', '.join(targets)}) cannot be taken from tuples of "
+                           f"{len(item.items)} items", clause.iterable,
+                           f"name each of the {len(item.items)} items, or loop over one name and index it")
+        if item.name == "tuple":
+            return list(item.items)
+        if not T.kinds(item) & {T.LIST, T.TUPLE, T.TEXT, T.RANGE}:
+            raise _problem(f"{len(targets)} names cannot be taken from {T.describe(item)}", clause.iterable,
+                           "each item must be a tuple or list of as many values as names")
+        return [T.item_type(item)] * len(targets)
+
+    def _Call(self, node, scope):
+        b = self.builtins.get(node.func)
+        arg_types = []
+        for a in node.args:
+            if isinstance(a, A.Comprehension) and a.generator:
+                arg_types.append(T.list_(self.expr(a.elt, self.clauses(a.fors, scope))))
+            else:
+                arg_types.append(self.expr(a, scope))
+        for _, v in node.kwargs:
+            self.expr(v, scope)
+        if b is None:
+            return T.ANY
+        wanted = getattr(b, "arg_types", ())
+        for i, (a, t) in enumerate(zip(node.args, arg_types)):
+            want = wanted[i] if i < len(wanted) else None
+            if want is not None and not T.kinds(t) & T.kinds(want):
+                name = b.params[i] if i < len(b.params) else f"argument {i + 1}"
+                raise _problem(f"{b.name}() needs {T.describe(want)} as '{name}', not {T.describe(t)}", a,
+                               f"usage: {b.signature}")
+        return returned(b, arg_types)
+
+    # -- statements ------------------------------------------------------------------------------------
+    def stmt(self, node: A.Node, scope: Scope) -> None:
+        """Check one statement of an effect (its values and, for `+=` and the like, the operation)."""
+        if isinstance(node, A.Assign):
+            value = self.expr(node.value, scope)
+            if node.op != "=":
+                target = self.expr(node.target, scope) if _bound(node.target, scope) else T.ANY
+                value = self.binary(node, target, value, node.op[:-1])
+            elif isinstance(node.target, A.Index) and _bound(node.target, scope):
+                self.expr(node.target, scope)
+            self._given(node.target, value, scope)
+        elif isinstance(node, A.CallStmt):
+            self._Call(node.call, scope)
+
+    def _given(self, target: A.Node, value: T.Type, scope: Scope) -> None:
+        """Tell on_assign of a value given to a place of a variable: the variable itself (`v = ...`), or one of
+        its places per seat or per key (`v[p] = ...`). (A value given inside a place, `v[p][i] = ...`, changes an
+        item of a list or table, whose items are not typed: see model/compile_types.py.)"""
+        depth = 0
+        while isinstance(target, A.Index):
+            target, depth = target.obj, depth + 1
+        b = scope.lookup(target.id) if isinstance(target, A.Name) else None
+        if self.on_assign is not None and b is not None and b.kind == "var" \
+                and depth == (0 if b.assignable else 1):
+            self.on_assign(b, value)
+
+
+def returned(b, arg_types: list) -> T.Type:
+    """The type a call of built-in `b` gives, from its declaration and its arguments' types."""
+    rule = getattr(b, "returns", None)
+    if rule is None:
+        return T.ANY
+    if isinstance(rule, T.Type):
+        return rule
+    if rule >= len(arg_types):  # a list of the items of argument `rule`
+        return T.ANY
+    return T.list_(T.widen(T.item_type(arg_types[rule])))
+
+
+def _bound(target: A.Node, scope: Scope) -> bool:
+    """Whether the name at the root of an assignment target already exists (a new local has no type yet)."""
+    while isinstance(target, (A.Index, A.Attr)):
+        target = target.obj
+    return isinstance(target, A.Name) and scope.lookup(target.id) is not None
+
+
+def _local(t: T.Type) -> Binding:
+    return Binding("", kind="local", type=t)
+
+
+def _joined(types: list) -> T.Type:
+    if not types:
+        return T.ANY
+    found = types[0]
+    for t in types[1:]:
+        found = T.join(found, t)
+    return found
+
+
+def _binary_hint(op: str, left: T.Type, right: T.Type) -> str | None:
+    kl, kr = T.kinds(left), T.kinds(right)
+    if op == "+" and kl & {T.LIST, T.TUPLE} and kr & {T.LIST, T.TUPLE}:
+        return "make both lists (list(xs)) or both tuples to join them"
+    if op == "+" and (T.TEXT in kl) != (T.TEXT in kr):
+        return "text joins only text: str(x) makes text of a value"
+    if T.NONE in kl | kr:
+        return "a value that may be none must be tested first: x if x != none else 0"
+    return None

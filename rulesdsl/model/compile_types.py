@@ -1,0 +1,112 @@
+"""The model compiler's type pass: variables' types worked out from every value the rules give them, then the
+type of every expression compiled, with the type errors among them."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from ..lang import types as T
+from ..lang.compiler import Binding, CompileProblem
+from ..lang.infer import Typer
+
+ROUNDS = 8  # passes to settle variables' types; one still changing after them is left unknown (ANY)
+
+
+class TypeChecker:
+    """Part of the model compiler (see compile.ModelCompiler): records each expression and statement as it is
+    compiled, and types them all once every value a variable can be given is known.
+
+    A variable may be given values anywhere in the file (its `init:`, assignments in every move, step and
+    procedure), and read anywhere, so its type is the smallest that holds all of them: worked out by passes
+    over everything recorded, from the types of the initial values up, until no pass widens any variable. The
+    last pass reports the type errors. The items of a list or table a variable holds may be changed through
+    any name that holds the same list, so those are left unknown (see shallow())."""
+
+    def start_types(self, typer: Typer) -> None:
+        self.typer = typer
+        typer.on_assign = self._assigned
+        self._typing: list = []  # (path, node, scope, what, then) in the order compiled
+        self._var_places: dict = {}  # id(binding of a variable) -> (binding, (place type) -> binding type)
+        self._given: dict = {}  # id(binding) -> the join of the place values given to it in this pass
+
+    # -- recording -----------------------------------------------------------------------------------------
+    def record_expr(self, path, node, scope, then: Callable | None = None) -> None:
+        """Type `node` in the type pass; `then(type)` is called with its type (to type a name bound to it)."""
+        self._typing.append((path, node, scope, self.typer.expr, then))
+
+    def record_stmt(self, path, node, scope) -> None:
+        self._typing.append((path, node, scope, self.typer.stmt, None))
+
+    def type_now(self) -> T.Type:
+        """Type the expression recorded last now, instead of in the type pass (a value worked out at load time,
+        before it is evaluated: it reads no variable, so its type is known already). CompileProblem if it is a
+        type error."""
+        path, node, scope, what, then = self._typing.pop()
+        found = what(node, scope)
+        if then is not None:
+            then(found)
+        return found
+
+    def variable(self, binding: Binding, whole: Callable) -> None:
+        """Declare a variable's binding: `whole(place type)` is the type of the binding (a place, a list of
+        places per seat or a table of places by key)."""
+        self._var_places[id(binding)] = (binding, whole)
+
+    def _assigned(self, binding: Binding, place: T.Type) -> None:
+        if id(binding) in self._var_places:
+            previous = self._given.get(id(binding))
+            self._given[id(binding)] = place if previous is None else T.join(previous, place)
+
+    # -- the type pass -----------------------------------------------------------------------------------------
+    def check_types(self) -> None:
+        """Settle every variable's type, then type everything recorded, reporting each type error where it is."""
+        places = {key: None for key in self._var_places}  # the type of each variable's places, once known
+        for _ in range(ROUNDS):
+            for key, (binding, whole) in self._var_places.items():
+                # a variable no pass has found a value for yet holds NOTHING: nothing is refused for it, and
+                # what is computed from it adds nothing to what is given to variables
+                binding.type = T.NOTHING if places[key] is None else whole(places[key])
+            self._given = {}
+            self._pass(report=False)
+            changed = False
+            for key in self._var_places:
+                given = self._given.get(key, T.NONE_T)  # (a variable with no initial value starts as none)
+                place = shallow(T.widen(given if places[key] is None else T.join(places[key], given)))
+                if place != places[key]:
+                    places[key], changed = place, True
+            if not changed:
+                break
+        else:
+            places = dict.fromkeys(places, T.ANY)
+        for key, (binding, whole) in self._var_places.items():
+            binding.type = whole(places[key])
+        self._pass(report=True)
+
+    def _pass(self, report: bool) -> None:
+        for path, node, scope, what, then in self._typing:
+            try:
+                found = what(node, scope)
+            except CompileProblem as exc:
+                if report:
+                    self._expr_problem(path, exc, None)
+                found = T.ANY  # (what it names is not typed further: no knock-on errors)
+            if then is not None:
+                try:
+                    then(found)
+                except CompileProblem as exc:
+                    if report:
+                        self._expr_problem(path, exc, None)
+
+
+def shallow(t: T.Type) -> T.Type:
+    """t with the items of lists and the values of tables left unknown: any name holding the same list may
+    change them, which no pass sees."""
+    if t.name == "list":
+        return T.list_()
+    if t.name == "table":
+        return T.table(t.items[0], T.ANY)
+    if t.name in ("tuple", "seq"):
+        return T.Type(t.name, tuple(shallow(i) for i in t.items), t.names, t.low, t.high)
+    if t.name == "union":
+        return T.union(*(shallow(m) for m in t.items))
+    return t
