@@ -108,8 +108,8 @@ class InProcess:
         with self._lock:
             job, self._job = self._job, None
             _watched.discard(self)
-            if job is not None and job.fired:
-                _set_async_exc(job.thread, ctypes.py_object())  # NULL: clears the thread's pending exception
+            if job is not None and job.fired and job.thread == threading.get_ident():
+                _absorb_stop()
 
     def _look(self) -> None:
         """Stop the job if it overran its budget, or raise a stop again that has not ended it yet."""
@@ -122,6 +122,22 @@ class InProcess:
                     self._fire(job, job.reason)
             elif _thread_seconds(job.thread) - job.started > job.seconds:
                 self._fire(job, "time")
+
+
+class _Absorbed(BaseException):
+    """Raised in a job's own thread to take the place of a stop that has not arrived (see _absorb_stop)."""
+
+
+def _absorb_stop() -> None:
+    """Drop a stop raised in this thread that has not arrived yet. Clearing it with a NULL exception would leave
+    CPython's check for pending exceptions switched on for every thread (it is switched off only when an
+    exception arrives), slowing all later Python code: so one is raised here and caught at once."""
+    try:
+        _set_async_exc(threading.get_ident(), _Absorbed)  # (it may arrive as this call returns)
+        while True:  # the interpreter looks for pending exceptions at every jump back: it arrives here
+            pass
+    except _Absorbed:
+        pass
 
 
 _watched: set = set()  # executors running a job
