@@ -148,7 +148,7 @@ def _run(text: str):
         return False, exc
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mixed(lazy=False))
 def test_the_checker_refuses_only_what_fails(text):
     # (a part that is never evaluated, such as the other branch of an if, is refused all the same, as in any
@@ -162,7 +162,7 @@ def test_the_checker_refuses_only_what_fails(text):
         assert not ran, f"{text!r} was refused ({problem.message}) but runs"
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mixed())
 def test_what_runs_is_of_the_kind_inferred(text):
     typer, scope, _ = typer_and_scope()
