@@ -35,7 +35,7 @@ MASK = (1 << 64) - 1
 GAMMA = 0x9E3779B97F4A7C15
 MIX1 = 0xBF58476D1CE4E5B9
 MIX2 = 0x94D049BB133111EB
-FIRST_BLOCK, LAST_BLOCK = 16, 1024  # outputs computed at once: a stream's first block, and the most at once
+FIRST_BLOCK, LAST_BLOCK = 32, 1024  # outputs computed at once: a stream's first block, and the most at once
 
 
 def derive_seed(seed: int, *parts) -> int:
