@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rulesdsl import Rng, derive_seed
-from rulesdsl.engine.rng import OLD_STREAM, STREAM, MersenneTwister, SplitMix64, stream_named
+from rulesdsl.engine.rng import FIRST_BLOCK, LAST_BLOCK, OLD_STREAM, STREAM, MersenneTwister, SplitMix64, stream_named
 
 
 def splitmix64(seed: int, count: int) -> list[int]:
@@ -154,7 +154,17 @@ def test_choice_is_below_of_the_length():
 
 
 # -- the state ---------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("drawn", [0, 1, 15, 16, 17, 2031, 2032, 3000])
+def block_ends() -> list[int]:
+    """How many outputs the stream has worked out after each of its blocks, the first two of the largest size
+    included."""
+    ends, size = [FIRST_BLOCK], FIRST_BLOCK
+    while size < LAST_BLOCK:
+        size *= 2
+        ends.append(ends[-1] + size)
+    return ends + [ends[-1] + LAST_BLOCK]
+
+
+@pytest.mark.parametrize("drawn", sorted({0, 1} | {end + d for end in block_ends() for d in (-1, 0, 1)}))
 def test_getstate_setstate_round_trip_anywhere_in_a_block(drawn):
     rng = Rng(77)
     for _ in range(drawn):
