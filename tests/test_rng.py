@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rulesdsl import Rng, derive_seed
+from rulesdsl.engine.arrange import sample_arrangement
 from rulesdsl.engine.rng import FIRST_BLOCK, LAST_BLOCK, OLD_STREAM, STREAM, MersenneTwister, SplitMix64, stream_named
 
 
@@ -151,6 +152,20 @@ def test_choice_is_below_of_the_length():
     items = list("abcdefg")
     rng, ref = Rng(4), Outputs(4)
     assert [rng.choice(items) for _ in range(40)] == [items[ref.below(7)] for _ in range(40)]
+
+
+def test_two_kinds_are_arranged_from_bit_strings_taken_from_the_top_of_each_output():
+    items = list("WWWBBBB")  # 7 items: nine 7-bit strings an output, three bits set wanted
+    strings = [v >> (64 - 7 * (i + 1)) & 127 for v in splitmix64(13, 40) for i in range(9)]
+    balanced = [x for x in strings if x.bit_count() == 3]
+    seen = []
+
+    def accept(order):  # the third string with three bits set is the first accepted
+        seen.append(order)
+        return len(seen) == 3
+    order = sample_arrangement(items, accept, Rng(13))
+    assert seen == [["W" if x >> i & 1 else "B" for i in range(7)] for x in balanced[:3]]
+    assert order == seen[-1]
 
 
 # -- the state ---------------------------------------------------------------------------------------------
