@@ -10,6 +10,7 @@ import sys
 import tempfile
 import time
 import traceback
+from dataclasses import replace
 from pathlib import Path
 
 from . import __version__
@@ -19,6 +20,7 @@ from .bundle import bundle_document, read_bundle
 from .engine.load import compile_game
 from .engine.nodes import CHANCE
 from .engine.perft import perft
+from .engine.rng import OLD_STREAM, STREAMS
 from .engine.serialize import parse_json
 from .errors import Location, MoveError, Problem, RulesDslError, RulesError, RunStopped, UsageError, did_you_mean
 from .findings import FORMATS, as_github, as_json, as_sarif, check_file, count_problems as _count
@@ -386,7 +388,7 @@ def cmd_simulate(args) -> int:
         _per_seat(args.agents, game, "--agents", "agents")
         specs.append(RunSpec(args.file, variant, tuple(sorted(_options(args.option).items())), args.max_turns,
                              agents, args.seed, bundle))
-    done = _earlier_results(args, specs)
+    done, specs = _earlier_results(args, specs)
     if done:  # keep the complete lines only (a line cut short by a stopped run is dropped)
         Path(args.out).write_text("".join(json.dumps(line) + "\n" for line in done), encoding="utf-8")
     progress = not args.quiet
@@ -418,22 +420,37 @@ def cmd_simulate(args) -> int:
     return 0
 
 
-def _earlier_results(args, specs: list) -> list[dict]:
-    """The games already in --out that this run continues ([] when it starts afresh); an existing file is
-    replaced only with --force, and continued only with --resume by the run it holds."""
+def _earlier_results(args, specs: list) -> tuple[list[dict], list]:
+    """The games already in --out that this run continues ([] when it starts afresh), and the run's specs,
+    which continue the random stream those games were played with; an existing file is replaced only with
+    --force, and continued only with --resume by the run it holds."""
     if not args.out:
-        return []
+        return [], specs
     out = Path(args.out)
     if out.is_dir():
         raise UsageError(f"--out {out} is a folder", "name a file, e.g. --out results.jsonl")
     if not out.is_file() or out.stat().st_size == 0 or args.force:
-        return []
+        return [], specs
     if not args.resume:
         raise UsageError(f"--out {out} already exists", "add --resume to complete the run it holds, --force to "
                          "replace it, or name another file")
     numbered = numbered_results(out)
+    if numbered:
+        specs = [replace(spec, stream=_recorded_stream(numbered[0], out)) for spec in specs]
     _check_same_run(numbered, specs, args.games, out)
-    return [line for _, line in numbered]
+    return [line for _, line in numbered], specs
+
+
+def _recorded_stream(numbered: tuple, path: Path) -> str:
+    """The random stream a results file's run was begun with (its first line's; a line that names none was
+    played before streams were named), which its remaining games must be played with too."""
+    number, line = numbered
+    stream = line.get("rng", OLD_STREAM)
+    if stream not in STREAMS:
+        raise UsageError(f"--resume: {path}:{number} was played with the random stream {stream!r:.80}, which this "
+                         f"version of rulesdsl does not have ({', '.join(STREAMS)})",
+                         "complete it with the version of rulesdsl that began it, or start afresh with --force")
+    return stream
 
 
 def _check_same_run(numbered: list, specs: list, games: int, path: Path) -> None:

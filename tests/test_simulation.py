@@ -1,4 +1,5 @@
-"""Simulation at scale: results independent of workers and of Dask, resumable files, reports."""
+"""Simulation at scale: results independent of workers and of Dask, resumable files (those of the old random
+stream too), reports."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 import rulesdsl
 from rulesdsl.sim.simulate import read_results
 
-from .helpers import game_path, run_cli as run
+from .helpers import ROOT, game_path, run_cli as run
 
 
 def results(path):
@@ -48,6 +49,62 @@ def test_an_interrupted_run_resumes_without_repeating_or_losing_games(capsys, tm
     code, out, _ = run(capsys, *base, "--out", str(cut), "--resume")
     assert code == 0 and "Mabula: 10 games" in out
     assert cut.read_text() == full.read_text()
+
+
+# Played before results named their random stream (mt19937-v0): 4 Mabula games, --seed 3, random,greedy; a log
+# of 'play mabula --seats random,greedy --seed 11 --log'.
+OLD_RESULTS = ROOT / "tests" / "fixtures" / "mabula-mt19937-v0.jsonl"
+OLD_LOG = ROOT / "tests" / "fixtures" / "mabula-mt19937-v0.log.json"
+
+
+def test_results_and_logs_name_their_random_stream(capsys, tmp_path):
+    out, log = tmp_path / "r.jsonl", tmp_path / "game.json"
+    run(capsys, "simulate", "mabula", "--games", "2", "--agents", "random,random", "--quiet", "--out", str(out))
+    run(capsys, "play", "mabula", "--seats", "random,random", "--seed", "4", "--log", str(log))
+    assert [line["rng"] for line in results(out)] == ["splitmix64-v1"] * 2
+    assert json.loads(log.read_text())["rng"] == "splitmix64-v1"
+
+
+def test_results_and_logs_of_the_old_stream_still_replay(capsys):
+    assert all("rng" not in line for line in results(OLD_RESULTS))
+    code, text, _ = run(capsys, "replay", str(OLD_RESULTS))
+    assert code == 0 and "4 of 4 games replayed and verified" in text
+    code, text, _ = run(capsys, "replay", str(OLD_LOG))
+    assert code == 0 and "25 moves replayed and verified" in text
+
+
+def test_a_run_of_the_old_stream_resumes_on_that_stream(capsys, tmp_path):
+    old = results(OLD_RESULTS)
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("".join(json.dumps(line) + "\n" for line in old[:2]))
+    code, out, _ = run(capsys, "simulate", "mabula", "--games", "4", "--seed", "3", "--agents", "random,greedy",
+                       "--quiet", "--out", str(cut), "--resume")
+    assert code == 0 and "Mabula: 4 games" in out
+    resumed = results(cut)
+    assert [line.get("rng") for line in resumed] == [None, None, "mt19937-v0", "mt19937-v0"]
+
+    def game(line):  # what was played; the new lines also record the stream and the rules' hash
+        return {k: v for k, v in line.items() if k not in ("rng", "rules_sha256")}
+    assert [game(line) for line in resumed] == [game(line) for line in old]  # as the old code played them
+
+
+@pytest.mark.parametrize("streams, message", [
+    (["philox-v9"], "played with the random stream 'philox-v9', which this version of rulesdsl does not have"),
+    ([None, "splitmix64-v1"], ":2 holds another run: random stream splitmix64-v1, not mt19937-v0"),
+])
+def test_resume_refuses_a_stream_it_cannot_continue(capsys, tmp_path, streams, message):
+    lines = []
+    for line, stream in zip(results(OLD_RESULTS), streams):
+        if stream is not None:
+            line["rng"] = stream
+        lines.append(json.dumps(line) + "\n")
+    cut = tmp_path / "r.jsonl"
+    cut.write_text("".join(lines))
+    code, _, err = run(capsys, "simulate", "mabula", "--games", "4", "--seed", "3", "--agents", "random,greedy",
+                       "--quiet", "--out", str(cut), "--resume")
+    assert code == 2 and message in err and cut.read_text() == "".join(lines)
+    code, text, _ = run(capsys, "replay", str(cut))  # the moves replay whatever drew them
+    assert code == 0 and "replayed and verified" in text
 
 
 def test_resume_needs_an_out_file(capsys):

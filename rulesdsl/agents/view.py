@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from ..engine.observer import Observer
-from ..engine.rng import Rng
 
 
 class PlayerView:
@@ -36,7 +35,7 @@ class PlayerView:
         the view and `rng`.
         """
         S = self._state.clone()
-        S.rng = Rng(rng.below(1 << 62))
+        S.rng = type(rng)(rng.below(1 << 62))  # the same stream as `rng` (see engine.rng)
         me = self.player
         seen = Observer(S.rules, me, S.revealed)
         S.last = seen.last_move(S)  # (None where it is another's secret choice)

@@ -5,13 +5,15 @@ from __future__ import annotations
 import sys
 
 from .nodes import CHANCE
-from .rng import Rng, derive_seed
+from .rng import STREAM, derive_seed, stream_named
 
 
-def streams(seed: int, players: int) -> tuple:
+def streams(seed: int, players: int, stream: str = STREAM) -> tuple:
     """(chance stream, one stream per seat) of a game seed: a seat's choices never shift the dice or
-    another seat's draws, so the same seed plays the same game whoever decides."""
-    return Rng(derive_seed(seed, "chance")), [Rng(derive_seed(seed, "agent", p)) for p in range(players)]
+    another seat's draws, so the same seed plays the same game whoever decides. `stream` names the kind of
+    random stream (engine.rng.STREAMS): the current one unless a recorded run names an older one."""
+    rng = stream_named(stream)
+    return rng(derive_seed(seed, "chance")), [rng(derive_seed(seed, "agent", p)) for p in range(players)]
 
 
 def uniform(state, player, legal, rng):

@@ -89,8 +89,7 @@ class State(Position):
         S.goto, S.calls = None, self.calls
         S.seed, S._rng = self.seed, None
         if self._rng is not None:  # a copy of the sampler where it has drawn already
-            S._rng = Rng(0)
-            S._rng.setstate(self._rng.getstate())
+            S._rng = self._rng.copy()
         return S
 
     @property

@@ -37,6 +37,7 @@ def make_log(game, record, final_state) -> dict:
         "options": game.options,
         "max_turns": game.max_turns,
         "seed": record.seed,
+        "rng": record.rng,
         "agents": record.agents,
         "moves": record.moves,
         "result": {"winners": record.winners, "scores": [encode(s) for s in record.scores],

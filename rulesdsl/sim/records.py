@@ -114,7 +114,7 @@ LINE_FIELDS = {
     "rules_sha256": (optional(text(64)), False),
     "variant": (optional(text(200)), False), "options": (optional(OPTIONS), False),
     "max_turns": (optional(whole(1, MAX_COUNT)), False), "run_seed": (optional(SEED), False),
-    "seed": (SEED, True), "agents": (AGENTS, True), "winners": (SEATS, True),
+    "seed": (SEED, True), "rng": (text(64), False), "agents": (AGENTS, True), "winners": (SEATS, True),
     "scores": (list_of(anything, "a list of scores", 64), True), "plies": (COUNT, True), "turns": (COUNT, True),
     "capped": (flag, True), "ended_by": (optional(COUNT), False),
     "breakdown": (optional(list_of(optional(object_of(number, "an object of numbers")), "a list per seat", 64)),
@@ -130,7 +130,7 @@ LOG_FIELDS = {
     "game": (text(200), True), "file": (text(4096), True), "file_sha256": (optional(text(64)), False),
     "variant": (optional(text(200)), False), "options": (optional(OPTIONS), False),
     "max_turns": (optional(whole(1, MAX_COUNT)), False), "seed": (optional(SEED), False),
-    "agents": (optional(AGENTS), False), "moves": (MOVES, True), "final_state": (optional(text(64)), False),
+    "rng": (text(64), False), "agents": (optional(AGENTS), False), "moves": (MOVES, True), "final_state": (optional(text(64)), False),
 }
 
 

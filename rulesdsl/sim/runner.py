@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from ..agents.view import PlayerView
 from ..engine.play import play, streams, uniform
+from ..engine.rng import STREAM
 from ..engine.serialize import encode
 
 
@@ -25,9 +26,10 @@ class GameRecord:
     ended_by: int | None = None  # index of the end rule that ended the game (None: the turn cap)
     breakdown: list | None = None  # per player, the rule file's score breakdown (named numbers)
     returns: list | None = None  # per player, +1 win, -1 loss, 0 draw (see State.returns)
+    rng: str = STREAM  # the random stream the seed was drawn with (engine.rng.STREAMS)
 
     def to_json(self) -> dict:
-        return {"seed": self.seed, "agents": self.agents, "winners": self.winners,
+        return {"seed": self.seed, "rng": self.rng, "agents": self.agents, "winners": self.winners,
                 "scores": [encode(s) for s in self.scores], "plies": self.plies, "turns": self.turns,
                 "capped": self.capped, "ended_by": self.ended_by, "breakdown": self.breakdown,
                 "rule_counts": self.rule_counts, "returns": self.returns,
@@ -46,20 +48,20 @@ def agent_chooser(agents):
     return choose
 
 
-def play_game(game, agents, seed: int, on_move=None) -> GameRecord:
-    """Play `game` to the end with one agent per seat; same game, agents and seed give the same record.
+def play_game(game, agents, seed: int, on_move=None, stream: str = STREAM) -> GameRecord:
+    """Play `game` to the end with one agent per seat; same game, agents, seed and stream give the same record.
 
     Chance is drawn from one seeded stream and each seat's agent from its own, so an agent's
     choices never shift the dice. Agents see only their player's view.
     """
     return record_game(game.new_initial_state(seed), seed, agent_chooser(agents),
-                       [getattr(a, "spec", a.name) for a in agents], on_move)
+                       [getattr(a, "spec", a.name) for a in agents], on_move, stream)
 
 
-def record_game(state, seed: int, choose, agents: list, on_move=None) -> GameRecord:
-    """Play `state` to the end with `choose` (chance and each seat drawing from the streams of `seed`) and
-    record the game. Moves made before (a chosen setup, a saved start) begin the record, so that it replays
-    from the seed. `on_move(state, move)` is told of each move just before it is applied."""
+def record_game(state, seed: int, choose, agents: list, on_move=None, stream: str = STREAM) -> GameRecord:
+    """Play `state` to the end with `choose` (chance and each seat drawing from the streams of `seed`, of the
+    kind `stream`) and record the game. Moves made before (a chosen setup, a saved start) begin the record, so
+    that it replays from the seed. `on_move(state, move)` is told of each move just before it is applied."""
     entries = list(state.history_texts())
     counts: dict[str, int] = {}
     for move in state.history:
@@ -72,11 +74,11 @@ def record_game(state, seed: int, choose, agents: list, on_move=None) -> GameRec
         if on_move is not None:
             on_move(now, move)
 
-    chance, seats = streams(seed, state.rules.num_players)
+    chance, seats = streams(seed, state.rules.num_players, stream)
     play(state, choose, chance, seats, observe)
     return GameRecord(seed, agents, entries, list(state.winners or []), state.scores(), state.ply, state.turn,
                       state.capped, counts, state.ended_by,
-                      state.breakdowns() if state.rules.breakdown is not None else None, state.returns())
+                      state.breakdowns() if state.rules.breakdown is not None else None, state.returns(), stream)
 
 
 def random_step(state, rng) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from ..agents import make_agent
 from ..bundle import RuleBundle, bundle_document, read_bundle
 from ..engine.load import compile_game
-from ..engine.rng import derive_seed
+from ..engine.rng import OLD_STREAM, STREAM, derive_seed
 from ..errors import GameRuntimeError
 from .cluster import dask_results
 from .compare import BASE, Games, compare_text
@@ -24,10 +24,11 @@ from .stats import mean_sd, wilson
 
 @dataclass(frozen=True)
 class RunSpec:
-    """Everything that decides a run's games: rules, variant, options, turn cap, agents and seed.
+    """Everything that decides a run's games: rules, variant, options, turn cap, agents, seed and random stream.
 
     `bundle` holds the rules themselves (read from `file` when a run starts, see `prepared`): every game of
-    a run, in this process, in worker processes or on a cluster, is played from that one reading."""
+    a run, in this process, in worker processes or on a cluster, is played from that one reading. `stream`
+    is the kind of random stream (engine.rng.STREAMS): the current one, or the one a resumed run was begun with."""
 
     file: str
     variant: str | None
@@ -36,6 +37,7 @@ class RunSpec:
     agents: tuple
     seed: int
     bundle: RuleBundle | None = None
+    stream: str = STREAM
 
     def matches(self, line: dict, folder: Path | None = None) -> bool:
         """Whether a results line belongs to this run (`folder`: where the results file is)."""
@@ -45,9 +47,9 @@ class RunSpec:
         """How a results line's run differs from this one ('seed 3, not 5'), or None when it is this run's."""
         theirs = {"variant": line.get("variant"), "options": dict(line.get("options") or {}),
                   "turn cap": line.get("max_turns"), "agents": list(line.get("agents") or ()),
-                  "seed": line.get("run_seed")}
+                  "seed": line.get("run_seed"), "random stream": line.get("rng", OLD_STREAM)}
         ours = {"variant": self.variant, "options": dict(self.options), "turn cap": self.max_turns,
-                "agents": agent_names(self.agents), "seed": self.seed}
+                "agents": agent_names(self.agents), "seed": self.seed, "random stream": self.stream}
         label = _label(self.file)
         if line.get("file") != label and not same_rules(str(line.get("file")), self.file, folder):
             return f"rule file {line.get('file')}, not {label}"
@@ -127,7 +129,7 @@ def play_one(spec: RunSpec, index: int) -> dict:
     if agents is None:  # agents keep nothing between calls (see agents.base.Agent): one set serves every game
         agents = _agents[spec.agents] = [make_agent(a) if isinstance(a, str) else a for a in spec.agents]
     try:
-        record = play_game(game, agents, derive_seed(spec.seed, index))
+        record = play_game(game, agents, derive_seed(spec.seed, index), stream=spec.stream)
     except GameRuntimeError as exc:
         raise exc.with_hint(f"game {index} of the run with seed {spec.seed} reaches it") from None
     return {"index": index, "game": game.name, "file": spec.file, "rules_sha256": spec.bundle.digest,
