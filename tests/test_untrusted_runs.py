@@ -392,8 +392,8 @@ def workers_of(run_: subprocess.Popen, until, timeout: float = 30) -> list[int]:
     """The worker pids of a run once `until()` holds (the workers are up and playing)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        workers = [pid for pid, command in children(run_.pid) if "multiprocessing" in command
-                   and "resource_tracker" not in command]
+        # jailed workers: forks of the run, or fresh interpreters started by multiprocessing
+        workers = [pid for pid, command in children(run_.pid) if "resource_tracker" not in command]
         if len(workers) == 2 and until():
             return workers
         assert run_.poll() is None, run_.communicate()
