@@ -28,6 +28,7 @@ from . import limits
 from .errors import RulesDslError
 
 _TICK = 0.1  # how often the watchdog looks
+_REPORTING_TICK = 0.05  # how often when it reports where the rules are (see report_to)
 _AGAIN = 1.0  # after a budget has run out, seconds (times the scale) before interrupting again
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 TIME_SCALE_VARIABLE = "RULESDSL_TIME_SCALE"  # multiplies every budget: for slow machines, or under a profiler
@@ -135,8 +136,11 @@ def locate(frame) -> tuple | None:
 
 def report_to(reporter) -> None:
     """Have the watchdog call `reporter(place)` at each look, `place` being what the main thread runs now (see
-    locate), and start it. A jail's child process does this, to say which rule was running if it is stopped."""
+    locate), and start it. A jail's child process does this, to say which rule was running if it is stopped; the
+    watchdog then looks twice as often, so that even a rule that runs briefly before a crash is seen."""
+    global _TICK
     _reporter[0] = reporter
+    _TICK = _REPORTING_TICK
     ensure_watchdog()
 
 
@@ -194,8 +198,12 @@ def _credit(top, delta: float, seen: dict, running: dict, now: float, memory) ->
         if frame.f_code in _sections:
             while caller is not None and caller.f_code in _totals and caller not in credited:
                 credited.add(caller)
-                entry = running[caller] = running.get(caller) or seen.get(caller) or _Seen(now, memory)
-                entry.used += delta
+                entry = running.get(caller) or seen.get(caller)
+                if entry is None:  # first seen now: as for a call's own budget, its time counts from here
+                    entry = _Seen(now, memory)
+                else:
+                    entry.used += delta
+                running[caller] = entry
                 caller = caller.f_back
         frame = frame.f_back
 

@@ -21,10 +21,13 @@ is itself one of multiprocessing's workers may have a jail too.
 from __future__ import annotations
 
 import ctypes
+import faulthandler
+import gc
 import json
 import mmap
 import os
 import queue
+import re
 import signal
 import socket
 import subprocess
@@ -47,6 +50,9 @@ _TICK = 0.05  # how often the parent looks at a running job
 _GRACE = 0.5  # seconds beyond a unit's budget (and a tenth of it) before the parent kills: the watchdog inside, more
 _SHARE = 0.1  # precise, answers first
 _MEMORY_EXIT = 86  # what a child exits with when even saying it ran out of memory fails
+_NAMES_BYTES = 4 << 20  # the names of compiled code a child keeps for its parent (older games' go beyond this)
+_DUMP_WAIT = 0.5  # seconds the parent waits for a child's stack before it kills it anyway
+_FRAME = re.compile(r'^\s*File "(.*)", line \d+ in (.*)$')  # a frame of a stack faulthandler wrote
 _FRAME_BYTES = 8192  # stack a level of Python recursion may take: the recursion limit is the stack over this
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
@@ -163,6 +169,23 @@ class _Reporter:
 
 
 _reporter: list = [None]  # set in a jail's child: heartbeat then tells the parent
+_names: list = [None]  # in a jail's child: the file where it names the code it compiles (see name_code)
+
+
+def name_code(entries) -> None:
+    """In a jail's child, record which part of a rule file each function generated from it belongs to: `entries()`
+    gives (its code's file name, its name, what the part is, its Location) for each. Should the parent stop the
+    child in the middle of one, the stack the child then writes (faulthandler) names the function, and this the
+    rule. Does nothing (and never calls `entries`) anywhere else."""
+    fd = _names[0]
+    if fd is None:
+        return
+    data = "".join(json.dumps([file, name, what, where.file, where.line, where.col]) + "\n"
+                   for file, name, what, where in entries()).encode("utf-8", "replace")
+    if os.lseek(fd, 0, os.SEEK_END) + len(data) > _NAMES_BYTES:
+        os.ftruncate(fd, 0)
+        os.lseek(fd, 0, os.SEEK_SET)
+    os.write(fd, data)
 
 
 def heartbeat(what: str, seconds: float) -> None:
@@ -174,10 +197,17 @@ def heartbeat(what: str, seconds: float) -> None:
         reporter.begin(what, seconds)
 
 
-def _child(conn, record: _Record, memory_bytes: int | None, stack_bytes: int | None, cpu_seconds: float | None,
-           parent: int) -> None:
-    """A jail's child: limits set, tied to its parent, it runs the jobs it is sent, one at a time, for ever."""
+def _child(conn, record: _Record, dump: int, names: int, memory_bytes: int | None, stack_bytes: int | None,
+           cpu_seconds: float | None, parent: int) -> None:
+    """A jail's child: limits set, tied to its parent, it runs the jobs it is sent, one at a time, for ever. Its
+    stacks go to the file `dump` should it crash, or the parent ask (SIGUSR1) before it stops it; the names of the
+    code it compiles to the file `names`."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's: it stops the child itself
+    faulthandler.enable(file=dump, all_threads=True)  # never on the terminal: the parent reports a crash, located
+    if hasattr(faulthandler, "register"):
+        faulthandler.register(signal.SIGUSR1, file=dump, all_threads=True)
+    _names[0] = names
+    gc.freeze()  # what a fork inherits is never collected here, so its pages stay shared with the parent
     die_with_parent(parent)
     _limit(memory_bytes, stack_bytes, cpu_seconds)
     reporter = _reporter[0] = _Reporter(record)
@@ -201,19 +231,19 @@ def _child(conn, record: _Record, memory_bytes: int | None, stack_bytes: int | N
 
 def _spawned() -> None:
     """The start of a child that is a fresh interpreter: its arguments are on the command line (see _Child)."""
-    conn, record_fd, size, limits_, parent = json.loads(sys.argv[1])
-    shared = mmap.mmap(record_fd, size)
-    _child(Connection(conn), _Record.from_buffer(shared), *limits_, parent)
+    conn, (record, dump, names), size, limits_, parent = json.loads(sys.argv[1])
+    shared = mmap.mmap(record, size)
+    _child(Connection(conn), _Record.from_buffer(shared), dump, names, *limits_, parent)
 
 
 def _served(fn, args, kwargs) -> tuple:
-    """What the parent is told of a job: its result, the error it raised, or why it had to stop."""
+    """What the parent is told of a job: its result, the error it raised, or why it had to stop (and where)."""
     try:
         return "done", fn(*args, **kwargs)
-    except MemoryError:  # the address space is full (RLIMIT_AS): what held it is freed on leaving this block
-        return "stopped", "memory"
-    except RecursionError:  # rule code's own recursion is its error (the engine says so): this one is the job's
-        return "stopped", "stack"
+    except MemoryError as exc:  # the address space is full (RLIMIT_AS): what held it is freed on leaving this block
+        return "stopped", "memory", _place(exc)
+    except RecursionError as exc:  # rule code's own recursion is its error (the engine says so): this is the job's
+        return "stopped", "stack", _place(exc)
     except RulesDslError as exc:
         return "error", exc, None
     except Exception as exc:  # noqa: BLE001 - a bug in rulesdsl: the parent reports it, with this traceback
@@ -227,9 +257,9 @@ def _send(conn, message: tuple) -> None:
         conn.send(message)
         return
     except RecursionError:
-        message = ("stopped", "stack")
+        message = ("stopped", "stack", None)
     except MemoryError:
-        message = ("stopped", "memory")
+        message = ("stopped", "memory", None)
     except Exception as exc:  # noqa: BLE001 - a result or error that does not pickle: a bug in rulesdsl
         message = ("error", RuntimeError(f"the job's result cannot be sent back: {type(exc).__name__}: {exc}"),
                    traceback.format_exc())
@@ -239,6 +269,17 @@ def _send(conn, message: tuple) -> None:
         os._exit(_MEMORY_EXIT)
     except OSError:  # the parent is gone
         os._exit(0)
+
+
+def _place(exc: BaseException) -> tuple | None:
+    """(what, Location) of the rule that was running where `exc` was raised (see budget.locate), if known."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    try:
+        return budget.locate(tb.tb_frame) if tb is not None else None
+    except (MemoryError, RecursionError):  # no room left to work it out
+        return None
 
 
 def _limit(memory_bytes: int | None, stack_bytes: int | None, cpu_seconds: float | None) -> None:
@@ -366,6 +407,7 @@ class Jail:
             self._ensure()
             self._jobs += 1
             job = (self._jobs, fn, args, kwargs, seconds, what)
+            self._process.forget_dump()  # a stack written from now on is this job's
             try:
                 self._conn.send(job)
             except (OSError, EOFError):  # the child died between two jobs (killed from outside): another takes it
@@ -404,7 +446,7 @@ class Jail:
                         exc.__cause__ = _RemoteTraceback(remote)
                     return "error", exc
                 unit = self._unit(unit, job, clock)
-                raise self._stopped(unit, job, message[1], self._said(message[1]))
+                raise self._stopped(unit, job, message[1], self._said(message[1]), message[2])
             if self._stopping is not None:
                 raise self._stopped(unit, job, self._stopping)
             if process.poll() is not None:
@@ -418,12 +460,13 @@ class Jail:
         now = clock.now()
         allowed = unit.seconds * scale
         if now - unit.start > allowed * (1 + _SHARE) + _GRACE:
-            raise self._stopped(unit, job, "time", f"it used more than its {allowed:g} s of processor time")
+            raise self._stopped(unit, job, "time", f"it used more than its {allowed:g} s of processor time",
+                                dump=True)
         tick = self._record.tick if clock.cpu else 0.0  # only processor time tells a long step from a wait
         step = max(limits.MOVE_SECONDS * scale, 1.0)
         if tick and now - tick > step * (1 + _SHARE) + _GRACE:
             raise self._stopped(unit, job, "time", f"one step of Python's own code ran for more than {step:g} s "
-                                "of processor time")
+                                "of processor time", dump=True)
 
     def _unit(self, unit: _Unit, job: int, clock: "_Clock") -> _Unit:
         """The unit of work the child is on now, as its last heartbeat says (read whole, or not at all)."""
@@ -458,12 +501,21 @@ class Jail:
             return self._stopped(unit, job, "crash", f"its process crashed ({name})")
         return self._stopped(unit, job, "crash", f"its process ended unexpectedly (exit code {code})")
 
-    def _stopped(self, unit: _Unit, job: int, reason: str, detail: str | None = None) -> JobKilled:
-        """Kill the child; the JobKilled that says so, located where the child's rules were last seen."""
-        record = self._record
+    def _stopped(self, unit: _Unit, job: int, reason: str, detail: str | None = None, place: tuple | None = None,
+                 dump: bool = False) -> JobKilled:
+        """Kill the child; the JobKilled that says so, located at the rule that was running: where the child said
+        (`place`), else where its stack shows (written on a crash, or asked for first if `dump`), else where its
+        watchdog last saw the rules."""
+        record, process = self._record, self._process
         where, rule = None, None
-        if record is not None:
-            _kill(self._process)  # before reading: the child writes no more
+        if place is None and process is not None:
+            if dump:
+                process.dump()
+            _kill(process)  # before reading: the child writes no more
+            place = process.dumped_place()
+        if place is not None:
+            rule, where = place
+        elif record is not None:
             if record.where_job == job and record.where_file:
                 file = record.where_file.decode("utf-8", "replace")
                 if record.where_unit == record.unit:
@@ -547,7 +599,7 @@ class _Child:
     def start(self) -> None:
         ours, theirs = socket.socketpair()
         size = ctypes.sizeof(_Record)
-        fd = os.memfd_create("rulesdsl-jail") if hasattr(os, "memfd_create") else _temporary_fd()
+        fd, self.dump_fd, self.names_fd = (_private_fd() for _ in range(3))
         try:
             os.ftruncate(fd, size)
             self.shared = mmap.mmap(fd, size)
@@ -563,20 +615,64 @@ class _Child:
                 if self.pid == 0:  # the child: it never returns from here
                     try:
                         ours.close()
-                        _child(Connection(theirs.detach()), self.record, *self.limits, parent)
+                        _child(Connection(theirs.detach()), self.record, self.dump_fd, self.names_fd, *self.limits,
+                               parent)
                     finally:
                         os._exit(1)
             else:
                 code = "import sys; sys.path[:0] = __import__('json').loads(sys.argv[2]); " \
                        "from rulesdsl.jail import _spawned; _spawned()"
-                argv = json.dumps([theirs.fileno(), fd, size, list(self.limits), parent])
+                files = [fd, self.dump_fd, self.names_fd]
+                argv = json.dumps([theirs.fileno(), files, size, list(self.limits), parent])
                 self.popen = subprocess.Popen([sys.executable, "-c", code, argv, json.dumps(sys.path)],
-                                              pass_fds=(theirs.fileno(), fd), stdin=subprocess.DEVNULL)
+                                              pass_fds=(theirs.fileno(), *files), stdin=subprocess.DEVNULL)
                 self.pid = self.popen.pid
         finally:
             os.close(fd)
             theirs.close()
         self.conn = Connection(ours.detach())
+
+    def forget_dump(self) -> None:
+        """Empty the file of the child's stacks (the child writes where the file's offset, shared, says)."""
+        os.ftruncate(self.dump_fd, 0)
+        os.lseek(self.dump_fd, 0, os.SEEK_SET)
+
+    def dump(self) -> None:
+        """Ask the child for its stacks (faulthandler writes them, even in the middle of a step of C code) and wait
+        until they are written, or a little while."""
+        if not hasattr(signal, "SIGUSR1") or self.poll() is not None:
+            return
+        self.forget_dump()
+        try:
+            os.kill(self.pid, signal.SIGUSR1)
+        except OSError:
+            return
+        deadline, size = time.monotonic() + _DUMP_WAIT, -1
+        while time.monotonic() < deadline:
+            time.sleep(0.02)
+            now = os.fstat(self.dump_fd).st_size
+            if now and now == size:  # written, and no more coming
+                return
+            size = now
+
+    def dumped_place(self) -> tuple | None:
+        """(what, Location) of the innermost function generated from a rule file on the stacks the child wrote, as
+        the child named it (see name_code); None when there is none."""
+        try:
+            dumped = os.pread(self.dump_fd, 1 << 20, 0).decode("utf-8", "replace")
+            if not dumped:
+                return None
+            named = {}
+            for line in os.pread(self.names_fd, _NAMES_BYTES, 0).decode("utf-8", "replace").splitlines():
+                file, name, what, where_file, row, col = json.loads(line)
+                named[file, name] = (what, Location(where_file, row, col))
+        except (OSError, ValueError):  # a file cut short: nothing to go by
+            return None
+        for line in dumped.splitlines():
+            frame = _FRAME.match(line)
+            if frame and frame.groups() in named:
+                return named[frame.groups()]
+        return None
 
     def poll(self) -> int | None:
         """The exit code once the child has ended (a signal's number, negated), else None."""
@@ -601,6 +697,8 @@ class _Child:
     def close(self) -> None:
         if self.conn is not None:
             self.conn.close()
+        for fd in (self.dump_fd, self.names_fd):
+            os.close(fd)
         self.record = None
         try:
             self.shared.close()
@@ -608,8 +706,10 @@ class _Child:
             pass
 
 
-def _temporary_fd() -> int:
-    """A file descriptor of a file no one else can open (where memfd_create is missing)."""
+def _private_fd() -> int:
+    """A file descriptor of a file in memory that no other process can open."""
+    if hasattr(os, "memfd_create"):
+        return os.memfd_create("rulesdsl-jail")
     handle, path = tempfile.mkstemp(prefix="rulesdsl-jail-")
     os.unlink(path)
     return handle

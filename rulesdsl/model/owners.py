@@ -7,7 +7,7 @@ import dataclasses
 import inspect
 import weakref
 
-from .. import budget
+from .. import budget, jail
 from ..errors import Location
 from ..lang.compiler import RULE_CODE_FILE, loops_called
 from .rules import MoveRule, Step
@@ -132,10 +132,20 @@ _compiled: dict = {}  # id of a compiled game's namespace -> [weak reference to 
 
 
 def remember(rules) -> None:
-    """Keep a compiled game where locate_rule finds it (weakly: a game nobody uses is forgotten)."""
+    """Keep a compiled game where locate_rule finds it (weakly: a game nobody uses is forgotten); in a jail's
+    child, also name its code for the parent (see jail.name_code)."""
     for key in [key for key, (ref, _) in _compiled.items() if ref() is None]:
         del _compiled[key]
-    _compiled[id(rules.namespace)] = [weakref.ref(rules), None]
+    entry = _compiled[id(rules.namespace)] = [weakref.ref(rules), None]
+
+    def names():
+        entry[1] = entry[1] or code_owners(rules)
+        for code, name, path in entry[1].values():
+            if code.co_filename.startswith(RULE_CODE_FILE) and not code.co_name.startswith("<"):
+                yield code.co_filename, code.co_name, name, (written_at(rules, path) if path else None) or \
+                    Location(rules.source)
+
+    jail.name_code(names)
 
 
 def locate_rule(frame) -> tuple | None:
