@@ -8,9 +8,11 @@ processor time (RLIMIT_CPU, far beyond the budgets: the kernel's own stop should
 (the parent handles it) and dies with its parent. The parent reads the child's processor time while it waits and
 kills it (SIGKILL) when a unit of work overruns its budget, or when a single step of C code runs for longer than
 a move may; a child that dies or runs out of memory is seen too. Each of these ends the job with JobKilled,
-located at the rule that was running: in the child, the watchdog publishes where the main thread is into
-memory shared with the parent (see budget.report_to), which the parent reads once the child is stopped. The child
-is started again at the next job.
+located at the rule that was running: the child says where itself when it can (out of memory or stack); else its
+stack shows it (faulthandler writes the stack on a crash, or when the parent asks just before a kill, and the child
+names each function generated from a rule file for the parent as it compiles it: see name_code); else the
+watchdog's last look (in the child it publishes where the main thread is into memory shared with the parent: see
+budget.report_to). The child is started again at the next job.
 
 The child is a fork of this process when it runs a single thread (nothing can hold a lock a fork would copy,
 and the fork costs milliseconds, where a fresh interpreter costs a third of a second), else a fresh interpreter
@@ -208,8 +210,8 @@ def _child(conn, record: _Record, dump: int, names: int, memory_bytes: int | Non
         faulthandler.register(signal.SIGUSR1, file=dump, all_threads=True)
     _names[0] = names
     gc.freeze()  # what a fork inherits is never collected here, so its pages stay shared with the parent
-    die_with_parent(parent)
     _limit(memory_bytes, stack_bytes, cpu_seconds)
+    die_with_parent(parent)
     reporter = _reporter[0] = _Reporter(record)
     budget.report_to(reporter.publish)
     while True:
@@ -528,10 +530,11 @@ class Jail:
 
     def cancel(self) -> None:
         """Kill the running job (from any thread): its run() raises JobKilled with reason 'cancelled'."""
-        process = self._process
-        if process is not None and self._lock.locked():
+        if self._lock.locked():  # a job runs (or starts: it sees this at its first look)
             self._stopping = "cancelled"
-            _kill(process, wait=False)
+            process = self._process
+            if process is not None:
+                _kill(process, wait=False)
 
     def close(self) -> None:
         """Stop the child; a job running now is cancelled. The jail runs no more jobs."""

@@ -11,14 +11,14 @@ from ..limits import LOAD_SECONDS
 from .cluster import chunk_size
 
 
-def in_processes(work, items: list, workers: int, chunk: int | None = None, **budgets):
+def in_processes(work, items: list, workers: int, chunk: int | None = None, *, what, seconds: float, prepare=None):
     """Yield work(item) for each item, in the items' order, computed by `workers` jailed processes started for
     it (see in_jails for the rest); the processes end with the run."""
     jails = [Jail(name=f"rulesdsl-worker-{i}") for i in range(workers)]
     try:
         for jail in jails:  # now, while this process may still run one thread (see jail.py)
             jail.start()
-        yield from in_jails(work, items, jails, chunk, **budgets)
+        yield from in_jails(work, items, jails, chunk, what=what, seconds=seconds, prepare=prepare)
     finally:
         for jail in jails:
             jail.close()
