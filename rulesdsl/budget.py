@@ -36,7 +36,7 @@ TIME_SCALE_VARIABLE = "RULESDSL_TIME_SCALE"  # multiplies every budget: for slow
 _sections: dict = {}  # code object of a registered function -> (seconds, what it does)
 _totals: dict = {}  # code object of a function registered as a total -> (seconds, what it does)
 _fired: dict[int, tuple[float, str]] = {}  # thread id -> the budget it overran
-_spent: dict[int, frozenset] = {}  # thread id -> its running frames whose budget has run out
+_spent: list = [{}]  # thread id -> its running frames whose budget has run out (replaced whole at each look)
 _watchdog: list = [None, None]  # the thread and the process it runs in
 _locators: list = []  # functions frame -> (what it runs, Location) | None, see locate_with
 _reporter: list = [None]  # told at each look what the main thread runs (see report_to)
@@ -103,7 +103,7 @@ def total(fn, seconds: float, what: str) -> None:
 def overrun(fn) -> bool:
     """Whether the innermost call of `fn` running in this thread has overrun its budget (its interruption was
     caught below it: code that records a failure and carries on asks this to stop instead)."""
-    spent = _spent.get(threading.get_ident())
+    spent = _spent[0].get(threading.get_ident())
     if not spent:
         return False
     code = getattr(fn, "__func__", fn).__code__
@@ -264,8 +264,7 @@ def _watch() -> None:
             if overran is not None:
                 _fired[thread_id] = overran[1]
                 _raise_in(thread_id, overran[0])
-        _spent.clear()
-        _spent.update({thread_id: frozenset(frames_) for thread_id, frames_ in spent.items()})
+        _spent[0] = {thread_id: frozenset(frames_) for thread_id, frames_ in spent.items()}
         seen, clocks = running, now_clocks  # frames no longer running are let go
         reporter = _reporter[0]
         if reporter is not None:

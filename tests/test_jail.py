@@ -289,6 +289,19 @@ def test_the_lets_of_a_load_share_its_budget(tmp_path, monkeypatch):
     assert stop.location.file == str(path) and stop.location.line > 5  # at the let it reached
 
 
+def test_the_board_attributes_of_a_load_share_its_budget(tmp_path, monkeypatch):
+    monkeypatch.setenv(budget.TIME_SCALE_VARIABLE, "0.1")  # the whole load may take 2 s
+    slow = "sum(x * y for x in 0..999999 for y in 0..999999)"
+    attributes = "".join(f"    a{i}: \"{slow}\"\n" for i in range(6))
+    path = tmp_path / "attributes.yaml"
+    path.write_text(LOOP.replace("COUNT", "1").replace("board: {cells: [a, b]}\n",
+                                                       f"board:\n  cells: [a, b]\n  attributes:\n{attributes}"))
+    with pytest.raises(RulesError) as info:
+        rulesdsl.load_game(str(path))
+    [stop] = info.value.problems  # one each, they would take 2 s each
+    assert stop.message == "loading the rule file took longer than the 2 s allowed" and stop.location.line == 6
+
+
 def test_the_moves_of_a_game_share_its_budget(tmp_path, monkeypatch):
     monkeypatch.setenv(budget.TIME_SCALE_VARIABLE, "0.01")  # a move may take 0.05 s, the whole game 0.6 s
     path = tmp_path / "loop.yaml"
