@@ -82,7 +82,7 @@ class _Pool:
             try:
                 results, took = jail.run(_chunk, self.work, part, self.what, self.seconds, self.prepare,
                                          seconds=LOAD_SECONDS if self.prepare else self.seconds,
-                                         what=self.what(part[0]))
+                                         what=f"preparing {self.what(part[0])}" if self.prepare else self.what(part[0]))
             except BaseException as exc:  # noqa: BLE001 - handed to the thread that yields the results
                 with self.changed:
                     self.failed[number] = _outside(exc)
