@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import pickle
 import signal
 import subprocess
 import sys
@@ -222,8 +223,6 @@ def _running(pid: int) -> bool:
 
 
 def test_a_stop_travels_between_processes_intact():
-    import pickle
-
     stop = JobKilled("game 3", "crash", Location("g.yaml", 7, 5), "move 'go' (effects)", "its process crashed")
     again = pickle.loads(pickle.dumps(stop))
     assert (again.what, again.reason, again.where, again.rule, again.format()) == \
