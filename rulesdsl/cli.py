@@ -23,10 +23,11 @@ from .engine.perft import perft
 from .engine.rng import OLD_STREAM, STREAMS
 from .engine.serialize import parse_json
 from .errors import Location, MoveError, Problem, RulesDslError, RulesError, RunStopped, UsageError, did_you_mean
-from .findings import FORMATS, as_github, as_json, as_sarif, check_file, count_problems as _count
+from .findings import FORMATS, FileReport, as_github, as_json, as_sarif, check_file, count_problems as _count
+from .jail import Jail, JobKilled, heartbeat
 from .lang.compiler import loops_called
 from .lang.emit import outline
-from .limits import DEFAULT_MAX_TURNS
+from .limits import DEFAULT_MAX_TURNS, GAME_SECONDS, LOAD_SECONDS, MAX_TURNS_CAP, MOVE_SECONDS
 from .loading import bundled_games, load_document, resolve_path
 from .lsp.server import serve as serve_lsp
 from .model.builtins import builtin_reference
@@ -41,7 +42,7 @@ from .sim.report import analyse, text_report
 from .sim.report_files import FORMATS as REPORT_FORMATS, write_report
 from .sim.report_html import render as render_html
 from .sim.runner import record_game
-from .sim.simulate import RunSpec, compare_runs, simulate
+from .sim.simulate import RunSpec, compare_runs, describe, prepared, simulate
 from .serve.app import INSTALL_HINT
 from .serve.command import LOCAL, serve
 
@@ -68,7 +69,11 @@ exit codes:
 replay and report read the rule file that a log or results file names only if it
 is a bundled game or lies (links resolved) in that file's own folder; give any
 other with --rules FILE. Games run at most {DEFAULT_MAX_TURNS:,} turns unless the rule file
-(flow: max_turns) or --max-turns says otherwise.
+(flow: max_turns, at most {MAX_TURNS_CAP:,}) or --max-turns says otherwise.
+
+validate, simulate, replay, moves, show and perft run the rule file's code in a
+separate process with hard limits (memory, stack, processor time): a job they
+stop is reported where its rule is written, with exit code 1.
 """
 
 
@@ -171,37 +176,41 @@ def _start_state(game, args):
     return state
 
 
+def _jailed(fn, *args, what: str):
+    """fn(*args) in a jail of its own (see jail.py), its first unit of work a load (fn: a function of this module
+    that loads the rule file; heartbeat() names what it does after)."""
+    with Jail() as jail:
+        return jail.run(fn, *args, seconds=LOAD_SECONDS, what=what)
+
+
+def _position(args):
+    """In a jail: the game loaded, then the starting position set up (a unit of work of its own)."""
+    game = _load(args)
+    heartbeat(f"setting up the position of {args.file}", 2 * MOVE_SECONDS)  # the start, and --setup's outcome
+    return _start_state(game, args)
+
+
+def _warn(problems) -> None:
+    """Print what the compiler warns of (a turn cap the rule file may not ask for), once each."""
+    for problem in dict.fromkeys(problems):
+        print(problem.format(), file=sys.stderr)
+
+
 # -- validate -----------------------------------------------------------------------------------
 def cmd_validate(args) -> int:
     text = args.format == "text"  # else: nothing but the machine-readable report on stdout
     say = print if text else (lambda *_, **__: None)
     games = args.play if args.play is not None else 0 if text else CI_PLAYOUTS
     reports = []
-    for file in args.file:
-        report = check_file(file, args.variant, _options(args.option), games)
-        reports.append(report)
-        if report.doc is None:
-            say(RulesError(report.problems).format(), file=sys.stderr)
-            say(f"{file}: {_count(len(report.problems))}", file=sys.stderr)
-            continue
-        broken = 0
-        for problems in report.broken.values():
-            say(RulesError(problems).format(), file=sys.stderr)
-            broken += len(problems)
-        for problem in report.problems[broken:]:  # after the variants' errors: warnings, problems found by playing
-            say(problem.format(), file=sys.stderr)
-        say(f"{file}: {'ok' if not broken else _count(broken) + ' in its variants'} - {report.summary}")
-        for line in filter(None, report.lines):  # 'ok' above only when every variant compiles too
-            say(line)
-        for name, spec in (report.doc.data.get("options") or {}).items():
-            spec = spec or {}
-            choices = f" (one of {', '.join(map(str, spec['choices']))})" if spec.get("choices") else ""
-            default = spec.get("default", "")
-            shown = ",".join(map(str, default)) if isinstance(default, list) else default  # as --option takes it
-            say(f"  option {name}={shown!s}{choices}: {spec.get('help', '')}")
-        errors = sum(p.severity == "error" for p in report.problems)
-        if errors:
-            say(f"{file}: {_count(errors)}", file=sys.stderr)
+    with Jail() as jail:
+        for file in args.file:
+            try:  # the whole check of a file is one job (each load and game in it a unit of work)
+                report = jail.run(check_file, file, args.variant, _options(args.option), games, seconds=LOAD_SECONDS,
+                                  what=f"checking {file}")
+            except JobKilled as exc:
+                report = FileReport(file, problems=[exc.problem(file)])
+            reports.append(report)
+            _say_report(report, say)
     if not text:
         shown = {"json": as_json, "github": as_github, "sarif": lambda r: as_sarif(r, __version__)}[args.format]
         print(shown(reports))
@@ -209,51 +218,99 @@ def cmd_validate(args) -> int:
     return 1 if any(p.severity in failing for r in reports for p in r.problems) else 0
 
 
+def _say_report(report: FileReport, say) -> None:
+    """validate's text about one file (`say`: print, or nothing for the formats made for programs)."""
+    file = report.file
+    if report.doc is None:
+        say(RulesError(report.problems).format(), file=sys.stderr)
+        say(f"{file}: {_count(len(report.problems))}", file=sys.stderr)
+        return
+    broken = 0
+    for problems in report.broken.values():
+        say(RulesError(problems).format(), file=sys.stderr)
+        broken += len(problems)
+    for problem in report.problems[broken:]:  # after the variants' errors: warnings, problems found by playing
+        say(problem.format(), file=sys.stderr)
+    say(f"{file}: {'ok' if not broken else _count(broken) + ' in its variants'} - {report.summary}")
+    for line in filter(None, report.lines):  # 'ok' above only when every variant compiles too
+        say(line)
+    for name, spec in (report.doc.data.get("options") or {}).items():
+        spec = spec or {}
+        choices = f" (one of {', '.join(map(str, spec['choices']))})" if spec.get("choices") else ""
+        default = spec.get("default", "")
+        shown = ",".join(map(str, default)) if isinstance(default, list) else default  # as --option takes it
+        say(f"  option {name}={shown!s}{choices}: {spec.get('help', '')}")
+    errors = sum(p.severity == "error" for p in report.problems)
+    if errors:
+        say(f"{file}: {_count(errors)}", file=sys.stderr)
+
+
 # -- moves, show, perft --------------------------------------------------------------------------
 def cmd_moves(args) -> int:
-    game = _load(args)
-    state = _start_state(game, args)
+    print("\n".join(_jailed(_moves_lines, args, what=f"listing the moves of {args.file}")))
+    return 0
+
+
+def _moves_lines(args) -> list[str]:
+    """In a jail: what `moves` prints."""
+    state = _position(args)
+    heartbeat(f"listing the moves of {args.file}", MOVE_SECONDS)
     if state.terminal:
-        print("the game is over: no moves")
-        return 0
+        return ["the game is over: no moves"]
     if state.current_player() == CHANCE:
         try:
             outcomes = state.chance_outcomes()
         except MoveError as exc:
-            print(f"chance step '{state.step}': {exc.reason}")
-            return 0
-        for move, p in outcomes:
-            print(f"{move}\t{p:.6g}")
-        return 0
+            return [f"chance step '{state.step}': {exc.reason}"]
+        return [f"{move}\t{p:.6g}" for move, p in outcomes]
+    lines = []
     players = state.acting_players()
     for p in players:
         moves = state.legal_moves(p)
         if args.json:
-            print(json.dumps({"player": game.player_names[p], "moves": [str(m) for m in moves]}))
+            lines.append(json.dumps({"player": state.game.player_names[p], "moves": [str(m) for m in moves]}))
         else:
             if len(players) > 1:
-                print(f"{game.player_names[p]}:")
-            for m in moves:
-                print(m)
-    return 0
+                lines.append(f"{state.game.player_names[p]}:")
+            lines += [str(m) for m in moves]
+    return lines
 
 
 def cmd_show(args) -> int:
-    game = _load(args)
-    state = _start_state(game, args)
-    # JSON alone, so that the output can be saved and read back with --state
-    print(json.dumps(state.to_json(), indent=2) if args.json else render_state(state))
+    print(_jailed(_shown, args, what=f"showing a position of {args.file}"))
     return 0
+
+
+def _shown(args) -> str:
+    """In a jail: what `show` prints (JSON alone, so that the output can be saved and read back with --state)."""
+    state = _position(args)
+    heartbeat(f"drawing a position of {args.file}", MOVE_SECONDS)
+    return json.dumps(state.to_json(), indent=2) if args.json else render_state(state)
 
 
 def cmd_perft(args) -> int:
-    game = _load(args)
-    state = _start_state(game, args)
-    for depth in range(1, args.depth + 1) if args.all else [args.depth]:
-        start = time.perf_counter()
-        count = perft(state, depth)
-        print(f"depth {depth}: {count:,} ({time.perf_counter() - start:.2f} s)")
+    with Jail() as jail:
+        for depth in range(1, args.depth + 1) if args.all else [args.depth]:
+            count, seconds = jail.run(_perft_count, args, depth, seconds=LOAD_SECONDS,
+                                      what=f"counting the move paths of {args.file} to depth {depth}")
+            print(f"depth {depth}: {count:,} ({seconds:.2f} s)", flush=True)
     return 0
+
+
+_positions: dict = {}  # in a jail: the position perft counts from, for the command line that asked
+
+
+def _perft_count(args, depth: int) -> tuple[int, float]:
+    """In a jail: the move paths from the position to `depth`, and the seconds counting them took. Each call of
+    rule code has its budget; the count as a whole is as large as the depth asked for."""
+    key = (args.file, args.variant, tuple(args.option or ()), args.state, args.setup, args.seed)
+    if key not in _positions:
+        _positions.clear()
+        _positions[key] = _position(args)
+    heartbeat(f"counting the move paths of {args.file} to depth {depth}", float("inf"))
+    start = time.perf_counter()
+    count = perft(_positions[key], depth)
+    return count, time.perf_counter() - start
 
 
 # -- compile --------------------------------------------------------------------------------------
@@ -314,7 +371,8 @@ def _per_seat(text: str | None, game, option: str, what: str, default: str | Non
 
 
 def cmd_play(args) -> int:
-    game = _load(args)
+    game = _load(args)  # played here, as a person answers: the budgets of every move and of the game hold
+    _warn(game.rules.warnings)
     seats = _per_seat(args.seats, game, "--seats", "seats", "human")
     agents = [None if s == "human" else _agent(s) for s in seats]
     state = _start_state(game, args)
@@ -379,15 +437,31 @@ def cmd_simulate(args) -> int:
         raise UsageError("--resume continues the results file named by --out", "add --out FILE")
     if args.resume and args.force:
         raise UsageError("--resume continues the --out file and --force replaces it: give one of them")
-    specs, games = [], []
     bundle = read_bundle(args.file)  # read once, for all the variants and every worker
+    jails = [Jail(name=f"rulesdsl-worker-{i}") for i in range(1 if args.dask else args.workers)]
+    try:
+        for jail in jails:  # now, while this process runs one thread: a fork each (see jail.py)
+            jail.start()
+        return _simulated(args, agents, bundle, jails)
+    finally:
+        for jail in jails:
+            jail.close()
+
+
+def _simulated(args, agents: tuple, bundle, jails: list) -> int:
+    """simulate's runs, the games compiled and played in `jails` (one per worker; on Dask, only compiled there)."""
+    specs = []
     base = bundle_document(bundle)
+    options = _options(args.option)
     for variant in args.variant or [None]:  # every variant's rules and the agents are checked before --out is touched
-        game = _load(args, variant, base)
-        games.append(game)
-        _per_seat(args.agents, game, "--agents", "agents")
-        specs.append(RunSpec(args.file, variant, tuple(sorted(_options(args.option).items())), args.max_turns,
-                             agents, args.seed, bundle))
+        wrong = argument_problems(base, variant, options)
+        if wrong:
+            raise UsageError(f"{wrong[0]} ({Path(args.file).name})", wrong[1])
+        spec = RunSpec(args.file, variant, tuple(sorted(options.items())), args.max_turns, agents, args.seed, bundle)
+        info = jails[0].run(describe, prepared(spec), seconds=LOAD_SECONDS, what=f"loading {args.file}")
+        _per_seat(args.agents, info, "--agents", "agents")
+        _warn(info.warnings)
+        specs.append(spec)
     done, specs = _earlier_results(args, specs)
     if done:  # keep the complete lines only (a line cut short by a stopped run is dropped)
         Path(args.out).write_text("".join(json.dumps(line) + "\n" for line in done), encoding="utf-8")
@@ -396,8 +470,9 @@ def cmd_simulate(args) -> int:
     summaries = []
     out = open(args.out, "a" if done else "w", encoding="utf-8") if args.out else None
     try:
-        for spec, game in zip(specs, games):
-            summary = simulate(spec, args.games, out, args.workers, args.dask, done, progress, folder, game, args.chunk)
+        for spec in specs:
+            summary = simulate(spec, args.games, out, args.workers, args.dask, done, progress, folder,
+                               chunk=args.chunk, jails=jails)
             summaries.append(summary)
             print(summary.format(), flush=True)
         if len(summaries) > 1:
@@ -529,11 +604,26 @@ def cmd_replay(args) -> int:
     if args.game is not None:
         logs = _one_game(logs, args.game, args.log)
     show = args.show or args.step
-    if len(logs) > 1 and not show:
-        return _verify_all(args, logs, rules)
+    jails = [Jail(name=f"rulesdsl-worker-{i}") for i in range(args.workers if len(logs) > 1 and not show else 1)]
+    try:
+        for jail in jails:  # now, while this process runs one thread: a fork each (see jail.py)
+            jail.start()
+        if len(logs) > 1 and not show:
+            return _verify_all(args, logs, rules, jails)
+        return _replayed_one_by_one(args, logs, rules, jails[0], show)
+    finally:
+        for jail in jails:
+            jail.close()
+
+
+def _replayed_one_by_one(args, logs: list, rules: str | None, jail, show: bool) -> int:
+    """Replay each log in the jail and say how it went; with --show, watch it (played again here, once the jail
+    has verified it: the same work cannot go otherwise)."""
     bad = 0
     for i, (log, where) in enumerate(logs):
-        state, problems = replay(log, args.log, rules, where)
+        picture = len(logs) == 1 and not show
+        problems, drawn = jail.run(_replay_checked, log, args.log, rules, where, picture,
+                                   seconds=LOAD_SECONDS + GAME_SECONDS, what=f"replaying {where}")
         label = f"game {log.get('index', i)}" if len(logs) > 1 or args.game is not None else args.log
         if problems:
             bad += 1
@@ -541,21 +631,27 @@ def cmd_replay(args) -> int:
         elif len(logs) == 1 or args.verbose:
             moves = len(log["moves"])
             print(f"{label}: {moves} move{'s' if moves != 1 else ''} replayed and verified")
-            if len(logs) == 1 and not show:
-                print(render_state(state))
+            if picture:
+                print(drawn)
         if show:  # the final picture ends with the result
-            _show_game(state, log, args.step)
+            _show_game(replay(log, args.log, rules, where)[0], log, args.step)
     if len(logs) > 1:
         print(f"{len(logs) - bad} of {len(logs)} games replayed and verified")
     return 1 if bad else 0
 
 
-def _verify_all(args, logs: list, rules: str | None) -> int:
-    """Replay and verify every game of a results file (on --workers processes), with progress on stderr."""
+def _replay_checked(log: dict, source: str, rules: str | None, where: Location, picture: bool) -> tuple:
+    """In a jail: a log's mismatches (see replay), and the final position drawn if `picture`."""
+    state, problems = replay(log, source, rules, where)
+    return problems, render_state(state) if picture and not problems else None
+
+
+def _verify_all(args, logs: list, rules: str | None, jails: list) -> int:
+    """Replay and verify every game of a results file (in one jail per --workers), with progress on stderr."""
     bad = 0
     bar = None if args.quiet else show_progress(len(logs), f"replaying {Path(args.log).name}")
     try:
-        checked = verify_all(logs, args.log, rules, args.workers)
+        checked = verify_all(logs, args.log, rules, jails=jails)
         for i, ((log, _), (moves, problems)) in enumerate(zip(logs, checked)):
             label = f"game {log.get('index', i)}"
             if problems:

@@ -9,6 +9,8 @@ from pathlib import Path
 
 from .engine.load import compile_game
 from .errors import Problem, RulesError
+from .jail import heartbeat
+from .limits import LOAD_SECONDS
 from .loading import load_document, with_variant
 from .overrides import inherited_variant_problems, override_problems
 from .sim.checkplay import check_by_playing
@@ -31,12 +33,16 @@ class FileReport:
     doc: Document | None = None  # the file as loaded, when it compiled
     game: object = None  # the compiled game (of `variant`, if one was named), when it compiled
 
+    def __getstate__(self):  # a report sent back from a jail leaves the compiled game behind (code, not data)
+        return {**vars(self), "game": None}
+
 
 def check_file(file: str, variant: str | None = None, options: dict | None = None, games: int = 0,
                text: str | None = None) -> FileReport:
     """Everything validate finds in one rule file: the game's problems, then each variant's (all of them,
     unless `variant` names one), then the overrides that change nothing and what `games` random games of
-    each found. `text`: the file's content when it is not what is on disk (an editor's buffer)."""
+    each found. `text`: the file's content when it is not what is on disk (an editor's buffer). In a jail
+    (jail.py), each load (the game's, each variant's) and each game played is a unit of work of its own."""
     report = FileReport(file)
     try:
         doc = load_document(file, text=text)
@@ -45,13 +51,14 @@ def check_file(file: str, variant: str | None = None, options: dict | None = Non
         report.problems += exc.problems
         return report
     report.doc, report.game, report.summary = doc, game, game.summary()
-    warnings = override_problems(with_variant(doc, variant)) + inherited_variant_problems(doc)
+    warnings = override_problems(with_variant(doc, variant)) + inherited_variant_problems(doc) + game.rules.warnings
     played = []  # problems found by playing
     report.lines.append(_play_check(lambda: compile_game(doc, file, variant, options, inline=False), file, games,
                                     played))
     for name, spec in (doc.data.get("variants") or {}).items() if variant is None else ():
+        heartbeat(f"loading variant {name} of {file}", LOAD_SECONDS)
         try:
-            compile_game(doc, file, name, options)  # raises its problems, if it has any
+            warnings += compile_game(doc, file, name, options).rules.warnings  # raises its problems, if any
             report.variants[name] = 0
             report.lines.append(f"  variant {name}: ok - {(spec or {}).get('description', '')}")
             warnings += override_problems(with_variant(doc, name))

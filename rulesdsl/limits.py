@@ -22,16 +22,24 @@ MAX_KEYS = 10_000  # places of one zone or variable declared with keys: (one per
 MAX_ACTIONS = 1_000_000  # integer actions of one game, or chance outcomes of one node (the length of an action mask)
 MAX_RAY_CELLS = 1_000_000  # cells of all rays of a board together (a 60 x 60 grid in 8 directions has 860,000)
 
-# Running (budgets are wall-clock seconds, multiplied by the environment variable RULESDSL_TIME_SCALE)
-MOVE_SECONDS = 5.0  # listing the moves of a position, or applying one move with everything it sets off
+# Running (budgets are seconds of processor time, multiplied by the environment variable RULESDSL_TIME_SCALE).
+# Each call has its budget, and the calls inside a larger unit also share that unit's: the lets of one load, the
+# listing and applying of one move, the moves of one game.
+MOVE_SECONDS = 5.0  # listing the moves of a position, or applying one move with everything it sets off; and a move
 LOAD_SECONDS = 20.0  # compiling a rule file, its load-time expressions included
 VALUE_SECONDS = 3.0  # one load-time expression (a let, a board attribute, a region)
+GAME_SECONDS = 60.0  # the rules of one game, all its moves together (agents' look-ahead apart); bundled games: < 1 s
 MEMORY_BYTES = 2 << 30  # what the process may grow by during one of the above
 MAX_AUTO_STEPS = 10_000  # automatic steps in a row before a decision
 MAX_DRAWN = 10_000  # items drawn at once by one chance step with `draw:` (each is a draw of the sampler)
 MAX_DRAW_OUTCOMES = 20_000  # outcomes chance_outcomes() lists for one such draw (10 dice of 6 faces have 3,003)
 MAX_CALLS = 10_000  # chance steps called by chance() and waiting to be drawn
 DEFAULT_MAX_TURNS = 10_000  # the turn cap of a game when neither the rule file nor the caller sets one
+MAX_TURNS_CAP = 100_000  # the most a rule file's flow: max_turns may ask (more is clamped); --max-turns may give more
+
+# The process that runs untrusted work (jail.py): limits the operating system enforces, beyond the budgets above
+JAIL_MEMORY_BYTES = 3 << 30  # address space a jailed process may add to what it holds when it starts
+JAIL_STACK_BYTES = 8 << 20  # its stack (and each thread's): Python's recursion limit of 1,000 fits in it
 
 
 class LimitExceeded(ValueError):

@@ -261,7 +261,7 @@ def test_the_command_reports_a_bug_in_a_built_in_as_one(tmp_path, monkeypatch, c
     monkeypatch.setattr(rulesdsl.lang.builtins.size.builtin, "fn", _broken)
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where the crash report goes
     path = write(tmp_path, game_text(when="size(occupied()) >= 0"))
-    code = main(["moves", path])
+    code = main(["profile", path, "--games", "1"])  # rule code run in this process, where the bug is planted
     err = capsys.readouterr().err
     assert code == 3 and "Traceback" not in err
     assert "internal error (TypeError: planted bug): this is a bug in rulesdsl" in err

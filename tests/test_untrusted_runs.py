@@ -1,9 +1,11 @@
-"""Logs, states and results are untrusted input; exit codes say whose mistake it is; runs end and stop cleanly."""
+"""Logs, states and results are untrusted input; exit codes say whose mistake it is; runs end and stop cleanly; what
+Python cannot stop from inside (a crash, a step of C code, memory) is stopped by the jail, located."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -13,10 +15,11 @@ from pathlib import Path
 
 import pytest
 
+from rulesdsl.budget import TIME_SCALE_VARIABLE
 from rulesdsl.cli import main
-from rulesdsl.limits import DEFAULT_MAX_TURNS
+from rulesdsl.limits import DEFAULT_MAX_TURNS, MAX_TURNS_CAP
 
-from .helpers import game_path, run_cli as run
+from .helpers import ROOT, game_path, run_cli as run
 
 ALT = "WBWBWBWBWBWBWBWBWBWBWBWB"
 HUGE = "9" * 5000
@@ -392,8 +395,8 @@ def workers_of(run_: subprocess.Popen, until, timeout: float = 30) -> list[int]:
     """The worker pids of a run once `until()` holds (the workers are up and playing)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        workers = [pid for pid, command in children(run_.pid) if "multiprocessing" in command
-                   and "resource_tracker" not in command]
+        # jailed workers: forks of the run, or fresh interpreters started by multiprocessing
+        workers = [pid for pid, command in children(run_.pid) if "resource_tracker" not in command]
         if len(workers) == 2 and until():
             return workers
         assert run_.poll() is None, run_.communicate()
@@ -450,3 +453,115 @@ def _running(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+# -- the jail: attacks that Python cannot stop from inside, through the command ----------------------------
+ATTACK = """\
+game: Attack
+players: {count: 2}
+board: {cells: [a, b]}
+LETvars: {total: 0}
+moves:
+  go:
+    notation: go
+    do: DO
+flow:
+  steps:
+    play: {moves: [go], next: end_turn}
+end:
+  - when: "turn >= 3"
+    winners: "[]"
+"""
+DEADLINE = 10  # seconds by the clock for any one attack, on a busy two-core machine
+
+
+def attack(tmp_path: Path, do: list, *argv: str, let: str = "", scale: float | None = None):
+    """Run `rulesdsl ARGV` (FILE: a rule file whose move `go` has the effects `do`) as a process of its own;
+    (the rule file, the finished process, seconds by the clock)."""
+    path = tmp_path / "attack.yaml"
+    path.write_text(ATTACK.replace("DO", json.dumps(do)).replace("LET", f"let: {json.dumps(let)}\n" if let else ""))
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop(TIME_SCALE_VARIABLE, None)
+    if scale is not None:
+        env[TIME_SCALE_VARIABLE] = str(scale)
+    start = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "rulesdsl", *(str(path) if a == "FILE" else a for a in argv)],
+                          capture_output=True, text=True, timeout=120, env=env)
+    return path, done, time.monotonic() - start
+
+
+def located(err: str, path: Path) -> re.Match:
+    """The error's first line, located FILE:LINE:COL; never a traceback."""
+    assert "Traceback" not in err and "Fatal Python error" not in err, err
+    found = re.match(rf"{re.escape(str(path))}:(\d+):(\d+): error: ", err)
+    assert found, err
+    return found
+
+
+SIMULATE = ("simulate", "FILE", "--games", "2", "--agents", "random,random", "--quiet")
+
+
+def test_a_value_nested_a_million_deep_and_hashed_is_a_located_error(tmp_path):
+    # without the jail the process dies of a segmentation fault (exit -11) while hashing it
+    path, done, seconds = attack(tmp_path, ["t = 0", {"for": "i in 0..999999", "do": ["t = (t,)"]},
+                                            "total = size(distinct([t, t]))"], *SIMULATE)
+    assert done.returncode == 1 and seconds < DEADLINE
+    located(done.stderr, path)
+    assert "move 'go'" in done.stderr or "rule 'go'" in done.stderr
+
+
+def test_a_huge_value_built_in_one_step_of_c_is_a_located_error(tmp_path):
+    # zip of a thousand copies of a million items: 8 GB of tuples in one step of C code, once an internal error
+    # (exit 3); now stopped for its memory or its time, whichever runs out first (the jail's test of memory alone is
+    # in test_jail.py)
+    column = "c" + ", c" * 999
+    path, done, seconds = attack(tmp_path, ["c = numbers", f"total = size(zip({column}))"], *SIMULATE,
+                                 let={"numbers": "list(0..999999)"}, scale=0.3)
+    assert done.returncode == 1 and seconds < DEADLINE
+    assert located(done.stderr, path).groups() == ("8", "5")  # where move 'go' is written
+    assert "game 0 of the run with seed 0 was stopped: " in done.stderr and "(while move 'go' (effects) ran)" in \
+        done.stderr
+
+
+def test_a_job_stopped_mid_rule_is_located_at_the_rule(tmp_path):
+    # comparing two thousand pairs of million-item lists is one step of C code: the watchdog inside cannot stop it
+    path, done, seconds = attack(tmp_path, ["a = list(0..999999)", "b = list(0..999999)",
+                                            {"for": "i in 0..199999", "do": ["total = total + 1"]},
+                                            "total = 1 if repeat(a, 2000) == repeat(b, 2000) else 0"],
+                                 *SIMULATE, scale=0.3)
+    assert done.returncode == 1 and seconds < DEADLINE
+    assert located(done.stderr, path).groups() == ("7", "5")  # where move 'go' is written
+    assert "game 0 of the run with seed 0 was stopped: one step of Python's own code ran for more than 1.5 s of " \
+           "processor time (while move 'go' (effects) ran)" in done.stderr
+
+
+def test_forty_slow_lets_share_the_load_s_budget(tmp_path):
+    lets = {f"slow{i}": "sum(x * y for x in 0..999999 for y in 0..999999)" for i in range(40)}
+    # each let may take 0.3 s and the load 2 s: one after the other, the lets would take 12 s
+    path, done, seconds = attack(tmp_path, ["total = 1"], "validate", "FILE", let=lets, scale=0.1)
+    assert done.returncode == 1 and seconds < DEADLINE
+    located(done.stderr, path)
+    assert "took longer than the 2 s allowed" in done.stderr or "was stopped" in done.stderr
+
+
+def test_a_rule_file_cannot_lift_the_turn_cap_past_its_maximum(tmp_path):
+    forever = FOREVER.replace("flow:\n", "flow:\n  max_turns: 1000000000000\n")
+    path = tmp_path / "forever.yaml"
+    path.write_text(forever)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    warning = f"{path}:7:14: warning: max_turns 1,000,000,000,000 is more than a rule file may ask: games stop " \
+              f"after {MAX_TURNS_CAP:,} turns\n  hint: give more on the command line if you mean it (--max-turns N)"
+    start = time.monotonic()
+    checked = subprocess.run([sys.executable, "-m", "rulesdsl", "validate", str(path)], capture_output=True,
+                             text=True, timeout=60, env=env)
+    assert checked.returncode == 0 and warning in checked.stderr
+    done = subprocess.run([sys.executable, "-m", "rulesdsl", "simulate", str(path), "--games", "1", "--agents",
+                           "random,random", "--quiet"], capture_output=True, text=True, timeout=60, env=env)
+    assert time.monotonic() - start < 2 * DEADLINE  # two commands
+    assert done.returncode == 0 and warning in done.stderr
+    assert f"games stopped at the turn cap: 1 (cap: {MAX_TURNS_CAP:,} turns, the most a rule file may set)" in \
+        done.stdout
+    given = subprocess.run([sys.executable, "-m", "rulesdsl", "simulate", str(path), "--games", "1", "--agents",
+                            "random,random", "--quiet", "--max-turns", "7"], capture_output=True, text=True,
+                           timeout=60, env=env)
+    assert "games stopped at the turn cap: 1 (cap: 7 turns, as given)" in given.stdout

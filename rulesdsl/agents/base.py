@@ -16,6 +16,7 @@ class Agent:
     """
 
     name = "agent"
+    searches = False  # whether choosing plays rule code ahead on copies of the state (its time is the agent's)
 
     def choose(self, view, legal: list, rng):
         raise NotImplementedError

@@ -11,6 +11,7 @@ class GreedyAgent(Agent):
 
     name = "greedy"
     settings = ()
+    searches = True
 
     def choose(self, view, legal, rng):
         if len(legal) == 1:

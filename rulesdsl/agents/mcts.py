@@ -41,6 +41,7 @@ class MctsAgent(Agent):
 
     name = "mcts"
     settings = ("iterations", "seconds", "c", "depth")
+    searches = True
 
     def __init__(self, iterations=200, seconds=None, c=1.4, depth=60):
         self.iterations = int(iterations)

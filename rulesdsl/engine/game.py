@@ -18,8 +18,8 @@ class Game:
         self.variant = variant
         self.options = dict(options)  # only the options given explicitly (defaults live in the rules)
         self.max_turns = next(cap for cap in (max_turns, rules.max_turns, DEFAULT_MAX_TURNS) if cap is not None)
-        self.cap_source = "given" if max_turns is not None else "rule file" if rules.max_turns is not None \
-            else "default"
+        self.cap_source = "given" if max_turns is not None else "limit" if rules.max_turns_clamped \
+            else "rule file" if rules.max_turns is not None else "default"
         self._arrangement_rules: dict = {}
 
     @property

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 
+from .. import budget
+from ..limits import GAME_SECONDS, MOVE_SECONDS
 from .nodes import CHANCE
 from .rng import STREAM, derive_seed, stream_named
 
@@ -27,19 +29,37 @@ def play(state, choose, chance, seats, observe=None, limit=None) -> None:
     Chance outcomes are drawn with the Rng `chance`; a decision is `choose(state, player, legal, rng)` with
     the seat's own Rng `seats[player]`. At a simultaneous step every waiting player chooses before any
     choice is applied, so nobody's choice depends on another's. `observe(state, move)` is told of each move
-    just before it is applied.
+    just before it is applied. The rules of one game, all its moves together, have a budget of GAME_SECONDS,
+    and those of one move (listing and applying it) MOVE_SECONDS; what `choose` runs (an agent's look-ahead)
+    does not count.
     """
     left = sys.maxsize if limit is None else limit
-    while left > 0 and not state.terminal:
-        player = state.current_player()
-        if player >= 0:
-            moves = (choose(state, player, state.legal_moves(player), seats[player]),)
-        elif player == CHANCE:
-            moves = (state.sample_chance(chance),)
-        else:  # simultaneous (within a limit, only the first waiting players still choose)
-            moves = [choose(state, p, state.legal_moves(p), seats[p]) for p in state.acting_players()[:left]]
-        for move in moves:
-            if observe is not None:
-                observe(state, move)
-            state.apply(move)
-        left -= len(moves)
+    try:
+        while left > 0 and not state.terminal:
+            left -= _move(state, choose, chance, seats, observe, left)
+    except budget.TimeBudgetExceeded as exc:  # it arrived between two calls of rule code: the step is to blame
+        raise state.stopped(exc) from None
+
+
+def _move(state, choose, chance, seats, observe, left: int) -> int:
+    """One move of the play loop (at a simultaneous step, the choices of the first `left` waiting players):
+    how many moves were made. The state's calls are made here, directly, so that they count into the budgets
+    of the move and the game."""
+    player = state.current_player()
+    if player >= 0:
+        moves = (choose(state, player, state.legal_moves(player), seats[player]),)
+    elif player == CHANCE:
+        moves = (state.sample_chance(chance),)
+    else:  # simultaneous (within a limit, only the first waiting players still choose)
+        moves = []
+        for p in state.acting_players()[:left]:
+            moves.append(choose(state, p, state.legal_moves(p), seats[p]))
+    for move in moves:
+        if observe is not None:
+            observe(state, move)
+        state.apply(move)
+    return len(moves)
+
+
+budget.total(play, GAME_SECONDS, "the game's moves together")
+budget.total(_move, MOVE_SECONDS, "the move (listing and applying it)")

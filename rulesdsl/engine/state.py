@@ -9,7 +9,7 @@ from .. import budget
 from ..errors import GameRuntimeError, IllegalMove, MoveError
 from ..lang.builtins import RuleValueError, value_key
 from ..lang.compiler import GUARDS
-from ..limits import MAX_AUTO_STEPS, MAX_CALLS, MOVE_SECONDS, LimitExceeded
+from ..limits import GAME_SECONDS, MAX_AUTO_STEPS, MAX_CALLS, MOVE_SECONDS, LimitExceeded
 from ..lang.compiler import RULE_CODE_FILE
 from ..model.position import Position
 from ..model.rules import END_TURN, Move, MoveRule
@@ -633,6 +633,11 @@ class State(Position):
         """What `player` may see of this state (hidden zones and others' pending choices left out)."""
         return observation(self, player)
 
+    def stopped(self, exc) -> GameRuntimeError:
+        """The error for a budget overrun (`exc`) that arrived between two calls of rule code: it names the step
+        and the turn the game is at."""
+        return _runtime_error(self, self.rules.steps.get(self.step, "flow"), exc)
+
     def __repr__(self) -> str:
         who = "over" if self.terminal else f"step {self.step}, {self.rules.player_names[self.player]} to play"
         return f"<{self.rules.name} state: turn {self.turn}, {who}>"
@@ -659,6 +664,8 @@ for _fn, _what in ((State.apply, "applying a move"), (State.legal_moves, "listin
 _PARTS = {"next_player": ("flow", "next_player"), "first_player": ("flow", "first_player"), "scoring": ("scoring",),
           "flow": ("flow",)}
 _RULE_FAILED = "the rule file lets play reach a position this rule does not handle"
+_TOTAL_HINT = (f"the rules of one move share {MOVE_SECONDS:g} s and those of a whole game {GAME_SECONDS:g} s (times "
+               "RULESDSL_TIME_SCALE): make the rules cheaper, or end games sooner (flow: max_turns)")
 
 
 def _seats(players, count: int) -> list:
@@ -707,6 +714,8 @@ def _runtime_error(state, what, exc) -> GameRuntimeError:
     rule file's (see _rule_fault) is raised again as it is: an internal error, reported as a bug in rulesdsl."""
     if not _rule_fault(exc):
         raise exc
+    if isinstance(exc, budget.TotalBudgetExceeded):
+        return _flow_error(state, what, str(exc), _TOTAL_HINT)
     if isinstance(exc, budget.TimeBudgetExceeded):
         return _flow_error(state, what, str(exc), "a loop in this rule runs too long: loop over fewer items, or "
                            "keep what a loop works out in a variable")

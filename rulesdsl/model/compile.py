@@ -27,6 +27,7 @@ from .compile_support import _BROKEN, _FAIL, _describe, _ident
 from .game import Rules
 from .holders import Holder
 from .names import check_names
+from .owners import remember
 from .pieces import PieceKind
 from .reads import NOTHING, ReadAnalysis, key_code
 from .rules import EndRule
@@ -55,9 +56,13 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
         self.namespace: dict = {"__builtins__": namespace_builtins()}
         self._fn_count = 0
         self._reads: ReadAnalysis | None = None
+        self._stopped_at = None  # the part being worked out when the load's budget ran out
 
     # -- problems ---------------------------------------------------------------------------
     def problem(self, path, message, hint=None, key=False, code="invalid", fields=()):
+        if budget.overrun(ModelCompiler.compile):  # the load's budget ran out where a failure was caught: no
+            self._stopped_at = path  # value after it gets a fresh budget of its own (see compile)
+            raise budget.TimeBudgetExceeded
         self.problems.append(self.doc.problem(path, message, hint, key=key, code=code, fields=fields))
 
     def unknown(self, path, message: str, name, known, otherwise: str | None = None) -> None:
@@ -188,12 +193,15 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
         """The compiled Rules; RulesError listing every problem found."""
         budget.ensure_watchdog()
         try:
-            return self._compile()
+            rules = self._compile()
         except budget.TimeBudgetExceeded as exc:
-            raise RulesError(self.problems + [Problem(str(exc), Location(self.doc.file), "something in the rule file "
+            where = self.doc.locate(self._stopped_at)[0] if self._stopped_at else Location(self.doc.file)
+            raise RulesError(self.problems + [Problem(str(exc), where, "something in the rule file "
                                               "takes too long to work out: a load-time expression over a large "
                                               "collection, or a very large board", code="limit_exceeded",
                                               fields={"limit": "LOAD_SECONDS"})]) from None
+        remember(rules)  # to say which of its rules runs, should a job playing it be stopped
+        return rules
 
     def _compile(self) -> Rules:
         check_names(self.doc, lambda path, message, hint, key, code, name:
@@ -668,6 +676,23 @@ def _holding(holder: Holder, seats: int):
         key = T.widen(T.type_of_value(list(holder.keys))).items[0] if holder.keys else T.ANY
         return lambda place: T.table(key, place)
     return lambda place: place
+
+
+def _loading(frame) -> tuple | None:
+    """(what, Location) of a load running in `frame`: the load-time value being worked out, else the file."""
+    if frame.f_code is ModelCompiler.evaluate_now.__code__:
+        compiler, path = frame.f_locals.get("self"), frame.f_locals.get("path")
+        if isinstance(compiler, ModelCompiler) and isinstance(path, tuple) and path:
+            return (f"{' '.join(map(str, path[:-1]))} '{path[-1]}'".strip(),
+                    compiler.doc.locate(path)[0])
+    elif frame.f_code is ModelCompiler.compile.__code__:
+        compiler = frame.f_locals.get("self")
+        if isinstance(compiler, ModelCompiler):
+            return "loading the rule file", Location(compiler.doc.file)
+    return None
+
+
+budget.locate_with(_loading)
 
 
 class _Refused(ValueError):

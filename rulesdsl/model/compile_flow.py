@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from ..lang.compiler import Scope, local
 from ..lang.emit import If, Return, expressions
 from ..lang.parser import SyntaxProblem, parse
+from ..limits import MAX_TURNS_CAP
 from .compile_support import _FAIL, _ident
 from .game import Rules
 from .rules import END_TURN, Arrangement, Draw, MoveRule, Step
@@ -70,6 +72,12 @@ class FlowCompiler:
             code = self.expr(("flow", "next_player"), nxt, self.root)
             r.next_player = None if code is _FAIL else self.lambda_("S, me", code, "flow next_player")
         r.max_turns = flow.get("max_turns")
+        if isinstance(r.max_turns, int) and r.max_turns > MAX_TURNS_CAP:  # a game that never ends must stop soon
+            r.warnings.append(replace(self.doc.problem(
+                ("flow", "max_turns"), f"max_turns {r.max_turns:,} is more than a rule file may ask: games stop "
+                f"after {MAX_TURNS_CAP:,} turns", "give more on the command line if you mean it (--max-turns N)",
+                code="turn_cap_clamped", fields={"asked": r.max_turns, "limit": MAX_TURNS_CAP}), severity="warning"))
+            r.max_turns, r.max_turns_clamped = MAX_TURNS_CAP, True
         self._automatic_loops(steps)
         self._called_steps()
 

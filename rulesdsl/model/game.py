@@ -40,6 +40,8 @@ class Rules:
     first_player: object = None
     next_player: object = None
     max_turns: int | None = None
+    max_turns_clamped: bool = False  # the file asked for more than limits.MAX_TURNS_CAP, and got that
+    warnings: list = field(default_factory=list)  # Problems (severity warning) found while compiling
     end_rules: list = field(default_factory=list)
     score: object = None
     tiebreak: object = None

@@ -7,6 +7,8 @@ import cProfile
 
 from ..agents import make_agent
 from ..errors import GameRuntimeError, Location, Problem
+from ..jail import heartbeat
+from ..limits import GAME_SECONDS, LOAD_SECONDS
 from .coverage import dead_rules
 from .runner import play_game
 
@@ -19,7 +21,9 @@ def check_by_playing(compile_game, games: int, file: str) -> tuple[list[Problem]
     inline=False, so that each call of a function is a call), game i played from seed i as
     `rulesdsl play FILE --seats random,... --seed i` plays it: a failure is an error located at the failing
     statement, with the seed and moves that reach it; a game stopped by the turn cap, and a move, step, end
-    rule, function or procedure that no game used, a warning at its definition."""
+    rule, function or procedure that no game used, a warning at its definition. In a jail (jail.py), the load
+    and each game are units of work of their own."""
+    heartbeat(f"loading {file} to play it", LOAD_SECONDS)
     game, called = _compiled_watching(compile_game)
     rules = game.rules
     agents = [make_agent("random")] * game.num_players
@@ -35,6 +39,7 @@ def check_by_playing(compile_game, games: int, file: str) -> tuple[list[Problem]
             state.evaluations()  # what agents that evaluate positions ask: its failures and the functions it calls
 
     for seed in range(games):
+        heartbeat(f"random game {seed} of {file}", GAME_SECONDS)
         moves.clear()
         try:
             record = play_game(game, agents, seed, observe)

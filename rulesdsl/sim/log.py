@@ -6,9 +6,11 @@ import hashlib
 import json
 from pathlib import Path
 
+from .. import budget
 from ..engine.load import argument_problems, load_game
 from ..engine.serialize import encode, parse_json, shown
 from ..errors import GameRuntimeError, Location, MoveError, Problem, RulesError
+from ..limits import GAME_SECONDS
 from .records import LOG_FORMAT, LOG_HINT, check_log, read_text, rules_label, rules_named_by
 
 
@@ -98,16 +100,22 @@ def _replayed(game, log: dict, where: Location, keep=None):
         raise RulesError([Problem(f"the game it names cannot start: {exc.reason}", where, exc.hint)]) from None
     if keep is not None:
         keep(state)
-    for i, text in enumerate(log["moves"]):
-        text, player = _seat_of(text, game.num_players, i, where)
-        try:
-            state.apply(state.parse_move(text, player))
-        except MoveError as exc:
-            raise RulesError([Problem(f"move {i + 1} {shown(text)} does not replay: {exc.reason}", where,
-                                      exc.hint)]) from None
-        if keep is not None:
-            keep(state)
+    try:
+        for i, text in enumerate(log["moves"]):
+            text, player = _seat_of(text, game.num_players, i, where)
+            try:
+                state.apply(state.parse_move(text, player))
+            except MoveError as exc:
+                raise RulesError([Problem(f"move {i + 1} {shown(text)} does not replay: {exc.reason}", where,
+                                          exc.hint)]) from None
+            if keep is not None:
+                keep(state)
+    except budget.TimeBudgetExceeded as exc:  # it arrived between two calls of rule code: the step is to blame
+        raise state.stopped(exc) from None
     return state
+
+
+budget.total(_replayed, GAME_SECONDS, "the game's moves together")
 
 
 _games: dict = {}  # (rule file, variant, options, turn cap) -> Game: every line of a results file shares one

@@ -13,9 +13,10 @@ from ..bundle import RuleBundle, bundle_document, read_bundle
 from ..engine.load import compile_game
 from ..engine.rng import OLD_STREAM, STREAM, derive_seed
 from ..errors import GameRuntimeError
+from ..limits import GAME_SECONDS, LOAD_SECONDS
 from .cluster import dask_results
 from .compare import BASE, Games, compare_text
-from .pool import in_processes
+from .pool import in_jails, in_processes
 from .progress import note, show_progress
 from .records import read_results, rules_label, same_rules  # noqa: F401 - read_results is used from here too
 from .runner import play_game
@@ -112,6 +113,37 @@ def _game(spec: RunSpec):
     return game
 
 
+@dataclass(frozen=True)
+class GameInfo:
+    """What a run needs to know of its game, wherever the game is compiled (a jail: see describe)."""
+
+    name: str
+    num_players: int
+    player_names: list
+    max_turns: int
+    cap_source: str
+    warnings: list  # Problems: what the compiler warns of (a turn cap clamped)
+
+
+def describe(spec: RunSpec) -> GameInfo:
+    """The game of a prepared spec, compiled (and kept, for the games that follow in this process), described."""
+    game = _game(spec)
+    return GameInfo(game.name, game.num_players, list(game.player_names), game.max_turns, game.cap_source,
+                    list(game.rules.warnings))
+
+
+def game_seconds(agents) -> float:
+    """The budget of one game in a jail: GAME_SECONDS, or none of its own when an agent looks ahead (its
+    look-ahead is as long as its settings say; each call of rule code in it keeps its own budget)."""
+    searching = (make_agent(a) if isinstance(a, str) else a for a in agents)
+    return float("inf") if any(getattr(a, "searches", True) for a in searching) else GAME_SECONDS
+
+
+def game_label(seed: int, index: int) -> str:
+    """How a game of a run is named when its job is stopped."""
+    return f"game {index} of the run with seed {seed}"
+
+
 def play_chunk(spec: RunSpec, indices: list[int]) -> tuple[list[dict], float]:
     """Games `indices` of a run as their JSONL lines, and the processor seconds their play took (not compiling
     the game, once per process; nor time lost to other work on the machine). Pure: the same spec and
@@ -153,14 +185,19 @@ def _ordered(results_by_index, indices):
 
 
 def _results(spec: RunSpec, indices: list[int], workers: int, dask: str | None, chunk: int | None = None,
-             tell=None, ready=None):
-    """Results of the games at `indices`, in index order, computed locally, in processes or on Dask (`tell`
-    and `ready`: see dask_results)."""
+             tell=None, ready=None, jails: list | None = None):
+    """Results of the games at `indices`, in index order, computed on Dask, in `jails`, in processes or here
+    (`tell` and `ready`: see dask_results)."""
     if dask:
         yield from _ordered(dask_results(play_chunk, spec, indices, dask, workers if workers > 1 else None, chunk,
                                          tell, ready), indices)
-    elif workers > 1:
-        yield from in_processes(partial(play_one, spec), indices, workers, chunk)
+    elif jails or workers > 1:
+        budgets = {"what": partial(game_label, spec.seed), "seconds": game_seconds(spec.agents),
+                   "prepare": partial(_game, spec)}
+        if jails:
+            yield from in_jails(partial(play_one, spec), indices, jails, chunk, **budgets)
+        else:
+            yield from in_processes(partial(play_one, spec), indices, workers, chunk, **budgets)
     else:
         for index in indices:
             yield play_one(spec, index)
@@ -266,7 +303,8 @@ class Summary:
                 lo, hi = wilson(w, seats)
                 lines.append(f"  {'agent':<10} {agent:<16} {w:>6} {w / seats:>7.1%}  [{lo:.1%}, {hi:.1%}]"
                              f"  (of {seats} seats played)")
-        source = {"given": "as given", "rule file": "set by the rule file", "default": "the default"}
+        source = {"given": "as given", "rule file": "set by the rule file", "default": "the default",
+                  "limit": "the most a rule file may set"}
         cap = f" (cap: {self.cap:,} turns, {source.get(self.cap_source, self.cap_source)})" if self.cap else ""
         lines.append(f"  games stopped at the turn cap: {self.capped}{cap}")
         if self.lengths:
@@ -287,16 +325,21 @@ class Summary:
 
 def simulate(spec: RunSpec, games: int, out=None, workers: int = 1, dask: str | None = None,
              done: list[dict] | None = None, progress: bool = False, folder: Path | None = None,
-             game=None, chunk: int | None = None) -> Summary:
+             game=None, chunk: int | None = None, jails: list | None = None) -> Summary:
     """Play games 0..games-1 of a run (skipping those in `done`, lines of a results file in `folder`);
     write each line to `out` as it comes. `game` is the spec's game if the caller has compiled it already
-    (from the spec's bundle). `chunk`: games per task sent to a worker (default: sized from their speed)."""
+    (from the spec's bundle). `chunk`: games per task sent to a worker (default: sized from their speed).
+    `jails` (see jail.py): the game is compiled, and played unless on Dask, in them (one per worker), never
+    here; without them, several workers are jailed processes of their own, and one worker is this process."""
     spec = prepared(spec)
     if game is not None:
         _games[_game_key(spec)] = game
-    game = _game(spec)
-    summary = Summary(game.name, spec.variant, agent_names(spec.agents), game.player_names,
-                      cap=game.max_turns, cap_source=game.cap_source)
+    if jails:
+        info = jails[0].run(describe, spec, seconds=LOAD_SECONDS, what=f"loading {spec.file}")
+    else:
+        info = describe(spec)
+    summary = Summary(info.name, spec.variant, agent_names(spec.agents), info.player_names,
+                      cap=info.max_turns, cap_source=info.cap_source)
     finished = {line["index"]: line for line in done or [] if spec.matches(line, folder)}
     for index in sorted(finished):
         if index < games:
@@ -304,7 +347,7 @@ def simulate(spec: RunSpec, games: int, out=None, workers: int = 1, dask: str | 
     indices = [i for i in range(games) if i not in finished]
     bar = None
     if progress:
-        label = game.name + (f" [{spec.variant}]" if spec.variant else "")
+        label = info.name + (f" [{spec.variant}]" if spec.variant else "")
         bar = show_progress(games, label, initial=games - len(indices))
     start = time.perf_counter()
 
@@ -314,7 +357,7 @@ def simulate(spec: RunSpec, games: int, out=None, workers: int = 1, dask: str | 
 
     try:
         tell = partial(note, bar) if bar is not None else None  # e.g. where the cluster's dashboard is
-        for line in _results(spec, indices, workers, dask, chunk, tell, ready):
+        for line in _results(spec, indices, workers, dask, chunk, tell, ready, None if dask else jails):
             summary.add(line)
             if out is not None:
                 out.write(json.dumps(line) + "\n")
