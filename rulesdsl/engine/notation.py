@@ -6,7 +6,9 @@ import re
 from collections import Counter
 from itertools import islice
 
-from ..errors import AmbiguousMove, IllegalMove, MalformedMove, MoveError
+from .. import budget
+from ..errors import AmbiguousMove, GameRuntimeError, IllegalMove, MalformedMove, MoveError
+from ..limits import MOVE_SECONDS
 from ..model.rules import Move
 from ..model.values import text_of
 from .nodes import CHANCE
@@ -79,30 +81,48 @@ def _value(state, text: str):
     return {"true": True, "false": False, "none": None}.get(text, text)
 
 
+def _overrun(state, rule, exc) -> GameRuntimeError:
+    """The error of a rule (a move or a step) whose code overran its budget while a typed move was read."""
+    where = state.rules.where
+    return GameRuntimeError(rule.name, state.turn, str(exc), where(rule.path) if where is not None else None,
+                            "reading a typed move lists this rule's possible moves: give its params smaller domains")
+
+
 def _explain_by_candidates(state, step, wanted: str, player, legal) -> MoveError | None:
     """Find the refused move among all parameter combinations that print as `wanted`, and say why."""
-    folded = wanted.casefold()
     for rule in step.moves:
         if rule.candidates is None or rule.parts:
             continue
         try:
-            for args in rule.candidates(state, player):
-                try:
-                    text = normalise(rule.note(player, *args))
-                except Exception:  # noqa: BLE001 - a combination the notation cannot print is not it
-                    continue
-                if text.casefold() != folded:
-                    continue
-                failed = rule.explain(state, player, *args[: len(rule.params)])
-                if failed < 0:
-                    return IllegalMove(wanted, "another move has priority here", _examples(legal))
-                description, why = rule.checks[failed]
-                if why is None and failed < len(rule.params):
-                    why = f"that {rule.params[failed]} is not possible here"
-                return IllegalMove(wanted, why or f"the rule '{rule.name}' requires {description}",
-                                   _examples(legal))
+            found = _refused_candidate(state, rule, wanted, player, legal)
+        except budget.TimeBudgetExceeded as exc:
+            raise _overrun(state, rule, exc) from None
         except Exception:  # noqa: BLE001 - a domain that cannot be listed here: try the next rule
             continue
+        if found is not None:
+            return found
+    return None
+
+
+def _refused_candidate(state, rule, wanted: str, player, legal) -> MoveError | None:
+    """Why the combination of `rule`'s parameter values that prints as `wanted` is refused, if there is one."""
+    folded = wanted.casefold()
+    for args in rule.candidates(state, player):
+        try:
+            text = normalise(rule.note(player, *args))
+        except budget.TimeBudgetExceeded:
+            raise
+        except Exception:  # noqa: BLE001 - a combination the notation cannot print is not it
+            continue
+        if text.casefold() != folded:
+            continue
+        failed = rule.explain(state, player, *args[: len(rule.params)])
+        if failed < 0:
+            return IllegalMove(wanted, "another move has priority here", _examples(legal))
+        description, why = rule.checks[failed]
+        if why is None and failed < len(rule.params):
+            why = f"that {rule.params[failed]} is not possible here"
+        return IllegalMove(wanted, why or f"the rule '{rule.name}' requires {description}", _examples(legal))
     return None
 
 
@@ -128,6 +148,8 @@ def _explain_by_fields(state, rule, wanted: str, player, legal) -> MoveError | N
                 why = rule.checks[i][1] or \
                     f"{' '.join(match.group(j + 1) for j in shown)!r} is not a possible {param} here"
                 return IllegalMove(wanted, why, _examples(legal))
+    except budget.TimeBudgetExceeded as exc:
+        raise _overrun(state, rule, exc) from None
     except Exception:  # noqa: BLE001 - a domain that cannot be listed, a field that cannot be printed
         return None
     return None
@@ -151,6 +173,8 @@ def _explain(state, step, wanted: str, player, candidates) -> MoveError:
             return IllegalMove(wanted, "you may pass only when you have no other move", _examples(candidates))
         try:
             failed = rule.explain(state, player, *values)
+        except budget.TimeBudgetExceeded as exc:
+            raise _overrun(state, rule, exc) from None
         except Exception:  # noqa: BLE001 - a value of the wrong kind: the text names no such thing
             failed = 0
         if failed < 0:
@@ -180,6 +204,13 @@ def _examples(candidates, limit: int = 8) -> str:
 
 
 def _parse_arrangement(state, step, wanted: str) -> Move:
+    try:
+        return _read_arrangement(state, step, wanted)
+    except budget.TimeBudgetExceeded as exc:
+        raise _overrun(state, step, exc) from None
+
+
+def _read_arrangement(state, step, wanted: str) -> Move:
     arr = step.arrangement
     items = list(arr.items(state, CHANCE))
     single = all(isinstance(i, str) and len(i) == 1 for i in items)
@@ -227,3 +258,6 @@ def _parse_draw(state, step, wanted: str) -> Move:
     if normalise(written).casefold() != normalise(str(move)).casefold():
         raise IllegalMove(wanted, f"the outcome here reads '{move}'")
     return move
+
+
+budget.guard(parse_move, MOVE_SECONDS, "reading a move")

@@ -322,7 +322,8 @@ class FlowCompiler:
         if _FAIL in (count, items, note, body, seen_by):
             return
         sig = "S, me" + "".join(f", L_{i}" for i in step.inputs)
-        rule = MoveRule(step.name, path, ["outcome"], [], inputs=step.inputs, template=template)
+        rule = MoveRule(step.name, path, ["outcome"], [], inputs=step.inputs, template=template,
+                        notation_at=self.rules.where(path + ("notation",)))
         effects = self.function(f"draw_{_ident(step.name)}", sig + ", L_outcome", body, label)
         rule.apply = lambda S, me, *args: effects(S, me, *args[:-1], list(args[-1]))  # the effects change a list
         rule.note = self.function("note", "me" + sig[len("S, me"):] + ", L_outcome", [Return(note)], label)

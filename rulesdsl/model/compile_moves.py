@@ -202,7 +202,8 @@ class MoveCompiler:
 
     def move_rule(self, path, name, spec, scope, label: str) -> MoveRule | None:
         """Compile one move (or chance outcome) definition into a MoveRule; its functions are filed under `label`."""
-        rule = MoveRule(name, path, list(spec.get("params") or {}), list(spec.get("let") or {}))
+        rule = MoveRule(name, path, list(spec.get("params") or {}), list(spec.get("let") or {}),
+                        notation_at=self.rules.where(path + ("notation",)))
         rule.inputs = [str(i) for i in spec.get("inputs") or []]
         rule.part_specs = spec.get("parts") or []
         scope = scope.child(**{i: local(i) for i in rule.inputs})
