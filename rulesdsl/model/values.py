@@ -64,6 +64,8 @@ class Piece(RuleValue):
 class Record(RuleValue):
     """A small read-only bag of named values (e.g. each player's choice at a simultaneous step)."""
 
+    holds_values = True  # its fields count as a level of nesting (see lang/checked.py)
+
     def __init__(self, **fields):
         self.__dict__.update(fields)
 
