@@ -903,7 +903,7 @@ class Compiler:
                 value, op = f"{_AUGMENTED[node.op]}({target}, {value})", "="
             else:
                 op = node.op
-            if holder is not None and op == "=" and not self._fits_in_item(node.value, scope):
+            if holder is not None and node.op in ("=", "+=") and not self._fits_in_item(node.value, scope):
                 # an item put into a list or table nests it deeper, and could be the list itself
                 value = f"G_item({holder}, {value})"
             line = f"{target} {op} {value}"
