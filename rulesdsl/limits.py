@@ -15,6 +15,10 @@ MAX_EXPR_CHARS = 20_000  # characters of one expression string
 MAX_EXPR_DEPTH = 50  # brackets or operators nested in one expression (Python's own parser allows 200 brackets)
 MAX_INT_BITS = 8192  # about 2,466 decimal digits: far beyond any score, far below a slow multiplication
 MAX_ITEMS = 1_000_000  # items of one list or tuple, characters of one string, numbers in one range
+# lists, tuples, tables and records inside each other, in a value rule code builds: hashing, comparing and printing
+# recurse once a level (hashing a tuple in C, unchecked); a value this deep fits in a saved state, whose JSON may
+# nest MAX_JSON_DEPTH deep (a table takes three levels of it: {"table": [[key, value]]}, and a state five more)
+MAX_VALUE_DEPTH = 30
 MAX_PLAYERS = 256  # seats of one game
 MAX_OPTION_ITEMS = 1_000  # items of a list option (type: list)
 MAX_CELLS = 10_000  # cells of one board

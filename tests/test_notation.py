@@ -9,6 +9,8 @@ written for these tests. Notation of a particular game (e.g. Mabula's "b1-b4") b
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 import rulesdsl
@@ -419,3 +421,74 @@ def test_notation_that_prints_expressions_keeps_the_why(load, text, reason):
     assert legal(state) == ["b1/1", "b1/3", "c1/1", "c1/3"]
     error = refused(state, text)
     assert (error.kind, error.reason) == (MoveError.ILLEGAL, reason)
+
+
+# -- reading never backtracks: a notation with many fields reads any text in linear time --------------------
+
+def wide(fields: int) -> str:
+    """A game whose one move has `fields` params (each always 1), written 'm 1 1 ... 1 .'."""
+    names = [f"p{i}" for i in range(fields)]
+    return f"""\
+game: Wide
+players: {{count: 1}}
+board: {{cells: [a, b]}}
+moves:
+  m:
+    params: {{{", ".join(f'{n}: "[1]"' for n in names)}}}
+    notation: "m {" ".join("{" + n + "}" for n in names)} ."
+flow:
+  steps:
+    play: {{moves: [m]}}
+end:
+  - when: "turn >= 1"
+    winners: "[]"
+"""
+
+
+REPEATED = """\
+game: Repeated
+players: {count: 1}
+board: {cells: [a, b]}
+moves:
+  m:
+    params: {c: "cells"}
+    notation: "FIELDS ."
+flow:
+  steps:
+    play: {moves: [m]}
+end:
+  - when: "turn >= 1"
+    winners: "[]"
+""".replace("FIELDS", " ".join(["{c}"] * 40))
+
+
+def read_quickly(state, text: str) -> MoveError:
+    """The MoveError of `text`, read in well under the minutes a backtracking reader takes (a loose guard)."""
+    start = time.monotonic()
+    error = refused(state, text)
+    assert time.monotonic() - start < 5
+    return error
+
+
+def test_a_notation_with_sixteen_fields_reads_a_wrong_text_at_once(load):
+    fields = 16
+    state = load(wide(fields), "wide").new_initial_state()
+    assert legal(state) == ["m " + "1 " * fields + "."]
+    # every way of splitting 60 words into the fields fails at the missing '.': a regex tried them all
+    error = read_quickly(state, "m " + " ".join(["1"] * 60))
+    assert (error.kind, error.reason) == (MoveError.MALFORMED, "not a move of this game here; moves look like 'm "
+                                          + " ".join(f"<p{i}>" for i in range(fields)) + " .'")
+    # written like the move, with too much in its last field: read field by field, as few characters each
+    error = read_quickly(state, "m " + "1 " * (fields + 2) + ".")
+    assert (error.kind, error.reason) == (MoveError.ILLEGAL, f"'1 1 1' is not a possible p{fields - 1} here")
+    assert str(state.parse_move("M " + "1  " * fields + ".")) == "m " + "1 " * fields + "."
+
+
+def test_forty_fields_printing_one_param_read_a_wrong_text_at_once(load):
+    state = load(REPEATED, "repeated").new_initial_state()
+    assert legal(state) == [" ".join(["a"] * 40) + " .", " ".join(["b"] * 40) + " ."]
+    error = read_quickly(state, " ".join(["a"] * 90))
+    assert (error.kind, error.reason) == (MoveError.MALFORMED, "not a move of this game here; moves look like '"
+                                          + " ".join(["<c>"] * 40) + " .'")
+    error = read_quickly(state, " ".join(["c"] * 40) + " .")
+    assert (error.kind, error.reason) == (MoveError.ILLEGAL, "'c' is not a possible c here")

@@ -19,7 +19,7 @@ from itertools import product
 from .. import budget
 from ..errors import GameRuntimeError, IllegalMove, Location, Problem, RulesError
 from ..lang.builtins import RuleValueError, value_key
-from ..limits import LOAD_SECONDS, MAX_ACTIONS
+from ..limits import LOAD_SECONDS, MAX_ACTIONS, VALUE_SECONDS
 from ..model.rules import Move
 from ..model.values import text_of
 from .nodes import CHANCE
@@ -114,7 +114,7 @@ class Numbering:
                 args = kind.args(action)
                 if not kind.rule.lets:
                     try:  # the notation, where it can be printed without a seat
-                        return kind.rule.note(None, *args)
+                        return kind.rule.format(args, None)
                     except _FAILURES:
                         pass
                 return " ".join([kind.rule.name, *map(text_of, args)])
@@ -315,3 +315,6 @@ def _at(rules, path: tuple) -> Location | None:
 
 
 budget.guard(ActionMap.__init__, LOAD_SECONDS, "numbering the moves as actions")
+# each kind's values (its params' `among:`, or their domains) have a budget of their own: one that never ends is
+# located at the values that take the time
+budget.guard(_domains, VALUE_SECONDS, "working out the values of a move's params")

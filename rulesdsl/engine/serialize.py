@@ -6,8 +6,9 @@ import json
 import math
 import re
 
+from .. import budget
 from ..errors import Location, MoveError, Problem, RulesError
-from ..limits import MAX_JSON_DEPTH, MAX_JSON_DIGITS
+from ..limits import MAX_JSON_DEPTH, MAX_JSON_DIGITS, MOVE_SECONDS
 from ..lang.builtins import RuleValueError
 from ..model.rules import Move
 from ..model.values import Cell, Piece, Record, text_of
@@ -541,3 +542,7 @@ def observation(S, player: int | None) -> dict:
     full["secret"] = {}
     full["observer"] = player
     return full
+
+
+# reading a state runs rule code: its pieces' derived attributes, its pending moves read in notation, its end rules
+budget.guard(state_from_json, MOVE_SECONDS, "reading a saved state")

@@ -591,7 +591,7 @@ class State(Position):
         """Each player's score as the rule file defines it (None when it defines none)."""
         if self.rules.score is None:
             return [None] * self.rules.num_players
-        with _rule_errors(self, "scoring"):
+        with _rule_errors(self, "score"):
             return [self.rules.score(self, p) for p in range(self.rules.num_players)]
 
     def evaluations(self) -> list:
@@ -599,14 +599,14 @@ class State(Position):
         fn = self.rules.evaluation or self.rules.score
         if fn is None:
             return [0] * self.rules.num_players
-        with _rule_errors(self, "scoring"):
+        with _rule_errors(self, "evaluation" if self.rules.evaluation is not None else "score"):
             return [fn(self, p) for p in range(self.rules.num_players)]
 
     def breakdowns(self) -> list:
         """Each player's score breakdown (a table of named numbers), or None when the rules define none."""
         if self.rules.breakdown is None:
             return [None] * self.rules.num_players
-        with _rule_errors(self, "scoring"):
+        with _rule_errors(self, "breakdown"):
             return [rule_values.table(self.rules.breakdown(self, p)) for p in range(self.rules.num_players)]
 
     # -- notation ----------------------------------------------------------------------------
@@ -654,14 +654,21 @@ _ALWAYS_THE_RULES = (RuleValueError, LimitExceeded, budget.TimeBudgetExceeded, R
 # them fails in the rule's code, as it would in the code they replace.
 _OPERATORS = frozenset([*(fn.__code__ for fn in GUARDS.values()), Position.tally.__code__,
                         Position.located.__code__])
+# Every method of State that calls the rule file's code itself runs under a budget (its own, even when called
+# from inside another: the innermost that overruns is blamed). Moves are printed under one too (MoveRule.format),
+# and so are typed moves read (notation.py), saved states read (serialize.py) and features (tensor.py).
 for _fn, _what in ((State.apply, "applying a move"), (State.legal_moves, "listing the legal moves"),
                    (State.chance_outcomes, "listing the chance outcomes"),
-                   (State.sample_chance, "drawing a chance outcome"), (State.initial, "setting up the game")):
+                   (State.sample_chance, "drawing a chance outcome"), (State.initial, "setting up the game"),
+                   (State._decider, "working out who decides"), (State.acting_players, "working out who chooses"),
+                   (State.draw_pool, "listing what a draw draws from"), (State.scores, "scoring"),
+                   (State.evaluations, "evaluating the position"), (State.breakdowns, "scoring")):
     budget.guard(_fn, MOVE_SECONDS, _what)
 
 
 # Where the named parts of a rule file that are not moves, steps or end rules are written.
-_PARTS = {"next_player": ("flow", "next_player"), "first_player": ("flow", "first_player"), "scoring": ("scoring",),
+_PARTS = {"next_player": ("flow", "next_player"), "first_player": ("flow", "first_player"),
+          "score": ("scoring", "score"), "evaluation": ("scoring", "evaluation"), "breakdown": ("scoring", "breakdown"),
           "flow": ("flow",)}
 _RULE_FAILED = "the rule file lets play reach a position this rule does not handle"
 _TOTAL_HINT = (f"the rules of one move share {MOVE_SECONDS:g} s and those of a whole game {GAME_SECONDS:g} s (times "

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import json
 
+from .. import budget
 from ..errors import GameRuntimeError
 from ..lang.builtins import RuleValueError
+from ..limits import MOVE_SECONDS
 from .observer import Hidden, Observer
 from .serialize import observation
 
@@ -112,6 +114,9 @@ class ObservationTensor:
                 value = fn(view, seat)
             except _FAILURES as exc:
                 raise self._error(state, name, path, f"feature '{name}' failed: {exc}") from None
+            except budget.TimeBudgetExceeded as exc:
+                raise self._error(state, name, path, f"feature '{name}' failed: {exc}",
+                                  "a feature is worked out for every observation: keep it quick") from None
             if isinstance(value, bool) or isinstance(value, (int, float)):
                 found.append(_number(value))
             else:
@@ -119,10 +124,10 @@ class ObservationTensor:
                                   f"'{str(value)[:40]}', not a number")
         return found
 
-    def _error(self, state, name, path, message):
+    def _error(self, state, name, path, message,
+               hint="a feature is a number or true/false, worked out from what the seat sees"):
         where = self.rules.where
-        return GameRuntimeError(f"feature {name}", state.turn, message, where(path) if where else None,
-                                "a feature is a number or true/false, worked out from what the seat sees")
+        return GameRuntimeError(f"feature {name}", state.turn, message, where(path) if where else None, hint)
 
 
 def observation_string(state, seat: int) -> str:
@@ -157,3 +162,6 @@ def _number(value) -> float:
 def _plane_name(plane: tuple) -> str:
     kind, attr, value = plane
     return kind if attr is None else f"{kind}.{attr}" if value is None else f"{kind}.{attr}={value}"
+
+
+budget.guard(ObservationTensor._features, MOVE_SECONDS, "working out the observation features")

@@ -46,6 +46,12 @@ def _kind(value) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def _collected(result: list, xs) -> list:
+    """`result`, a list of the items of xs, checked for nesting when xs was not a value already (a generator:
+    its items are in no list yet, and a list of them nests one level deeper than they do)."""
+    return result if isinstance(xs, (list, tuple, dict, range, str)) else checked.nested(result)
+
+
 def _items(args):
     if len(args) == 1:
         (only,) = args
@@ -208,7 +214,7 @@ def any_(xs: "list | tuple | range | text | table") -> "bool":
 def sorted_(xs: "list | tuple | range | text | table", *, reverse=False) -> "items(xs)":
     """A sorted copy; lists compare item by item."""
     try:
-        return sorted(xs, reverse=bool(reverse))
+        return _collected(sorted(xs, reverse=bool(reverse)), xs)
     except TypeError as exc:  # not a collection, or items that do not compare
         raise refused("sorted", exc) from None
 
@@ -228,13 +234,13 @@ def counts_by(xs: "list | tuple | range | text | table", attribute: "text") -> "
         raise refused("counts_by", exc) from None
     except AttributeError as exc:  # an item without the attribute
         raise RuleValueError(f"counts_by(): {exc}") from None
-    return counts
+    return checked.nested(counts)  # its keys are values read from the items: one level deeper in it
 
 
 @builtin("collections", aggregate="f(x) for x in xs", fold=True)
 def distinct(xs: "list | tuple | range | text | table") -> "items(xs)":
     """The items without repeats, in first-seen order."""
-    items = xs if isinstance(xs, (list, tuple)) else _list("distinct", xs)  # read twice below, if need be
+    items = xs if isinstance(xs, (list, tuple)) else _collected(_list("distinct", xs), xs)  # read twice below
     try:
         return list(dict.fromkeys(items))
     except TypeError:  # lists or tables among the items: told apart by what they hold
@@ -289,30 +295,32 @@ def index_of(xs: "list | tuple | range | text | table", x) -> "int":
 def enumerate_(xs: "list | tuple | range | text | table", start: "int" = 0) -> "list":
     """Pairs (i, x); loop with `for i, x in ...`."""
     try:
-        return list(enumerate(xs, start))
+        pairs = list(enumerate(xs, start))
     except TypeError as exc:  # not a collection, or a start that is not a whole number
         raise refused("enumerate", exc) from None
+    return checked.nested(pairs)  # each item one level deeper, in its pair
 
 
 @builtin("collections", fold=True)
 def zip_(xs: "list | tuple | range | text | table", *more) -> "list":
     """Tuples of the items at the same position of each list."""
     try:
-        return list(zip(xs, *more))
+        tuples = list(zip(xs, *more))
     except TypeError as exc:
         raise refused("zip", exc) from None
+    return checked.nested(tuples)  # each item one level deeper, in its tuple
 
 
 @builtin("collections", fold=True)
 def reversed_(xs: "list | tuple | range | text | table") -> "items(xs)":
     """The items in reverse order."""
-    return list(reversed(_list("reversed", xs)))
+    return _collected(list(reversed(_list("reversed", xs))), xs)
 
 
 @builtin("collections", aggregate="f(x) for x in xs", over_comprehension="[{0}]")
 def list_(xs: "list | tuple | range | text | table") -> "items(xs)":
     """A new list of the items: a copy an effect may change, even of a constant list."""
-    return _list("list", xs)
+    return _collected(_list("list", xs), xs)
 
 
 @builtin("collections", fold=True)
@@ -378,6 +386,7 @@ def has_run(xs: "list | tuple | range | text | table", length: "int", *, cyclic=
 def repeat(x, n: "int") -> "list":
     """A list holding x n times."""
     checked.check_count(n, "repeat()")
+    checked.nested([x])  # x, one level deeper: as deep as the list of n of it
     try:
         return [x] * n
     except TypeError as exc:  # a count that is not a whole number

@@ -2,14 +2,16 @@
 
 A rule file is untrusted: one expression such as `2 ** 10 ** 10`, `repeat(1, 10 ** 10)` or `'x' * 10 ** 12`
 would otherwise tie up a process inside a single step of Python's own C code, where no time budget can
-interrupt it. Every operation that can build a large value in one step is checked before it runs.
+interrupt it. Every operation that can build a large value in one step is checked before it runs. So is every
+one that puts values inside a new one (see nested()): hashing a tuple recurses in C once per level, with no
+limit, so a tuple a million deep would overflow the C stack.
 """
 
 from __future__ import annotations
 
 import operator
 
-from ..limits import MAX_INT_BITS, MAX_ITEMS, LimitExceeded
+from ..limits import MAX_INT_BITS, MAX_ITEMS, MAX_VALUE_DEPTH, LimitExceeded
 
 
 def existing_key(table: dict, key, name: str):
@@ -111,3 +113,89 @@ def chain(operands: tuple, ops: tuple):
     for op, operand in zip(ops, operands[1:]):
         value = _OPERATORS[op](value, operand)
     return value
+
+
+# -- nesting --------------------------------------------------------------------------------------------------
+# class -> whether its values hold other values: lists, tuples and tables (and their read-only and named kinds),
+# and records (a class of the model that says so with `holds_values`). Anything else is a leaf: numbers, text,
+# cells, pieces (hashed by identity), ranges (which hold numbers only).
+_PLAIN = frozenset({list, tuple})  # containers whose items are read as they are
+_HOLDS: dict = {tuple: True, list: True, dict: True, int: False, str: False, bool: False, float: False,
+                type(None): False}
+
+
+def _holds(cls) -> bool:
+    kind = _HOLDS.get(cls)
+    if kind is None:
+        kind = _HOLDS[cls] = issubclass(cls, (tuple, list, dict)) or bool(getattr(cls, "holds_values", False))
+    return kind
+
+
+def _inside(value):
+    """The values a list, tuple, table (its keys and values) or record (its fields) holds."""
+    if isinstance(value, (tuple, list)):
+        return value
+    if isinstance(value, dict):
+        return [*value, *value.values()]
+    return [v for k, v in vars(value).items() if not k.startswith("_")]
+
+
+def _levels(value, most: int, holder=None) -> int:
+    """How deep `value` nests, counted up to `most` + 1 (meaning: deeper than `most`); -1 when it holds `holder`.
+    A walk down its values a level at a time that stops a level below `most`: its cost is bounded by the size of
+    the value (a container held many times over is walked once a level)."""
+    holds, found = _HOLDS, 0
+    level = [value] if _holds(value.__class__) else []
+    while level:
+        found += 1
+        if found > most:
+            return found
+        below = []
+        for container in level:
+            for item in container if container.__class__ in _PLAIN else _inside(container):
+                kind = holds.get(item.__class__)
+                if kind or kind is None and _holds(item.__class__):
+                    if item is holder:
+                        return -1
+                    below.append(item)
+        level = list({id(item): item for item in below}.values()) if len(below) > 16 else below
+    return found
+
+
+def _too_deep() -> LimitExceeded:
+    return LimitExceeded(f"this value would nest more than {MAX_VALUE_DEPTH} deep (lists, tuples, tables and records "
+                         "inside each other), the most the language allows")
+
+
+def nested(value):
+    """`value`, a list, tuple or table rule code has just built from other values; LimitExceeded when it nests
+    more than MAX_VALUE_DEPTH deep. Quick when its items hold no values themselves (numbers, text, cells)."""
+    holds = _HOLDS
+    for item in value if value.__class__ is not dict else (*value, *value.values()):
+        kind = holds.get(item.__class__)
+        if kind or kind is None and _holds(item.__class__):
+            break
+    else:
+        return value
+    if _levels(value, MAX_VALUE_DEPTH) > MAX_VALUE_DEPTH:
+        raise _too_deep()
+    return value
+
+
+def item(holder, value):
+    """`value`, about to be stored as an item of `holder` (a list or table); LimitExceeded when it would make
+    `holder` nest more than MAX_VALUE_DEPTH deep, or when it holds `holder` itself (which would nest it without
+    end)."""
+    if not _holds(value.__class__):
+        return value
+    found = -1 if value is holder else _levels(value, MAX_VALUE_DEPTH - 1, holder)
+    if found < 0:
+        raise LimitExceeded("this value holds the list or table it is being stored in; a value cannot hold itself")
+    if found > MAX_VALUE_DEPTH - 1:
+        raise _too_deep()
+    return value
+
+
+def depth(value) -> int:
+    """How deep `value` nests (0: it holds no other values), counted up to MAX_VALUE_DEPTH + 1."""
+    return _levels(value, MAX_VALUE_DEPTH)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ..errors import close_names, suggestion
-from ..limits import MAX_EXPR_DEPTH, LimitExceeded
+from ..limits import MAX_EXPR_DEPTH, MAX_VALUE_DEPTH, LimitExceeded
 from . import ast as A
 from . import checked
 from . import emit as E
@@ -39,7 +39,8 @@ _NUMERIC_BUILTINS = {"size", "count", "abs", "int", "floor", "ceil", "index_of",
 # what generated code may call besides the rule file's own functions: nothing else of Python is in reach
 GUARDS = {"G_add": checked.add, "G_mul": checked.mul, "G_pow": checked.pow_, "G_mod": checked.mod,
           "G_range": checked.inclusive_range,
-          "G_chain": checked.chain, "G_field": read_field, "G_key": checked.existing_key}
+          "G_chain": checked.chain, "G_field": read_field, "G_key": checked.existing_key,
+          "G_nest": checked.nested, "G_item": checked.item}
 # How the file name of every function generated from a rule file starts: a failure raised in one is the rule
 # file's, one raised in the engine's own code is a bug in rulesdsl (see engine/state.py).
 RULE_CODE_FILE = "<rules:"
@@ -51,6 +52,16 @@ _LOCAL = re.compile(r"(S|me|L_\w+|C\d+_\w+)\Z")
 _ATOM = re.compile(r"(L_\w+|C\d+_\w+|me|K\d+|S\.player|S\.turn|\(?-?\d+\)?|'[\w .-]*'|True|False|None)\Z")
 INLINE_NODES, INLINE_CHARS = 40, 120
 _PY_CMP = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">=", "in": "in", "notin": "not in"}
+# What the compiler knows of how deep a value nests (see Compiler.depth_of): (absolute, relative) levels
+ABSENT = -(1 << 20)  # no part of that kind
+SCALAR = (0, ABSENT)  # never a list, tuple, table or record
+EXISTING = (ABSENT, 0)  # a value that exists already: no deeper than it is
+
+
+def fits(depth: tuple) -> bool:
+    """Whether a value built as `depth` says (see Compiler.depth_of) nests within the limit without a check."""
+    absolute, relative = depth
+    return absolute <= MAX_VALUE_DEPTH and relative <= 0
 
 
 @lru_cache(maxsize=4096)
@@ -109,6 +120,7 @@ class Binding:
     # board, so unusable while building it) | broken (its definition failed, reported there)
     kind: str = "value"
     numeric: bool = False  # always a number (e.g. a variable counting through a range)
+    depth: tuple | None = None  # how deep the values it names nest, when more is known than of any value (depth_of)
     part: int | None = None  # the part of the position it names (see model.position.Position.changes)
     keyed: bool = False  # a variable with one value per key: an item may be assigned, never a new key
     type: Type = ANY  # its static type (of a constant: worked out from the value, see infer.Typer)
@@ -147,6 +159,14 @@ def local(name: str) -> Binding:
     return Binding(f"L_{name}", assignable=True, kind="local")
 
 
+def built(name: str, levels: int) -> Binding:
+    """A binding for a local the engine builds `levels` levels over values that exist (a record of a move's
+    values, say): what is built over it is checked as over anything that deep (see Compiler.depth_of)."""
+    binding = local(name)
+    binding.depth = (ABSENT, levels)
+    return binding
+
+
 def loops_called(fn, namespace: dict) -> list:
     """The loop functions (see Compiler._loop) that generated function `fn` calls, directly or through one
     another, in the order first called."""
@@ -174,6 +194,9 @@ class Compiler:
         self.namespace = namespace
         self.attributes = attributes  # known attribute names, for 'did you mean'; None: unchecked
         self._consts: dict = {}
+        self._depths: dict = {}  # id of a constant -> (the constant, how deep it nests)
+        self.attribute_depths: dict = {}  # attribute name -> how deep its values nest, where known (see depth_of)
+        self.piece_attribute_depths: dict = {}  # the same for the attributes of pieces
         self._fresh = 0  # comprehension variables renamed so as not to hide an outer name (_loop_local)
         self._loops: dict = {}  # source of a loop function -> its name (one function for loops written alike)
         self.code_file = RULE_CODE_FILE + "expression>"  # the file name loop functions are compiled under
@@ -282,13 +305,117 @@ class Compiler:
         return b.code if not b.is_const else self.const(b.const)
 
     def _ListExpr(self, node, scope):
-        return "[" + ", ".join(self.expr(i, scope) for i in node.items) + "]"
+        return self._nested(self._display(node, scope), self._holding(node.items, scope))
 
     def _TupleExpr(self, node, scope):
-        return "(" + "".join(self.expr(i, scope) + ", " for i in node.items) + ")"
+        return self._nested(self._display(node, scope), self._holding(node.items, scope))
 
     def _DictExpr(self, node, scope):
+        return self._nested(self._display(node, scope), self._holding([n for pair in node.pairs for n in pair], scope))
+
+    def _display(self, node: A.Node, scope: Scope) -> str:
+        """The Python of a list, tuple or table written out, as it is: unchecked."""
+        if isinstance(node, A.ListExpr):
+            return "[" + ", ".join(self.expr(i, scope) for i in node.items) + "]"
+        if isinstance(node, A.TupleExpr):
+            return "(" + "".join(self.expr(i, scope) + ", " for i in node.items) + ")"
         return "{" + ", ".join(f"{self.expr(k, scope)}: {self.expr(v, scope)}" for k, v in node.pairs) + "}"
+
+    def transient(self, node: A.Node, scope: Scope) -> str:
+        """The Python of an expression whose value is used and dropped, never kept: a key looked up, what `in`
+        looks in, what a loop runs over. Written out as a list, tuple or table, it nests no value deeper than any
+        kept, so it is built unchecked (what is kept of it, its items, exists already)."""
+        if isinstance(node, (A.ListExpr, A.TupleExpr, A.DictExpr)):
+            return self._display(node, scope)
+        return self.expr(node, scope)
+
+    # -- how deep values nest ------------------------------------------------------------------
+    @staticmethod
+    def _nested(code: str, depth: tuple) -> str:
+        """The code of a value built to hold others, checked at run time (see checked.nested) unless what the
+        compiler knows of it (`depth`, see depth_of) shows it can nest no deeper than the limit allows."""
+        return code if fits(depth) else f"G_nest({code})"
+
+    def _holding(self, items, scope: Scope) -> tuple:
+        """How deep a list, tuple or table of these items nests (see depth_of)."""
+        found = [self.depth_of(item, scope) for item in items]
+        return (1 + max((a for a, _ in found), default=0), 1 + max((r for _, r in found), default=ABSENT))
+
+    def depth_of(self, node: A.Node, scope: Scope) -> tuple:
+        """What the compiler knows of how deep an expression's values nest: (absolute, relative), the value nesting
+        at most `absolute` deep, or at most `relative` levels deeper than some value that exists already
+        (ABSENT: no part of that kind). A value that exists was built under these checks, or by the engine a
+        few levels over such values, so only a value built over one (relative >= 1) can nest deeper than any
+        before: a display of a variable, say, but not a comprehension of the items of a list (relative 0, as
+        deep as the list at most), nor a display of numbers and constants (absolute, known here)."""
+        known, value = self.const_value(node, scope)
+        if known:
+            return self._const_depth(value), ABSENT
+        if isinstance(node, A.Name):
+            binding = scope.lookup(node.id)
+            if binding is not None and binding.numeric:
+                return SCALAR
+            return binding.depth if binding is not None and binding.depth is not None else EXISTING
+        if isinstance(node, (A.UnaryOp, A.Compare, A.Range)):  # a number, a truth value or a range, or an error
+            return SCALAR
+        if isinstance(node, A.Index):  # an item of a value
+            a, r = self.depth_of(node.obj, scope)
+            return a - 1, r - 1
+        if isinstance(node, A.Slice):
+            return self.depth_of(node.obj, scope)
+        if isinstance(node, (A.BinOp, A.BoolOp, A.IfElse)):
+            # the operands: no operator nests them deeper (a sum of lists holds the items of both; a or b is one)
+            if isinstance(node, A.BinOp) and self._numeric(node, scope):
+                return SCALAR
+            parts, found = [node], []
+            while parts:  # down long runs of operators without recursion
+                part = parts.pop()
+                if isinstance(part, (A.BinOp, A.BoolOp)):
+                    parts += [part.left, part.right]
+                elif isinstance(part, A.IfElse):
+                    parts += [part.then, part.other]
+                else:
+                    found.append(self.depth_of(part, scope))
+            return max(a for a, _ in found), max(r for _, r in found)
+        if isinstance(node, (A.ListExpr, A.TupleExpr)):
+            return self._holding(node.items, scope)
+        if isinstance(node, A.DictExpr):
+            return self._holding([n for pair in node.pairs for n in pair], scope)
+        if isinstance(node, A.Call) and (node.func in _NUMERIC_BUILTINS or self._looped(node) is not None):
+            return SCALAR
+        if isinstance(node, A.Call) and node.func in self.builtins and self.builtins[node.func].yields is not None:
+            return 1, ABSENT  # a list of cells or of players
+        if isinstance(node, A.Attr):  # the attribute of a piece (at a cell), else of anything
+            on_piece = isinstance(node.obj, A.Call) and node.obj.func == "at"
+            return (self.piece_attribute_depths if on_piece else self.attribute_depths).get(node.name, EXISTING)
+        if isinstance(node, A.Call) and node.func in ("first", "last") and node.args and not node.kwargs \
+                and not (isinstance(node.args[0], A.Comprehension) and node.args[0].generator):
+            # an item of the list, or the default
+            (a, r), found = self.depth_of(node.args[0], scope), [self.depth_of(n, scope) for n in node.args[1:]]
+            return max([a - 1] + [d[0] for d in found]), max([r - 1] + [d[1] for d in found])
+        # an attribute (a field or an attribute value, which exists), a call (a built-in builds under these
+        # checks, or returns a value it was given; a function of the file is an expression compiled with them)
+        return EXISTING
+
+    def know_items(self, clause, bindings: dict, scope: Scope) -> None:
+        """What is known of the variables of a comprehension's loop: a number, over a range; else items of the
+        collection (one level inside it, two when a loop unpacks each item). Only of variables nothing assigns:
+        what was known of a name would not hold after it is given another value (a loop of effects, say)."""
+        if isinstance(clause.iterable, A.Range) and len(bindings) == 1:
+            next(iter(bindings.values())).numeric = True
+            return
+        a, r = self.depth_of(clause.iterable, scope)
+        inside = 1 if len(bindings) == 1 else 2
+        for binding in bindings.values():
+            binding.depth = (a - inside, r - inside)
+
+    def _const_depth(self, value) -> int:
+        """How deep a constant nests (worked out once for each constant)."""
+        key = id(value)
+        found = self._depths.get(key)
+        if found is None:  # the value is kept with it: while it lives, no other object takes its id
+            found = self._depths[key] = (value, checked.depth(value))
+        return found[1]
 
     def _BinOp(self, node, scope):
         # a run of left-associative operators of one precedence (a + b - c + ...) is read as one level,
@@ -321,9 +448,10 @@ class Compiler:
             return left_numeric or left_small or self._numeric(right, scope) or self._small_constant(right, scope)
         if op == "%":
             return left_numeric
-        if op == "*":  # a number times a constant number grows by a few bits at most
+        if op == "*":  # a number times a fraction is a fraction (bounded), times 0, 1 or -1 no larger; times any
+            # other whole number it grows a few bits each time, without end in a loop: checked
             known, value = self.const_value(right, scope)
-            return left_numeric and known and type(value) in (int, float) and abs(value) < 1 << 16
+            return left_numeric and known and (type(value) is float or type(value) is int and abs(value) <= 1)
         return False
 
     def _small_constant(self, node: A.Node, scope: Scope) -> bool:
@@ -373,7 +501,7 @@ class Compiler:
             if op in ("in", "notin") and known and hasattr(value, "_members"):
                 parts.append(self.const(value._members))  # membership in a region: a set lookup
             else:
-                parts.append(self.expr(operand, scope))
+                parts.append(self.transient(operand, scope) if op in ("in", "notin") else self.expr(operand, scope))
         return "(" + " ".join(parts) + ")"
 
     def _IfElse(self, node, scope):
@@ -416,7 +544,7 @@ class Compiler:
         return f"({self.expr(node.obj, scope)}).{node.name}"  # in brackets: a number folded at load, 1.x, is (1).x
 
     def _Index(self, node, scope):
-        return f"{self.expr(node.obj, scope)}[{self.expr(node.index, scope)}]"
+        return f"{self.expr(node.obj, scope)}[{self.transient(node.index, scope)}]"
 
     def _Slice(self, node, scope):
         low = self.expr(node.low, scope) if node.low else ""
@@ -445,25 +573,26 @@ class Compiler:
                 iterable, conds = found
                 break
         else:
-            iterable = self.expr(clause.iterable, scope)
+            iterable = self.transient(clause.iterable, scope)
         bindings = {t: self.loop_local(t, scope) for t in clause.targets}
-        if isinstance(clause.iterable, A.Range) and len(bindings) == 1:
-            next(iter(bindings.values())).numeric = True
+        self.know_items(clause, bindings, scope)
         inner = scope.child(**bindings)
         return iterable, ", ".join(bindings[t].code for t in clause.targets), inner, \
             [self.expr(c, inner) for c in conds]
 
-    def _comprehension(self, node: A.Comprehension, scope: Scope) -> str:
+    def _comprehension(self, node: A.Comprehension, scope: Scope) -> tuple[str, tuple]:
+        """The code of a comprehension's loop (without its brackets), and how deep its items nest (see depth_of)."""
         clauses = []
         inner = scope
         for clause in node.fors:
             iterable, targets, inner, conds = self._clause(clause, inner)
             clauses.append(f"for {targets} in {iterable}")
             clauses.extend(f"if {c}" for c in conds)
-        return f"{self.expr(node.elt, inner)} " + " ".join(clauses)
+        return f"{self.expr(node.elt, inner)} " + " ".join(clauses), self.depth_of(node.elt, inner)
 
     def _Comprehension(self, node, scope):
-        return "[" + self._comprehension(node, scope) + "]"
+        code, (a, r) = self._comprehension(node, scope)
+        return self._nested("[" + code + "]", (a + 1, r + 1))
 
     def check_call(self, node: A.Call) -> Builtin:
         b = self.builtins.get(node.func)
@@ -588,7 +717,8 @@ class Compiler:
             if not _ATOM.match(code):
                 return None
             found = scope.lookup(arg.id) if isinstance(arg, A.Name) else None
-            bindings[param] = Binding(code, numeric=found is not None and found.numeric, kind="local")
+            bindings[param] = Binding(code, numeric=found is not None and found.numeric, kind="local",
+                                      depth=found.depth if found is not None else None)
         self._inlining.append(node.func)
         try:
             code = self.expr(body, home.child(**bindings))
@@ -644,10 +774,11 @@ class Compiler:
         if b.loop is not None and len(node.args) == 1 and not node.kwargs \
                 and isinstance(node.args[0], A.Comprehension) and node.args[0].generator:
             return self._loop(b, node.args[0], scope)
-        args = []
+        args, items = [], None
         for a in node.args:
             if isinstance(a, A.Comprehension) and a.generator:
-                args.append("(" + self._comprehension(a, scope) + ")")
+                code, items = self._comprehension(a, scope)
+                args.append("(" + code + ")")
             else:
                 args.append(self.expr(a, scope))
         # a keyword that is a Python word (e.g. set_attr(c, class=1)) is passed through a dict
@@ -655,7 +786,10 @@ class Compiler:
                   for k, v in node.kwargs]
         if b.over_comprehension is not None and len(node.args) == 1 and not kwargs \
                 and isinstance(node.args[0], A.Comprehension) and node.args[0].generator:
-            return "(" + b.over_comprehension.format(args[0][1:-1]) + ")"
+            code = b.over_comprehension.format(args[0][1:-1])
+            if code.startswith("["):  # the call is the list of the items itself
+                return self._nested(code, (items[0] + 1, items[1] + 1))
+            return "(" + code + ")"
         if b.fold and all(self.const_value(a, scope)[0] for a in node.args) and \
                 all(self.const_value(v, scope)[0] for _, v in node.kwargs):
             values = [self.const_value(a, scope)[1] for a in node.args]
@@ -694,15 +828,16 @@ class Compiler:
         return f"F_{b.name}({', '.join(args + kwargs)})"
 
     # -- statements --------------------------------------------------------------------------
-    def target(self, node: A.Node, scope: Scope, declare: dict) -> str:
-        """Python source of an assignment target; a new bare name becomes an effect-local variable."""
+    def target(self, node: A.Node, scope: Scope, declare: dict) -> tuple[str, str | None]:
+        """Python source of an assignment target, and of the list or table it is an item of (None for a name); a
+        new bare name becomes an effect-local variable."""
         if isinstance(node, A.Name):
             b = scope.lookup(node.id)
             if b is None:
                 b = local(node.id)
                 declare[node.id] = b
                 scope.names[node.id] = b
-                return b.code
+                return b.code, None
             if not b.assignable and b.kind == "var":
                 index = "key" if b.keyed else "p"
                 raise CompileProblem(f"'{node.id}' holds one value per player (or per key) and cannot be assigned "
@@ -715,7 +850,7 @@ class Compiler:
                 raise CompileProblem(f"'{node.id}' cannot be assigned", node.start, node.end,
                                      "assign to a variable declared under 'vars:' or to a new local name",
                                      code="not_assignable", name=node.id)
-            return b.code
+            return b.code, None
         if isinstance(node, A.Index):
             root = node.obj
             while isinstance(root, A.Index):
@@ -729,8 +864,8 @@ class Compiler:
                 raise _constant_assigned(root, node)
             obj, index = self.expr(node.obj, scope), self.expr(node.index, scope)
             if b is not None and b.keyed and node.obj is root:  # the keys are fixed: a new one is refused
-                return f"{obj}[G_key({obj}, {index}, {root.id!r})]"
-            return f"{obj}[{index}]"
+                return f"{obj}[G_key({obj}, {index}, {root.id!r})]", obj
+            return f"{obj}[{index}]", obj
         if isinstance(node, A.Attr):
             raise CompileProblem("attributes cannot be assigned directly", node.start, node.end,
                                  "pieces are values: use set_attr(cell, name, value) to change a piece",
@@ -750,6 +885,12 @@ class Compiler:
             return "S.changed()"  # an item of a local value, which may be a zone's or variable's own table
         return None
 
+    def _fits_in_item(self, node: A.Node, scope: Scope) -> bool:
+        """Whether a value is known to fit as an item of any list or table: built from numbers and constants only
+        (so it cannot hold the list or table itself), it nests less deep than the limit."""
+        a, r = self.depth_of(node, scope)
+        return r < ABSENT // 2 and a < MAX_VALUE_DEPTH
+
     def stmt(self, node: A.Node, scope: Scope) -> list[str]:
         """Python source lines for one statement."""
         if isinstance(node, A.Assign):
@@ -758,12 +899,16 @@ class Compiler:
                 close = close_names(node.target.id, scope.all_names())
                 raise CompileProblem(f"unknown name '{node.target.id}'", node.target.start, node.target.end,
                                      suggestion(close), code="unknown_name", name=node.target.id, candidates=close)
-            target = self.target(node.target, scope, {})
+            target, holder = self.target(node.target, scope, {})
             if node.op in _AUGMENTED and not (node.op == "+=" and self._numeric(node.value, scope)):
                 # a new value, never the old one changed in place: a list held elsewhere too stays as it was
-                line = f"{target} = {_AUGMENTED[node.op]}({target}, {value})"
+                value, op = f"{_AUGMENTED[node.op]}({target}, {value})", "="
             else:
-                line = f"{target} {node.op} {value}"
+                op = node.op
+            if holder is not None and node.op in ("=", "+=") and not self._fits_in_item(node.value, scope):
+                # an item put into a list or table nests it deeper, and could be the list itself
+                value = f"G_item({holder}, {value})"
+            line = f"{target} {op} {value}"
             counted = self._counted_write(node.target, scope)
             return [line] if counted is None else [line, counted]
         if isinstance(node, A.CallStmt):

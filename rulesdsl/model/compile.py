@@ -8,14 +8,17 @@ from dataclasses import replace
 from .. import budget
 from ..errors import Location, Problem, RulesError, close_names, suggestion
 from ..lang import ast as A
+from ..lang import checked
 from ..lang.builtins import Builtin, pure_builtins
 from ..lang import types as T
-from ..lang.compiler import INLINE_NODES, RULE_CODE_FILE, Binding, CompileProblem, Compiler, Scope, is_name, local
+from ..lang.compiler import (ABSENT, EXISTING, INLINE_NODES, RULE_CODE_FILE, SCALAR, Binding, CompileProblem, Compiler,
+                             Scope, is_name, local)
 from ..lang.infer import Typer
 from ..lang.emit import Assign, Comment, Function, Return, expressions, render
 from ..lang.parser import SyntaxProblem, parse
 from ..lang.verify import namespace_builtins, verify
-from ..limits import LOAD_SECONDS, MAX_KEYS, MAX_OPTION_ITEMS, MAX_PLAYERS, VALUE_SECONDS, LimitExceeded
+from ..limits import (LOAD_SECONDS, MAX_KEYS, MAX_OPTION_ITEMS, MAX_PLAYERS, MAX_VALUE_DEPTH, VALUE_SECONDS,
+                      LimitExceeded)
 from ..source import Document
 from .builtins import game_builtins
 from .compile_board import BoardCompiler
@@ -119,13 +122,14 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
                 sub.keyword_spans = {k: (a - len(prefix), b - len(prefix)) for k, (a, b) in spans.items()}
         return node
 
-    def code(self, path, node, scope, then=None) -> str | object:
-        """The Python source of an expression's AST (or _FAIL, its problem recorded). Its type is worked out in
-        the type pass (see compile_types.py), which calls then(type) if given."""
+    def code(self, path, node, scope, then=None, transient: bool = False) -> str | object:
+        """The Python source of an expression's AST (or _FAIL, its problem recorded); `transient`: of a value used
+        and dropped (see Compiler.transient). Its type is worked out in the type pass (see compile_types.py),
+        which calls then(type) if given."""
         if node is _FAIL:
             return _FAIL
         try:
-            code = self.compiler.expr(node, scope)
+            code = (self.compiler.transient if transient else self.compiler.expr)(node, scope)
         except CompileProblem as exc:
             self._expr_problem(path, exc, None)
             return _FAIL
@@ -225,11 +229,12 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
         self._options()
         self.root = Scope({
             "option": Binding("option", kind="option", const=r.option_values, is_const=True),
-            "me": Binding("me", type=T.SEAT),
+            "me": Binding("me", depth=SCALAR, type=T.SEAT),
+            # rule code may set it to anything (then refused)
             "player": Binding("S.player", assignable=True, type=T.SEAT),
-            "turn": Binding("S.turn", type=T.int_(0)),
-            # a file's own name last_move (a variable...) takes its place
-            "last_move": Binding(LAST_MOVE_CODE, type=T.optional(T.RECORD_T)),
+            "turn": Binding("S.turn", depth=SCALAR, type=T.int_(0)),
+            # a file's own name last_move (a variable...) takes its place; a record built over the move's values
+            "last_move": Binding(LAST_MOVE_CODE, depth=(ABSENT, 1), type=T.optional(T.RECORD_T)),
             # the built-in, read as a name like `players`
             "active_players": Binding("F_active_players(S)", type=T.list_(T.SEAT)),
         })
@@ -245,6 +250,7 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
         steps = (self.data.get("flow") or {}).get("steps")
         if isinstance(steps, dict):  # step names are known before anything that names one is compiled
             self.declare_steps(steps)
+        self._attribute_depths()
         self._functions()
         self._moves()
         self._flow()
@@ -389,6 +395,11 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
         self._declared: dict = {}
         self._declare_all()
         for name, value in (self.data.get("data") or {}).items():
+            if checked.depth(value) > MAX_VALUE_DEPTH:  # as deep as any value rule code may build, no deeper
+                self.problem(("data", name), f"'{name}' nests more than {MAX_VALUE_DEPTH} deep (lists and tables "
+                             "inside each other), the most a value of the language may", "flatten it: a table "
+                             "keyed by pairs, say, instead of tables inside tables", code="limit_exceeded",
+                             fields={"limit": "MAX_VALUE_DEPTH"})
             self.root.names[name] = Binding("", const=value, is_const=True)
         # A let that uses the board (cells, regions, cell(), links...) is computed once the board is built;
         # every other let first, since the board itself may depend on them (its size, say).
@@ -443,6 +454,32 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
                 fn = self.lambda_("S, me, " + ", ".join(f"L_{a}" for a in attrs), code)
                 derived[name] = (lambda f: lambda values: f(None, None, *values.values()))(fn)
             kinds[kind].derived = derived
+
+    def _attribute_depths(self):
+        """How deep each attribute's values nest, where the rule file says (see Compiler.depth_of): those a piece
+        attribute declares, those the board's attributes were given at load; the cells' own and a move's kind
+        and seat are scalars. A name that is also a move's param or let (a field of last_move) is anything."""
+        found = dict.fromkeys(("x", "y", "name", "index", "col", "row", "kind", "by"), SCALAR)
+
+        def add(name, depth):
+            old = found.get(name, depth)
+            found[name] = (max(old[0], depth[0]), max(old[1], depth[1]))
+
+        for kind in self.rules.kinds.values():
+            for attribute, spec in kind.attributes.items():
+                values = spec.get("values")
+                add(attribute, (max(map(checked.depth, values), default=0), ABSENT) if values is not None else
+                    EXISTING)
+            for attribute in kind.derived:
+                add(attribute, EXISTING)
+        self.compiler.piece_attribute_depths = dict(found)  # at(c).name reads a piece's attribute only
+        for attribute in (self.data.get("board") or {}).get("attributes") or {}:
+            add(attribute, (max((checked.depth(getattr(c, attribute, None)) for c in self.rules.board.cells),
+                                default=0), ABSENT))
+        for move in (self.data.get("moves") or {}).values():
+            for name in [*((move or {}).get("params") or {}), *((move or {}).get("let") or {})]:
+                add(name, EXISTING)
+        self.compiler.attribute_depths = found
 
     def _zones_and_vars(self):
         r = self.rules
@@ -553,12 +590,16 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
                              "holds only letters, digits and '_'", key=True, code="bad_name", fields={"name": name})
                 statements = _FAIL
                 continue
-            code = self.expr(path + ("let", name), text, scope)
+            node = self.parse_at(path + ("let", name), text)
+            code = self.code(path + ("let", name), node, scope)
             if code is _FAIL:
                 statements = _FAIL
             elif statements is not _FAIL:
                 statements.append(Assign(f"L_{name}", code))
-            scope = scope.child(**{name: _BROKEN if code is _FAIL else local(name)})
+            binding = _BROKEN if code is _FAIL else local(name)
+            if code is not _FAIL:  # nothing assigns it again (a function or end rule is an expression)
+                binding.depth = self.compiler.depth_of(node, scope)
+            scope = scope.child(**{name: binding})
         return statements, scope
 
     def _expansion(self, name: str, params: list, text) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from ..lang.compiler import Scope, local
+from ..lang.compiler import Scope, built, local
 from ..lang.emit import If, Return, expressions
 from ..lang.parser import SyntaxProblem, parse
 from ..limits import MAX_TURNS_CAP
@@ -227,7 +227,7 @@ class FlowCompiler:
                         rule.next_target = _constant_target(pass_spec["next"])
                     step.pass_rule = rule
         if spec.get("after"):
-            body = self.effects(path + ("after",), spec["after"], self.root.child(move=local("move")))
+            body = self.effects(path + ("after",), spec["after"], self.root.child(move=built("move", 1)))
             if body is not _FAIL:
                 step.after = self.function(f"after_{_ident(name)}", "S, me, L_move", body, label)
         if kind == "decision":
@@ -238,7 +238,7 @@ class FlowCompiler:
             code = self.expr(path + ("actors",), spec.get("actors"), self.root)
             step.actors = None if code is _FAIL else self.lambda_("S, me=None", code, label)
             step.fixed_actors = self._fixed_seats(spec.get("actors"), step.actors)
-            scope = self.root.child(choices=local("choices"))
+            scope = self.root.child(choices=built("choices", 2))  # records of the moves' values, in a list
             body = self.effects(path + ("resolve",), spec.get("resolve") or [], scope)
             if body is not _FAIL:
                 step.effects = self.function(f"resolve_{_ident(name)}", "S, me, L_choices", body, label)
@@ -330,7 +330,8 @@ class FlowCompiler:
         if _FAIL in (count, items, note, body, seen_by):
             return
         sig = "S, me" + "".join(f", L_{i}" for i in step.inputs)
-        rule = MoveRule(step.name, path, ["outcome"], [], inputs=step.inputs, template=template)
+        rule = MoveRule(step.name, path, ["outcome"], [], inputs=step.inputs, template=template,
+                        notation_at=self.rules.where(path + ("notation",)))
         effects = self.function(f"draw_{_ident(step.name)}", sig + ", L_outcome", body, label)
         rule.apply = lambda S, me, *args: effects(S, me, *args[:-1], list(args[-1]))  # the effects change a list
         rule.note = self.function("note", "me" + sig[len("S, me"):] + ", L_outcome", [Return(note)], label)

@@ -9,7 +9,7 @@ from typing import Callable
 from ..errors import close_names, suggestion
 from ..lang import ast as A
 from ..lang import types as T
-from ..lang.compiler import CompileProblem, Compiler, Scope, local
+from ..lang.compiler import CompileProblem, Compiler, Scope, built, local
 from ..lang.emit import Append, Assign, Comment, Continue, Effect, For, Guard, If, Return, Stmt, Try, Yield
 from ..lang.parser import SyntaxProblem, parse
 from .compile_support import _FAIL, _flatten, _ident
@@ -175,7 +175,8 @@ class MoveCompiler:
             if target.part_specs:
                 self.problem(path + ("move",), "a part cannot itself have parts")
                 continue
-            scope = self.root.child(**{n: local(n) for n in base}, parts=local("parts"))
+            # parts: (inputs, args) of each part, each a tuple of values
+            scope = self.root.child(**{n: local(n) for n in base}, parts=built("parts", 3))
             given = spec.get("inputs") or {}
             missing = [n for n in target.inputs if n not in given]
             if missing:
@@ -185,7 +186,7 @@ class MoveCompiler:
             codes = [self.expr(path + ("inputs", n), given[n], scope) for n in target.inputs]
             when = None
             if spec.get("when") is not None:
-                when = self.expr(path + ("when",), spec["when"], scope.child(part=local("part")))
+                when = self.expr(path + ("when",), spec["when"], scope.child(part=built("part", 1)))
             if _FAIL in codes or when is _FAIL:
                 continue
             sig = "S, me" + "".join(f", L_{n}" for n in base) + ", L_parts"
@@ -203,11 +204,14 @@ class MoveCompiler:
 
     def move_rule(self, path, name, spec, scope, label: str) -> MoveRule | None:
         """Compile one move (or chance outcome) definition into a MoveRule; its functions are filed under `label`."""
-        rule = MoveRule(name, path, list(spec.get("params") or {}), list(spec.get("let") or {}))
+        rule = MoveRule(name, path, list(spec.get("params") or {}), list(spec.get("let") or {}),
+                        notation_at=self.rules.where(path + ("notation",)))
         rule.inputs = [str(i) for i in spec.get("inputs") or []]
         rule.part_specs = spec.get("parts") or []
         scope = scope.child(**{i: local(i) for i in rule.inputs})
-        inner = scope.child(**{n: local(n) for n in rule.arg_names})
+        # a compound move's parts: the (inputs, args) of each, built over the values of the file (see depth_of)
+        inner = scope.child(**{n: built(n, 3) if n == "parts" and rule.part_specs else local(n)
+                               for n in rule.arg_names})
         own = rule.params + rule.lets  # a compound move's parts are added around these
         # each part reports its own problems, so all are compiled before any failure is acted on
         search = self._search(path, spec, rule, scope, inner)
@@ -494,7 +498,7 @@ class MoveCompiler:
                 clause = node.fors[0]
                 # a loop variable never overwrites a parameter or local of the same name outside the loop
                 targets = {t: self.compiler.loop_local(t, scope) for t in clause.targets}
-                iterable = self.code(ipath + ("for",), clause.iterable, scope,
+                iterable = self.code(ipath + ("for",), clause.iterable, scope, transient=True,
                                      then=self._loop_typing(clause, [targets[t] for t in clause.targets]))
                 body_scope = scope.child(**targets)
                 conds = [self.code(ipath + ("for",), c, body_scope) for c in clause.conds]

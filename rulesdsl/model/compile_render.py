@@ -3,7 +3,9 @@ shapes of pieces."""
 
 from __future__ import annotations
 
+from .. import budget
 from ..lang.compiler import local
+from ..limits import VALUE_SECONDS
 from .compile_support import _FAIL, _describe
 from .values import text_of
 
@@ -23,15 +25,22 @@ class RenderCompiler:
         code = self.expr(path, text, self.root.child(c=local("c")))
         if code is _FAIL:
             return
-        fn = self.lambda_("S, me, L_c", code)
+        places = self._points(path, self.lambda_("S, me, L_c", code))
+        if places is not None:
+            self.rules.render_at = places
+
+    def _points(self, path, fn) -> tuple | None:
+        """Each cell's point by `at` (fn), checked; None when one fails (reported). One budget for them all."""
         places = []
         for c in self.rules.board.cells:
             try:
                 point = fn(None, None, c)
             except Exception as exc:  # noqa: BLE001 - a rule file mistake, reported at its location
+                limited = isinstance(exc, budget.TimeBudgetExceeded)
                 self.problem(path, f"cannot compute where cell {c} is drawn: {_describe(exc)}",
-                             code="evaluation_failed")
-                return
+                             "'at' is worked out once for every cell: keep it quick" if limited else None,
+                             code="limit_exceeded" if limited else "evaluation_failed")
+                return None
             if not (isinstance(point, (list, tuple)) and len(point) == 2
                     and all(isinstance(v, (int, float)) and not isinstance(v, bool)
                             and abs(v) <= _COORDINATE_LIMIT for v in point)):
@@ -39,7 +48,7 @@ class RenderCompiler:
                 self.problem(path, f"cell {c} is drawn at {shown[:60]}, which is no point",
                              f"'at' gives each cell c a pair of numbers [x, y] (at most {_COORDINATE_LIMIT:g} "
                              "from 0), e.g. [c.x, c.y]", code="bad_value")
-                return
+                return None
             places.append((float(point[0]), float(point[1])))
         first_at: dict = {}
         for c, point in zip(self.rules.board.cells, places):
@@ -47,8 +56,8 @@ class RenderCompiler:
             if other is not c:
                 self.problem(path, f"cells {other} and {c} are both drawn at [{point[0]:g}, {point[1]:g}]",
                              "give every cell its own point", code="bad_value")
-                return
-        self.rules.render_at = tuple(places)
+                return None
+        return tuple(places)
 
     def _render_colours(self, spec: dict) -> None:
         """`colours`: the colour drawn for a value (of a piece's or a cell's `colour`, or a player's name); the
@@ -62,3 +71,6 @@ class RenderCompiler:
             if kind not in self.rules.kinds:
                 self.unknown(("render", "shapes", kind), f"no kind of piece named '{kind}'", kind, self.rules.kinds)
         self.rules.render_shapes = {str(k): str(v) for k, v in shapes.items() if k in self.rules.kinds}
+
+
+budget.guard(RenderCompiler._points, VALUE_SECONDS, "working out where the cells are drawn")

@@ -11,7 +11,7 @@ class PartRecord(Record):
 
     def __str__(self) -> str:
         rule, inputs, args, me = self.__dict__["_part"]
-        return rule.note(me, *inputs, *args)
+        return rule.format((*inputs, *args), me)
 
 
 def _record(rule, inputs, args, me) -> PartRecord:

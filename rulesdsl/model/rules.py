@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
+from .. import budget
+from ..errors import Location, Problem, RulesError
+from ..limits import MOVE_SECONDS
 
 END_TURN = "end_turn"
 
@@ -119,13 +122,22 @@ class MoveRule:
     # where the notation prints expressions: per field, (the params it reads, (me, *args) -> its text)
     fields: list = field(default_factory=list, repr=False)
     domains: list = field(default_factory=list, repr=False)  # [ParamDomain] of the params, in order
+    notation_at: Location | None = None  # where the rule file writes the notation (or the move, when it has none)
 
     @property
     def arg_names(self) -> list[str]:
         return self.params + self.lets + (["parts"] if self.part_specs else [])
 
     def format(self, args, player) -> str:
-        return self.note(player, *args)
+        """The move's notation: every move is printed through here, under a budget (registered below), so a
+        notation that never ends is a located error wherever the move is printed (str(move) included)."""
+        try:
+            return self.note(player, *args)
+        except budget.TimeBudgetExceeded as exc:
+            raise RulesError([Problem(f"rule '{self.name}' failed: {exc}", self.notation_at,
+                                      "a field of this notation runs too long: a notation prints the move's params "
+                                      "and lets; work anything longer out in a let", code="limit_exceeded",
+                                      fields={"limit": "MOVE_SECONDS"})]) from None
 
 
 @dataclass
@@ -206,3 +218,6 @@ class EndRule:
     # (S) -> a value that stays the same while nothing `when` reads is written (see model/reads.py); None
     # when `when` may read anything. The engine does not ask `when` again while it stays the same.
     unchanged: Callable | None = None
+
+
+budget.guard(MoveRule.format, MOVE_SECONDS, "printing a move")

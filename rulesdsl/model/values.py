@@ -68,6 +68,7 @@ class Record(RuleValue):
     """A small read-only bag of named values (e.g. each player's choice at a simultaneous step)."""
 
     static_type = "record"
+    holds_values = True  # its fields count as a level of nesting (see lang/checked.py)
 
     def __init__(self, **fields):
         self.__dict__.update(fields)
