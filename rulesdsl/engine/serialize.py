@@ -9,7 +9,7 @@ from ..errors import Location, MoveError, Problem, RulesError
 from ..limits import MAX_JSON_DEPTH, MAX_JSON_DIGITS
 from ..lang.builtins import RuleValueError
 from ..model.rules import Move
-from ..model.values import Cell, Piece, Record, text_of
+from ..model.values import Cell, Piece, Record, piece_json, text_of
 from .observer import Hidden, Observer
 
 FORMAT = 1
@@ -115,7 +115,7 @@ def encode(value):
     if isinstance(value, Cell):
         return {"cell": value.name}
     if isinstance(value, Piece):
-        return {"piece": value.to_json()}
+        return {"piece": piece_json(value)}
     if isinstance(value, Record):
         return {"record": {k: encode(v) for k, v in vars(value).items()}}
     if isinstance(value, dict):
@@ -169,7 +169,7 @@ def state_to_json(S) -> dict:
         "terminal": S.terminal,
         "winners": S.winners,
         "capped": S.capped,
-        "cells": {c.name: S.cells[c].to_json() for c in rules.board.cells if S.cells[c] is not None},
+        "cells": {c.name: piece_json(S.cells[c]) for c in rules.board.cells if S.cells[c] is not None},
         "zones": {h.name: encode(value) for h, value in zip(rules.zones, S.zones)},
         "vars": {h.name: encode(value) for h, value in zip(rules.vars, S.vars)},
         "pending": {str(p): str(m) for p, m in S.pending.items()},

@@ -127,7 +127,7 @@ class Scope:
             scope = scope.parent
         return None
 
-    def child(self, **bindings) -> "Scope":
+    def child(self, /, **bindings) -> "Scope":  # positional-only: a rule's name may be `self`
         return Scope(dict(bindings), self)
 
     def all_names(self):
@@ -182,6 +182,7 @@ class Compiler:
         self.expansions: dict = {}
         self._inlining: list = []  # the functions being compiled into a caller, innermost last
         self._depth = 0  # nesting of the expression being compiled
+        self.withdrawn: set = set()  # names whose declaration was refused: their uses are not reported again
         self._python_names = python_names()
         self.namespace.update(GUARDS)
         self.add_builtins(builtins)
@@ -266,7 +267,7 @@ class Compiler:
             hint = suggestion(close) or "names are parameters, variables, zones, regions, tables and " \
                                         "'me', 'player', 'players'"
             raise CompileProblem(f"unknown name '{node.id}'", node.start, node.end, hint, code="unknown_name",
-                                 name=node.id, candidates=close)
+                                 quiet=node.id in self.withdrawn, name=node.id, candidates=close)
         if b.kind == "option":
             raise CompileProblem("write option.<name> to read an option", node.start, node.end, code="misused_name",
                                  name=node.id)
@@ -755,7 +756,8 @@ class Compiler:
             if node.op != "=" and isinstance(node.target, A.Name) and scope.lookup(node.target.id) is None:
                 close = close_names(node.target.id, scope.all_names())
                 raise CompileProblem(f"unknown name '{node.target.id}'", node.target.start, node.target.end,
-                                     suggestion(close), code="unknown_name", name=node.target.id, candidates=close)
+                                     suggestion(close), code="unknown_name", quiet=node.target.id in self.withdrawn,
+                                     name=node.target.id, candidates=close)
             target = self.target(node.target, scope, {})
             if node.op in _AUGMENTED and not (node.op == "+=" and self._numeric(node.value, scope)):
                 # a new value, never the old one changed in place: a list held elsewhere too stays as it was

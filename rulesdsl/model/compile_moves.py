@@ -198,7 +198,7 @@ class MoveCompiler:
             compound(rule, parts)
 
     def _free_names(self, node):
-        return {n.id for n in A.walk(node) if isinstance(n, A.Name)} if node is not _FAIL else set()
+        return A.free_names(node) if node is not _FAIL else set()
 
     def move_rule(self, path, name, spec, scope, label: str) -> MoveRule | None:
         """Compile one move (or chance outcome) definition into a MoveRule; its functions are filed under `label`."""

@@ -8,7 +8,7 @@ from ..lang.reach import RuleValue
 class Cell(int, RuleValue):
     """A board cell: an integer index (fast to use as a list index) that prints as its name."""
 
-    def __new__(cls, index: int, name: str, **attributes):
+    def __new__(cls, index: int, name: str, /, **attributes):  # positional-only: attributes have any name
         cell = super().__new__(cls, index)
         cell.name = name
         cell.index = index
@@ -57,14 +57,17 @@ class Piece(RuleValue):
             return NotImplemented
         return (self.kind, repr(self.base)) < (other.kind, repr(other.base))
 
-    def to_json(self) -> dict:
-        return {"kind": self.kind, **dict(self.base)}
+
+def piece_json(piece: Piece) -> dict:
+    """A piece as saved: its kind and declared attributes (a function, not a method: an attribute of the piece may
+    have any name the file likes, `to_json` too, and would hide a method of that name)."""
+    return {"kind": piece.kind, **dict(piece.base)}
 
 
 class Record(RuleValue):
     """A small read-only bag of named values (e.g. each player's choice at a simultaneous step)."""
 
-    def __init__(self, **fields):
+    def __init__(self, /, **fields):  # positional-only: a field may be named `self`
         self.__dict__.update(fields)
 
     def __repr__(self) -> str:
