@@ -24,7 +24,7 @@ from .errors import Location, MoveError, Problem, RulesDslError, RulesError, Run
 from .findings import FORMATS, as_github, as_json, as_sarif, check_file, count_problems as _count
 from .lang.compiler import loops_called
 from .lang.emit import outline
-from .limits import DEFAULT_MAX_TURNS
+from .limits import DEFAULT_MAX_TURNS, MAX_STATE_BYTES
 from .loading import bundled_games, load_document, resolve_path
 from .lsp.server import serve as serve_lsp
 from .model.builtins import builtin_reference
@@ -154,7 +154,7 @@ def _load(args, variant=None, base=None, inline=True):
 def _start_state(game, args):
     """The initial state, or one read with --state, with --setup applied to the opening chance step."""
     if getattr(args, "state", None):
-        text = read_text(args.state, STATE_HINT)
+        text = read_text(args.state, STATE_HINT, MAX_STATE_BYTES)
         return game.state_from_json(parse_json(text, args.state, hint=STATE_HINT), args.state, text)
     state = game.new_initial_state(getattr(args, "seed", 0) or 0)
     setup = getattr(args, "setup", None)

@@ -251,6 +251,97 @@ def test_a_state_that_is_not_json_is_located(capsys, tmp_path, text, where):
     assert err.startswith(f"{path}{where or ''}: error:")
 
 
+# -- files bounded in size before they are read -----------------------------------------------------------
+GUARD = 10.0  # seconds: a generous guard against reading a huge file whole, not a speed measurement
+
+
+def sparse(path: Path, size: int) -> Path:
+    """A file of `size` bytes that takes no room on disk."""
+    with open(path, "wb") as f:
+        f.truncate(size)
+    return path
+
+
+@pytest.mark.parametrize("command, name", [("moves mabula --state", "state.json"), ("replay", "game.json")])
+def test_a_huge_state_or_log_is_refused_by_its_size_before_it_is_read(capsys, tmp_path, command, name):
+    path = sparse(tmp_path / name, 300_000_000)
+    start = time.perf_counter()
+    code, _, err = run(capsys, *command.split(), str(path))
+    assert time.perf_counter() - start < GUARD
+    assert code == 1 and err.startswith(f"{path}: error: the file is larger than 32 MB (300 MB)")
+    one_line_error(err, str(path))
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes")
+def test_a_pipe_that_never_ends_is_read_no_further_than_the_limit(capsys, tmp_path, monkeypatch):
+    import threading
+
+    from rulesdsl import limits
+
+    monkeypatch.setattr("rulesdsl.cli.MAX_STATE_BYTES", 1_000_000)  # (as rulesdsl.limits.MAX_STATE_BYTES, smaller)
+    assert limits.MAX_STATE_BYTES > 1_000_000
+    fifo = tmp_path / "state.json"
+    os.mkfifo(fifo)
+    sent = []
+
+    def writer():  # writes until the reader goes away: far more than the limit
+        try:
+            with open(fifo, "wb") as pipe:
+                while sum(sent) < 100_000_000:
+                    sent.append(pipe.write(b" " * 65536))
+        except BrokenPipeError:
+            pass
+
+    thread = threading.Thread(target=writer, daemon=True)
+    thread.start()
+    code, _, err = run(capsys, "moves", "mabula", "--state", str(fifo))
+    thread.join(GUARD)
+    assert code == 1 and err.startswith(f"{fifo}: error: the file is larger than 1 MB\n")
+    assert sum(sent) < 3_000_000  # the reader stopped just past the limit, with what the pipe buffers
+
+
+def test_a_results_file_is_read_line_by_line_and_each_line_is_bounded(capsys, tmp_path, monkeypatch):
+    results = simulated(capsys, tmp_path, games=6)
+    longest = max(len(line) + 1 for line in results.read_bytes().splitlines())
+    assert results.stat().st_size > 3 * longest
+    monkeypatch.setattr("rulesdsl.sim.records.MAX_RESULTS_LINE_BYTES", longest)  # far below the file's size
+    assert run(capsys, "replay", str(results), "--quiet")[0] == 0
+    with results.open("a") as out:
+        out.write(json.dumps(lines_of(results)[0] | {"agents": ["random", "x" * longest]}) + "\n")
+    code, _, err = run(capsys, "report", str(results))
+    assert code == 1 and err.startswith(f"{results}:7: error: the line is longer than {longest:,} bytes")
+
+
+def test_a_state_holding_more_than_a_game_may_keep_is_refused(capsys, tmp_path, monkeypatch):
+    state = _saved_state(capsys)
+    monkeypatch.setattr("rulesdsl.limits.MAX_STATE_ITEMS", 3)
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps(state))
+    code, _, err = run(capsys, "moves", "mabula", "--state", str(path))
+    assert code == 0  # Mabula keeps nothing but the board
+    rules = tmp_path / "pile.yaml"
+    rules.write_text(FOREVER.replace("moves:", "vars:\n  pile: {init: \"[1, 2]\"}\nmoves:", 1))
+    code, out, _ = run(capsys, "show", str(rules), "--json")
+    saved = json.loads(out)
+    path.write_text(json.dumps(saved | {"vars": {"pile": [[1, 2], [3, 4]]}}))
+    code, _, err = run(capsys, "moves", str(rules), "--state", str(path))
+    assert code == 1 and "its zones and variables hold more than 3 items in all" in err
+
+
+@pytest.mark.parametrize("record", [{"self": 1, "by": 2}, {"__class__": 1}, {"a b": 1}, [1]])
+def test_a_record_in_a_state_has_names_for_keys(capsys, tmp_path, record):
+    rules = tmp_path / "record.yaml"
+    rules.write_text(FOREVER.replace("moves:", "vars:\n  r: {init: \"none\"}\nmoves:", 1))
+    _, out, _ = run(capsys, "show", str(rules), "--json")
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps(json.loads(out) | {"vars": {"r": {"record": record}}}))
+    code, out, err = run(capsys, "moves", str(rules), "--state", str(path))
+    if set(record) == {"self", "by"}:
+        assert code == 0 and out.split() == ["wait"]
+    else:
+        assert code == 1 and "is not a record: an object whose keys are names" in err
+
+
 # -- exit codes --------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("argv", [["simulate", "mabula", "--agents", "random,random", "--seed", HUGE],
                                   ["simulate", "mabula", "--agents", "random,random", "--max-turns", HUGE],

@@ -6,6 +6,9 @@ import json
 import re
 
 from ..errors import Location, MoveError, Problem, RulesError
+from ..lang.compiler import is_name
+from ..lang.held import items
+from .. import limits
 from ..limits import MAX_JSON_DEPTH, MAX_JSON_DIGITS
 from ..lang.builtins import RuleValueError
 from ..model.rules import Move
@@ -145,7 +148,10 @@ def decode(rules, value):
                                  f"(kinds: {', '.join(rules.kinds)})")
             return rules.kinds[kind].make(data)
         if "record" in value:
-            return Record(**{k: decode(rules, v) for k, v in value["record"].items()})
+            fields = value["record"]
+            if not isinstance(fields, dict) or not all(is_name(k) for k in fields):
+                raise ValueError(f"{shown(fields)} is not a record: an object whose keys are names")
+            return Record(**{k: decode(rules, v) for k, v in fields.items()})
         if "table" in value:
             return {_key(decode(rules, k)): decode(rules, v) for k, v in value["table"]}
     return value
@@ -215,6 +221,11 @@ def state_from_json(game, data: dict, source: str = "state", text: str | None = 
     _read_cells(rules, _section(data, "cells", bad), S, bad)
     _read_values(rules, _section(data, "zones", bad), rules.zones, S.zones, "zones", bad)
     _read_values(rules, _section(data, "vars", bad), rules.vars, S.vars, "vars", bad)
+    S.held = sum(items(value, limits.MAX_STATE_ITEMS) for value in S.zones + S.vars)
+    if S.held > limits.MAX_STATE_ITEMS:  # (read from limits when used: tests lower it)
+        bad(f"its zones and variables hold more than {limits.MAX_STATE_ITEMS:,} items in all: more than a game "
+            "may keep",
+            "a state is saved by the game it was played in, which never holds more")
     _check_position(rules, data, bad)
     history = _strings(data.get("history"), "history", bad)
     secret = _secret(rules, data.get("secret"), bad)

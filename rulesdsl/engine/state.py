@@ -5,10 +5,11 @@ from __future__ import annotations
 from functools import partial
 from itertools import accumulate
 
-from .. import budget
+from .. import budget, limits
 from ..errors import GameRuntimeError, IllegalMove, MoveError
 from ..lang.builtins import RuleValueError, value_key
 from ..lang.compiler import GUARDS
+from ..lang.held import items
 from ..limits import MAX_AUTO_STEPS, MAX_CALLS, MOVE_SECONDS, LimitExceeded
 from ..lang.compiler import RULE_CODE_FILE
 from ..model.position import Position
@@ -56,6 +57,7 @@ class State(Position):
         S._rng, S.seed = None, 0  # the state's own sampler is made when first used
         S.zones, S.vars = [], []
         S.changes, S.tallies = [0] * (1 + len(rules.zones) + len(rules.vars)), {}
+        S.held = 0  # counted once the zones and variables have their first values
         S.chance_kept = {}  # step name -> (its `unchanged` value, its outcome table) when last listed
         S.end_checked = [None] * len(rules.end_rules)  # per end rule: its `unchanged` value when last found false
         budget.ensure_watchdog()
@@ -69,6 +71,7 @@ class State(Position):
                 S.player = rules.first_player(S, None)
         S._check_player("first_player")
         S._go(rules.start)
+        S.check_held(None)
         return S
 
     def clone(self) -> "State":
@@ -80,6 +83,7 @@ class State(Position):
         S.player, S.step, S.turn, S.ply, S.last = self.player, self.step, self.turn, self.ply, self.last
         S.revealed, S.left = self.revealed, self.left
         S.changes, S.end_checked, S.tallies = self.changes[:], self.end_checked[:], {}
+        S.held = self.held
         S.chance_kept = {}  # an outcome may hold a value of this state's own (a zone), never the copy's
         S.pending = dict(self.pending)
         S.terminal, S.winners, S.capped = self.terminal, self.winners, self.capped
@@ -350,6 +354,12 @@ class State(Position):
             raise IllegalMove(str(move), "the game is over")
         if isinstance(move, str):
             move = self.parse_move(move, player)
+        turn = self.turn
+        self._apply(move)
+        if self.held > limits.MAX_STATE_ITEMS:  # perhaps: Position.held never falls short of what it holds
+            self.check_held(move[0], turn)
+
+    def _apply(self, move: Move) -> None:
         rule, args, who = move
         step = self.rules.steps[self.step]
         if rule.visible_to is not None:
@@ -387,6 +397,23 @@ class State(Position):
         elif target.__class__ is tuple:
             target = self._called(target, step, rule, who)
         self._go(target)
+
+    def check_held(self, what: MoveRule | None, turn: int = 0) -> None:
+        """Count the items the zones and variables hold (Position.held becomes that number); a located error naming
+        `what` (the rule of the move just made on `turn`; None: the initial state, blamed on the zone or variable
+        holding the most) when they are more than limits.MAX_STATE_ITEMS: a game may not keep growing what it holds."""
+        rules, total, most, bound = self.rules, 0, (-1, None), limits.MAX_STATE_ITEMS
+        for holder, value in zip(rules.zones + rules.vars, self.zones + self.vars):
+            count = items(value, bound - total)
+            total, most = total + count, max(most, (count, holder), key=lambda found: found[0])
+            if total > bound:
+                name = f"{'zone' if holder.zone else 'variable'} '{most[1].name}'"
+                raise _flow_error(self, what or name, f"the zones and variables would hold more than "
+                                  f"{bound:,} items in all ({name} holds {most[0]:,} or more)",
+                                  "a game keeps at most this many items from one move to the next: keep counts "
+                                  "rather than lists, or empty what is no longer needed",
+                                  None if what else ("zones" if most[1].zone else "vars", most[1].name), turn)
+        self.held = total
 
     def apply_joint(self, moves) -> None:
         """Apply one move per acting player at a simultaneous node (in seat order)."""
@@ -676,9 +703,11 @@ def _seats(players, count: int) -> list:
     return seats
 
 
-def _flow_error(state, what, message: str, hint: str | None = None, at: tuple | None = None) -> GameRuntimeError:
+def _flow_error(state, what, message: str, hint: str | None = None, at: tuple | None = None,
+                turn: int | None = None) -> GameRuntimeError:
     """A GameRuntimeError about `what` (a move rule, step or end rule, or the name of another part of the
-    rule file), located at its definition, or at `at` (the path of the statement of it that failed)."""
+    rule file), located at its definition, or at `at` (the path of the statement of it that failed), on `turn`
+    (default: the state's)."""
     if isinstance(what, str):
         name, path = what, _PARTS.get(what)
     else:
@@ -686,7 +715,7 @@ def _flow_error(state, what, message: str, hint: str | None = None, at: tuple | 
     path = at or path
     where = state.rules.where
     location = where(path) if where is not None and path is not None else None
-    return GameRuntimeError(name, state.turn, message, location, hint)
+    return GameRuntimeError(name, state.turn if turn is None else turn, message, location, hint)
 
 
 def _rule_fault(exc: BaseException) -> bool:

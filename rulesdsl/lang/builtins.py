@@ -297,6 +297,9 @@ def enumerate_(xs, start=0):
 @builtin("collections", fold=True)
 def zip_(xs, *more):
     """Tuples of the items at the same position of each list."""
+    lists = (xs, *more)
+    if all(hasattr(x, "__len__") for x in lists):  # the tuples' items are counted before Python builds them
+        checked.check_count(min(len(x) for x in lists) * len(lists), "zip()'s tuples together")
     try:
         return list(zip(xs, *more))
     except TypeError as exc:

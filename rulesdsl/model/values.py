@@ -67,6 +67,8 @@ def piece_json(piece: Piece) -> dict:
 class Record(RuleValue):
     """A small read-only bag of named values (e.g. each player's choice at a simultaneous step)."""
 
+    holds_values = True
+
     def __init__(self, /, **fields):  # positional-only: a field may be named `self`
         self.__dict__.update(fields)
 
