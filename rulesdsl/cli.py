@@ -42,6 +42,7 @@ from .sim.runner import record_game
 from .sim.simulate import RunSpec, compare_runs, simulate
 from .serve.app import INSTALL_HINT
 from .serve.command import LOCAL, serve
+from .terminal import SafeStream
 
 __all__ = ["main", "build_parser", "UsageError"]  # UsageError lives in errors; kept importable from here
 
@@ -771,9 +772,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    streams = sys.stdout, sys.stderr
+    _tolerant_output()
+    sys.stdout, sys.stderr = SafeStream(sys.stdout), SafeStream(sys.stderr)  # all the command prints goes out here
+    try:
+        return _main(argv)
+    finally:
+        sys.stdout, sys.stderr = streams
+
+
+def _main(argv) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)  # argparse itself exits with 2 on a bad argument
-    _tolerant_output()
     try:
         _resolve_files(args)
         return args.func(args)
@@ -818,13 +828,17 @@ def _resolve_files(args) -> None:
 
 
 def _crash_report(exc: BaseException, argv) -> str:
-    """Save the traceback of an internal error to a file; the one line that tells the user where it is."""
+    """Save the traceback of an internal error to a file; the one line that tells the user where it is. The file is
+    made new, with a name nobody can guess and for its owner's eyes only (mode 0600), in the shared temporary
+    folder: nobody else can read it, nor have it written over a file of their choosing (a link made in advance)."""
     what = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
-    path = Path(tempfile.gettempdir()) / f"rulesdsl-crash-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.txt"
     command = " ".join(sys.argv[1:] if argv is None else map(str, argv))
     try:
-        path.write_text(f"rulesdsl {__version__}, Python {sys.version.split()[0]}, {sys.platform}\n"
-                        f"command: rulesdsl {command[:10_000]}\n\n{traceback.format_exc()}", encoding="utf-8")
+        handle, name = tempfile.mkstemp(prefix=f"rulesdsl-crash-{time.strftime('%Y%m%d-%H%M%S')}-", suffix=".txt")
+        path = Path(name)
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(f"rulesdsl {__version__}, Python {sys.version.split()[0]}, {sys.platform}\n"
+                      f"command: rulesdsl {command[:10_000]}\n\n{traceback.format_exc()}")
     except OSError:
         return f"internal error ({what}): this is a bug in rulesdsl, not in your files; rerun with --debug for details"
     return (f"internal error ({what}): this is a bug in rulesdsl, not in your files; the details are in {path} "

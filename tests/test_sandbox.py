@@ -285,6 +285,63 @@ def test_a_piece_attribute_cannot_hold_a_list(write):
         play(write(text.replace("colour='red')", "colour='red', count=(1, [2]))")))
 
 
+ALIASED = """
+game: Alias
+players: {count: 2}
+board:
+  grid: {columns: ab, rows: 1}
+  attributes: {spots: "[c.x, {'k': c.x}]"}
+pieces:
+  stone:
+    attributes: {owner: [0, 1]}
+    derived: {tags: "[owner, {'k': owner}]"}
+let:
+  tbl: "{'a': [1, 2]}"
+  nested: "[{'a': 1}]"
+  tup: "(1, [2, 3], {'k': 1})"
+data:
+  raw: {a: [1, 2]}
+functions:
+  give: {value: "tbl"}
+vars:
+  v: {init: "none"}
+moves:
+  go:
+    params: {pair: "[[x, 1] for x in 1..2]"}
+    do: [TAKE, "chance('roll', v)"]
+flow:
+  steps:
+    play: {moves: [go], next: end_turn}
+    roll:
+      inputs: [given]
+      chance:
+        outcomes: {params: {k: "[1]"}, do: [CHANGE]}
+end:
+  - when: "turn >= 2"
+    winners: "[]"
+"""
+
+
+@pytest.mark.parametrize("take, change", [
+    ("v = tbl", "v['a'] = 9"), ("v = list(nested)", "v[0]['a'] = 9"), ("v = give()", "v['a'] = 9"),
+    ("v = raw['a']", "v[0] = 9"), ("v = tup", "v[1][0] = 9"), ("v = tup", "v[2]['k'] = 9"),
+    ("v = cell('a1').spots", "v[0] = 9"), ("v = cell('a1').spots[1]", "v['k'] = 9"),
+    ("v = piece('stone', owner=0).tags", "v[0] = 9"),
+    ("v = pair", "v[0] = 9"),  # a move's param, held in the history of every copy of the position
+    ("v = [0]", "given[0] = 9"),  # an input of a draw, waiting in the position
+    ("v = pair", "last_move.pair[0] = 9"),
+])
+def test_constants_and_shared_values_cannot_be_changed_through_any_alias(write, take, change):
+    text = ALIASED.replace("TAKE", json.dumps(take)).replace("CHANGE", json.dumps(change))
+    game = rulesdsl.load_game(write(text))
+    state = game.new_initial_state(1)
+    with pytest.raises(GameRuntimeError, match="is a constant of the rule file and cannot be changed"):
+        while not state.is_terminal():
+            state.apply(state.sample_chance() if state.is_chance_node() else state.legal_moves()[0])
+    assert game.rules.board.by_name["a1"].spots == [1, {"k": 1}]
+    assert game.rules.kinds["stone"].make({"owner": 0}).tags == [0, {"k": 0}]
+
+
 def test_zip_of_many_long_lists_is_refused_before_it_is_built(write):
     text = GROWING.replace('xs: {init: "[]"}', 'xs: {init: "repeat(0, 1000000)"}')
     text = text.replace("EFFECTS", json.dumps(f"n = size(zip({', '.join(['xs'] * 2000)}))"))

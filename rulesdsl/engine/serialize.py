@@ -7,6 +7,7 @@ import re
 
 from ..errors import Location, MoveError, Problem, RulesError
 from ..lang.compiler import is_name
+from ..lang.constants import frozen
 from ..lang.held import items
 from .. import limits
 from ..limits import MAX_JSON_DEPTH, MAX_JSON_DIGITS
@@ -151,7 +152,7 @@ def decode(rules, value):
             fields = value["record"]
             if not isinstance(fields, dict) or not all(is_name(k) for k in fields):
                 raise ValueError(f"{shown(fields)} is not a record: an object whose keys are names")
-            return Record(**{k: decode(rules, v) for k, v in fields.items()})
+            return Record(**{k: frozen(decode(rules, v)) for k, v in fields.items()})  # a record is a value
         if "table" in value:
             return {_key(decode(rules, k)): decode(rules, v) for k, v in value["table"]}
     return value
@@ -180,7 +181,7 @@ def state_to_json(S) -> dict:
         "vars": {h.name: encode(value) for h, value in zip(rules.vars, S.vars)},
         "pending": {str(p): str(m) for p, m in S.pending.items()},
         "history": list(S.history_texts()),
-        "secret": {str(i): seen for i, seen in S.secret.items()},
+        "secret": {str(i): list(seen) for i, seen in S.secret.items()},
         "last_move": _move_json(S.last),
         "revealed": sorted(([name, encode(owner)] for name, owner in S.revealed), key=repr),
         **({"calls": _calls_to_json(S.calls)} if S.calls else {}),
@@ -381,7 +382,7 @@ def _strings(value, key: str, bad) -> list:
 
 
 def _secret(rules, value, bad) -> dict:
-    """Which players saw each hidden history entry: {ply: [seats]}."""
+    """Which players saw each hidden history entry: {ply: (seats...)}."""
     out = {}
     if value is None:
         return out
@@ -393,7 +394,7 @@ def _secret(rules, value, bad) -> dict:
                 or not all(_whole(p, 0, rules.num_players - 1) for p in seen):
             bad(f"'secret' entry {shown(ply)} should map a ply to a list of seats", key="secret")
             return {}
-        out[int(ply)] = list(seen)
+        out[int(ply)] = tuple(seen)
     return out
 
 

@@ -27,12 +27,37 @@ _INFINITY = float("inf")
 _BIG = 1 << 1000  # a whole number below this in size converts to a float
 
 
+_SAME = frozenset((int, float, bool, str, type(None), Cell, Piece))  # values that never change: shared as they are
+
+
+def _flat(items) -> bool:
+    """Whether `items` (a list or tuple) hold only values that never change (the kinds found in one pass of C)."""
+    return set(map(type, items)) <= _SAME
+
+
 def _copy(value):
-    """A copy of a zone or variable value that shares no list or table with it (constants included)."""
+    """A starting value of a zone or variable as the state's own: a copy that shares no list or table with it, and
+    whose constants (a let's table, say) are copies that effects may change."""
     if isinstance(value, list):
-        return [_copy(v) for v in value] if value and isinstance(value[0], (list, dict)) else list(value)
+        return list(value) if _flat(value) else [_copy(v) for v in value]
     if isinstance(value, dict):
         return {k: _copy(v) for k, v in value.items()}
+    if value.__class__ is tuple and not _flat(value):
+        return tuple(_copy(v) for v in value)
+    return value
+
+
+def _cloned(value):
+    """A zone or variable value for a clone: every list and table in it copied, at any depth (in a tuple too), so
+    that the clone and the state share nothing that changes; what never changes (numbers, text, cells, pieces,
+    constants, records of moves) is shared."""
+    kind = value.__class__
+    if kind is list:
+        return list(value) if _flat(value) else [_cloned(v) for v in value]
+    if kind is dict:
+        return {k: _cloned(v) for k, v in value.items()}  # (keys are values that never change)
+    if kind is tuple and not _flat(value):
+        return tuple(_cloned(v) for v in value)
     return value
 
 
@@ -78,8 +103,8 @@ class State(Position):
         S = State.__new__(State)
         S.game, S.rules = self.game, self.rules
         S.cells = self.cells[:]
-        S.zones = [_copy(z) for z in self.zones]
-        S.vars = [_copy(v) for v in self.vars]
+        S.zones = [_cloned(z) for z in self.zones]
+        S.vars = [_cloned(v) for v in self.vars]
         S.player, S.step, S.turn, S.ply, S.last = self.player, self.step, self.turn, self.ply, self.last
         S.revealed, S.left = self.revealed, self.left
         S.changes, S.end_checked, S.tallies = self.changes[:], self.end_checked[:], {}
@@ -364,7 +389,8 @@ class State(Position):
         step = self.rules.steps[self.step]
         if rule.visible_to is not None:
             try:
-                self.secret[len(self.history)] = rule_values.seen_by(rule.visible_to(self, who, *args))
+                # a tuple: the entry is shared by the state's clones, which copy only the table
+                self.secret[len(self.history)] = tuple(rule_values.seen_by(rule.visible_to(self, who, *args)))
             except _CONVERTED as exc:
                 raise _runtime_error(self, rule, exc) from exc
         self.history.append(move)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..lang.builtins import RuleValueError
+from ..lang.constants import frozen
 from ..limits import MAX_ITEMS, LimitExceeded
 from .values import Piece
 
@@ -87,8 +88,8 @@ class PieceKind:
                                     "most it may make")
             values = dict(key)
             attributes = dict(values)
-            for name, fn in self.derived.items():
-                attributes[name] = fn(values)
+            for name, fn in self.derived.items():  # read-only: a piece is made once, for every position
+                attributes[name] = frozen(fn(values))
             attributes.setdefault("owner", None)
             piece = Piece(self.name, key, attributes)
             self._interned[key] = piece
