@@ -27,12 +27,17 @@ _INFINITY = float("inf")
 _BIG = 1 << 1000  # a whole number below this in size converts to a float
 
 
-_SAME = frozenset((int, float, bool, str, type(None), Cell, Piece))  # values that never change: shared as they are
-
-
 def _flat(items) -> bool:
-    """Whether `items` (a list or tuple) hold only values that never change (the kinds found in one pass of C)."""
-    return set(map(type, items)) <= _SAME
+    """Whether `items` (a list or tuple) hold no list or table, at any depth: whether they can be hashed, which
+    Python finds in C, and lists and tables cannot (the values that can be hashed never change: numbers, text,
+    cells, pieces, tuples of them, records of moves)."""
+    if items and items[0].__class__ in (list, dict):  # (a list of places, most often: no need to ask)
+        return False
+    try:
+        hash(tuple(items))
+    except TypeError:
+        return False
+    return True
 
 
 def _copy(value):
@@ -52,8 +57,14 @@ def _cloned(value):
     that the clone and the state share nothing that changes; what never changes (numbers, text, cells, pieces,
     constants, records of moves) is shared."""
     kind = value.__class__
-    if kind is list:
-        return list(value) if _flat(value) else [_cloned(v) for v in value]
+    if kind is list:  # (_flat written out: a clone copies many short lists)
+        if not value or value[0].__class__ not in (list, dict):
+            try:
+                hash(tuple(value))
+                return value[:]
+            except TypeError:
+                pass
+        return [_cloned(v) for v in value]
     if kind is dict:
         return {k: _cloned(v) for k, v in value.items()}  # (keys are values that never change)
     if kind is tuple and not _flat(value):

@@ -45,6 +45,8 @@ def frozen(value):
     if isinstance(value, dict) and not isinstance(value, ConstantTable):
         return ConstantTable((k, frozen(v)) for k, v in value.items())
     if value.__class__ is tuple:  # (a tuple of the language; a region is a tuple of cells)
-        inner = tuple(frozen(v) for v in value)
-        return value if all(a is b for a, b in zip(inner, value)) else inner
+        try:
+            hash(value)  # one that can be hashed holds no list or table: as it is
+        except TypeError:
+            return tuple(frozen(v) for v in value)
     return value

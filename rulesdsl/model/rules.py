@@ -20,7 +20,11 @@ class Move(tuple):
     __slots__ = ()
 
     def __new__(cls, rule, args, player):
-        return tuple.__new__(cls, (rule, tuple(map(frozen, args)), player))
+        try:
+            hash(args)  # args that can be hashed hold no list or table: as they are
+        except TypeError:
+            args = tuple(map(frozen, args))
+        return tuple.__new__(cls, (rule, args, player))
 
     @property
     def rule(self) -> "MoveRule":
