@@ -27,7 +27,7 @@ from .findings import FORMATS, FileReport, as_github, as_json, as_sarif, check_f
 from .jail import Jail, JobKilled, heartbeat
 from .lang.compiler import loops_called
 from .lang.emit import outline
-from .limits import DEFAULT_MAX_TURNS, GAME_SECONDS, LOAD_SECONDS, MAX_TURNS_CAP, MOVE_SECONDS
+from .limits import DEFAULT_MAX_TURNS, GAME_SECONDS, LOAD_SECONDS, MAX_STATE_BYTES, MAX_TURNS_CAP, MOVE_SECONDS
 from .loading import bundled_games, load_document, resolve_path
 from .lsp.server import serve as serve_lsp
 from .model.builtins import builtin_reference
@@ -45,6 +45,7 @@ from .sim.runner import record_game
 from .sim.simulate import RunSpec, compare_runs, describe, prepared, simulate
 from .serve.app import INSTALL_HINT
 from .serve.command import LOCAL, serve
+from .terminal import SafeStream
 
 __all__ = ["main", "build_parser", "UsageError"]  # UsageError lives in errors; kept importable from here
 
@@ -161,7 +162,7 @@ def _load(args, variant=None, base=None, inline=True):
 def _start_state(game, args):
     """The initial state, or one read with --state, with --setup applied to the opening chance step."""
     if getattr(args, "state", None):
-        text = read_text(args.state, STATE_HINT)
+        text = read_text(args.state, STATE_HINT, MAX_STATE_BYTES)
         return game.state_from_json(parse_json(text, args.state, hint=STATE_HINT), args.state, text)
     state = game.new_initial_state(getattr(args, "seed", 0) or 0)
     setup = getattr(args, "setup", None)
@@ -891,9 +892,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    streams = sys.stdout, sys.stderr
+    _tolerant_output()
+    sys.stdout, sys.stderr = SafeStream(sys.stdout), SafeStream(sys.stderr)  # all the command prints goes out here
+    try:
+        return _main(argv)
+    finally:
+        sys.stdout, sys.stderr = streams
+
+
+def _main(argv) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)  # argparse itself exits with 2 on a bad argument
-    _tolerant_output()
     try:
         _resolve_files(args)
         return args.func(args)
@@ -938,13 +948,17 @@ def _resolve_files(args) -> None:
 
 
 def _crash_report(exc: BaseException, argv) -> str:
-    """Save the traceback of an internal error to a file; the one line that tells the user where it is."""
+    """Save the traceback of an internal error to a file; the one line that tells the user where it is. The file is
+    made new, with a name nobody can guess and for its owner's eyes only (mode 0600), in the shared temporary
+    folder: nobody else can read it, nor have it written over a file of their choosing (a link made in advance)."""
     what = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
-    path = Path(tempfile.gettempdir()) / f"rulesdsl-crash-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.txt"
     command = " ".join(sys.argv[1:] if argv is None else map(str, argv))
     try:
-        path.write_text(f"rulesdsl {__version__}, Python {sys.version.split()[0]}, {sys.platform}\n"
-                        f"command: rulesdsl {command[:10_000]}\n\n{traceback.format_exc()}", encoding="utf-8")
+        handle, name = tempfile.mkstemp(prefix=f"rulesdsl-crash-{time.strftime('%Y%m%d-%H%M%S')}-", suffix=".txt")
+        path = Path(name)
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(f"rulesdsl {__version__}, Python {sys.version.split()[0]}, {sys.platform}\n"
+                      f"command: rulesdsl {command[:10_000]}\n\n{traceback.format_exc()}")
     except OSError:
         return f"internal error ({what}): this is a bug in rulesdsl, not in your files; rerun with --debug for details"
     return (f"internal error ({what}): this is a bug in rulesdsl, not in your files; the details are in {path} "

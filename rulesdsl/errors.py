@@ -5,6 +5,8 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, field
 
+from .terminal import safe_text
+
 
 @dataclass(frozen=True, order=True)
 class Location:
@@ -62,15 +64,19 @@ class Problem:
         return (loc.file, loc.line, loc.col, self.message)
 
     def format(self) -> str:
+        """The problem as it is printed; the file's own text in it (a name, the line quoted) shows its control
+        characters escaped (see terminal.safe_text), the caret under the same characters."""
         head = f"{self.location}: " if self.location else ""
         lines = [f"{head}{self.severity}: {self.message}"]
         if self.source_line is not None and self.location and self.location.col:
             text = self.source_line.rstrip("\n")
-            lines.append(f"    {text}")
-            lines.append("    " + " " * (self.location.col - 1) + "^" * max(1, self.width))
+            before = len(safe_text(text[:self.location.col - 1]))
+            under = len(safe_text(text[self.location.col - 1:self.location.col - 1 + max(1, self.width)]))
+            lines.append(f"    {safe_text(text)}")
+            lines.append("    " + " " * before + "^" * max(1, under))
         if self.hint:
             lines.append(f"  hint: {self.hint}")
-        return "\n".join(lines)
+        return safe_text("\n".join(lines))
 
 
 class RulesDslError(Exception):
@@ -78,7 +84,7 @@ class RulesDslError(Exception):
 
     def format(self) -> str:
         """The error as the command line prints it."""
-        return f"error: {self}"
+        return safe_text(f"error: {self}")
 
 
 @dataclass
@@ -109,7 +115,7 @@ class UsageError(RulesDslError):
         super().__init__(message)
 
     def format(self) -> str:
-        return f"error: {self.message}" + (f"\n  hint: {self.hint}" if self.hint else "")
+        return safe_text(f"error: {self.message}" + (f"\n  hint: {self.hint}" if self.hint else ""))
 
     def __reduce__(self):  # travels between worker processes intact
         return UsageError, (self.message, self.hint)

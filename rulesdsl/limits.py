@@ -9,6 +9,10 @@ MAX_YAML_DEPTH = 100  # lists and mappings nested in each other: the bundled gam
 MAX_EXTENDS = 16  # overlays in one chain of 'extends:' (each is read, checked and merged)
 MAX_JSON_DEPTH = 100  # deepest nesting read from a state, log or results line (a real state nests about 10 deep)
 MAX_JSON_DIGITS = 100  # longest whole number read from them (seeds have 20 digits at most)
+# Sizes of those files, looked at before they are read (JSON of n bytes takes several times n in memory)
+MAX_STATE_BYTES = 32_000_000  # a saved state (--state): a real one has a few kB; as many items as a game may keep
+MAX_LOG_BYTES = 32_000_000  # a game log: a game of 10,000 turns is about 1 MB
+MAX_RESULTS_LINE_BYTES = 32_000_000  # one line of a results file, a game; the file has a line per game, of any number
 
 # Expressions and the values they build
 MAX_EXPR_CHARS = 20_000  # characters of one expression string
@@ -38,6 +42,7 @@ MAX_AUTO_STEPS = 10_000  # automatic steps in a row before a decision
 MAX_DRAWN = 10_000  # items drawn at once by one chance step with `draw:` (each is a draw of the sampler)
 MAX_DRAW_OUTCOMES = 20_000  # outcomes chance_outcomes() lists for one such draw (10 dice of 6 faces have 3,003)
 MAX_CALLS = 10_000  # chance steps called by chance() and waiting to be drawn
+MAX_STATE_ITEMS = 2_000_000  # items a position's zones and variables hold after a move: two of the largest lists
 DEFAULT_MAX_TURNS = 10_000  # the turn cap of a game when neither the rule file nor the caller sets one
 MAX_TURNS_CAP = 100_000  # the most a rule file's flow: max_turns may ask (more is clamped); --max-turns may give more
 

@@ -6,6 +6,7 @@ from .engine.observer import Hidden, Observer
 from .engine.serialize import encode
 from .engine.nodes import CHANCE, SIMULTANEOUS, TERMINAL
 from .model.values import Cell
+from .terminal import safe_text
 
 
 def _stack_text(pieces: list) -> str:
@@ -71,7 +72,8 @@ def value_text(value) -> str:
 
 def render_state(S, viewer: int | None = None) -> str:
     """The state as `viewer` sees it (see Observer; None: the table): an unseen zone or variable place shows as
-    `(n hidden)` for a list, `(hidden)` otherwise."""
+    `(n hidden)` for a list, `(hidden)` otherwise. Control characters of the file's text are escaped (see
+    terminal.safe_text): the picture is for a terminal."""
     rules = S.rules
     names = rules.player_names
     seen = [(holder, value) for holder, value in Observer(rules, viewer, S.revealed).holders(S)
@@ -119,4 +121,4 @@ def render_state(S, viewer: int | None = None) -> str:
     else:
         status = f"turn {S.turn + 1}: {names[who]} to play ({S.step})"
     lines.append(status)
-    return "\n".join(lines)
+    return safe_text("\n".join(lines))

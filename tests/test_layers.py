@@ -12,7 +12,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "rulesdsl"
 # The layers as the README states them, lowest first. A module may import from its own layer or any
 # below; within a layer the imports must not form a cycle.
 LAYERS = [
-    ["errors", "limits", "budget", "jail", "resources"],
+    ["terminal", "errors", "limits", "budget", "jail", "resources"],
     ["source"],
     ["schema"],
     ["loading", "overrides", "bundle"],

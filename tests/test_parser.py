@@ -514,3 +514,18 @@ def test_a_budget_overrun_while_building_the_tree_is_not_wrapped(monkeypatch):
     monkeypatch.setattr(parser._Builder, "add", overrun)
     with pytest.raises(TimeBudgetExceeded):
         parse("1 + 2")
+
+
+def test_the_words_of_the_language_are_never_read_as_names():
+    for word in parser.WORDS:
+        assert not isinstance(_as_assigned(word), A.Name), word  # model/names.py refuses each as a declared name
+    for near in ("none_", "If", "format", "self", "nothing", "fore"):
+        assert isinstance(_as_assigned(near), A.Name), near
+
+
+def _as_assigned(word: str):
+    """What `word = 1` assigns to, or None when that does not parse."""
+    try:
+        return parse(f"{word} = 1", "stmt").target
+    except SyntaxProblem:
+        return None

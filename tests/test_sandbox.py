@@ -7,6 +7,8 @@ import json
 import time
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import rulesdsl
 from rulesdsl.errors import GameRuntimeError, RulesError
@@ -173,6 +175,184 @@ def test_augmented_assignment_is_bounded(write):
     text = game_text(extra='"xs *= 10 ** 7"')
     with pytest.raises(GameRuntimeError, match="at most"):
         play(write(text))
+
+
+# -- what a game keeps from move to move is bounded, not only what a move builds ------------------------------
+GROWING = """
+game: Growing
+players: {count: 2}
+board: {cells: [a]}
+zones: {pile: {init: "[]"}}
+vars: {xs: {init: "[]"}, tbl: {init: "{}"}, n: 0}
+moves:
+  grow:
+    notation: grow
+    do: [EFFECTS]
+flow:
+  steps:
+    play: {moves: [grow], next: end_turn}
+end:
+  - when: "turn >= 10000"
+    winners: "[]"
+"""
+
+
+def played_until_it_fails(path: str) -> GameRuntimeError:
+    """The error that stops a game of `grow` moves (which must fail, and soon)."""
+    state = rulesdsl.load_game(path).new_initial_state(1)
+    start = time.monotonic()
+    with pytest.raises(GameRuntimeError) as info:
+        while True:
+            state.apply("grow")
+    assert time.monotonic() - start < 60  # a guard against a hang, not a speed measurement
+    return info.value
+
+
+@pytest.mark.parametrize("effects", [
+    '"xs = xs + [repeat(0, 100000)]"',  # a variable that gains 10^5 items a turn, within every limit on one value
+    '"xs += [repeat(0, 100000)]"',
+    '"t = tbl", "t[turn] = repeat(0, 100000)"',  # a table of the position, grown through a local name for it
+    '"xs = [xs, xs, repeat(0, 1000)]"',  # the same list held twice, nested deeper each turn
+])
+def test_a_move_that_keeps_growing_what_the_game_holds_is_stopped_naming_rule_and_turn(write, effects):
+    error = played_until_it_fails(write(GROWING.replace("EFFECTS", effects)))
+    assert error.rule == "grow" and 5 <= error.turn <= 25 and error.location.line == 9, error.format()
+    assert f"the zones and variables would hold more than {limits.MAX_STATE_ITEMS:,} items in all" in str(error)
+
+
+def test_a_zone_that_keeps_growing_is_stopped(write, monkeypatch):
+    monkeypatch.setattr(limits, "MAX_STATE_ITEMS", 5_000)
+    text = GROWING.replace("EFFECTS", '{for: "i in 1..100", do: ["place(piece(\'stone\'), pile)"]}')
+    error = played_until_it_fails(write(text.replace("board: {cells: [a]}", "board: {cells: [a]}\npieces: {stone: {}}")))
+    assert error.rule == "grow" and error.turn == 50 and "(zone 'pile' holds 5,100 or more)" in str(error)
+
+
+def test_a_game_that_holds_much_but_no_more_plays_on(write):
+    text = GROWING.replace("EFFECTS", '"xs = repeat(turn, 1000000)", "tbl[turn % 3] = repeat(0, 300000)"')
+    state = rulesdsl.load_game(write(text.replace("turn >= 10000", "turn >= 30"))).new_initial_state(1)
+    while not state.is_terminal():
+        state.apply("grow")
+    assert state.turn == 30 and state.held >= 1_900_006
+
+
+def test_a_huge_starting_value_is_refused_at_its_declaration(write):
+    text = GROWING.replace("EFFECTS", '"n = 1"').replace('xs: {init: "[]"}', 'xs: {init: "[repeat(0, 999999), repeat(1, 999999), [2, 3]]"}')
+    with pytest.raises(GameRuntimeError) as info:
+        rulesdsl.load_game(write(text)).new_initial_state(1)
+    assert info.value.rule == "variable 'xs'" and info.value.location.line == 6
+
+
+WRITES = [  # effects that change what the position holds, every way rule code can (statements split at '; ')
+    "xs = xs + [turn]", "xs += [[turn, 'ab']]", "xs = [xs]", "xs *= 2", "xs = []", "xs = repeat('abc', turn)",
+    "t = tbl; t[turn] = [xs]", "tbl[1] = {'k': (1, 2)}", "tbl = {}", "per[me] = xs", "per[me] += [1]",
+    "per[0] = none", "n = xs", "n = 1; n += 1", "local = per; local[1] = [turn]", "keyed['a'] = 'x' * turn",
+    "place(piece('stone'), pile)", "move(pile, heap)", "move_all(heap, pile)", "remove_all(pile)", "r = move_rec",
+]
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(effects=st.lists(st.sampled_from(WRITES), min_size=1, max_size=6))
+def test_what_the_position_holds_is_never_more_than_counted(write, effects):
+    from rulesdsl.lang.held import items
+
+    text = GROWING.replace("EFFECTS", ", ".join(json.dumps(s) for e in effects for s in e.split("; "))).replace(
+        'zones: {pile: {init: "[]"}}', 'pieces: {stone: {}}\nzones: {pile: {init: "[]"}, heap: {init: "[]"}}').replace(
+        "n: 0}", "n: 0, per: {per: player, init: 0}, keyed: {keys: \"['a']\", init: \"''\"}, r: {init: none}}").replace(
+        "do: [", 'let: {move_rec: "last_move"}\n    do: [').replace("turn >= 10000", "turn >= 12")
+    game = rulesdsl.load_game(write(text))
+    state = game.new_initial_state(1)
+    while not state.is_terminal():
+        try:
+            state.apply("grow")
+        except GameRuntimeError:  # a move the position does not allow (moving from an empty zone...)
+            break
+        assert state.held >= sum(items(value) for value in state.zones + state.vars)
+
+
+@pytest.mark.parametrize("name", sorted(rulesdsl.loading.bundled_games()))
+def test_the_bundled_games_never_hold_more_than_counted(name):
+    from rulesdsl.lang.held import items
+
+    state = rulesdsl.load_game(name).new_initial_state(3)
+    rng = rulesdsl.Rng(3)
+    while not state.is_terminal():
+        legal = [] if state.is_chance_node() else state.legal_moves()
+        state.apply(state.sample_chance(rng) if not legal else legal[rng.below(len(legal))])
+        assert state.held >= sum(items(value) for value in state.zones + state.vars)
+
+
+def test_a_piece_attribute_cannot_hold_a_list(write):
+    text = PLAIN.replace("LET", "").replace("count: {values: [0, 1, 2], default: 0}", "count: {default: 0}")
+    with pytest.raises(GameRuntimeError, match="the value of 'count' cannot be a list or a table"):
+        play(write(text.replace("colour='red')", "colour='red', count=(1, [2]))")))
+
+
+ALIASED = """
+game: Alias
+players: {count: 2}
+board:
+  grid: {columns: ab, rows: 1}
+  attributes: {spots: "[c.x, {'k': c.x}]"}
+pieces:
+  stone:
+    attributes: {owner: [0, 1]}
+    derived: {tags: "[owner, {'k': owner}]"}
+let:
+  tbl: "{'a': [1, 2]}"
+  nested: "[{'a': 1}]"
+  tup: "(1, [2, 3], {'k': 1})"
+data:
+  raw: {a: [1, 2]}
+functions:
+  give: {value: "tbl"}
+vars:
+  v: {init: "none"}
+moves:
+  go:
+    params: {pair: "[[x, 1] for x in 1..2]"}
+    do: [TAKE, "chance('roll', v)"]
+flow:
+  steps:
+    play: {moves: [go], next: end_turn}
+    roll:
+      inputs: [given]
+      chance:
+        outcomes: {params: {k: "[1]"}, do: [CHANGE]}
+end:
+  - when: "turn >= 2"
+    winners: "[]"
+"""
+
+
+@pytest.mark.parametrize("take, change", [
+    ("v = tbl", "v['a'] = 9"), ("v = list(nested)", "v[0]['a'] = 9"), ("v = give()", "v['a'] = 9"),
+    ("v = raw['a']", "v[0] = 9"), ("v = tup", "v[1][0] = 9"), ("v = tup", "v[2]['k'] = 9"),
+    ("v = cell('a1').spots", "v[0] = 9"), ("v = cell('a1').spots[1]", "v['k'] = 9"),
+    ("v = piece('stone', owner=0).tags", "v[0] = 9"),
+    ("v = pair", "v[0] = 9"),  # a move's param, held in the history of every copy of the position
+    ("v = [0]", "given[0] = 9"),  # an input of a draw, waiting in the position
+    ("v = pair", "last_move.pair[0] = 9"),
+])
+def test_constants_and_shared_values_cannot_be_changed_through_any_alias(write, take, change):
+    text = ALIASED.replace("TAKE", json.dumps(take)).replace("CHANGE", json.dumps(change))
+    game = rulesdsl.load_game(write(text))
+    state = game.new_initial_state(1)
+    with pytest.raises(GameRuntimeError, match="is a constant of the rule file and cannot be changed"):
+        while not state.is_terminal():
+            state.apply(state.sample_chance() if state.is_chance_node() else state.legal_moves()[0])
+    assert game.rules.board.by_name["a1"].spots == [1, {"k": 1}]
+    assert game.rules.kinds["stone"].make({"owner": 0}).tags == [0, {"k": 0}]
+
+
+def test_zip_of_many_long_lists_is_refused_before_it_is_built(write):
+    text = GROWING.replace('xs: {init: "[]"}', 'xs: {init: "repeat(0, 1000000)"}')
+    text = text.replace("EFFECTS", json.dumps(f"n = size(zip({', '.join(['xs'] * 2000)}))"))
+    start = time.monotonic()
+    error = played_until_it_fails(write(text))
+    assert time.monotonic() - start < 30  # refused before a tuple is built
+    assert "zip()'s tuples together would hold 2,000,000,000 items" in str(error) and error.location.line == 10  # the statement
+    assert rulesdsl.load_game(write(GROWING.replace("EFFECTS", '"xs = zip(0..9, 10..19)"'))).rules is not None
 
 
 def test_a_walk_round_a_cyclic_link_is_bounded(write):

@@ -135,3 +135,78 @@ def test_same_seed_same_game(seed, k):
     # a fresh load of the rule file plays the same game too
     third = play(rulesdsl.load_game(str(MABULA)), seed, k)
     assert [str(m) for m in third.history] == [str(m) for m in first.history]
+
+
+# -- clones share nothing that changes, in any game ---------------------------------------------------------
+NESTED = """
+game: Nested
+players: {count: 2}
+board: {cells: [a, b, c]}
+pieces:
+  stone: {attributes: {owner: [0, 1]}}
+zones:
+  hand: {per: player, init: "[piece('stone', owner=owner)]"}
+vars:
+  nest: {init: "[1, [2, 3], {'k': [4]}, (5, [6])]"}
+  seen: {per: player, init: "[]"}
+moves:
+  put:
+    params: {c: "[x for x in cells if empty(x)]", pair: "[[turn, [me]]]"}
+    do:
+      - "move(hand[me], c)"
+      - "nest[1][0] = turn"
+      - "nest[2]['k'] = nest[2]['k'] + [turn]"
+      - "nest[3][1][0] = turn"
+      - "seen[me] = seen[me] + [pair]"
+      - "place(piece('stone', owner=me), hand[1 - me])"
+flow:
+  steps:
+    play: {moves: [put], next: end_turn}
+end:
+  - when: "size(occupied()) == 3"
+    winners: "[]"
+"""
+
+
+@lru_cache(maxsize=None)
+def game_named(name: str):
+    if name != "nested":
+        return rulesdsl.load_game(name)
+    import tempfile
+    path = Path(tempfile.mkdtemp()) / "nested.yaml"
+    path.write_text(NESTED, encoding="utf-8")
+    return rulesdsl.load_game(str(path))
+
+
+def mutate_all(value, depth: int = 0) -> None:
+    """Change every list and table reachable from `value` (constants refuse, and stay as they are)."""
+    from rulesdsl.lang.builtins import RuleValueError
+
+    if isinstance(value, (list, dict)) and depth < 20:
+        for item in list(value.values() if isinstance(value, dict) else value):
+            mutate_all(item, depth + 1)
+        try:
+            if isinstance(value, dict):
+                value["changed"] = True
+            else:
+                value.append("changed")
+        except RuleValueError:
+            pass
+    elif isinstance(value, tuple) and depth < 20:
+        for item in value:
+            mutate_all(item, depth + 1)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(name=st.sampled_from(["nested", "mark", "fast-track", "marble-chase"]), seed=seeds, k=st.integers(0, 60))
+def test_a_clone_shares_nothing_that_changes(name, seed, k):
+    state = play(game_named(name), seed, k)
+    before = json.dumps(state.to_json(), sort_keys=True)
+    copy = state.clone()
+    rng = rulesdsl.Rng(seed + 1)
+    while not copy.is_terminal() and copy.ply < k + 40:  # play the clone on: its rules change what it holds
+        legal = [] if copy.is_chance_node() else copy.legal_moves()
+        copy.apply(copy.sample_chance(rng) if not legal else legal[rng.below(len(legal))])
+    for value in copy.zones + copy.vars + [copy.pending, copy.history, copy.secret, list(copy.calls)]:
+        mutate_all(value)
+    assert json.dumps(state.to_json(), sort_keys=True) == before

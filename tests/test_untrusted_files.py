@@ -3,6 +3,8 @@ crash or construct objects. Every attack is a located RulesError, fast, that ech
 
 from __future__ import annotations
 
+import json
+import keyword
 import os
 import re
 import subprocess
@@ -11,9 +13,12 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 import rulesdsl
 from rulesdsl.errors import RulesError
+from rulesdsl.lang.verify import PYTHON_BUILTINS
 from rulesdsl.loading import bundled_games
 from rulesdsl.overrides import override_problems
 from rulesdsl.source import MAX_FILE_BYTES, MAX_YAML_DEPTH, MAX_YAML_NODES, Document, load_text
@@ -493,3 +498,245 @@ def test_a_bundle_whose_files_do_not_extend_one_another_in_order_is_refused():
     assert out_of_order.problems[0].code == "bad_bundle"
     dangling = _bundle_refused([("overlay.yaml", b"extends: mabula\ngame: x\n")])
     assert dangling.problems[0].code == "bad_bundle"
+
+
+# -- names: a file's names never collide with the names of generated code, nor with the language's own ----------
+NAMED = """
+game: Names
+players: {count: 2}
+board:
+  grid: {columns: abc, rows: 1}
+  BOARD
+pieces:
+  stone:
+    attributes:
+      zcolour: {values: [red, blue], default: red}
+      ATTRIBUTE
+    DERIVED
+SECTIONS
+vars:
+  zseen: {init: "none"}
+  zgot: {init: "none"}
+  VARS
+moves:
+  put:
+    params:
+      zc: "[x for x in cells if empty(x)]"
+      PARAM
+    LET
+    do: ["place(piece('stone', zcolour='red' KEYWORD), zc)", DO]
+  COMPOUND
+flow:
+  steps:
+    play:
+      moves: [MOVE]
+      AFTER
+      next: NEXT
+    CHANCE
+end:
+  - when: "last_move != none and last_move.kind == 'MOVE' END"
+    winners: "[last_move.by]"
+"""
+# the names the template itself uses, which a name under test would hide where it is declared
+TEMPLATE_NAMES = {"zc", "zseen", "zgot", "zf", "zg", "zk", "zp", "zq", "zo", "zd", "zcolour", "x"}
+
+
+def named(role: str, name: str) -> tuple[str, dict]:
+    """The template game with `name` declared as `role`, and what its variables `zseen` and `zgot` hold after the
+    first move if the name behaves as that name (a value, or a function of the cell `zc` the move took)."""
+    q = json.dumps
+    fill = dict(BOARD="", ATTRIBUTE="", DERIVED="", SECTIONS="", VARS="", PARAM="", LET="", KEYWORD="", DO="",
+                COMPOUND="", MOVE="put", AFTER="", NEXT="end_turn", CHANCE="", END="")
+    chance = {  # the chance step the move calls, by role: its effects read the name
+        "outcome_param": f"outcomes:\n          params: {{{name}: {q('[5]')}}}\n          do: [{q('zgot = ' + name)}]",
+        "step_input": f"outcomes:\n          params: {{zo: {q('[1]')}}}\n          do: [{q('zgot = ' + name)}]",
+        "draw_input": f"draw: '1'\n        from: '[1]'\n        do: [{q('zgot = ' + name)}]",
+    }
+    if role == "move_param":
+        fill.update(PARAM=f"{name}: {q('[5]')}", DO=q(f"zseen = {name}"), AFTER=f"after: [{q(f'zgot = move.{name}')}]",
+                    END=f"and last_move.{name} == 5")
+        expected = {"zseen": 5, "zgot": 5}
+    elif role == "move_let":
+        fill.update(LET=f"let: {{{name}: {q('zc.x + 100')}}}", DO=q(f"zseen = {name}"),
+                    AFTER=f"after: [{q(f'zgot = move.{name}')}]", END=f"and last_move.{name} > 100")
+        expected = {"zseen": lambda c: c.x + 100, "zgot": lambda c: c.x + 100}
+    elif role == "function_param":
+        fill.update(SECTIONS=f"functions:\n  zf:\n    params: [{name}]\n    value: {q(name + ' + 1')}\n"
+                             f"  zg:\n    params: [{name}]\n    let: {{zk: {q(name + ' * 2')}}}\n"
+                             f"    value: {q('zk + ' + name)}",
+                    DO=q("zseen = zf(4)") + ", " + q("zgot = zg(2)"))
+        expected = {"zseen": 5, "zgot": 6}
+    elif role == "function_let":
+        fill.update(SECTIONS=f"functions:\n  zf:\n    params: [zq]\n    let: {{{name}: {q('zq + 1')}}}\n"
+                             f"    value: {q(name)}", DO=q("zseen = zf(4)"))
+        expected = {"zseen": 5}
+    elif role == "procedure_param":
+        fill.update(SECTIONS=f"procedures:\n  zp:\n    params: [{name}]\n    do: [{q('zseen = ' + name)}]",
+                    DO=q("zp(5)"))
+        expected = {"zseen": 5}
+    elif role == "board_attribute":
+        fill.update(BOARD=f"attributes: {{{name}: {q('c.x * 10')}}}", DO=q(f"zseen = zc.{name}") + ", " +
+                    q("zgot = [zc.name, zc.index, zc.x, zc.y, zc.col, zc.row]"))
+        expected = {"zseen": lambda c: c.x * 10,
+                    "zgot": lambda c: ["abc"[c.x - 1] + "1", c.x - 1, c.x, 1, "abc"[c.x - 1], "1"]}
+    elif role in ("piece_attribute", "derived_attribute"):
+        declared = f"{name}: {{values: [1, 2], default: 2}}" if role == "piece_attribute" else ""
+        fill.update(ATTRIBUTE=declared, DERIVED="" if declared else f"derived: {{{name}: {q('1')}}}",
+                    KEYWORD=f", {name}=1" if declared else "",
+                    DO=q(f"zseen = at(zc).{name}") + ", " + q("zgot = at(zc).kind"))
+        expected = {"zseen": 1, "zgot": "stone"}
+    elif role == "variable":
+        fill.update(VARS=f"{name}: 0", DO=q(f"{name} = 5") + ", " + q(f"zseen = {name}"))
+        expected = {"zseen": 5}
+    elif role == "zone":
+        fill.update(SECTIONS=f"zones:\n  {name}: {{init: {q('[]')}}}",
+                    DO=q(f"place(piece('stone'), {name})") + ", " + q(f"zseen = size({name})"))
+        expected = {"zseen": 1}
+    elif role in ("data", "let"):
+        fill.update(SECTIONS=f"data:\n  {name}: 5" if role == "data" else f"let:\n  {name}: {q('2 + 3')}",
+                    DO=q(f"zseen = {name}"))
+        expected = {"zseen": 5}
+    elif role == "region":
+        fill.update(BOARD=f"regions: {{{name}: [a1, b1]}}", DO=q(f"zseen = size({name})"))
+        expected = {"zseen": 2}
+    elif role in chance:
+        inputs = f"inputs: [{name}]\n      " if role != "outcome_param" else ""
+        fill.update(DO=q("chance('roll', 5)" if inputs else "chance('roll')"), END="and zgot != none",
+                    CHANCE=f"roll:\n      {inputs or 'inputs: [zo]'}\n      chance:\n        {chance[role]}")
+        expected = {"zgot": 5}
+    elif role == "compound_param":
+        fill.update(MOVE="two", COMPOUND=f"two:\n    params: {{{name}: {q('[5]')}}}\n    parts:\n      - move: put\n"
+                                         f"        when: {q('part.zc != none')}\n    do: [{q('zseen = ' + name)}]")
+        expected = {"zseen": 5}
+    else:
+        raise ValueError(role)
+    text = NAMED
+    for key in sorted(fill, key=len, reverse=True):  # longer keys first: MOVE is inside COMPOUND's text
+        text = text.replace(key, fill[key])
+    return text, expected
+
+
+ROLES = ["move_param", "move_let", "function_param", "function_let", "procedure_param", "board_attribute",
+         "piece_attribute", "derived_attribute", "variable", "zone", "data", "let", "region", "outcome_param",
+         "step_input", "draw_input", "compound_param"]
+
+
+def behaves_or_is_refused(tmp_path: Path, role: str, name: str) -> str:
+    """'ok' when the game with `name` as `role` loads and the name reads as itself, 'refused' when loading is a
+    RulesError located in the file; anything else fails the test."""
+    text, expected = named(role, name)
+    path = tmp_path / "names.yaml"
+    path.write_text(text, encoding="utf-8")
+    try:
+        game = rulesdsl.load_game(str(path))
+    except RulesError as exc:
+        assert all(p.location.file == str(path) and p.location.line >= 1 for p in exc.problems), exc.format()
+        return "refused"
+    state = game.new_initial_state(1)
+    while not state.is_terminal():
+        state.apply(state.sample_chance() if state.is_chance_node() else state.legal_moves()[0])
+    held = dict(zip((h.name for h in game.rules.vars), state.vars))
+    cell = state.last[1][0] if role != "compound_param" else state.last[1][-1][0][1][0]
+    got = {k: held[k] for k in expected}
+    assert got == {k: v(cell) if callable(v) else v for k, v in expected.items()}, (role, name, text)
+    assert state.winners == [0]
+    saved = state.to_json()
+    assert game.state_from_json(json.loads(json.dumps(saved))).to_json() == saved
+    return "ok"
+
+
+@pytest.mark.parametrize("role, name, outcome", [
+    ("move_param", "self", "ok"), ("move_param", "by", "refused"), ("move_param", "kind", "refused"),
+    ("move_let", "by", "refused"), ("board_attribute", "name", "refused"), ("board_attribute", "x", "refused"),
+    ("board_attribute", "real", "refused"), ("piece_attribute", "kind", "refused"),
+    ("piece_attribute", "to_json", "ok"), ("piece_attribute", "self", "ok"), ("derived_attribute", "to_json", "ok"),
+    ("function_param", "self", "ok"),
+    ("zone", "cells", "refused"), ("data", "none", "refused"), ("draw_input", "outcome", "refused"),
+    ("compound_param", "parts", "refused"), ("compound_param", "part", "refused"), ("variable", "S", "ok"),
+    ("let", "K0", "ok"), ("function_param", "L_zq", "ok"), ("move_let", "moves_of", "ok"),
+    ("move_param", "x", "ok"),  # a comprehension's `x` in an earlier param's domain is not this later param
+])
+def test_each_name_attack_behaves_or_is_a_located_error(tmp_path, role, name, outcome):
+    assert behaves_or_is_refused(tmp_path, role, name) == outcome
+
+
+def test_cells_without_a_grid_may_have_attributes_x_y_col_and_row(tmp_path):
+    path = tmp_path / "track.yaml"
+    path.write_text("""
+game: Track
+board:
+  cells: [a, b]
+  attributes: {x: "c.index * 2", y: "1", col: "'c'", row: "'r'"}
+moves:
+  wait: {}
+flow:
+  steps:
+    play: {moves: [wait], next: end_turn}
+""", encoding="utf-8")
+    b = rulesdsl.load_game(str(path)).rules.board.by_name["b"]
+    assert (b.name, b.index, b.x, b.y, b.col, b.row) == ("b", 1, 2, 1, "c", "r")
+
+
+def test_reserved_names_are_located_at_the_name_with_the_reason(tmp_path):
+    path = tmp_path / "by.yaml"
+    text, _ = named("move_param", "by")
+    path.write_text(text, encoding="utf-8")
+    problem = only_problem(refused(path))
+    line = text.splitlines().index("      by: \"[5]\"") + 1
+    assert (problem.location.line, problem.location.col, problem.code) == (line, 7, "reserved_name")
+    assert "last_move.by" in problem.hint
+
+
+def test_a_step_input_named_as_its_outcome_param_is_declared_twice(tmp_path):
+    text, _ = named("step_input", "zo")
+    path = tmp_path / "twice.yaml"
+    path.write_text(text, encoding="utf-8")
+    problem = only_problem(refused(path))
+    assert problem.code == "duplicate_name" and problem.message == "'zo' is declared twice in step 'roll'"
+
+
+def test_a_function_named_like_a_generated_name_of_another_is_still_itself(tmp_path):
+    # each function became U_<name> and was defined as U_<name>_<n>: f's U_f_3 replaced the function f_3
+    lets = "".join(f"  f_{k}:\n    let: {{z: '{k}'}}\n    value: 'z'\n" for k in range(1, 8))
+    text = GAME_WITH_FUNCTIONS.replace("FUNCTIONS", lets + "  f:\n    let: {z: '0'}\n    value: 'z'\n")
+    path = tmp_path / "functions.yaml"
+    path.write_text(text, encoding="utf-8")
+    rules = rulesdsl.load_game(str(path)).rules
+    state = rulesdsl.load_game(str(path)).new_initial_state()
+    assert [fn(state, 0) for _, fn, _ in rules.features] == list(range(8))
+
+
+GAME_WITH_FUNCTIONS = """
+game: Functions
+board: {cells: [a]}
+functions:
+FUNCTIONS
+moves:
+  wait: {}
+flow:
+  steps:
+    play: {moves: [wait], next: end_turn}
+features:
+  f0: "f()"
+""" + "".join(f"  f{k}: \"f_{k}()\"\n" for k in range(1, 8))
+
+
+# every name the engine, the compiler or Python gives something, and names shaped like generated ones
+SPECIAL_NAMES = sorted(
+    {"self", "cls", "args", "kwargs", "by", "kind", "name", "index", "x", "y", "col", "row", "real", "imag",
+     "numerator", "part", "parts", "outcome", "owner", "key", "move", "choices", "symbol", "base", "fields",
+     "to_json", "me", "player", "players", "num_players", "active_players", "turn", "cells", "option", "last_move",
+     "S", "out", "skip", "append", "NEW", "MOVE", "moves_of", "K0", "K1", "L_x", "C1_x", "F_at", "G_add", "G_field",
+     "U_zf", "P_zp", "H_0", "R_1", "I_R_1", "expr_1", "function_zf_3", "gen_put_9", "true", "none", "for", "piece",
+     "size", "at", "c", "zc"}
+    | set(keyword.kwlist) | set(PYTHON_BUILTINS)
+    | {n for t in (int, str, list, dict, tuple, object) for n in dir(t) if not n.startswith("_")})
+
+
+@settings(max_examples=150, derandomize=True, database=None, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(role=st.sampled_from(ROLES),
+       name=st.sampled_from(SPECIAL_NAMES) | st.from_regex(r"[A-Za-z][A-Za-z0-9_]{0,12}", fullmatch=True))
+def test_any_identifier_in_any_place_behaves_as_itself_or_is_refused_where_declared(tmp_path, role, name):
+    assume(name not in TEMPLATE_NAMES)
+    assert behaves_or_is_refused(tmp_path, role, name) in ("ok", "refused")

@@ -254,6 +254,203 @@ def test_a_state_that_is_not_json_is_located(capsys, tmp_path, text, where):
     assert err.startswith(f"{path}{where or ''}: error:")
 
 
+# -- files bounded in size before they are read -----------------------------------------------------------
+GUARD = 10.0  # seconds: a generous guard against reading a huge file whole, not a speed measurement
+
+
+def sparse(path: Path, size: int) -> Path:
+    """A file of `size` bytes that takes no room on disk."""
+    with open(path, "wb") as f:
+        f.truncate(size)
+    return path
+
+
+@pytest.mark.parametrize("command, name", [("moves mabula --state", "state.json"), ("replay", "game.json")])
+def test_a_huge_state_or_log_is_refused_by_its_size_before_it_is_read(capsys, tmp_path, command, name):
+    path = sparse(tmp_path / name, 300_000_000)
+    start = time.perf_counter()
+    code, _, err = run(capsys, *command.split(), str(path))
+    assert time.perf_counter() - start < GUARD
+    assert code == 1 and err.startswith(f"{path}: error: the file is larger than 32 MB (300 MB)")
+    one_line_error(err, str(path))
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes")
+def test_a_pipe_that_never_ends_is_read_no_further_than_the_limit(capsys, tmp_path, monkeypatch):
+    import threading
+
+    from rulesdsl import limits
+
+    monkeypatch.setattr("rulesdsl.cli.MAX_STATE_BYTES", 1_000_000)  # (as rulesdsl.limits.MAX_STATE_BYTES, smaller)
+    assert limits.MAX_STATE_BYTES > 1_000_000
+    fifo = tmp_path / "state.json"
+    os.mkfifo(fifo)
+    sent = []
+
+    def writer():  # writes until the reader goes away: far more than the limit
+        try:
+            with open(fifo, "wb") as pipe:
+                while sum(sent) < 100_000_000:
+                    sent.append(pipe.write(b" " * 65536))
+        except BrokenPipeError:
+            pass
+
+    thread = threading.Thread(target=writer, daemon=True)
+    thread.start()
+    code, _, err = run(capsys, "moves", "mabula", "--state", str(fifo))
+    thread.join(GUARD)
+    assert code == 1 and err.startswith(f"{fifo}: error: the file is larger than 1 MB\n")
+    assert sum(sent) < 3_000_000  # the reader stopped just past the limit, with what the pipe buffers
+
+
+def test_a_results_file_is_read_line_by_line_and_each_line_is_bounded(capsys, tmp_path, monkeypatch):
+    results = simulated(capsys, tmp_path, games=6)
+    longest = max(len(line) + 1 for line in results.read_bytes().splitlines())
+    assert results.stat().st_size > 3 * longest
+    monkeypatch.setattr("rulesdsl.sim.records.MAX_RESULTS_LINE_BYTES", longest)  # far below the file's size
+    assert run(capsys, "replay", str(results), "--quiet")[0] == 0
+    with results.open("a") as out:
+        out.write(json.dumps(lines_of(results)[0] | {"agents": ["random", "x" * longest]}) + "\n")
+    code, _, err = run(capsys, "report", str(results))
+    assert code == 1 and err.startswith(f"{results}:7: error: the line is longer than {longest:,} bytes")
+
+
+def test_a_state_holding_more_than_a_game_may_keep_is_refused(capsys, tmp_path, monkeypatch):
+    state = _saved_state(capsys)
+    monkeypatch.setattr("rulesdsl.limits.MAX_STATE_ITEMS", 3)
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps(state))
+    code, _, err = run(capsys, "moves", "mabula", "--state", str(path))
+    assert code == 0  # Mabula keeps nothing but the board
+    rules = tmp_path / "pile.yaml"
+    rules.write_text(FOREVER.replace("moves:", "vars:\n  pile: {init: \"[1, 2]\"}\nmoves:", 1))
+    code, out, _ = run(capsys, "show", str(rules), "--json")
+    saved = json.loads(out)
+    path.write_text(json.dumps(saved | {"vars": {"pile": [[1, 2], [3, 4]]}}))
+    code, _, err = run(capsys, "moves", str(rules), "--state", str(path))
+    assert code == 1 and "its zones and variables hold more than 3 items in all" in err
+
+
+@pytest.mark.parametrize("record", [{"self": 1, "by": 2}, {"__class__": 1}, {"a b": 1}, [1]])
+def test_a_record_in_a_state_has_names_for_keys(capsys, tmp_path, record):
+    rules = tmp_path / "record.yaml"
+    rules.write_text(FOREVER.replace("moves:", "vars:\n  r: {init: \"none\"}\nmoves:", 1))
+    _, out, _ = run(capsys, "show", str(rules), "--json")
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps(json.loads(out) | {"vars": {"r": {"record": record}}}))
+    code, out, err = run(capsys, "moves", str(rules), "--state", str(path))
+    if set(record) == {"self", "by"}:
+        assert code == 0 and out.split() == ["wait"]
+    else:
+        assert code == 1 and "is not a record: an object whose keys are names" in err
+
+
+# -- outputs that other tools read: spreadsheets, terminals, crash files -------------------------------------
+HOSTILE = r"""game: "=HYPERLINK(\"http://x\") \e]0;retitled\a\e[2J"
+players: {count: 2, names: ["=cmd|' /C calc'!A0\e[8m", "+\e[31mred\rOVER"]}
+variants:
+  "@sum": {description: "-\e[2Jcleared", changes: {flow: {max_turns: 5}}}
+board: {cells: [a, b, c]}
+pieces:
+  stone: {attributes: {owner: [0, 1]}, derived: {symbol: "'\\x1b[5mX'"}}
+moves:
+  put:
+    params: {c: "[x for x in cells if empty(x)]"}
+    notation: "{c}\e[1m\x9b2J"
+    do: ["place(piece('stone', owner=me), c)"]
+flow:
+  steps:
+    play: {moves: [put], next: end_turn}
+end:
+  - when: "size(occupied()) == 3"
+    winners: "[0]"
+"""  # YAML's escapes: \e is ESC, \a BEL, \r a carriage return, \x9b the one-character CSI
+RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x80-\x9f]")
+
+
+def test_games_csv_quotes_every_text_cell_a_spreadsheet_would_run(capsys, tmp_path):
+    import csv
+
+    rules = tmp_path / "hostile.yaml"
+    rules.write_text(HOSTILE, encoding="utf-8")
+    results = tmp_path / "r.jsonl"
+    assert run(capsys, "simulate", str(rules), "--games", "4", "--agents", "random,random", "--variant", "@sum",
+               "--quiet", "--out", str(results))[0] == 0
+    rows = lines_of(results)
+    rows[0]["agents"] = ["-2+3", "@SUM(A1)"]  # agent names come from the results file, which anyone may edit
+    write_lines(results, rows)
+    assert run(capsys, "report", str(results), "--out", str(tmp_path / "report"))[0] == 0
+    with open(tmp_path / "report" / "games.csv", encoding="utf-8", newline="") as f:
+        cells = [cell for row in csv.reader(f) for cell in row]
+    assert "'=cmd|' /C calc'!A0\\x1b[8m_agent" in cells and "'@sum" in cells and "'-2+3" in cells and "'@SUM(A1)" in cells
+    assert all(not cell[:1] in ("=", "+", "-", "@", "\t", "\r") or cell.lstrip("-").isdigit() for cell in cells)
+    assert not any(RAW_CONTROL.search(cell) for cell in cells)
+    assert not RAW_CONTROL.search((tmp_path / "report" / "report.txt").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("argv", [
+    "validate {rules} --play 2", "show {rules}", "moves {rules}", "simulate {rules} --games 3 --agents random,random",
+    "simulate {rules} --games 3 --agents random,random --variant @sum", "play {rules} --seats random,random --seed 1",
+    "moves {rules} --setup x", "show {rules} --json",
+])
+def test_no_control_character_of_a_file_reaches_the_terminal_raw(capsys, tmp_path, argv):
+    rules = tmp_path / "hostile.yaml"
+    rules.write_text(HOSTILE, encoding="utf-8")
+    code, out, err = run(capsys, *argv.format(rules=rules).split())
+    assert code in (0, 1, 2) and out + err
+    assert not RAW_CONTROL.search(out + err), repr(out + err)
+    if argv.endswith("--json"):
+        assert json.loads(out)["game"].endswith("\x1b[2J")  # JSON escapes them itself, and stays JSON
+    else:
+        assert "\\x1b" in out + err
+
+
+def test_pictures_and_errors_handed_to_programs_are_escaped_too(tmp_path):
+    import rulesdsl
+    from rulesdsl.errors import GameRuntimeError
+    from rulesdsl.render import render_state
+    from rulesdsl.terminal import safe_text
+
+    rules = tmp_path / "hostile.yaml"
+    rules.write_text(HOSTILE.replace('do: ["place', 'do: ["check(false, name_of(me))", "place'), encoding="utf-8")
+    state = rulesdsl.load_game(str(rules)).new_initial_state()
+    assert "\\x1b[8m to play" in render_state(state) and not RAW_CONTROL.search(render_state(state))
+    with pytest.raises(GameRuntimeError) as info:
+        state.apply(state.legal_moves()[0])
+    assert not RAW_CONTROL.search(info.value.format()) and "\\x1b[8m" in info.value.format()
+    assert safe_text("a\x1b[2J\tb\n\u202e") == "a\\x1b[2J\tb\n\\u202e" == safe_text(safe_text("a\x1b[2J\tb\n\u202e"))
+
+
+def test_an_error_quoting_the_file_escapes_it_and_keeps_its_caret(capsys, tmp_path):
+    # YAML refuses control characters raw, but not the marks that reorder text (U+202E shows what follows it
+    # backwards): the line quoted under an error may hold them
+    rules = tmp_path / "bad.yaml"
+    rules.write_text(FOREVER.replace('when: "false"', 'when: "nothing + \u202e"'), encoding="utf-8")
+    code, _, err = run(capsys, "validate", str(rules))
+    assert code == 1 and "\u202e" not in err
+    line, caret = [text for text in err.splitlines() if "nothing" in text or text.strip() == "^" * 6]
+    assert line.endswith('"nothing + \\u202e"') and caret.index("^") == line.index("\\u202e")
+
+
+def test_crash_files_are_private_new_and_unguessable(capsys, monkeypatch, tmp_path):
+    def broken(args):
+        raise ValueError("a bug")
+
+    monkeypatch.setattr("rulesdsl.cli.cmd_games", broken)
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    now = time.strftime("%Y%m%d-%H%M%S")  # the name files had: a link planted there made us write through it
+    for second in (now, time.strftime("%Y%m%d-%H%M%S", time.localtime(time.time() + 1))):
+        (tmp_path / f"rulesdsl-crash-{second}-{os.getpid()}.txt").symlink_to(victim)
+    assert run(capsys, "games")[0] == 3 and run(capsys, "games")[0] == 3
+    crashes = [p for p in tmp_path.glob("rulesdsl-crash-*.txt") if not p.is_symlink()]
+    assert len(crashes) == 2 and victim.read_text() == "keep me"
+    for crash in crashes:
+        assert crash.stat().st_mode & 0o777 == 0o600 and "a bug" in crash.read_text()
+        assert str(os.getpid()) not in crash.name  # nothing in the name that another user could work out
+
+
 # -- exit codes --------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("argv", [["simulate", "mabula", "--agents", "random,random", "--seed", HUGE],
                                   ["simulate", "mabula", "--agents", "random,random", "--max-turns", HUGE],

@@ -8,10 +8,14 @@ import re
 
 from .. import budget
 from ..errors import Location, MoveError, Problem, RulesError
+from ..lang.compiler import is_name
+from ..lang.constants import frozen
+from ..lang.held import items
+from .. import limits
 from ..limits import MAX_JSON_DEPTH, MAX_JSON_DIGITS, MOVE_SECONDS
 from ..lang.builtins import RuleValueError
 from ..model.rules import Move
-from ..model.values import Cell, Piece, Record, text_of
+from ..model.values import Cell, Piece, Record, piece_json, text_of
 from .observer import Hidden, Observer
 
 FORMAT = 1
@@ -142,7 +146,7 @@ def encode(value):
     if isinstance(value, Cell):
         return {"cell": value.name}
     if isinstance(value, Piece):
-        return {"piece": value.to_json()}
+        return {"piece": piece_json(value)}
     if isinstance(value, Record):
         return {"record": {k: encode(v) for k, v in vars(value).items()}}
     if isinstance(value, dict):
@@ -172,7 +176,10 @@ def decode(rules, value):
                                  f"(kinds: {', '.join(rules.kinds)})")
             return rules.kinds[kind].make(data)
         if "record" in value:
-            return Record(**{k: decode(rules, v) for k, v in value["record"].items()})
+            fields = value["record"]
+            if not isinstance(fields, dict) or not all(is_name(k) for k in fields):
+                raise ValueError(f"{shown(fields)} is not a record: an object whose keys are names")
+            return Record(**{k: frozen(decode(rules, v)) for k, v in fields.items()})  # a record is a value
         if "table" in value:
             return {_key(decode(rules, k)): decode(rules, v) for k, v in value["table"]}
     return value
@@ -196,12 +203,12 @@ def state_to_json(S) -> dict:
         "terminal": S.terminal,
         "winners": S.winners,
         "capped": S.capped,
-        "cells": {c.name: S.cells[c].to_json() for c in rules.board.cells if S.cells[c] is not None},
+        "cells": {c.name: piece_json(S.cells[c]) for c in rules.board.cells if S.cells[c] is not None},
         "zones": {h.name: encode(value) for h, value in zip(rules.zones, S.zones)},
         "vars": {h.name: encode(value) for h, value in zip(rules.vars, S.vars)},
         "pending": {str(p): str(m) for p, m in S.pending.items()},
         "history": list(S.history_texts()),
-        "secret": {str(i): seen for i, seen in S.secret.items()},
+        "secret": {str(i): list(seen) for i, seen in S.secret.items()},
         "last_move": _move_json(S.last),
         "revealed": sorted(([name, encode(owner)] for name, owner in S.revealed), key=repr),
         **({"calls": _calls_to_json(S.calls)} if S.calls else {}),
@@ -242,6 +249,11 @@ def state_from_json(game, data: dict, source: str = "state", text: str | None = 
     _read_cells(rules, _section(data, "cells", bad), S, bad)
     _read_values(rules, _section(data, "zones", bad), rules.zones, S.zones, "zones", bad)
     _read_values(rules, _section(data, "vars", bad), rules.vars, S.vars, "vars", bad)
+    S.held = sum(items(value, limits.MAX_STATE_ITEMS) for value in S.zones + S.vars)
+    if S.held > limits.MAX_STATE_ITEMS:  # (read from limits when used: tests lower it)
+        bad(f"its zones and variables hold more than {limits.MAX_STATE_ITEMS:,} items in all: more than a game "
+            "may keep",
+            "a state is saved by the game it was played in, which never holds more")
     _check_position(rules, data, bad)
     history = _strings(data.get("history"), "history", bad)
     secret = _secret(rules, data.get("secret"), bad)
@@ -397,7 +409,7 @@ def _strings(value, key: str, bad) -> list:
 
 
 def _secret(rules, value, bad) -> dict:
-    """Which players saw each hidden history entry: {ply: [seats]}."""
+    """Which players saw each hidden history entry: {ply: (seats...)}."""
     out = {}
     if value is None:
         return out
@@ -409,7 +421,7 @@ def _secret(rules, value, bad) -> dict:
                 or not all(_whole(p, 0, rules.num_players - 1) for p in seen):
             bad(f"'secret' entry {shown(ply)} should map a ply to a list of seats", key="secret")
             return {}
-        out[int(ply)] = list(seen)
+        out[int(ply)] = tuple(seen)
     return out
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 from functools import partial
 from itertools import accumulate
 
-from .. import budget
+from .. import budget, limits
 from ..errors import GameRuntimeError, IllegalMove, MoveError
 from ..lang.builtins import RuleValueError, value_key
 from ..lang.compiler import GUARDS
+from ..lang.held import items
 from ..limits import GAME_SECONDS, MAX_AUTO_STEPS, MAX_CALLS, MOVE_SECONDS, LimitExceeded
 from ..lang.compiler import RULE_CODE_FILE
 from ..model.position import Position
@@ -26,12 +27,48 @@ _INFINITY = float("inf")
 _BIG = 1 << 1000  # a whole number below this in size converts to a float
 
 
+def _flat(items) -> bool:
+    """Whether `items` (a list or tuple) hold no list or table, at any depth: whether they can be hashed, which
+    Python finds in C, and lists and tables cannot (the values that can be hashed never change: numbers, text,
+    cells, pieces, tuples of them, records of moves)."""
+    if items and items[0].__class__ in (list, dict):  # (a list of places, most often: no need to ask)
+        return False
+    try:
+        hash(tuple(items))
+    except TypeError:
+        return False
+    return True
+
+
 def _copy(value):
-    """A copy of a zone or variable value that shares no list or table with it (constants included)."""
+    """A starting value of a zone or variable as the state's own: a copy that shares no list or table with it, and
+    whose constants (a let's table, say) are copies that effects may change."""
     if isinstance(value, list):
-        return [_copy(v) for v in value] if value and isinstance(value[0], (list, dict)) else list(value)
+        return list(value) if _flat(value) else [_copy(v) for v in value]
     if isinstance(value, dict):
         return {k: _copy(v) for k, v in value.items()}
+    if value.__class__ is tuple and not _flat(value):
+        return tuple(_copy(v) for v in value)
+    return value
+
+
+def _cloned(value):
+    """A zone or variable value for a clone: every list and table in it copied, at any depth (in a tuple too), so
+    that the clone and the state share nothing that changes; what never changes (numbers, text, cells, pieces,
+    constants, records of moves) is shared."""
+    kind = value.__class__
+    if kind is list:  # (_flat written out: a clone copies many short lists)
+        if not value or value[0].__class__ not in (list, dict):
+            try:
+                hash(tuple(value))
+                return value[:]
+            except TypeError:
+                pass
+        return [_cloned(v) for v in value]
+    if kind is dict:
+        return {k: _cloned(v) for k, v in value.items()}  # (keys are values that never change)
+    if kind is tuple and not _flat(value):
+        return tuple(_cloned(v) for v in value)
     return value
 
 
@@ -56,6 +93,7 @@ class State(Position):
         S._rng, S.seed = None, 0  # the state's own sampler is made when first used
         S.zones, S.vars = [], []
         S.changes, S.tallies = [0] * (1 + len(rules.zones) + len(rules.vars)), {}
+        S.held = 0  # counted once the zones and variables have their first values
         S.chance_kept = {}  # step name -> (its `unchanged` value, its outcome table) when last listed
         S.end_checked = [None] * len(rules.end_rules)  # per end rule: its `unchanged` value when last found false
         budget.ensure_watchdog()
@@ -69,17 +107,19 @@ class State(Position):
                 S.player = rules.first_player(S, None)
         S._check_player("first_player")
         S._go(rules.start)
+        S.check_held(None)
         return S
 
     def clone(self) -> "State":
         S = State.__new__(State)
         S.game, S.rules = self.game, self.rules
         S.cells = self.cells[:]
-        S.zones = [_copy(z) for z in self.zones]
-        S.vars = [_copy(v) for v in self.vars]
+        S.zones = [_cloned(z) for z in self.zones]
+        S.vars = [_cloned(v) for v in self.vars]
         S.player, S.step, S.turn, S.ply, S.last = self.player, self.step, self.turn, self.ply, self.last
         S.revealed, S.left = self.revealed, self.left
         S.changes, S.end_checked, S.tallies = self.changes[:], self.end_checked[:], {}
+        S.held = self.held
         S.chance_kept = {}  # an outcome may hold a value of this state's own (a zone), never the copy's
         S.pending = dict(self.pending)
         S.terminal, S.winners, S.capped = self.terminal, self.winners, self.capped
@@ -349,11 +389,18 @@ class State(Position):
             raise IllegalMove(str(move), "the game is over")
         if isinstance(move, str):
             move = self.parse_move(move, player)
+        turn = self.turn
+        self._apply(move)
+        if self.held > limits.MAX_STATE_ITEMS:  # perhaps: Position.held never falls short of what it holds
+            self.check_held(move[0], turn)
+
+    def _apply(self, move: Move) -> None:
         rule, args, who = move
         step = self.rules.steps[self.step]
         if rule.visible_to is not None:
             try:
-                self.secret[len(self.history)] = rule_values.seen_by(rule.visible_to(self, who, *args))
+                # a tuple: the entry is shared by the state's clones, which copy only the table
+                self.secret[len(self.history)] = tuple(rule_values.seen_by(rule.visible_to(self, who, *args)))
             except _CONVERTED as exc:
                 raise _runtime_error(self, rule, exc) from exc
         self.history.append(move)
@@ -386,6 +433,23 @@ class State(Position):
         elif target.__class__ is tuple:
             target = self._called(target, step, rule, who)
         self._go(target)
+
+    def check_held(self, what: MoveRule | None, turn: int = 0) -> None:
+        """Count the items the zones and variables hold (Position.held becomes that number); a located error naming
+        `what` (the rule of the move just made on `turn`; None: the initial state, blamed on the zone or variable
+        holding the most) when they are more than limits.MAX_STATE_ITEMS: a game may not keep growing what it holds."""
+        rules, total, most, bound = self.rules, 0, (-1, None), limits.MAX_STATE_ITEMS
+        for holder, value in zip(rules.zones + rules.vars, self.zones + self.vars):
+            count = items(value, bound - total)
+            total, most = total + count, max(most, (count, holder), key=lambda found: found[0])
+            if total > bound:
+                name = f"{'zone' if holder.zone else 'variable'} '{most[1].name}'"
+                raise _flow_error(self, what or name, f"the zones and variables would hold more than "
+                                  f"{bound:,} items in all ({name} holds {most[0]:,} or more)",
+                                  "a game keeps at most this many items from one move to the next: keep counts "
+                                  "rather than lists, or empty what is no longer needed",
+                                  None if what else ("zones" if most[1].zone else "vars", most[1].name), turn)
+        self.held = total
 
     def apply_joint(self, moves) -> None:
         """Apply one move per acting player at a simultaneous node (in seat order)."""
@@ -689,9 +753,11 @@ def _seats(players, count: int) -> list:
     return seats
 
 
-def _flow_error(state, what, message: str, hint: str | None = None, at: tuple | None = None) -> GameRuntimeError:
+def _flow_error(state, what, message: str, hint: str | None = None, at: tuple | None = None,
+                turn: int | None = None) -> GameRuntimeError:
     """A GameRuntimeError about `what` (a move rule, step or end rule, or the name of another part of the
-    rule file), located at its definition, or at `at` (the path of the statement of it that failed)."""
+    rule file), located at its definition, or at `at` (the path of the statement of it that failed), on `turn`
+    (default: the state's)."""
     if isinstance(what, str):
         name, path = what, _PARTS.get(what)
     else:
@@ -699,7 +765,7 @@ def _flow_error(state, what, message: str, hint: str | None = None, at: tuple | 
     path = at or path
     where = state.rules.where
     location = where(path) if where is not None and path is not None else None
-    return GameRuntimeError(name, state.turn, message, location, hint)
+    return GameRuntimeError(name, state.turn if turn is None else turn, message, location, hint)
 
 
 def _rule_fault(exc: BaseException) -> bool:

@@ -133,20 +133,45 @@ class CallStmt(Node):
     call: Call
 
 
+def free_names(node) -> set:
+    """The names `node` reads from around it: every name but a comprehension's own variables where they are bound
+    (its first iterable is read outside them, each later part of it inside those before)."""
+    found, todo = set(), [(node, frozenset())]
+    while todo:
+        node, bound = todo.pop()
+        if isinstance(node, Name):
+            if node.id not in bound:
+                found.add(node.id)
+        elif isinstance(node, Comprehension):
+            inner = bound
+            for clause in node.fors:
+                todo.append((clause.iterable, inner))
+                inner = inner | set(clause.targets)
+                todo.extend((cond, inner) for cond in clause.conds)
+            todo.append((node.elt, inner))
+        else:
+            todo.extend((below, bound) for below in _children(node))
+    return found
+
+
+def _children(node) -> list:
+    below = []
+    for value in vars(node).values():
+        if isinstance(value, Node):
+            below.append(value)
+        elif isinstance(value, list):
+            for item in value:
+                if isinstance(item, Node):
+                    below.append(item)
+                elif isinstance(item, tuple):
+                    below.extend(sub for sub in item if isinstance(sub, Node))
+    return below
+
+
 def walk(node):
     """Yield `node` and all nodes below it (without recursion: a long sum is a deep tree)."""
     todo = [node]
     while todo:
         node = todo.pop()
         yield node
-        below = []
-        for value in vars(node).values():
-            if isinstance(value, Node):
-                below.append(value)
-            elif isinstance(value, list):
-                for item in value:
-                    if isinstance(item, Node):
-                        below.append(item)
-                    elif isinstance(item, tuple):
-                        below.extend(sub for sub in item if isinstance(sub, Node))
-        todo.extend(reversed(below))
+        todo.extend(reversed(_children(node)))

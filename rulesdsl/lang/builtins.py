@@ -304,6 +304,9 @@ def enumerate_(xs: "list | tuple | range | text | table", start: "int" = 0) -> "
 @builtin("collections", fold=True)
 def zip_(xs: "list | tuple | range | text | table", *more) -> "list":
     """Tuples of the items at the same position of each list."""
+    lists = (xs, *more)
+    if all(hasattr(x, "__len__") for x in lists):  # the tuples' items are counted before Python builds them
+        checked.check_count(min(len(x) for x in lists) * len(lists), "zip()'s tuples together")
     try:
         tuples = list(zip(xs, *more))
     except TypeError as exc:

@@ -12,7 +12,7 @@ from functools import lru_cache
 from ..errors import close_names, suggestion
 from ..limits import MAX_EXPR_DEPTH, MAX_VALUE_DEPTH, LimitExceeded
 from . import ast as A
-from . import checked
+from . import checked, held
 from . import emit as E
 from .builtins import Builtin, RuleValueError
 from .constants import frozen
@@ -40,7 +40,7 @@ _NUMERIC_BUILTINS = {"size", "count", "abs", "int", "floor", "ceil", "index_of",
 GUARDS = {"G_add": checked.add, "G_mul": checked.mul, "G_pow": checked.pow_, "G_mod": checked.mod,
           "G_range": checked.inclusive_range,
           "G_chain": checked.chain, "G_field": read_field, "G_key": checked.existing_key,
-          "G_nest": checked.nested, "G_item": checked.item}
+          "G_nest": checked.nested, "G_item": checked.item, "G_hold": held.hold}
 # How the file name of every function generated from a rule file starts: a failure raised in one is the rule
 # file's, one raised in the engine's own code is a bug in rulesdsl (see engine/state.py).
 RULE_CODE_FILE = "<rules:"
@@ -92,6 +92,11 @@ class CompileProblem(Exception):
         self.code, self.fields = code, fields
 
 
+def _hold(code: str, entry: int = 0) -> str:
+    """`code` (a value about to be written into the position) counted towards what the position holds."""
+    return f"G_hold(S, {code}, {entry})" if entry else f"G_hold(S, {code})"
+
+
 def _constant_assigned(name: A.Name, target: A.Node) -> CompileProblem:
     """The problem of an assignment to a constant (data, a let, a region, the seats) or to an item of one."""
     hint = f"keep what changes in a variable declared under 'vars:' (e.g. init: {name.id})"
@@ -141,7 +146,7 @@ class Scope:
             scope = scope.parent
         return None
 
-    def child(self, **bindings) -> "Scope":
+    def child(self, /, **bindings) -> "Scope":  # positional-only: a rule's name may be `self`
         return Scope(dict(bindings), self)
 
     def all_names(self):
@@ -207,6 +212,7 @@ class Compiler:
         self.expansions: dict = {}
         self._inlining: list = []  # the functions being compiled into a caller, innermost last
         self._depth = 0  # nesting of the expression being compiled
+        self.withdrawn: set = set()  # names whose declaration was refused: their uses are not reported again
         self._python_names = python_names()
         self.namespace.update(GUARDS)
         self.add_builtins(builtins)
@@ -291,7 +297,7 @@ class Compiler:
             hint = suggestion(close) or "names are parameters, variables, zones, regions, tables and " \
                                         "'me', 'player', 'players'"
             raise CompileProblem(f"unknown name '{node.id}'", node.start, node.end, hint, code="unknown_name",
-                                 name=node.id, candidates=close)
+                                 quiet=node.id in self.withdrawn, name=node.id, candidates=close)
         if b.kind == "option":
             raise CompileProblem("write option.<name> to read an option", node.start, node.end, code="misused_name",
                                  name=node.id)
@@ -891,6 +897,32 @@ class Compiler:
         a, r = self.depth_of(node, scope)
         return r < ABSENT // 2 and a < MAX_VALUE_DEPTH
 
+    def _plain_value(self, node: A.Node, scope: Scope) -> bool:
+        """Whether the expression is certainly a number, true or false, or none: a value that holds no items."""
+        while isinstance(node, A.IfElse):  # (nested only as deep as the expression: the limit on nesting)
+            if not self._plain_value(node.then, scope):
+                return False
+            node = node.other
+        known, value = self.const_value(node, scope)
+        return known and value is None or isinstance(node, A.Compare) or \
+            isinstance(node, A.UnaryOp) and node.op == "not" or self._numeric(node, scope)
+
+    def _held_write(self, target: A.Node, scope: Scope) -> tuple[bool, int]:
+        """How an assignment to `target` counts towards what the position holds (Position.held): (whether it may
+        write into the position, how many items it may add besides those of its value: 2 where it may add an
+        entry to a table). A local name is the function's own; an item of one may be a place of a zone or a
+        variable, or inside one."""
+        if isinstance(target, A.Name):
+            binding = scope.lookup(target.id)
+            return binding is not None and binding.part is not None, 0
+        root, depth = target, 0
+        while isinstance(root, A.Index):
+            root, depth = root.obj, depth + 1
+        binding = scope.lookup(root.id) if isinstance(root, A.Name) else None
+        # a place of a variable per player or per key is one it has: never a new entry
+        existing = depth == 1 and binding is not None and binding.kind == "var" and not binding.assignable
+        return True, 0 if existing else 2
+
     def stmt(self, node: A.Node, scope: Scope) -> list[str]:
         """Python source lines for one statement."""
         if isinstance(node, A.Assign):
@@ -898,19 +930,32 @@ class Compiler:
             if node.op != "=" and isinstance(node.target, A.Name) and scope.lookup(node.target.id) is None:
                 close = close_names(node.target.id, scope.all_names())
                 raise CompileProblem(f"unknown name '{node.target.id}'", node.target.start, node.target.end,
-                                     suggestion(close), code="unknown_name", name=node.target.id, candidates=close)
+                                     suggestion(close), code="unknown_name", quiet=node.target.id in self.withdrawn,
+                                     name=node.target.id, candidates=close)
             target, holder = self.target(node.target, scope, {})
+            # what the position gains by the write counts towards what it holds (Position.held); an item that is
+            # given a new value (op other than =) has one already, and is no new entry of a table
+            counts, entry = self._held_write(node.target, scope)
+            entry = entry if node.op == "=" else 0
+            # an item put into a list or table nests it deeper, and could be the list itself
+            nests = holder is not None and node.op in ("=", "+=") and not self._fits_in_item(node.value, scope)
+            nest = (lambda rhs: f"G_item({holder}, {rhs})") if nests else (lambda rhs: rhs)
+            lines = []
             if node.op in _AUGMENTED and not (node.op == "+=" and self._numeric(node.value, scope)):
                 # a new value, never the old one changed in place: a list held elsewhere too stays as it was
-                value, op = f"{_AUGMENTED[node.op]}({target}, {value})", "="
-            else:
-                op = node.op
-            if holder is not None and node.op in ("=", "+=") and not self._fits_in_item(node.value, scope):
-                # an item put into a list or table nests it deeper, and could be the list itself
-                value = f"G_item({holder}, {value})"
-            line = f"{target} {op} {value}"
+                if node.op == "+=":  # the new value holds the old one's items and the value's: those are new
+                    lines.append(f"{target} = {nest(f'G_add({target}, {_hold(value) if counts else value})')}")
+                else:  # a list repeated holds its items as often: the whole new value counts
+                    result = f"{_AUGMENTED[node.op]}({target}, {value})"
+                    lines.append(f"{target} = {nest(_hold(result) if counts else result)}")
+            elif counts and not (node.op != "=" or self._plain_value(node.value, scope)):
+                lines.append(f"{target} = {nest(_hold(value, entry))}")
+            else:  # a number (or none), which holds nothing: only a new entry counts
+                lines.append(f"{target} = {nest(value)}" if nests else f"{target} {node.op} {value}")
+                if counts and entry:
+                    lines.append(f"S.held += {entry}")
             counted = self._counted_write(node.target, scope)
-            return [line] if counted is None else [line, counted]
+            return lines if counted is None else lines + [counted]
         if isinstance(node, A.CallStmt):
             b = self.check_call(node.call)
             return [self.call_code(node.call, b, scope)]

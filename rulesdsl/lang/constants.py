@@ -38,9 +38,15 @@ class ConstantTable(dict):
 
 
 def frozen(value):
-    """`value` with every list and table inside it made read-only (other values are returned as they are)."""
+    """`value` with every list and table inside it made read-only, those inside tuples too (other values are
+    returned as they are: numbers, text, cells and pieces never change)."""
     if isinstance(value, list) and not isinstance(value, ConstantList):
         return ConstantList(frozen(v) for v in value)
     if isinstance(value, dict) and not isinstance(value, ConstantTable):
         return ConstantTable((k, frozen(v)) for k, v in value.items())
+    if value.__class__ is tuple:  # (a tuple of the language; a region is a tuple of cells)
+        try:
+            hash(value)  # one that can be hashed holds no list or table: as it is
+        except TypeError:
+            return tuple(frozen(v) for v in value)
     return value

@@ -15,6 +15,11 @@ from ..budget import TimeBudgetExceeded
 from ..limits import MAX_EXPR_CHARS, MAX_EXPR_DEPTH
 
 
+# The words of the language: the grammar reads none of them as a name (its NAME token), so a file may not declare
+# one as a name either (see model/names.py): it could never be read.
+WORDS = frozenset(("and", "or", "not", "in", "if", "else", "for", "true", "false", "none"))
+
+
 class SyntaxProblem(Exception):
     """An expression that does not parse: `offset` is the character it fails at; `code` is 'syntax', or
     'limit_exceeded' for one too long or nested too deeply to be read (with the limit in `fields`)."""

@@ -12,6 +12,8 @@ class RuleValue:
     __slots__ = ()
     fields: tuple = ()  # fields held outside the instance dict (in slots), readable as a.name
     static_type: str = "any"  # its type in the language (see types.py): "cell", "piece", "record"
+    holds_values = False  # its fields are values rule code put in it (a record), not attributes made once: read it
+    # from the class, as an instance's own field may have any name
 
 
 def read_field(obj, name: str):

@@ -12,7 +12,7 @@ import builtins
 import re
 
 # names generated code may use: the state, the player, locals, guards, built-ins, constants, user functions
-_NAME = re.compile(r"(S|me|out|skip|append|NEW|MOVE|_cells|[LFGUPH]_\w+|K\d+|I?_?R_\d+|C\d+_\w+|moves_of\w*|[a-z]+_\w*\d+)\Z")
+_NAME = re.compile(r"(S|me|out|skip|append|MOVE|_cells|[LFGUPH]_\w+|K\d+|I?_?R_\d+|C\d+_\w+|moves_of\w*|[a-z]+_\w*\d+)\Z")
 # the Python built-ins that generated code calls (nothing that reads files, imports or evaluates)
 PYTHON_BUILTINS = ("len", "next", "sum", "all", "any", "range", "tuple", "list", "dict", "isinstance", "min", "max",
                    "enumerate", "zip", "sorted", "set", "frozenset", "iter", "int", "str", "bool", "float", "abs",

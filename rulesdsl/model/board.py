@@ -35,7 +35,7 @@ class Board:
     adjacency: tuple = ()  # per cell: tuple of neighbouring cells (for groups)
     lines: dict = field(default_factory=dict)  # (from, to) -> (path cells after from up to to, cells beyond): see line()
 
-    def add_cell(self, name: str, **attributes) -> Cell:
+    def add_cell(self, name: str, /, **attributes) -> Cell:
         cell = Cell(len(self.cells), name, **attributes)
         self.cells.append(cell)
         self.by_name[name] = cell

@@ -38,6 +38,7 @@ from .scans import located_scan
 from .values import LAST_MOVE_CODE, Cell, last_move_record, text_of
 
 _WINNERS_WORDS = ("highest_score", "draw")  # what `winners:` may be besides an expression
+_LANGUAGE_LATER = ("cells",)  # names the language gives once the board is built, after names are declared
 _LIMIT_HINT = "rule files are bounded in what they may build and how long they may run: see 'Names and limits' in " \
               "the language reference"
 
@@ -141,7 +142,9 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
         return self.code(path, self.parse_at(path, text), scope, then)
 
     def fresh(self, prefix: str) -> str:
-        """A name for the namespace that nothing generated before has: prefix_N."""
+        """A name for the namespace that nothing generated before has: prefix_N. Two such names differ in their
+        last part, N; and no prefix begins as the names a rule file's own names become (U_name, P_name), so
+        that none of these names can be one of them (a function `f_3` beside a function `f`)."""
         self._fn_count += 1
         return f"{prefix}_{self._fn_count}"
 
@@ -208,8 +211,8 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
         return rules
 
     def _compile(self) -> Rules:
-        check_names(self.doc, lambda path, message, hint, key, code, name:
-                    self.problem(path, message, hint, key=key, code=code, fields=(("name", name),)))
+        withdrawn = check_names(self.doc, lambda path, message, hint, key, code, name:
+                                self.problem(path, message, hint, key=key, code=code, fields=(("name", name),)))
         d = self.data
         r = self.rules
         r.name = str(d.get("game", "untitled"))
@@ -223,6 +226,7 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
         for move in (d.get("moves") or {}).values():  # simultaneous choices read as choices[p].<param>
             attributes.update((move or {}).get("params") or {}, (move or {}).get("let") or {})
         self.compiler = Compiler(self.builtins, self.namespace, attributes)
+        self.compiler.withdrawn = withdrawn
         self.compiler.code_file = f"{RULE_CODE_FILE}{self.doc.file}:loop>"
         self.compiler.scans.append(located_scan)
         self.start_types(Typer(self.builtins))
@@ -376,7 +380,7 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
             self.problem(path, f"'{name}' is already declared (at {first[0]}: line {where.line})",
                          "data, lets, functions, regions, zones and variables share one set of names", key=True,
                          code="duplicate_name", fields={"name": name, "first": first})
-        elif name in self.root.names:
+        elif name in self.root.names or name in _LANGUAGE_LATER:
             self.problem(path, f"'{name}' is a name the language defines", "choose another name", key=True,
                          code="duplicate_name", fields={"name": name})
         else:
@@ -569,8 +573,8 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
                     body = self.effects((section, name, body_key), spec.get(body_key) or [], scope)
                 if body is _FAIL:
                     continue
-                fn = self.function(f"{prefix}_{_ident(name)}", "S, me" + "".join(f", L_{p}" for p in params), body,
-                                   f"{section[:-1]} {name}")
+                fn = self.function(f"{section[:-1]}_{_ident(name)}", "S, me" + "".join(f", L_{p}" for p in params),
+                                   body, f"{section[:-1]} {name}")
                 self.namespace[f"{prefix}_{_ident(name)}"] = fn
                 b.fn = (lambda f: lambda S, *args: f(S, None, *args))(fn)
 

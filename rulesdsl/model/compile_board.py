@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..lang.compiler import Binding, local
+from ..lang.constants import frozen
 from ..limits import MAX_CELLS, LimitExceeded
 from .board import Region
 from .values import Cell, Piece, text_of
@@ -79,8 +80,8 @@ class BoardCompiler:
                 continue
             fn = self.lambda_("S, me, L_c", code)
             for c in board.cells:
-                try:
-                    setattr(c, name, fn(None, None, c))
+                try:  # read-only: cells are shared by every position of every game
+                    setattr(c, name, frozen(fn(None, None, c)))
                 except Exception as exc:  # noqa: BLE001
                     self.problem(("board", "attributes", name), f"cannot compute '{name}' for cell {c}: "
                                  f"{_describe(exc)}")

@@ -105,7 +105,8 @@ def _collect(search: _Search, ref: str) -> list[Stmt]:
         if len(search.levels) > 1 else []
     return [Assign("moves_of", f"I_{ref}[me]")] + _loops(search, first=first, innermost=[Try(
         [Append(interned)], "TypeError",
-        [Comment("unhashable args: a move of its own"), Append(f"NEW(MOVE, ({ref}, {search.args}, me))")])])
+        [Comment("unhashable args: a move of its own, its args made read-only"),
+         Append(f"MOVE({ref}, {search.args}, me)")])])
 
 
 def _exists(search: _Search) -> list[Stmt]:
@@ -200,7 +201,7 @@ class MoveCompiler:
             compound(rule, parts)
 
     def _free_names(self, node):
-        return {n.id for n in A.walk(node) if isinstance(n, A.Name)} if node is not _FAIL else set()
+        return A.free_names(node) if node is not _FAIL else set()
 
     def move_rule(self, path, name, spec, scope, label: str) -> MoveRule | None:
         """Compile one move (or chance outcome) definition into a MoveRule; its functions are filed under `label`."""
@@ -285,7 +286,6 @@ class MoveCompiler:
     def _move_objects(self, rule: MoveRule) -> str:
         """Put the rule and its table of interned moves in the namespace; the rule's name there."""
         ref = self.fresh("R")
-        self.namespace.setdefault("NEW", tuple.__new__)
         self.namespace.setdefault("MOVE", Move)
         self.namespace[ref] = rule
         self.namespace[f"I_{ref}"] = InternedMoves(rule, len(rule.params) + len(rule.lets))

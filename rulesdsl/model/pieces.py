@@ -3,10 +3,20 @@
 from __future__ import annotations
 
 from ..lang.builtins import RuleValueError
+from ..lang.constants import frozen
 from ..limits import MAX_ITEMS, LimitExceeded
 from .values import Piece
 
 _REMEMBERED = 1 << 16  # pieces remembered by the attribute values they were asked for (a cache: cleared when full)
+
+
+def _unhashable(value) -> bool:
+    """Whether `value` holds a list or a table (anywhere in it: a tuple of lists too)."""
+    try:
+        hash(value)
+    except TypeError:
+        return True
+    return False
 
 
 class PieceKind:
@@ -66,15 +76,20 @@ class PieceKind:
         if unknown:
             raise RuleValueError(f"piece '{self.name}' has no attribute '{sorted(unknown)[0]}'")
         key = tuple(key)
-        piece = self._interned.get(key)
+        try:
+            piece = self._interned.get(key)
+        except TypeError:  # a list or a table: pieces are values, each made once, and none may change
+            bad = next(attr for attr, value in key if _unhashable(value))
+            raise RuleValueError(f"piece '{self.name}': the value of '{bad}' cannot be a list or a table (pieces "
+                                 "never change); a tuple, (a, b), may be") from None
         if piece is None:
             if len(self._interned) >= MAX_ITEMS:  # pieces are interned for good: their number is bounded
                 raise LimitExceeded(f"the game has made {MAX_ITEMS:,} different pieces of kind '{self.name}', the "
                                     "most it may make")
             values = dict(key)
             attributes = dict(values)
-            for name, fn in self.derived.items():
-                attributes[name] = fn(values)
+            for name, fn in self.derived.items():  # read-only: a piece is made once, for every position
+                attributes[name] = frozen(fn(values))
             attributes.setdefault("owner", None)
             piece = Piece(self.name, key, attributes)
             self._interned[key] = piece

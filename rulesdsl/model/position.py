@@ -24,12 +24,15 @@ class Position:
     - `tallies`: counts of the items of a zone by the value of one attribute, and where the pieces of a
       region stand by the value of one attribute, kept with the count of writes they were made at (see
       `tally` and `located`).
+    - `held`: never fewer than the items the zones and variables hold (lang/held.py counts them): every write
+      that may add some adds their number (putting a piece into a zone adds one), and the engine counts them
+      exactly when it passes limits.MAX_STATE_ITEMS, so that a game cannot keep growing what it holds.
 
     Generated code names only these fields and `clone()` (tests/test_layers.py checks it).
     """
 
     __slots__ = ("cells", "zones", "vars", "player", "turn", "step", "last", "revealed", "goto", "calls", "changes",
-                 "tallies", "left")
+                 "tallies", "left", "held")
 
     def changed(self) -> None:
         """Count a write to every part: the position was replaced (read from a file, resampled)."""

@@ -7,17 +7,26 @@ from typing import Callable
 
 from .. import budget
 from ..errors import Location, Problem, RulesError
+from ..lang.constants import frozen
 from ..limits import MOVE_SECONDS
+
 
 END_TURN = "end_turn"
 
 
 class Move(tuple):
-    """A decision or chance outcome: (rule, args, player). Prints in the game's notation."""
+    """A decision or chance outcome: (rule, args, player). Prints in the game's notation. A move is a value: its
+    args are made read-only (a list or table among them becomes a constant one), as every position that holds the
+    move (its history, last_move, a copy made by clone) holds the same args. The moves interned for a rule (see
+    _MoveTree) have args that can be keys, which hold no list or table, and are made without this."""
 
     __slots__ = ()
 
     def __new__(cls, rule, args, player):
+        try:
+            hash(args)  # args that can be hashed hold no list or table: as they are
+        except TypeError:
+            args = tuple(map(frozen, args))
         return tuple.__new__(cls, (rule, args, player))
 
     @property

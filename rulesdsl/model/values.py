@@ -10,7 +10,7 @@ class Cell(int, RuleValue):
 
     static_type = "cell"
 
-    def __new__(cls, index: int, name: str, **attributes):
+    def __new__(cls, index: int, name: str, /, **attributes):  # positional-only: attributes have any name
         cell = super().__new__(cls, index)
         cell.name = name
         cell.index = index
@@ -60,8 +60,11 @@ class Piece(RuleValue):
             return NotImplemented
         return (self.kind, repr(self.base)) < (other.kind, repr(other.base))
 
-    def to_json(self) -> dict:
-        return {"kind": self.kind, **dict(self.base)}
+
+def piece_json(piece: Piece) -> dict:
+    """A piece as saved: its kind and declared attributes (a function, not a method: an attribute of the piece may
+    have any name the file likes, `to_json` too, and would hide a method of that name)."""
+    return {"kind": piece.kind, **dict(piece.base)}
 
 
 class Record(RuleValue):
@@ -70,7 +73,7 @@ class Record(RuleValue):
     static_type = "record"
     holds_values = True  # its fields count as a level of nesting (see lang/checked.py)
 
-    def __init__(self, **fields):
+    def __init__(self, /, **fields):  # positional-only: a field may be named `self`
         self.__dict__.update(fields)
 
     def __repr__(self) -> str:

@@ -10,7 +10,8 @@ from .. import budget
 from ..engine.load import argument_problems, load_game
 from ..engine.serialize import encode, parse_json, shown
 from ..errors import GameRuntimeError, Location, MoveError, Problem, RulesError
-from ..limits import GAME_SECONDS
+from ..limits import GAME_SECONDS, MAX_LOG_BYTES
+from ..source import read_bytes
 from .records import LOG_FORMAT, LOG_HINT, check_log, read_text, rules_label, rules_named_by
 
 
@@ -22,9 +23,9 @@ def state_digest(state) -> str:
 
 
 def file_digest(path) -> str | None:
-    try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
-    except OSError:
+    try:  # read as a rule file is: never more than one past its size limit
+        return hashlib.sha256(read_bytes(path)).hexdigest()[:16]
+    except RulesError:
         return None
 
 
@@ -50,7 +51,7 @@ def make_log(game, record, final_state) -> dict:
 
 def read_log(path) -> dict:
     """A game log, read as untrusted data: every field is checked before use."""
-    text = read_text(path, LOG_HINT + "; results files by 'rulesdsl simulate --out'")
+    text = read_text(path, LOG_HINT + "; results files by 'rulesdsl simulate --out'", MAX_LOG_BYTES)
     return check_log(parse_json(text, str(path), hint=LOG_HINT), path, text)
 
 

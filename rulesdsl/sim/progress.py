@@ -7,6 +7,8 @@ import time
 
 from tqdm import tqdm
 
+from ..terminal import safe_text
+
 PLAIN_EVERY = 5.0  # seconds between plain progress lines
 
 
@@ -35,16 +37,19 @@ class PlainProgress:
 
 
 def show_progress(total: int, label: str, unit: str = "game", initial: int = 0, stream=None):
-    """A progress display with update(n) and close(): tqdm's bar when `stream` (stderr) is a terminal."""
+    """A progress display with update(n) and close(): tqdm's bar when `stream` (stderr) is a terminal. The bar
+    writes its own carriage returns, so it is given the stream itself (see terminal.SafeStream) and a label whose
+    control characters are escaped (a game's name may hold some)."""
     stream = stream or sys.stderr
     if getattr(stream, "isatty", lambda: False)():
-        return tqdm(total=total, initial=initial, unit=unit, desc=label, leave=False, file=stream)
+        return tqdm(total=total, initial=initial, unit=unit, desc=safe_text(label), leave=False,
+                    file=getattr(stream, "unescaped", stream))
     return PlainProgress(total, initial, label, unit, stream)
 
 
 def note(display, text: str) -> None:
     """Print a line of its own above a progress display (a bar stays below it)."""
     if isinstance(display, tqdm):
-        display.write(text, file=display.fp)
+        display.write(safe_text(text), file=display.fp)
     else:
         print(text, file=display.stream, flush=True)

@@ -3,10 +3,14 @@ file they name used only when it is a bundled game or lies in their own folder."
 
 from __future__ import annotations
 
+import os
+import stat
+from itertools import count
 from pathlib import Path
 
 from ..engine.serialize import key_line, kind_of, parse_json, shown
 from ..errors import Location, Problem, RulesError, UsageError
+from ..limits import MAX_RESULTS_LINE_BYTES
 from ..loading import bundled_games
 from ..resources import package_dir
 
@@ -164,18 +168,71 @@ def seat_problem(line: dict) -> str | None:
 
 
 # -- reading files -----------------------------------------------------------------------------------------
-def read_text(path, hint: str) -> str:
-    """The text of a data file named on the command line: missing is a usage error, unreadable a problem."""
+def read_text(path, hint: str, limit: int) -> str:
+    """The text of a data file named on the command line, of at most `limit` bytes: missing is a usage error,
+    unreadable or larger a problem. A larger file is refused by its size before it is read, and no file is read
+    further than the limit (a pipe, or a file still growing, has no size to go by)."""
     path = Path(path)
+    with _opened(path, hint) as stream:
+        size = _size(stream)
+        data = b"" if size is not None and size > limit else _read(stream, path, hint, limit + 1)
+    if size is not None and size > limit or len(data) > limit:
+        raise RulesError([Problem(f"the file is larger than {_bytes(limit)}" + (f" ({_bytes(size)})" if size else ""),
+                                  Location(str(path)), f"{hint}; a real one is far smaller: is this the file you "
+                                  "meant?")])
     try:
-        return path.read_text(encoding="utf-8")
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RulesError([Problem(f"not UTF-8 text (byte {exc.start + 1})", Location(str(path)), hint)]) from None
+
+
+def read_lines(path, hint: str, limit: int):
+    """(line number, text, whether it ends with a newline) of each line of a data file, read one at a time: the file
+    may be large (a results file has a line per game), but no line longer than `limit` bytes is read whole."""
+    path = Path(path)
+    with _opened(path, hint) as stream:
+        for number in count(1):
+            line = _read(stream, path, hint, limit + 1, whole=False)
+            if not line:
+                return
+            if len(line) > limit:
+                raise RulesError([Problem(f"the line is longer than {_bytes(limit)}", Location(str(path), number),
+                                          f"{hint}; no line of one is this long")])
+            try:
+                yield number, line.decode("utf-8"), line.endswith(b"\n")
+            except UnicodeDecodeError as exc:
+                raise RulesError([Problem(f"not UTF-8 text (byte {exc.start + 1} of the line)",
+                                          Location(str(path), number), hint)]) from None
+
+
+def _opened(path: Path, hint: str):
+    """The file open for reading bytes: missing is a usage error, unreadable a problem."""
+    try:
+        return path.open("rb")
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         raise UsageError(f"no such file: {path}" if not path.is_dir() else f"{path} is a folder, not a file",
                          hint) from None
-    except UnicodeDecodeError as exc:
-        raise RulesError([Problem(f"not UTF-8 text (byte {exc.start + 1})", Location(str(path)), hint)]) from None
     except OSError as exc:
         raise RulesError([Problem(f"cannot read it: {exc.strerror or exc}", Location(str(path)), hint)]) from None
+
+
+def _size(stream) -> int | None:
+    """The size of the open file, or None for what has none to go by (a pipe, a device)."""
+    status = os.fstat(stream.fileno())
+    return status.st_size if stat.S_ISREG(status.st_mode) else None
+
+
+def _read(stream, path: Path, hint: str, most: int, whole: bool = True) -> bytes:
+    """At most `most` bytes of the stream: all of them (`whole`), or up to the end of the line."""
+    try:
+        return stream.read(most) if whole else stream.readline(most)
+    except OSError as exc:  # a folder opened on some systems, a device that refuses
+        raise RulesError([Problem(f"cannot read it: {exc.strerror or exc}", Location(str(path)), hint)]) from None
+
+
+def _bytes(n: int) -> str:
+    """A size as people read it: 300 MB, 16 MB, 2,000 bytes."""
+    return f"{n / 1e6:,.0f} MB" if n >= 1_000_000 else f"{n:,} bytes"
 
 
 def check_line(data, path, number: int) -> dict:
@@ -193,14 +250,13 @@ def read_results(path) -> list[dict]:
 
 
 def numbered_results(path) -> list[tuple[int, dict]]:
-    """(line number, checked line) for each game of a results file; a last line cut short is dropped."""
-    text_ = read_text(path, RESULTS_HINT)
-    rows = text_.split("\n")
+    """(line number, checked line) for each game of a results file, read line by line; a last line cut short is
+    dropped."""
     lines = []
-    for number, row in enumerate(rows, 1):
+    for number, row, ended in read_lines(path, RESULTS_HINT, MAX_RESULTS_LINE_BYTES):
         if not row.strip():
             continue
-        if number == len(rows) and not _complete_json(row):  # written in part when the run stopped
+        if not ended and not _complete_json(row):  # the last line, written in part when the run stopped
             break
         data = parse_json(row, str(path), number, RESULTS_HINT)
         lines.append((number, check_line(data, path, number)))

@@ -12,6 +12,7 @@ from pathlib import Path
 from ..engine.load import argument_problems, load_game
 from ..engine.serialize import shown
 from ..errors import GameRuntimeError, Location, MoveError, Problem, RulesError
+from ..terminal import safe_text
 from .compare import BASE, Games, compare_text
 from .coverage import dead_rules, steps_reached
 from .records import RESULTS_HINT, numbered_results, rules_named_by, same_rules
@@ -241,7 +242,7 @@ def coverage_text(variant: Variant) -> str:
 
 def text_report(analysis: Analysis) -> str:
     """The whole report as text: per variant its summary, first player, distributions and rule coverage; then
-    the variants compared."""
+    the variants compared. Control characters of the files' text are escaped (see terminal.safe_text)."""
     parts = []
     for variant in analysis.variants:
         parts.append(variant.summary.format())
@@ -250,20 +251,21 @@ def text_report(analysis: Analysis) -> str:
         parts.append(coverage_text(variant))
     if len(analysis.variants) > 1:
         parts.append(analysis.compared())
-    return "\n".join(parts)
+    return safe_text("\n".join(parts))
 
 
 # -- per-game CSV --------------------------------------------------------------------------------------------
-def csv_text(value) -> str:
-    """A results file's string for a CSV cell: one a spreadsheet would read as a formula is quoted with '."""
-    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
+def csv_text(value: str) -> str:
+    """A string for a CSV cell: one a spreadsheet would read as a formula (starting =, +, -, @, or a tab or
+    carriage return before one) is quoted with '; control characters are escaped (see terminal.safe_text)."""
+    return safe_text("'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value)
 
 
 def score_cell(score):
     """A final score for CSV: a number as it is, nothing for none, any other value as its JSON."""
     if score is None or (isinstance(score, (int, float)) and not isinstance(score, bool)):
         return "" if score is None else score
-    return csv_text(json.dumps(score))
+    return json.dumps(score)
 
 
 def games_rows(analysis: Analysis) -> list[list]:
@@ -272,16 +274,18 @@ def games_rows(analysis: Analysis) -> list[list]:
     header = ["index", "variant", "seed", "plies", "turns", "capped", "ended_by", "winners", "shared", "draw",
               "first_player"]
     for name in seats:
-        header += [csv_text(f"{name}_{column}") for column in ("agent", "won", "score")]
+        header += [f"{name}_{column}" for column in ("agent", "won", "score")]
     rows = [header]
     for variant in analysis.variants:
         for line, first in zip(variant.lines, variant.first):
             winners = line["winners"]
-            row = [line["index"], csv_text(line.get("variant") or ""), line["seed"], line["plies"], line["turns"],
+            row = [line["index"], line.get("variant") or "", line["seed"], line["plies"], line["turns"],
                    int(line["capped"]), "" if line.get("ended_by") is None else line["ended_by"] + 1,
                    " ".join(seats[p] for p in winners), int(len(winners) > 1), int(not winners),
                    "" if first is None else seats[first]]
             for p in range(len(seats)):
-                row += [csv_text(line["agents"][p]), int(p in winners), score_cell(line["scores"][p])]
+                row += [line["agents"][p], int(p in winners), score_cell(line["scores"][p])]
             rows.append(row)
-    return rows
+    # every text cell, whichever file it comes from (seat names are the rule file's, variants and agents the
+    # results file's), goes through csv_text: none is written as a spreadsheet would run it
+    return [[csv_text(cell) if isinstance(cell, str) else cell for cell in row] for row in rows]

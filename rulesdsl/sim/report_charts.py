@@ -6,6 +6,7 @@ import io
 import math
 
 from ..errors import RulesDslError
+from ..terminal import safe_text
 from .stats import mean_interval, wilson
 
 WIDTH = 0.8  # of a seat's slot, shared by its variants' bars
@@ -30,8 +31,11 @@ def chart_images(analysis) -> dict[str, bytes]:
     return images
 
 
+# The files' names (game, seats, agents, variants) are drawn with their control characters shown as escapes
+# (terminal.safe_text), as everywhere else: a font has no picture for them.
+
 def _n(variant) -> str:
-    return f"{variant.label} (n = {len(variant.lines)})"
+    return f"{safe_text(variant.label)} (n = {len(variant.lines)})"
 
 
 def _games(analysis) -> str:
@@ -60,8 +64,8 @@ def _win_rates(Figure, analysis):
         ax.bar(xs, rates, width=WIDTH / count, yerr=[below, above], capsize=4, label=_n(variant))
     ax.axhline(1 / len(seats), color="black", linestyle="--", linewidth=1, label=f"even share ({1 / len(seats):.0%})")
     agents = analysis.variants[0].lines[0]["agents"]
-    ax.set_xticks(range(len(seats)), [f"{name}\n{agent}" for name, agent in zip(seats, agents)])
-    ax.set(title=f"{analysis.title}: win rate per seat (95% Wilson CI), {_games(analysis)}", xlabel="seat and agent",
+    ax.set_xticks(range(len(seats)), [safe_text(f"{name}\n{agent}") for name, agent in zip(seats, agents)])
+    ax.set(title=f"{safe_text(analysis.title)}: win rate per seat (95% Wilson CI), {_games(analysis)}", xlabel="seat and agent",
            ylabel="share of games won", ylim=(0, 1))
     ax.legend(fontsize=8)
     return figure
@@ -75,7 +79,7 @@ def _lengths(Figure, analysis):
         lengths = variant.summary.lengths
         m = sum(lengths) / len(lengths)
         ax.hist(lengths, bins=30, histtype="step", linewidth=1.5, label=f"{_n(variant)}, mean {m:.1f}")
-    ax.set(title=f"{analysis.title}: game length, {_games(analysis)}", xlabel="moves and chance outcomes per game", ylabel="games")
+    ax.set(title=f"{safe_text(analysis.title)}: game length, {_games(analysis)}", xlabel="moves and chance outcomes per game", ylabel="games")
     ax.legend(fontsize=8)
     return figure
 
@@ -92,13 +96,13 @@ def _scores(Figure, analysis):
             if values:
                 ax.hist(values, bins=25, histtype="step", linewidth=1.5, label=_n(variant))
                 drawn = True
-        ax.set(ylabel="games", title=f"{seats[p]}")
+        ax.set(ylabel="games", title=safe_text(seats[p]))
         if drawn:
             ax.legend(fontsize=7)
         else:
             ax.text(0.5, 0.5, "no numeric scores", ha="center", va="center", transform=ax.transAxes)
     axes[-1].set(xlabel="final score")
-    figure.suptitle(f"{analysis.title}: final scores per seat, {_games(analysis)}")
+    figure.suptitle(f"{safe_text(analysis.title)}: final scores per seat, {_games(analysis)}")
     return figure
 
 
@@ -106,7 +110,7 @@ def _variants(Figure, analysis):
     """Variant against variant: mean game length (95% t interval); first player's wins and draws (95% Wilson)."""
     figure = Figure(figsize=(9, 4))
     left, right = figure.subplots(1, 2)
-    labels = [v.label for v in analysis.variants]
+    labels = [safe_text(v.label) for v in analysis.variants]
     means, below, above = [], [], []
     for variant in analysis.variants:
         m, low, high = mean_interval(variant.summary.lengths)

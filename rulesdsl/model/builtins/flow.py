@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ...errors import did_you_mean
 from ...lang.builtins import RuleValueError
+from ...lang.constants import frozen
 from ...lang.declare import builtin
 from ...limits import MAX_CALLS
 from ..values import text_of
@@ -109,4 +110,4 @@ def chance(g, S, step, *inputs):
     if len(inputs) != len(wanted):
         raise RuleValueError(f"chance(): step '{step}' takes {len(wanted)} input{'s' if len(wanted) != 1 else ''}, "
                              f"not {len(inputs)}")
-    _ask(S, step, inputs)
+    _ask(S, step, tuple(map(frozen, inputs)))  # read-only: the draw waits in the position, and in its copies

@@ -63,6 +63,7 @@ def place(g, S, piece, where):
         S.changes[0] += 1
     else:
         written(g.game, S, where, "place").append(piece)
+        S.held += 1  # the only way a zone grows: every other moves pieces between zones, or takes them out
 
 
 @builtin("effects", effect=True)
