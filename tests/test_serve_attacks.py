@@ -329,11 +329,13 @@ def _simulation_threads() -> list:
 
 def test_a_simulation_that_never_ends_is_stopped_at_its_limit(folder):
     served = make_served(folder, caps=Caps(simulation_seconds=1.0))
-    status, started = served("simulate", path="forever.yaml", games=3, agents=["random", "random"])
+    # (a game stops at the turn cap, 100,000 turns: a thousand of them take far longer than the limit)
+    status, started = served("simulate", path="forever.yaml", games=1000, agents=["random", "random"])
     assert status == 200
     job = _simulation(served, started["simulation"])
     assert job["state"] == "stopped" and job["report"] is None
-    assert job["error"].startswith("the simulation was stopped at its limit of 1 s, after 0 of 3 games")
+    assert job["error"].startswith("the simulation was stopped at its limit of 1 s, after ") and \
+        " of 1,000 games" in job["error"]
     for _ in range(100):  # its thread ends with it, and the thread that watched the limit
         if not _simulation_threads():
             break

@@ -67,7 +67,7 @@ def test_45_requests_of_never_ending_rule_code_leave_the_page_answering(server):
     # two simulations that never end take the simulation threads, then the flood comes
     status, headers, _ = _post(server, "config", {})
     cookie = headers["set-cookie"].split(";")[0]
-    simulations = [_post(server, "simulate", {"path": "forever.yaml", "games": 2, "agents": ["random", "random"]},
+    simulations = [_post(server, "simulate", {"path": "forever.yaml", "games": 1000, "agents": ["random", "random"]},
                          cookie)[2]["simulation"] for _ in range(2)]
     answers = []
     request = {"path": "slow.yaml", "text": SLOW, "seats": ["human", "human"]}

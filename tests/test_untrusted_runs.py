@@ -281,8 +281,7 @@ def test_a_pipe_that_never_ends_is_read_no_further_than_the_limit(capsys, tmp_pa
 
     from rulesdsl import limits
 
-    monkeypatch.setattr("rulesdsl.cli.MAX_STATE_BYTES", 1_000_000)  # (as rulesdsl.limits.MAX_STATE_BYTES, smaller)
-    assert limits.MAX_STATE_BYTES > 1_000_000
+    # (the state is read by the jail's child process, with the limit as rulesdsl sets it)
     fifo = tmp_path / "state.json"
     os.mkfifo(fifo)
     sent = []
@@ -299,8 +298,8 @@ def test_a_pipe_that_never_ends_is_read_no_further_than_the_limit(capsys, tmp_pa
     thread.start()
     code, _, err = run(capsys, "moves", "mabula", "--state", str(fifo))
     thread.join(GUARD)
-    assert code == 1 and err.startswith(f"{fifo}: error: the file is larger than 1 MB\n")
-    assert sum(sent) < 3_000_000  # the reader stopped just past the limit, with what the pipe buffers
+    assert code == 1 and err.startswith(f"{fifo}: error: the file is larger than {limits.MAX_STATE_BYTES // 10 ** 6} MB\n")
+    assert sum(sent) < limits.MAX_STATE_BYTES + 2_000_000  # the reader stopped just past the limit, with what the pipe buffers
 
 
 def test_a_results_file_is_read_line_by_line_and_each_line_is_bounded(capsys, tmp_path, monkeypatch):
@@ -317,7 +316,8 @@ def test_a_results_file_is_read_line_by_line_and_each_line_is_bounded(capsys, tm
 
 def test_a_state_holding_more_than_a_game_may_keep_is_refused(capsys, tmp_path, monkeypatch):
     state = _saved_state(capsys)
-    monkeypatch.setattr("rulesdsl.limits.MAX_STATE_ITEMS", 3)
+    # (the state is read by the jail's child process, with the limit as rulesdsl sets it: a state over it is built)
+    from rulesdsl.limits import MAX_STATE_ITEMS
     path = tmp_path / "state.json"
     path.write_text(json.dumps(state))
     code, _, err = run(capsys, "moves", "mabula", "--state", str(path))
@@ -326,9 +326,10 @@ def test_a_state_holding_more_than_a_game_may_keep_is_refused(capsys, tmp_path, 
     rules.write_text(FOREVER.replace("moves:", "vars:\n  pile: {init: \"[1, 2]\"}\nmoves:", 1))
     code, out, _ = run(capsys, "show", str(rules), "--json")
     saved = json.loads(out)
-    path.write_text(json.dumps(saved | {"vars": {"pile": [[1, 2], [3, 4]]}}))
+    third = MAX_STATE_ITEMS // 3 + 1
+    path.write_text(json.dumps(saved | {"vars": {"pile": [[0] * third, [0] * third, [0] * third]}}))
     code, _, err = run(capsys, "moves", str(rules), "--state", str(path))
-    assert code == 1 and "its zones and variables hold more than 3 items in all" in err
+    assert code == 1 and f"its zones and variables hold more than {MAX_STATE_ITEMS:,} items in all" in err
 
 
 @pytest.mark.parametrize("record", [{"self": 1, "by": 2}, {"__class__": 1}, {"a b": 1}, [1]])
@@ -709,15 +710,14 @@ def test_a_value_nested_a_million_deep_and_hashed_is_a_located_error(tmp_path):
 
 def test_a_huge_value_built_in_one_step_of_c_is_a_located_error(tmp_path):
     # zip of a thousand copies of a million items: 8 GB of tuples in one step of C code, once an internal error
-    # (exit 3); now stopped for its memory or its time, whichever runs out first (the jail's test of memory alone is
-    # in test_jail.py)
+    # (exit 3); now refused from its size before it is built (the jail's test of memory alone is in test_jail.py)
     column = "c" + ", c" * 999
     path, done, seconds = attack(tmp_path, ["c = numbers", f"total = size(zip({column}))"], *SIMULATE,
                                  let={"numbers": "list(0..999999)"}, scale=0.3)
     assert done.returncode == 1 and seconds < DEADLINE
-    assert located(done.stderr, path).groups() == ("8", "5")  # where move 'go' is written
-    assert "game 0 of the run with seed 0 was stopped: " in done.stderr and "(while move 'go' (effects) ran)" in \
-        done.stderr
+    # refused before it is built, at the statement that would build it (zip counts its items first)
+    assert located(done.stderr, path).groups() == ("9", "25")
+    assert "rule 'go' failed on turn 0: zip" in done.stderr and "game 0 of the run with seed 0" in done.stderr
 
 
 def test_a_job_stopped_mid_rule_is_located_at_the_rule(tmp_path):
