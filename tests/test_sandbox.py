@@ -52,12 +52,9 @@ def game_text(let: str = "", extra: str = "") -> str:
 
 
 @pytest.fixture
-def write(tmp_path):
-    def write_text(text: str, name: str = "probe.yaml") -> str:
-        path = tmp_path / name
-        path.write_text(text, encoding="utf-8")
-        return str(path)
-    return write_text
+def write(write):
+    """conftest's write(), naming the file probe.yaml unless told otherwise."""
+    return lambda text, name="probe.yaml": write(text, name)
 
 
 def load_problems(path: str) -> list:
