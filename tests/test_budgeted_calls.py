@@ -17,7 +17,7 @@ from rulesdsl.agents.view import PlayerView
 from rulesdsl.engine.actions import ActionMap
 from rulesdsl.engine.rng import Rng
 from rulesdsl.engine.tensor import ObservationTensor
-from rulesdsl.errors import GameRuntimeError, MoveError, RulesDslError, RulesError
+from rulesdsl.errors import GameRuntimeError, MoveError, RulesError
 from rulesdsl.lang.compiler import RULE_CODE_FILE
 from rulesdsl.loading import bundled_games
 from rulesdsl.render import render_state
@@ -167,7 +167,7 @@ def test_every_call_of_rule_code_is_budgeted(name, write):
     assert _unbudgeted(lambda: _exercise(game, seed=3)) == set()
 
 
-def test_the_probe_game_is_sound(write):
+def test_every_call_of_the_probe_games_code_is_budgeted(write):  # it has features and render: at too
     path = write(probe())
     assert _unbudgeted(lambda: _exercise(rulesdsl.load_game(path), seed=1)) == set()
 
@@ -214,7 +214,8 @@ def test_rule_code_that_never_ends_is_a_located_error(case, write, fast):
     located_at(info.value, line, path)
 
 
-# what never ends, the commands that meet it (each must end in a located error, exit 1)
+# what never ends, the commands that meet it (each must end in a located error, exit 1); no command reads the
+# features or numbers the moves (the learning integrations do, through the API above)
 COMMANDS = {
     "notation": [["moves"], ["simulate", "--agents", "random,random", "--games", "2"]],
     "score": [["simulate", "--agents", "random,random", "--games", "2"], ["show", "--state", "END"]],
