@@ -46,12 +46,6 @@ def _kind(value) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _collected(result: list, xs) -> list:
-    """`result`, a list of the items of xs, checked for nesting when xs was not a value already (a generator:
-    its items are in no list yet, and a list of them nests one level deeper than they do)."""
-    return result if isinstance(xs, (list, tuple, dict, range, str)) else checked.nested(result)
-
-
 def _items(args):
     if len(args) == 1:
         (only,) = args
@@ -214,7 +208,7 @@ def any_(xs: "list | tuple | range | text | table") -> "bool":
 def sorted_(xs: "list | tuple | range | text | table", *, reverse=False) -> "items(xs)":
     """A sorted copy; lists compare item by item."""
     try:
-        return _collected(sorted(xs, reverse=bool(reverse)), xs)
+        return sorted(xs, reverse=bool(reverse))
     except TypeError as exc:  # not a collection, or items that do not compare
         raise refused("sorted", exc) from None
 
@@ -240,7 +234,7 @@ def counts_by(xs: "list | tuple | range | text | table", attribute: "text") -> "
 @builtin("collections", aggregate="f(x) for x in xs", fold=True)
 def distinct(xs: "list | tuple | range | text | table") -> "items(xs)":
     """The items without repeats, in first-seen order."""
-    items = xs if isinstance(xs, (list, tuple)) else _collected(_list("distinct", xs), xs)  # read twice below
+    items = xs if isinstance(xs, (list, tuple)) else _list("distinct", xs)  # read twice below, if need be
     try:
         return list(dict.fromkeys(items))
     except TypeError:  # lists or tables among the items: told apart by what they hold
@@ -317,13 +311,13 @@ def zip_(xs: "list | tuple | range | text | table", *more) -> "list":
 @builtin("collections", fold=True)
 def reversed_(xs: "list | tuple | range | text | table") -> "items(xs)":
     """The items in reverse order."""
-    return _collected(list(reversed(_list("reversed", xs))), xs)
+    return list(reversed(_list("reversed", xs)))
 
 
 @builtin("collections", aggregate="f(x) for x in xs", over_comprehension="[{0}]")
 def list_(xs: "list | tuple | range | text | table") -> "items(xs)":
     """A new list of the items: a copy an effect may change, even of a constant list."""
-    return _collected(_list("list", xs), xs)
+    return _list("list", xs)
 
 
 @builtin("collections", fold=True)

@@ -182,6 +182,14 @@ def nested(value):
     return value
 
 
+def within(value):
+    """`value`, of any kind; LimitExceeded when it nests more than MAX_VALUE_DEPTH deep (a built-in's result
+    worked out at load, say)."""
+    if _levels(value, MAX_VALUE_DEPTH) > MAX_VALUE_DEPTH:
+        raise _too_deep()
+    return value
+
+
 def item(holder, value):
     """`value`, about to be stored as an item of `holder` (a list or table); LimitExceeded when it would make
     `holder` nest more than MAX_VALUE_DEPTH deep, or when it holds `holder` itself (which would nest it without

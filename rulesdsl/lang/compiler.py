@@ -36,6 +36,8 @@ _NUMERIC_RESULT = {"-": True, "/": True, "//": True, "%": True, "**": True}  # o
 LONG_CHAIN = 32  # a run of more operators of one kind than this compiles to one checked call
 _SMALL = 1000  # items of a constant that may be added unchecked (a loop adding it grows by that much a turn)
 _NUMERIC_BUILTINS = {"size", "count", "abs", "int", "floor", "ceil", "index_of", "longest_run"}
+# built-ins that make a list of the items of a comprehension given them: one level over those items
+_COLLECTING = {"sorted", "distinct"}
 # what generated code may call besides the rule file's own functions: nothing else of Python is in reach
 GUARDS = {"G_add": checked.add, "G_mul": checked.mul, "G_pow": checked.pow_, "G_mod": checked.mod,
           "G_range": checked.inclusive_range,
@@ -796,12 +798,18 @@ class Compiler:
             if code.startswith("["):  # the call is the list of the items itself
                 return self._nested(code, (items[0] + 1, items[1] + 1))
             return "(" + code + ")"
+        if items is not None and node.func in _COLLECTING:
+            return self._nested(self._call_code(node, b, scope, args, kwargs), (items[0] + 1, items[1] + 1))
+        return self._call_code(node, b, scope, args, kwargs)
+
+    def _call_code(self, node: A.Call, b: Builtin, scope: Scope, args: list, kwargs: list) -> str:
+        """The Python of a call of a built-in (or of a function of the file), given its arguments' code."""
         if b.fold and all(self.const_value(a, scope)[0] for a in node.args) and \
                 all(self.const_value(v, scope)[0] for _, v in node.kwargs):
             values = [self.const_value(a, scope)[1] for a in node.args]
             kw = {k: self.const_value(v, scope)[1] for k, v in node.kwargs}
             try:
-                return self.const(b.fn(*values, **kw))
+                return self.const(checked.within(b.fn(*values, **kw)))  # a value, as deep as one may be
             except Exception as exc:  # noqa: BLE001 - report the rule's own mistake at compile time
                 raise CompileProblem(_refusal(b.name, exc), node.start, node.end, f"usage: {b.signature}",
                                      code="bad_argument", function=b.name) from None
