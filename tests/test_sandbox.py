@@ -221,6 +221,7 @@ def test_a_move_that_keeps_growing_what_the_game_holds_is_stopped_naming_rule_an
 
 def test_a_zone_that_keeps_growing_is_stopped(write, monkeypatch):
     monkeypatch.setattr(limits, "MAX_STATE_ITEMS", 5_000)
+    monkeypatch.setattr("rulesdsl.engine.state.MAX_STATE_ITEMS", 5_000)  # (as the engine reads it after a move)
     text = GROWING.replace("EFFECTS", '{for: "i in 1..100", do: ["place(piece(\'stone\'), pile)"]}')
     error = played_until_it_fails(write(text.replace("board: {cells: [a]}", "board: {cells: [a]}\npieces: {stone: {}}")))
     assert error.rule == "grow" and error.turn == 50 and "(zone 'pile' holds 5,100 or more)" in str(error)
@@ -246,19 +247,32 @@ WRITES = [  # effects that change what the position holds, every way rule code c
     "t = tbl; t[turn] = [xs]", "tbl[1] = {'k': (1, 2)}", "tbl = {}", "per[me] = xs", "per[me] += [1]",
     "per[0] = none", "n = xs", "n = 1; n += 1", "local = per; local[1] = [turn]", "keyed['a'] = 'x' * turn",
     "place(piece('stone'), pile)", "move(pile, heap)", "move_all(heap, pile)", "remove_all(pile)", "r = move_rec",
+    "n = word", "tbl[turn] = word", "per[me] = word if turn > 1 else 3",  # a param's text, counted with no call
 ]
+
+
+@pytest.mark.parametrize("effect", WRITES)
+def test_each_way_of_writing_is_counted(write, effect):
+    check_counted(write, [effect])
 
 
 @settings(max_examples=60, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(effects=st.lists(st.sampled_from(WRITES), min_size=1, max_size=6))
 def test_what_the_position_holds_is_never_more_than_counted(write, effects):
+    check_counted(write, effects)
+
+
+def check_counted(write, effects: list) -> None:
+    """Play a game whose move runs `effects`: after every move, Position.held is at least what the zones and
+    variables hold."""
     from rulesdsl.lang.held import items
 
     text = GROWING.replace("EFFECTS", ", ".join(json.dumps(s) for e in effects for s in e.split("; "))).replace(
         'zones: {pile: {init: "[]"}}', 'pieces: {stone: {}}\nzones: {pile: {init: "[]"}, heap: {init: "[]"}}').replace(
         "n: 0}", "n: 0, per: {per: player, init: 0}, keyed: {keys: \"['a']\", init: \"''\"}, r: {init: none}}").replace(
-        "do: [", 'let: {move_rec: "last_move"}\n    do: [').replace("turn >= 10000", "turn >= 12")
+        "do: [", 'params: {word: "[\'abcd\']"}\n    let: {move_rec: "last_move"}\n    do: [').replace(
+        "turn >= 10000", "turn >= 12")
     try:
         game = rulesdsl.load_game(write(text))
     except RulesError as exc:  # effects that can never run (a number plus a list), refused at load: nothing kept

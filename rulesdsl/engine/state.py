@@ -10,7 +10,7 @@ from ..errors import GameRuntimeError, IllegalMove, MoveError
 from ..lang.builtins import RuleValueError, value_key
 from ..lang.compiler import GUARDS
 from ..lang.held import items
-from ..limits import GAME_SECONDS, MAX_AUTO_STEPS, MAX_CALLS, MOVE_SECONDS, LimitExceeded
+from ..limits import GAME_SECONDS, MAX_AUTO_STEPS, MAX_CALLS, MAX_STATE_ITEMS, MOVE_SECONDS, LimitExceeded
 from ..lang.compiler import RULE_CODE_FILE
 from ..model.position import Position
 from ..model.rules import END_TURN, Move, MoveRule
@@ -389,14 +389,8 @@ class State(Position):
             raise IllegalMove(str(move), "the game is over")
         if isinstance(move, str):
             move = self.parse_move(move, player)
-        turn = self.turn
-        self._apply(move)
-        if self.held > limits.MAX_STATE_ITEMS:  # perhaps: Position.held never falls short of what it holds
-            self.check_held(move[0], turn)
-
-    def _apply(self, move: Move) -> None:
         rule, args, who = move
-        step = self.rules.steps[self.step]
+        step, turn = self.rules.steps[self.step], self.turn
         if rule.visible_to is not None:
             try:
                 # a tuple: the entry is shared by the state's clones, which copy only the table
@@ -417,22 +411,24 @@ class State(Position):
             with _rule_errors(self, step):
                 step.effects(self, self.player, choices)
             self._advance(step, None)
-            return
-        try:
-            rule.apply(self, who, *args)
-            if step.after is not None:
-                step.after(self, who, Record(**move.params()))
-        except _CONVERTED as exc:
-            raise _runtime_error(self, rule, exc) from exc
-        target, self.goto = self.goto, None
-        if target is None:
-            target = step.next_target if rule.next is None else rule.next_target
+        else:
+            try:
+                rule.apply(self, who, *args)
+                if step.after is not None:
+                    step.after(self, who, Record(**move.params()))
+            except _CONVERTED as exc:
+                raise _runtime_error(self, rule, exc) from exc
+            target, self.goto = self.goto, None
+            if target is None:
+                target = step.next_target if rule.next is None else rule.next_target
+            elif target.__class__ is tuple:
+                target = self._called(target, step, rule, who)
             if target is None:
                 self._advance(step, rule, who)
-                return
-        elif target.__class__ is tuple:
-            target = self._called(target, step, rule, who)
-        self._go(target)
+            else:
+                self._go(target)
+        if self.held > MAX_STATE_ITEMS:  # perhaps: Position.held never falls short of what the position holds
+            self.check_held(rule, turn)
 
     def check_held(self, what: MoveRule | None, turn: int = 0) -> None:
         """Count the items the zones and variables hold (Position.held becomes that number); a located error naming

@@ -13,6 +13,7 @@ from ..errors import close_names, suggestion
 from ..limits import MAX_EXPR_DEPTH, MAX_VALUE_DEPTH, LimitExceeded
 from . import ast as A
 from . import checked, held
+from .held import items as held_items
 from . import emit as E
 from .builtins import Builtin, RuleValueError
 from .constants import frozen
@@ -128,6 +129,9 @@ class Binding:
     kind: str = "value"
     numeric: bool = False  # always a number (e.g. a variable counting through a range)
     depth: tuple | None = None  # how deep the values it names nest, when more is known than of any value (depth_of)
+    # the most items a value it holds may hold (see lang/held.py), when known: a param ranging over a constant
+    # list of numbers and short texts holds none, or a text's characters
+    held: int | None = None
     part: int | None = None  # the part of the position it names (see model.position.Position.changes)
     keyed: bool = False  # a variable with one value per key: an item may be assigned, never a new key
     type: Type = ANY  # its static type (of a constant: worked out from the value, see infer.Typer)
@@ -905,15 +909,22 @@ class Compiler:
         a, r = self.depth_of(node, scope)
         return r < ABSENT // 2 and a < MAX_VALUE_DEPTH
 
-    def _plain_value(self, node: A.Node, scope: Scope) -> bool:
-        """Whether the expression is certainly a number, true or false, or none: a value that holds no items."""
-        while isinstance(node, A.IfElse):  # (nested only as deep as the expression: the limit on nesting)
-            if not self._plain_value(node.then, scope):
-                return False
-            node = node.other
+    def held_bound(self, node: A.Node, scope: Scope) -> int | None:
+        """The most items the expression's value may hold (see lang/held.py), when known at compile time: none for a
+        number, true or false, or none; a constant's own; a name's bound (see Binding.held). None: not known."""
+        if isinstance(node, A.IfElse):  # (nested only as deep as the expression: the limit on nesting)
+            bounds = (self.held_bound(node.then, scope), self.held_bound(node.other, scope))
+            return None if None in bounds else max(bounds)
         known, value = self.const_value(node, scope)
-        return known and value is None or isinstance(node, A.Compare) or \
-            isinstance(node, A.UnaryOp) and node.op == "not" or self._numeric(node, scope)
+        if known:
+            return held_items(value, _SMALL) if held_items(value, _SMALL) <= _SMALL else None
+        if isinstance(node, A.Name):
+            binding = scope.lookup(node.id)
+            if binding is not None and binding.held is not None:
+                return binding.held
+        plain = isinstance(node, A.Compare) or isinstance(node, A.UnaryOp) and node.op == "not" or \
+            self._numeric(node, scope)
+        return 0 if plain else None
 
     def _held_write(self, target: A.Node, scope: Scope) -> tuple[bool, int]:
         """How an assignment to `target` counts towards what the position holds (Position.held): (whether it may
@@ -952,16 +963,21 @@ class Compiler:
             if node.op in _AUGMENTED and not (node.op == "+=" and self._numeric(node.value, scope)):
                 # a new value, never the old one changed in place: a list held elsewhere too stays as it was
                 if node.op == "+=":  # the new value holds the old one's items and the value's: those are new
-                    lines.append(f"{target} = {nest(f'G_add({target}, {_hold(value) if counts else value})')}")
+                    bound = self.held_bound(node.value, scope) if counts else 0
+                    lines.append(f"{target} = {nest(f'G_add({target}, {_hold(value) if bound is None else value})')}")
+                    if bound:
+                        lines.append(f"S.held += {bound}")
                 else:  # a list repeated holds its items as often: the whole new value counts
                     result = f"{_AUGMENTED[node.op]}({target}, {value})"
                     lines.append(f"{target} = {nest(_hold(result) if counts else result)}")
-            elif counts and not (node.op != "=" or self._plain_value(node.value, scope)):
-                lines.append(f"{target} = {nest(_hold(value, entry))}")
-            else:  # a number (or none), which holds nothing: only a new entry counts
-                lines.append(f"{target} = {nest(value)}" if nests else f"{target} {node.op} {value}")
-                if counts and entry:
-                    lines.append(f"S.held += {entry}")
+            else:
+                bound = 0 if node.op != "=" else self.held_bound(node.value, scope)
+                if counts and bound is None:
+                    lines.append(f"{target} = {nest(_hold(value, entry))}")
+                else:  # what it holds is known (a number holds nothing): counted as a number, with no call
+                    lines.append(f"{target} = {nest(value)}" if nests else f"{target} {node.op} {value}")
+                    if counts and entry + bound:
+                        lines.append(f"S.held += {entry + bound}")
             counted = self._counted_write(node.target, scope)
             return lines if counted is None else lines + [counted]
         if isinstance(node, A.CallStmt):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -11,6 +12,7 @@ from ..lang import ast as A
 from ..lang import types as T
 from ..lang.compiler import CompileProblem, Compiler, Scope, built, local
 from ..lang.emit import Append, Assign, Comment, Continue, Effect, For, Guard, If, Return, Stmt, Try, Yield
+from ..lang.held import items
 from ..lang.parser import SyntaxProblem, parse
 from .compile_support import _FAIL, _flatten, _ident
 from .bounds import inferred_bound
@@ -20,6 +22,9 @@ from .rules import InternedMoves, Move, MoveRule, ParamDomain
 from .values import text_of
 
 _UNKNOWN = ("unknown_function", "unknown_attribute", "unknown_option")  # names notation may lack, besides plain ones
+# A param whose domain is a constant of at most this many values, each holding at most _HELD_MOST items, has that
+# bound known when its value is written into the position (see Binding.held): no call counts it.
+_HELD_VALUES, _HELD_MOST = 10_000, 1000
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 
 
@@ -69,6 +74,7 @@ class _Search:
     lets: list[Assign] = field(default_factory=list)  # in file order
     checks: list[tuple[str, str | None]] = field(default_factory=list)  # (description, why): the rule's checks
     depth_of: dict[str, int] = field(default_factory=dict)  # param or let -> the depth that binds it
+    held: dict[str, int] = field(default_factory=dict)  # param -> the most items one of its values holds, if known
 
     @property
     def args(self) -> str:
@@ -217,7 +223,11 @@ class MoveCompiler:
         # each part reports its own problems, so all are compiled before any failure is acted on
         search = self._search(path, spec, rule, scope, inner)
         # (the same bindings as the checks': the type pass types both from the params' domains and the lets)
-        effects = self.effects(path + ("do",), spec.get("do") or [], scope.child(**{n: inner.names[n] for n in own}))
+        bindings = {n: inner.names[n] for n in own}
+        for n, most in (search.held.items() if search is not _FAIL else ()):
+            # a param's value written into the position is counted with no call
+            bindings[n] = dataclasses.replace(bindings[n], held=most)
+        effects = self.effects(path + ("do",), spec.get("do") or [], scope.child(**bindings))
         note = self._notation(path, spec, rule, inner)
         weight = self.expr(path + ("weight",), spec["weight"], inner) if "weight" in spec else None
         seen_by = None if spec.get("visible_to") is None else \
@@ -347,6 +357,16 @@ class MoveCompiler:
                 ok = False
             search.levels[i + 1] = _Level(pname, code, len(search.checks), node=node, path=ppath,
                                           scope=scope.child(**seen.names), among=among, among_path=among_path)
+            known, values = self.compiler.const_value(node, scope.child(**seen.names))
+            if not known and isinstance(node, (A.ListExpr, A.TupleExpr)):  # a list written out: ['red', 'blue']
+                found = [self.compiler.const_value(item, scope) for item in node.items]
+                known, values = all(k for k, _ in found), [v for _, v in found]
+            if known and isinstance(values, range):  # values known now: what each holds is too
+                search.held[pname] = 0
+            elif known and isinstance(values, (list, tuple)) and len(values) <= _HELD_VALUES:
+                most = max((items(v, _HELD_MOST) for v in values), default=0)
+                if most <= _HELD_MOST:
+                    search.held[pname] = most
             search.depth_of[pname] = i + 1
             search.checks.append((f"{pname} must be one of {dom}", why))
         return ok
