@@ -894,7 +894,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     streams = sys.stdout, sys.stderr
     _tolerant_output()
-    sys.stdout, sys.stderr = SafeStream(sys.stdout), SafeStream(sys.stderr)  # all the command prints goes out here
+    sys.stdout, sys.stderr = SafeStream(sys.stdout), SafeStream(sys.stderr)  # all the command prints goes out so
     try:
         return _main(argv)
     finally:

@@ -917,7 +917,8 @@ class Compiler:
             return None if None in bounds else max(bounds)
         known, value = self.const_value(node, scope)
         if known:
-            return held_items(value, _SMALL) if held_items(value, _SMALL) <= _SMALL else None
+            count = held_items(value, _SMALL)
+            return count if count <= _SMALL else None
         if isinstance(node, A.Name):
             binding = scope.lookup(node.id)
             if binding is not None and binding.held is not None:
