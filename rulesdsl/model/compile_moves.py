@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import dataclasses
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -226,7 +225,7 @@ class MoveCompiler:
         bindings = {n: inner.names[n] for n in own}
         for n, most in (search.held.items() if search is not _FAIL else ()):
             # a param's value written into the position is counted with no call
-            bindings[n] = dataclasses.replace(bindings[n], held=most)
+            bindings[n].held = most  # (the checks are compiled already, and write nothing)
         effects = self.effects(path + ("do",), spec.get("do") or [], scope.child(**bindings))
         note = self._notation(path, spec, rule, inner)
         weight = self.expr(path + ("weight",), spec["weight"], inner) if "weight" in spec else None
