@@ -17,6 +17,7 @@ LAYERS = [
     ["schema"],
     ["loading", "overrides", "bundle"],
     ["lang"],
+    ["ir"],
     ["model"],
     ["engine"],
     ["agents"],

@@ -44,6 +44,9 @@ class Typer:
         self._const_types: dict = {}  # id(binding) -> (binding, the type of its constant)
         # called with (a variable's binding, the type of a value an assignment gives one of its places)
         self.on_assign = None
+        # when set, id(node) -> the type found for each node typed (and id(clause) -> its names' types): what
+        # the IR is built from, once the types are settled (see ir/build.py)
+        self.types: dict | None = None
 
     # -- names ---------------------------------------------------------------------------------------
     def binding_type(self, b: Binding) -> T.Type:
@@ -58,7 +61,10 @@ class Typer:
     def expr(self, node: A.Node, scope: Scope) -> T.Type:
         """The static type of `node`; CompileProblem if it can never be worked out."""
         method = getattr(self, "_" + type(node).__name__, None)
-        return T.ANY if method is None else method(node, scope)
+        found = T.ANY if method is None else method(node, scope)
+        if self.types is not None:
+            self.types[id(node)] = found
+        return found
 
     def _Const(self, node, scope):
         return T.type_of_value(node.value)
@@ -228,14 +234,18 @@ class Typer:
 
     def loop(self, clause: A.For, iterable: T.Type, scope: Scope) -> Scope:
         """The scope inside one `for` clause over a value of type `iterable`."""
-        return scope.child(**{t: _local(i) for t, i in zip(clause.targets, self.targets(clause, iterable))})
+        found = self.targets(clause, iterable)
+        return scope.child(**{t: _local(i) for t, i in zip(clause.targets, found)})
 
     def targets(self, clause: A.For, iterable: T.Type) -> list[T.Type]:
         """The types of the names of a `for` clause over a value of type `iterable`."""
         if not T.kinds(iterable) & _CONTAINERS:
             raise _problem(f"cannot loop over {T.describe(iterable)}", clause.iterable,
                            "a loop runs over a list, a tuple, a range, a table's keys or text")
-        return self.unpack(clause, T.item_type(iterable))
+        found = self.unpack(clause, T.item_type(iterable))
+        if self.types is not None:
+            self.types[id(clause)] = found
+        return found
 
     def unpack(self, clause: A.For, item: T.Type) -> list[T.Type]:
         """The types of a loop's targets, from the type of the items it runs over."""

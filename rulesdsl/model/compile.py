@@ -16,6 +16,7 @@ from ..lang.compiler import (ABSENT, EXISTING, INLINE_NODES, RULE_CODE_FILE, SCA
 from ..lang.infer import Typer
 from ..lang.emit import Assign, Comment, Function, Return, expressions, render
 from ..lang.parser import SyntaxProblem, parse
+from ..ir.build import build as build_ir
 from ..lang.verify import namespace_builtins, verify
 from ..limits import (LOAD_SECONDS, MAX_KEYS, MAX_OPTION_ITEMS, MAX_PLAYERS, MAX_VALUE_DEPTH, VALUE_SECONDS,
                       LimitExceeded)
@@ -264,6 +265,7 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
         self.check_types()
         if self.problems:
             raise RulesError(self.problems)
+        r.ir, r.ir_data = build_ir(self), self.data
         r.namespace = self.namespace
         return r
 

@@ -287,6 +287,8 @@ class MoveCompiler:
         node = inferred_bound(level.node, analysis, self.builtins)
         if node is None:
             return None
+        # the IR files it as the param's `among`, as if written there (see ir/build.py)
+        self.ir_offsets[id(node)] = "among"
         # all cells or all players mean the game's, whatever the params are named
         code = self.code(level.path, node, self.root if node.id in ("cells", "players") else level.scope) \
             if isinstance(node, A.Name) else self.code(level.path, node, level.scope)
@@ -463,6 +465,8 @@ class MoveCompiler:
                                                       width=max(1, exc.end - exc.start), code=exc.code, fields=fields))
                 return _FAIL
             parts.append(f"F_text({code})")
+            self.record_expr(path, node, no_state)
+            self.ir_offsets[id(node)] = j + 1
             if found is not None:
                 found.append((inner_text, code, self._free_names(node)))
             i = k + 1
@@ -515,6 +519,7 @@ class MoveCompiler:
                     ok = False
                     continue
                 clause = node.fors[0]
+                self.loop_heads[ipath + ("for",)] = clause
                 # a loop variable never overwrites a parameter or local of the same name outside the loop
                 targets = {t: self.compiler.loop_local(t, scope) for t in clause.targets}
                 iterable = self.code(ipath + ("for",), clause.iterable, scope, transient=True,

@@ -28,6 +28,10 @@ class TypeChecker:
         self._typing: list = []  # (path, node, scope, what, then) in the order compiled
         self._var_places: dict = {}  # id(binding of a variable) -> (binding, (place type) -> binding type)
         self._given: dict = {}  # id(binding) -> the join of the place values given to it in this pass
+        self.loop_heads: dict = {}  # path of a `for:` effect's head -> its clause (for the IR)
+        # id(node) -> where in its string a node parsed from a part of it starts (a notation field); or "among":
+        # the bound the compiler worked out for a param with none written (filed as the param's `among`)
+        self.ir_offsets: dict = {}
 
     # -- recording -----------------------------------------------------------------------------------------
     def record_expr(self, path, node, scope, then: Callable | None = None) -> None:
@@ -80,7 +84,18 @@ class TypeChecker:
             places = dict.fromkeys(places, T.ANY)
         for key, (binding, whole) in self._var_places.items():
             binding.type = whole(places[key])
+        self.typer.types = {}  # the last pass's types are the IR's (see ir/build.py)
         self._pass(report=True)
+
+    def ir_records(self) -> list:
+        """Every expression and statement recorded: (path, node, scope, whether a statement), for the IR."""
+        return [(path, node, scope, getattr(what, "__func__", None) is Typer.stmt)
+                for path, node, scope, what, _ in self._typing]
+
+    def holder_type(self, name: str) -> T.Type:
+        """The type the type pass gave a name of the file (a variable, a zone, a constant)."""
+        b = self.root.lookup(name)
+        return T.ANY if b is None else self.typer.binding_type(b)
 
     def _pass(self, report: bool) -> None:
         for path, node, scope, what, then in self._typing:

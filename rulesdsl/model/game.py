@@ -58,6 +58,8 @@ class Rules:
     render_colours: dict = field(default_factory=dict)  # a value (a colour attribute, a player) -> CSS colour
     render_shapes: dict = field(default_factory=dict)  # a kind of piece -> circle, square, diamond or triangle
     namespace: dict = field(default_factory=dict, repr=False)
+    ir: object = field(default=None, repr=False)  # the typed rules IR (ir/game.py GameIR) the rules compiled to
+    ir_data: dict = field(default_factory=dict, repr=False)  # the rule file's data the IR's paths lead into
     # what each named part of the rule file compiled to: a label such as "move advance", "step play",
     # "function side_cells", "procedure score_row", "end 1" or "scoring score" -> its generated functions, each
     # with .source (Python) and .tree (the emit form), in the order they were made

@@ -1,0 +1,99 @@
+"""The typed rules IR: every bundled game and example lowers whole, with every name resolved to its declaration."""
+
+from pathlib import Path
+
+import pytest
+
+import rulesdsl
+from rulesdsl.ir import nodes as N
+from rulesdsl.ir.build import spec_at
+from rulesdsl.lang import types as T
+
+ROOT = Path(__file__).resolve().parent.parent
+FILES = sorted((ROOT / "games").glob("*.yaml")) + sorted((ROOT / "examples" / "games").glob("*.yaml"))
+
+
+@pytest.fixture(scope="module", params=FILES, ids=lambda p: p.stem)
+def game(request):
+    return rulesdsl.load_game(request.param)
+
+
+def test_every_name_is_resolved_to_what_declares_it(game):
+    ir, data = game.rules.ir, game.rules.ir_data
+    refs = [n for n in ir.nodes() if isinstance(n, N.Ref)]
+    assert refs
+    assert not [r.name for r in refs if r.kind == "unknown"]
+    for ref in refs:
+        if ref.decl is not None:  # the key that declares it is in the file
+            assert spec_at(data, ref.decl[:-1]) is not None, (ref.name, ref.decl)
+            assert ref.decl[-1] in spec_at(data, ref.decl[:-1]) or isinstance(ref.decl[-1], int)
+        if ref.kind == "loop":  # bound inside a string: where it is written
+            path, start, end = ref.decl_at
+            assert spec_at(data, path) is not None
+            text = spec_at(data, path)
+            if isinstance(text, str) and end > start:
+                assert ref.name in text
+
+
+def test_every_node_is_placed_in_the_string_it_was_written_in(game):
+    ir, data = game.rules.ir, game.rules.ir_data
+    for path, found in ir.exprs.items():
+        text = spec_at(data, path)
+        for node in found:
+            for sub in N.walk(node):
+                where, start, end = sub.at
+                if isinstance(sub, (N.Ref, N.Const)) and isinstance(text, str) and where == path and end > start:
+                    written = text[start:end]
+                    if isinstance(sub, N.Ref):
+                        assert written == sub.name, (path, written, sub.name)
+
+
+def test_a_move_plan_holds_its_params_checks_notation_and_effects():
+    ir = rulesdsl.load_game("mabula").rules.ir
+    push = ir.moves["push"]
+    assert [(p.name, p.type) for p in push.params] == [("from", T.CELL), ("to", T.CELL)]
+    assert push.params[0].why.startswith("only your own marbles")
+    assert isinstance(push.params[1].domain, N.Call) and push.params[1].domain.func == "push_targets"
+    [check] = push.checks
+    assert isinstance(check.test, N.Logic) and check.why
+    assert [type(p).__name__ if not isinstance(p, str) else p for p in push.notation] == ["Ref", "-", "Ref"]
+    assert all(isinstance(s, (N.Do, N.Assign, N.If, N.Loop)) for s in push.effects) and push.effects
+
+
+def test_the_flow_machine_has_every_step_and_its_ways_on():
+    ir = rulesdsl.load_game("mark").rules.ir
+    data = rulesdsl.load_game("mark").rules.ir_data
+    assert set(ir.steps) == set(data["flow"]["steps"])
+    roll = ir.steps["roll"]
+    assert roll.kind == "chance" and roll.chance.kind == "outcomes"
+    assert [p.name for p in roll.chance.outcomes.params] == ["a", "b"]
+    assert [b.to for b in roll.next][:2] == ["name_lot", "auction"]
+    assert isinstance(roll.next[0].test, N.Logic)
+
+
+def test_a_function_knows_its_params_and_lets():
+    ir = rulesdsl.load_game("fast-track").rules.ir
+    priority = ir.functions["priority"]
+    assert priority.params == ["p"] and [l.name for l in priority.lets] == ["on_fast_track", "fewest"]
+    comp = priority.value
+    assert isinstance(comp, N.Comp)
+    [clause] = comp.clauses
+    assert isinstance(clause.iterable, N.Ref) and clause.iterable.kind == "let"
+    assert clause.iterable.decl == ("functions", "priority", "let", "on_fast_track")
+    [x] = clause.targets
+    calls = [n for n in N.walk(comp.elt)] + [n for c in clause.conds for n in N.walk(c)]
+    reads_x = [n for n in calls if isinstance(n, N.Ref) and n.name == "x"]
+    assert reads_x and all(r.kind == "loop" and r.decl_at == x.decl_at for r in reads_x)
+    hops = [n for n in calls if isinstance(n, N.Call) and n.func == "hops"]
+    assert hops and hops[0].target == "function" and hops[0].decl == ("functions", "hops")
+
+
+def test_effects_keep_their_structure_and_loop_names():
+    ir = rulesdsl.load_game("marble-chase").rules.ir
+    loops = [n for step in ir.steps.values() for stmts in step.effects.values() for s in stmts for n in N.walk(s)
+             if isinstance(n, N.Loop)]
+    assert loops
+    for loop in loops:
+        names = {t.name for t in loop.clause.targets}
+        inner = [n for s in loop.body for n in N.walk(s) if isinstance(n, N.Ref) and n.name in names]
+        assert all(r.kind == "loop" for r in inner)
