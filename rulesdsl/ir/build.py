@@ -34,8 +34,9 @@ class Builder:
     Type; `loop_heads`: the path of each `for:` effect's head -> its parsed clause; `offsets`: id(node) -> where
     in its string a node parsed from part of it starts (a notation field)."""
 
-    def __init__(self, data: dict, file: str, records: list, types: dict, loop_heads: dict, offsets: dict):
-        self.data, self.file, self.types = data, file, types
+    def __init__(self, data: dict, file: str, records: list, types: dict, loop_heads: dict, offsets: dict,
+                 binding_type=lambda b: b.type):
+        self.data, self.file, self.types, self.binding_type = data, file, types, binding_type
         self.records, self.loop_heads, self.offsets = records, loop_heads, offsets
         self.game_names = self._game_names()
         self.loop_names: dict = {}  # path of a `for:` effect -> the names its head binds
@@ -52,6 +53,12 @@ class Builder:
             for name in board.get(section) or {} if isinstance(board.get(section), dict) else ():
                 names.setdefault(name, Name(kind, ("board", section, name), const=True))
         return names
+
+    def _type_of_name(self, scope):
+        def type_of(name: str) -> T.Type:
+            b = scope.lookup(name) if scope is not None else None
+            return T.ANY if b is None else self.binding_type(b)
+        return type_of
 
     @staticmethod
     def _fallback(scope):
@@ -111,7 +118,7 @@ class Builder:
         offset = self.offsets.get(id(node), 0)
         offset = offset if isinstance(offset, int) else 0
         return Lowerer(path, names, self.types, self._fallback(scope), offset,
-                       text[offset:] if isinstance(text, str) else ""), temps, tuple(names)
+                       text[offset:] if isinstance(text, str) else "", self._type_of_name(scope)), temps, tuple(names)
 
     def _lower(self, path: tuple, node, scope, is_stmt: bool):
         lowerer, temps, before = self._lowerer(path, node, scope)
@@ -231,7 +238,7 @@ def build(compiler) -> GameIR:
     """The IR of the game `compiler` (a model/compile.py ModelCompiler whose type pass has run) compiled."""
     rules, data = compiler.rules, compiler.data
     builder = Builder(data, compiler.doc.file, compiler.ir_records(), compiler.typer.types or {},
-                      compiler.loop_heads, compiler.ir_offsets)
+                      compiler.loop_heads, compiler.ir_offsets, compiler.typer.binding_type)
     builder.lower_all()
     board = Board([c.name for c in rules.board.cells], directions=dict(rules.board.directions),
                   regions={n: [c.index for c in getattr(r, "cells", ())] for n, r in rules.board.regions.items()})

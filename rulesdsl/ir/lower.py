@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..lang import ast as A
 from ..lang import types as T
@@ -33,6 +33,7 @@ class Lowerer:
     fallback: object
     offset: int = 0
     text: str = ""  # the string itself (where a comprehension's names are written)
+    type_of_name: object = lambda name: T.ANY  # (name) -> the type of what it names where the string is
     frames: list = field(default_factory=list)  # the names comprehension clauses bind, innermost last
 
     def at(self, node: A.Node) -> tuple:
@@ -57,7 +58,9 @@ class Lowerer:
 
     def _Name(self, node):
         meant = self.lookup(node.id)
-        found = self.type_of(node)
+        found = self.types.get(id(node))
+        if found is None:  # a name assigned, which the type pass does not read: the type of what it names
+            found = meant.type if meant.type != T.ANY else self.type_of_name(node.id)
         return N.Ref(node.id, meant.kind, meant.decl, meant.decl_at, meant.const,
                      type=found if found != T.ANY else meant.type, at=self.at(node))
 
@@ -161,4 +164,7 @@ class Lowerer:
                 # a new name the effects assign: theirs from here on
                 self.names[root.id] = Name("temp", None, self.at(root), type=value.type)
             return N.Assign(self.expr(node.target), node.op, value, at=self.at(node))
-        return N.Do(self._Call(node.call), at=self.at(node))
+        call = self._Call(node.call)
+        if call.type == T.ANY:  # called for what it does: a value it may give is dropped
+            call = replace(call, type=T.NONE_T)
+        return N.Do(call, at=self.at(node))

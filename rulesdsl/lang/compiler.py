@@ -18,7 +18,7 @@ from . import emit as E
 from .builtins import Builtin, RuleValueError
 from .constants import frozen
 from .reach import python_names, read_field
-from .types import ANY, Type
+from .types import ANY, NOTHING, Type
 from .verify import verify
 
 # Python functions people reach for, and what the rule language has instead.
@@ -135,6 +135,7 @@ class Binding:
     part: int | None = None  # the part of the position it names (see model.position.Position.changes)
     keyed: bool = False  # a variable with one value per key: an item may be assigned, never a new key
     type: Type = ANY  # its static type (of a constant: worked out from the value, see infer.Typer)
+    temp: bool = False  # a name the effects make by assigning it (typed by every value they give it)
 
 
 @dataclass
@@ -853,6 +854,7 @@ class Compiler:
             b = scope.lookup(node.id)
             if b is None:
                 b = local(node.id)
+                b.temp, b.type = True, NOTHING  # typed by every value the effects give it (see infer.Typer._given)
                 declare[node.id] = b
                 scope.names[node.id] = b
                 return b.code, None

@@ -44,6 +44,13 @@ class Typer:
         self._const_types: dict = {}  # id(binding) -> (binding, the type of its constant)
         # called with (a variable's binding, the type of a value an assignment gives one of its places)
         self.on_assign = None
+        # the types of cells' and pieces' attributes, as the model compiler finds them (see model/compile.py)
+        self.cell_fields: dict = dict(_CELL_FIELDS)
+        self.piece_fields: dict = {"kind": T.TEXT_T}
+        # the file's own functions and procedures (category functions | procedures): each call tells
+        # on_call(name, argument types); returns[name] is what a function gives, as the type pass finds it
+        self.on_call = None
+        self.returns: dict = {}
         # when set, id(node) -> the type found for each node typed (and id(clause) -> its names' types): what
         # the IR is built from, once the types are settled (see ir/build.py)
         self.types: dict | None = None
@@ -95,6 +102,8 @@ class Typer:
         value = self.expr(left, scope)
         for op_node in reversed(chain):
             value = self.binary(op_node, value, self.expr(op_node.right, scope))
+            if self.types is not None:  # (each step of the run is a node of its own)
+                self.types[id(op_node)] = value
         return value
 
     def binary(self, node: A.Node, left: T.Type, right: T.Type, op: str | None = None) -> T.Type:
@@ -105,6 +114,8 @@ class Typer:
         if not _possible(_BINARY[op], left, right):
             raise _problem(f"cannot {_VERB[op]} {T.describe(left)} and {T.describe(right)} with '{op}'", node,
                            _binary_hint(op, left, right))
+        # a value that may be none: the operation is refused as it runs when it is; else it gives what it gives
+        left, right = _present(left), _present(right)
         if T.numeric(left) and T.numeric(right):
             if op == "/" or T.kinds(left) == {T.FLOAT} or T.kinds(right) == {T.FLOAT}:
                 return T.FLOAT_T
@@ -133,14 +144,19 @@ class Typer:
 
     def _BoolOp(self, node, scope):
         # `a or b or ...` gives one of its operands; a long run is a deep tree: walked as a loop
-        operands, todo = [], [node]
-        while todo:
+        found, runs, todo = {}, [], [node]
+        while todo:  # the operands typed from left to right
             item = todo.pop()
             if isinstance(item, A.BoolOp):
+                runs.append(item)
                 todo += [item.right, item.left]
             else:
-                operands.append(self.expr(item, scope))
-        return T.union(*operands)
+                found[id(item)] = self.expr(item, scope)
+        for item in reversed(runs):  # then each step of the run, from the innermost out
+            found[id(item)] = T.union(found[id(item.left)], found[id(item.right)])
+            if self.types is not None:
+                self.types[id(item)] = found[id(item)]
+        return found[id(node)]
 
     def _Compare(self, node, scope):
         types = [self.expr(o, scope) for o in node.operands]
@@ -181,12 +197,15 @@ class Typer:
         if not T.kinds(obj) & _WITH_FIELDS or obj.name in ("int", "seat", "bool"):
             raise _problem(f"{T.describe(obj)} has no attributes ('.{node.name}')", node,
                            "attributes belong to cells, pieces and records")
+        if obj.name == "union":  # a piece or none, say: the attribute of what it is when it is not none
+            present = [m for m in obj.items if m.name != "none"]
+            obj = present[0] if len(present) == 1 else obj
         if obj.name == "cell":
-            return _CELL_FIELDS.get(node.name, T.ANY)
+            return self.cell_fields.get(node.name, T.ANY)
         if obj.name == "record" and node.name in obj.names:
             return obj.items[obj.names.index(node.name)]
-        if obj.name == "piece" and node.name == "kind":
-            return T.TEXT_T
+        if obj.name == "piece":
+            return self.piece_fields.get(node.name, T.ANY)
         return T.ANY
 
     def _Index(self, node, scope):
@@ -275,6 +294,10 @@ class Typer:
             self.expr(v, scope)
         if b is None:
             return T.ANY
+        if b.category in ("functions", "procedures"):  # the file's own: typed from the calls (see TypeChecker)
+            if self.on_call is not None:
+                self.on_call(b.name, arg_types)
+            return self.returns.get(b.name, T.ANY) if b.category == "functions" else T.NONE_T
         wanted = getattr(b, "arg_types", ())
         for i, (a, t) in enumerate(zip(node.args, arg_types)):
             want = wanted[i] if i < len(wanted) else None
@@ -299,6 +322,14 @@ class Typer:
             self._Call(node.call, scope)
 
     def _given(self, target: A.Node, value: T.Type, scope: Scope) -> None:
+        if isinstance(target, A.Name):  # a name of the effects' own: it holds every value they give it
+            b = scope.lookup(target.id)
+            if b is not None and b.temp:
+                b.type = T.join(b.type, T.widen(value))
+                return
+        self._variable_given(target, value, scope)
+
+    def _variable_given(self, target: A.Node, value: T.Type, scope: Scope) -> None:
         """Tell on_assign of a value given to a place of a variable: the variable itself (`v = ...`), or one of
         its places per seat or per key (`v[p] = ...`). (A value given inside a place, `v[p][i] = ...`, changes an
         item of a list or table, whose items are not typed: see model/compile_types.py.)"""
@@ -328,6 +359,13 @@ def _bound(target: A.Node, scope: Scope) -> bool:
     while isinstance(target, (A.Index, A.Attr)):
         target = target.obj
     return isinstance(target, A.Name) and scope.lookup(target.id) is not None
+
+
+def _present(t: T.Type) -> T.Type:
+    """t without none, where it holds something else too."""
+    if t.name == "union" and any(m.name == "none" for m in t.items) and len(t.items) > 1:
+        return T.union(*(m for m in t.items if m.name != "none"))
+    return t
 
 
 def _local(t: T.Type) -> Binding:

@@ -233,7 +233,9 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
         self.start_types(Typer(self.builtins))
         self._options()
         self.root = Scope({
-            "option": Binding("option", kind="option", const=r.option_values, is_const=True),
+            "option": Binding("option", kind="option", const=r.option_values, is_const=True,
+                              type=T.record(**{k: T.type_of_value(v) for k, v in r.option_values.items()
+                                               if isinstance(k, str) and k.isidentifier()})),
             "me": Binding("me", depth=SCALAR, type=T.SEAT),
             # rule code may set it to anything (then refused)
             "player": Binding("S.player", assignable=True, type=T.SEAT),
@@ -437,6 +439,7 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
     # -- pieces, zones, vars -----------------------------------------------------------------
     def _pieces(self):
         kinds = self.rules.kinds
+        fields = self.typer.piece_fields  # each attribute's type, over every kind that has it
         for kind, spec in (self.data.get("pieces") or {}).items():
             spec = spec or {}
             attributes = {}
@@ -448,18 +451,35 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
                     values = self.evaluate_now(path, domain["values"], self.root, "list of values")
                     domain["values"] = None if values is _FAIL else list(values)
                 attributes[attr] = domain
+                values = domain.get("values")
+                typed = T.ANY if not values else T.type_of_value(values[0])
+                for value in values or ():
+                    typed = T.join(typed, T.type_of_value(value))
+                if "default" in domain:
+                    typed = T.join(typed, T.type_of_value(domain["default"]))
+                fields[attr] = typed if attr not in fields else T.join(fields[attr], typed)
             kinds[kind] = PieceKind(kind, attributes, {})
         for kind, spec in (self.data.get("pieces") or {}).items():
             derived = {}
             attrs = list(kinds[kind].attributes)
-            scope = self.root.child(**{a: local(a) for a in attrs})
+            bindings = {a: local(a) for a in attrs}
+            for a, b in bindings.items():
+                b.type = fields.get(a, T.ANY)
+            scope = self.root.child(**bindings)
             for name, text in ((spec or {}).get("derived") or {}).items():
-                code = self.expr(("pieces", kind, "derived", name), text, scope)
+                code = self.expr(("pieces", kind, "derived", name), text, scope, then=self._derived_type(name))
                 if code is _FAIL:
                     continue
                 fn = self.lambda_("S, me, " + ", ".join(f"L_{a}" for a in attrs), code)
                 derived[name] = (lambda f: lambda values: f(None, None, *values.values()))(fn)
             kinds[kind].derived = derived
+
+    def _derived_type(self, name: str):
+        """then() of a derived attribute (see code()): pieces' `name` has the type of its values."""
+        def then(found):
+            known = self.typer.piece_fields.get(name)
+            self.typer.piece_fields[name] = found if known is None or known == T.ANY else T.join(known, found)
+        return then
 
     def _attribute_depths(self):
         """How deep each attribute's values nest, where the rule file says (see Compiler.depth_of): those a piece
@@ -495,7 +515,8 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
             keys = self._holder_keys(("zones", name), spec)
             r.zones.append(Holder(name, True, spec.get("per"), keys, spec.get("visible", "all")))
             inits.append(("zones", r.zones, i, spec.get("init")))
-            self.root.names[name] = Binding(f"S.zones[{i}]", kind="zone", part=1 + i)
+            self.root.names[name] = Binding(f"S.zones[{i}]", kind="zone", part=1 + i,
+                                            type=_holding(r.zones[i], len(r.player_names))(T.list_(T.PIECE_T)))
         for i, (name, spec) in enumerate((self.data.get("vars") or {}).items()):
             spec = spec if isinstance(spec, dict) else {"init": spec}
             keys = self._holder_keys(("vars", name), spec)
@@ -566,10 +587,13 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
                 if b is None or b.category != section:
                     continue
                 params = [str(p) for p in spec.get("params") or []]
-                scope = self.root.child(**{p: local(p) for p in params})
+                bindings = {p: local(p) for p in params}
+                self.typed_function(name, list(bindings.values()))
+                scope = self.root.child(**bindings)
                 if section == "functions":
                     lets, scope = self.let_block((section, name), spec.get("let"), scope)
-                    code = self.expr((section, name, body_key), spec.get(body_key), scope)
+                    code = self.expr((section, name, body_key), spec.get(body_key), scope,
+                                     then=self.function_value(name))
                     body = _FAIL if code is _FAIL or lets is _FAIL else lets + [Return(code)]
                 else:
                     body = self.effects((section, name, body_key), spec.get(body_key) or [], scope)
@@ -597,12 +621,13 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
                 statements = _FAIL
                 continue
             node = self.parse_at(path + ("let", name), text)
-            code = self.code(path + ("let", name), node, scope)
+            binding = local(name)
+            code = self.code(path + ("let", name), node, scope, then=lambda found, b=binding: setattr(b, "type", found))
             if code is _FAIL:
                 statements = _FAIL
             elif statements is not _FAIL:
                 statements.append(Assign(f"L_{name}", code))
-            binding = _BROKEN if code is _FAIL else local(name)
+            binding = _BROKEN if code is _FAIL else binding
             if code is not _FAIL:  # nothing assigns it again (a function or end rule is an expression)
                 binding.depth = self.compiler.depth_of(node, scope)
             scope = scope.child(**{name: binding})

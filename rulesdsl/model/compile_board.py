@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..lang import types as T
 from ..lang.compiler import Binding, local
 from ..lang.constants import frozen
 from ..limits import MAX_CELLS, LimitExceeded
@@ -73,7 +74,9 @@ class BoardCompiler:
             self.problem(("board", "directions"), str(exc), "use a smaller board, or fewer directions")
             for table in (board.directions, board.neighbours, board.rays):  # what uses them is not checked
                 table.clear()
-        cell_scope = self.root.child(c=local("c"))
+        cell = local("c")
+        cell.type = T.CELL
+        cell_scope = self.root.child(c=cell)
         for name, text in (spec.get("attributes") or {}).items():
             code = self.expr(("board", "attributes", name), text, cell_scope)
             if code is _FAIL:
@@ -95,6 +98,16 @@ class BoardCompiler:
             if d not in board.directions:
                 self.unknown(("board", "adjacency", i), f"unknown direction '{d}'", d, board.directions)
         board.finish_geometry(adjacency)
+        self._cell_field_types(board)
+
+    def _cell_field_types(self, board) -> None:
+        """Each attribute of cells has the type of its values on the cells that have it."""
+        found: dict = {}
+        for c in board.cells:
+            for name, value in vars(c).items():
+                typed = T.type_of_value(value)
+                found[name] = typed if name not in found else T.join(found[name], typed)
+        self.typer.cell_fields.update(found)
 
     def _board_init(self):
         """The pieces on the board when a game starts (`board: init`), worked out once, at load."""
@@ -180,12 +193,16 @@ class BoardCompiler:
     def _link(self, board, name, spec):
         path = ("board", "links", name)
         keys = [None]
-        scope = self.root.child(c=local("c"))
+        cell = local("c")
+        cell.type = T.CELL
+        scope = self.root.child(c=cell)
         if "keys" in spec:
             keys = self.evaluate_now(path + ("keys",), spec["keys"], self.root, "list of keys")
             if keys is _FAIL:
                 return
-            scope = scope.child(key=local("key"))
+            key = local("key")
+            key.type = T.item_type(T.type_of_value(keys))
+            scope = scope.child(key=key)
         code = self.expr(path + ("next",), spec.get("next"), scope)
         if code is _FAIL:
             return

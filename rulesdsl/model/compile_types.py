@@ -25,6 +25,10 @@ class TypeChecker:
     def start_types(self, typer: Typer) -> None:
         self.typer = typer
         typer.on_assign = self._assigned
+        typer.on_call = self._called
+        self._functions_typed: dict = {}  # name of a function or procedure of the file -> its params' bindings
+        self._calls: dict = {}  # name -> the join of the argument types of its calls, per param, in this pass
+        self._returned: dict = {}  # name -> the join of the types its value was found to have in this pass
         self._typing: list = []  # (path, node, scope, what, then) in the order compiled
         self._var_places: dict = {}  # id(binding of a variable) -> (binding, (place type) -> binding type)
         self._given: dict = {}  # id(binding) -> the join of the place values given to it in this pass
@@ -56,6 +60,23 @@ class TypeChecker:
         places per seat or a table of places by key)."""
         self._var_places[id(binding)] = (binding, whole)
 
+    def typed_function(self, name: str, params: list) -> None:
+        """Declare a function's or procedure's params (bindings): each is typed by the arguments of every call."""
+        self._functions_typed[name] = params
+
+    def function_value(self, name: str):
+        """then() of a function's value (see code()): what it gives is the type of calls of it."""
+        def then(found):
+            previous = self._returned.get(name)
+            self._returned[name] = found if previous is None else T.join(previous, found)
+        return then
+
+    def _called(self, name: str, arg_types: list) -> None:
+        if name in self._functions_typed:
+            previous = self._calls.get(name)
+            self._calls[name] = list(arg_types) if previous is None else \
+                [T.join(a, b) for a, b in zip(previous, arg_types)]
+
     def _assigned(self, binding: Binding, place: T.Type) -> None:
         if id(binding) in self._var_places:
             previous = self._given.get(id(binding))
@@ -65,12 +86,16 @@ class TypeChecker:
     def check_types(self) -> None:
         """Settle every variable's type, then type everything recorded, reporting each type error where it is."""
         places = {key: None for key in self._var_places}  # the type of each variable's places, once known
+        # a function's params and value, typed like variables: from every call, and from what it gives
+        args = {name: [None] * len(params) for name, params in self._functions_typed.items()}
+        gives = dict.fromkeys(self._functions_typed)
         for _ in range(ROUNDS):
             for key, (binding, whole) in self._var_places.items():
                 # a variable no pass has found a value for yet holds NOTHING: nothing is refused for it, and
                 # what is computed from it adds nothing to what is given to variables
                 binding.type = T.NOTHING if places[key] is None else whole(places[key])
-            self._given = {}
+            self._set_function_types(args, gives)
+            self._given, self._calls, self._returned = {}, {}, {}
             self._pass(report=False)
             changed = False
             for key in self._var_places:
@@ -78,14 +103,31 @@ class TypeChecker:
                 place = shallow(T.widen(given if places[key] is None else T.join(places[key], given)))
                 if place != places[key]:
                     places[key], changed = place, True
+            for name in self._functions_typed:
+                found = [_settle(old, new) for old, new in zip(args[name], self._calls.get(name) or
+                                                              [None] * len(args[name]))]
+                value = _settle(gives[name], self._returned.get(name))
+                if found != args[name] or value != gives[name]:
+                    args[name], gives[name], changed = found, value, True
             if not changed:
                 break
         else:
             places = dict.fromkeys(places, T.ANY)
+            args = {name: [T.ANY] * len(found) for name, found in args.items()}
+            gives = dict.fromkeys(gives, T.ANY)
         for key, (binding, whole) in self._var_places.items():
             binding.type = whole(places[key])
+        # a function never called, or whose value no pass could type, is typed by none of its calls: ANY
+        self._set_function_types({n: [T.ANY if a is None else a for a in found] for n, found in args.items()},
+                                 {n: T.ANY if g is None else g for n, g in gives.items()})
         self.typer.types = {}  # the last pass's types are the IR's (see ir/build.py)
         self._pass(report=True)
+
+    def _set_function_types(self, args: dict, gives: dict) -> None:
+        for name, params in self._functions_typed.items():
+            for binding, found in zip(params, args[name]):
+                binding.type = T.NOTHING if found is None else found
+            self.typer.returns[name] = T.NOTHING if gives[name] is None else gives[name]
 
     def ir_records(self) -> list:
         """Every expression and statement recorded: (path, node, scope, whether a statement), for the IR."""
@@ -111,6 +153,15 @@ class TypeChecker:
                 except CompileProblem as exc:
                     if report:
                         self._expr_problem(path, exc, None)
+
+
+def _settle(old: T.Type | None, new: T.Type | None) -> T.Type | None:
+    """A param's or a value's type after a pass: what it was, joined with what the pass found (None: nothing
+    yet), widened (a function is called with many numbers, not one). Unlike a variable's, the items of its lists
+    keep their type: a value passed or given is not a place that other names change."""
+    if new is None or new == T.NOTHING:
+        return old
+    return T.widen(new if old is None else T.join(old, new))
 
 
 def shallow(t: T.Type) -> T.Type:
