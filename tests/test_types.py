@@ -178,9 +178,18 @@ def test_what_runs_is_of_the_kind_inferred(text):
 
 def test_every_builtin_declares_types_the_checker_reads():
     # a declaration that names no type of the language fails as the module is imported; here: each is a Type
-    for b in pure_builtins().values():
+    from rulesdsl.model.builtins import all_builtins
+
+    for b in [*pure_builtins().values(), *all_builtins()]:
         assert all(t is None or isinstance(t, T.Type) for t in b.arg_types), b.name
-        assert b.returns is None or isinstance(b.returns, (T.Type, int)), b.name
+        if isinstance(b.returns, tuple):  # read off an argument: (what, its position, the union's other members)
+            what, at, others = b.returns
+            assert what in ("items", "item", "value") and 0 <= at < len(b.params), b.name
+            assert others is None or isinstance(others, T.Type), b.name
+        else:
+            assert b.returns is None or isinstance(b.returns, T.Type), b.name
+        if b.effect:  # called for what it does
+            assert b.returns == T.NONE_T, b.name
 
 
 # -- in rule files ----------------------------------------------------------------------------------------

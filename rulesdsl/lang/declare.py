@@ -118,14 +118,24 @@ def _type(annotation):
     return None if text is None else parse_type(text)
 
 
+_OF_ARGUMENT = ("items", "item", "value")  # what a built-in may return of one of its arguments (see infer.returned)
+
+
 def _returns(annotation, params: tuple):
-    """What a built-in declares it returns: a Type, or the position of the argument xs for "items(xs)"."""
+    """What a built-in declares it returns: a Type; or, for a type read off an argument, (what, the argument's
+    position, the Type of the other members of a union or None): "items(xs)" a list of the items of xs,
+    "item(xs)" one of them (of the arguments themselves when they are not collections: max(a, b)), "value(t)"
+    a value of table t; e.g. "item(xs) | none"."""
     text = _annotation(annotation)
     if text is None:
         return None
-    if text.startswith("items(") and text.endswith(")"):
-        return params.index(text[len("items("):-1])
-    return parse_type(text)
+    parts = [p.strip() for p in text.split("|")]
+    read = [p for p in parts if p.split("(")[0] in _OF_ARGUMENT and p.endswith(")")]
+    if not read:
+        return parse_type(text)
+    what, argument = read[0][:-1].split("(")
+    others = [p for p in parts if p != read[0]]
+    return what, params.index(argument), parse_type(" | ".join(others)) if others else None
 
 
 def _shown(p: inspect.Parameter, shown: dict) -> str:

@@ -349,9 +349,19 @@ def returned(b, arg_types: list) -> T.Type:
         return T.ANY
     if isinstance(rule, T.Type):
         return rule
-    if rule >= len(arg_types):  # a list of the items of argument `rule`
+    what, at, others = rule
+    if at >= len(arg_types):
         return T.ANY
-    return T.list_(T.widen(T.item_type(arg_types[rule])))
+    arg = arg_types[at]
+    if what == "items":  # a list of the items of the argument
+        found = T.list_(T.widen(T.item_type(arg)))
+    elif what == "value":  # a value of a table
+        found = arg.items[1] if arg.name == "table" else T.ANY
+    elif T.kinds(arg) & _CONTAINERS:  # one of its items
+        found = T.item_type(arg)
+    else:  # one of the arguments themselves: max(a, b)
+        found = _joined(arg_types[at:])
+    return found if others is None or found == T.ANY else T.union(found, others)
 
 
 def _bound(target: A.Node, scope: Scope) -> bool:

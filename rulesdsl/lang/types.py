@@ -259,6 +259,8 @@ def parse_type(text: str) -> Type:
             return list_(args[0])
         if head == "tuple" and len(args) == 1:
             return seq(args[0])
+        if head == "tuple":
+            return tuple_(*args)
         if head == "table" and len(args) == 2:
             return table(*args)
         raise ValueError(f"no such type: {text!r}")

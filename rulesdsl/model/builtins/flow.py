@@ -49,7 +49,7 @@ def specialise_goto(g, known, keywords, given):
 
 
 @builtin("effects", effect=True, specialise=specialise_goto)
-def goto(g, S, step):
+def goto(g, S, step) -> "none":
     """Continue at this step after the current move."""
     if not isinstance(step, str) or step not in g.game.steps:
         raise RuleValueError(f"goto(): no step '{step}'")
@@ -59,7 +59,7 @@ def goto(g, S, step):
 
 
 @builtin("effects", effect=True)
-def end_turn(g, S):
+def end_turn(g, S) -> "none":
     """End the turn after the current move."""
     _continue_at(S, g.game.END_TURN)
 
@@ -102,7 +102,7 @@ def _ask(S, step: str, values: tuple) -> None:
 
 
 @builtin("effects", effect=True, specialise=specialise_chance)
-def chance(g, S, step, *inputs):
+def chance(g, S, step, *inputs) -> "none":
     """Draw at a chance step (given its inputs) once these effects end; play then goes on as it would have."""
     wanted = g.game.chance_inputs.get(step) if isinstance(step, str) else None
     if wanted is None:

@@ -14,7 +14,7 @@ def _no_link(name, key) -> RuleValueError:
 
 
 @builtin("board", fold=True)
-def link(g, name, c, key=None):
+def link(g, name, c, key=None) -> "cell | none":
     """Where a declared link leads from c (per key, e.g. per colour), or none."""
     try:
         table = g.board.links[name][key]
@@ -36,7 +36,7 @@ def walk(g, name: "text", c, steps: "int", key=None) -> "list[cell] | none":
 
 
 @builtin("board", fold=True)
-def route(g, name, c, steps, key=None):
+def route(g, name, c, steps, key=None) -> "list[tuple[cell, any]] | none":
     """Like walk, but each step as a pair (cell, key): the key a link switched to (e.g. a fast lane)."""
     try:  # looked up here first, not in _route: rules ask for routes in their innermost loops
         found = g.routes[name, c, steps, key]

@@ -75,7 +75,7 @@ def with_attr(g, piece: "piece", /, **attribute) -> "piece":
 
 
 @builtin("effects", effect=True)
-def set_attr(g, S, c, /, **attribute):
+def set_attr(g, S, c, /, **attribute) -> "none":
     """Change attributes of the piece on cell c."""
     if not is_cell(c):
         raise RuleValueError(f"set_attr(): {text_of(c)[:40]} is not a cell")

@@ -52,7 +52,7 @@ def _zone_number(game, S, where, fn: str) -> int:
 
 
 @builtin("effects", effect=True)
-def place(g, S, piece, where):
+def place(g, S, piece, where) -> "none":
     """Put a piece on an empty cell or into a zone."""
     if not isinstance(piece, Piece):
         raise RuleValueError(f"place(): {piece!r} is not a piece")
@@ -67,7 +67,7 @@ def place(g, S, piece, where):
 
 
 @builtin("effects", effect=True)
-def remove(g, S, where, piece=None):
+def remove(g, S, where, piece=None) -> "none":
     """Take the piece off a cell, or a piece out of a zone: the one named, else its last (the top of a stack)."""
     if is_cell(where):
         if S.cells[where] is None:
@@ -93,7 +93,7 @@ def _take(g, S, where, piece, fn: str):
 
 
 @builtin("effects", effect=True)
-def move(g, S, from_, to, piece=None):
+def move(g, S, from_, to, piece=None) -> "none":
     """Move a piece between places (cells or zones); from a zone, the piece named, else its last (its top)."""
     if is_cell(from_):
         piece = S.cells[from_]
@@ -107,14 +107,14 @@ def move(g, S, from_, to, piece=None):
 
 
 @builtin("effects", effect=True)
-def move_all(g, S, from_zone, to_zone):
+def move_all(g, S, from_zone, to_zone) -> "none":
     """Move every piece of one zone to another (on top of its pieces, in their order)."""
     written(g.game, S, to_zone, "move_all").extend(written(g.game, S, from_zone, "move_all"))
     from_zone.clear()
 
 
 @builtin("effects", effect=True)
-def move_top(g, S, from_zone, to_zone, n):
+def move_top(g, S, from_zone, to_zone, n) -> "none":
     """Move the top n pieces of a zone (its last n, in their order) onto another zone."""
     source = written(g.game, S, from_zone, "move_top")
     target = written(g.game, S, to_zone, "move_top")
@@ -127,7 +127,7 @@ def move_top(g, S, from_zone, to_zone, n):
 
 
 @builtin("effects", effect=True)
-def remove_all(g, S, where):
+def remove_all(g, S, where) -> "none":
     """Empty a zone's place, or take every piece off a cell or a list of cells; a revealed place is hidden
     again (its next contents are dealt face down)."""
     cells = [where] if is_cell(where) else where if isinstance(where, (list, tuple)) \

@@ -53,7 +53,7 @@ def active_players(g, S) -> "list[seat]":
 
 
 @builtin("effects", effect=True)
-def leave(g, S, player):
+def leave(g, S, player) -> "none":
     """Take a player out of the game for good: turns, simultaneous steps and winners by score pass them by."""
     if not isinstance(player, int) or isinstance(player, bool) or not 0 <= player < g.game.num_players:
         raise RuleValueError(f"leave(): {text_of(player)[:40]} is not a seat (seats are 0 to "

@@ -87,7 +87,7 @@ def push_targets(g, S, from_, direction, within) -> "list[cell]":
 
 
 @builtin("effects", effect=True)
-def push(g, S, from_, to):
+def push(g, S, from_, to) -> "none":
     """Move the piece on `from` in a straight line to `to`; pieces in its way are pushed ahead."""
     line = g.board.line(from_, to)
     if line is None:

@@ -7,13 +7,13 @@ from .places import place_of
 
 
 @builtin("effects", effect=True)
-def reveal(g, S, place):
+def reveal(g, S, place) -> "none":
     """Show a zone's place (a hand, a cup of dice) to every player, whatever the zone's `visible:`, until
     hide() or remove_all() of it."""
     S.revealed = S.revealed | {place_of(g.game, S, place, "reveal")}
 
 
 @builtin("effects", effect=True)
-def hide(g, S, place):
+def hide(g, S, place) -> "none":
     """Show a zone's place only as the zone's `visible:` says again (undoes reveal())."""
     S.revealed = S.revealed - {place_of(g.game, S, place, "hide")}
