@@ -230,7 +230,7 @@ def test_every_error_formats_itself_for_the_command_line():
     ("total = repeat(0, 10 ** 7)", "repeat() would hold 10,000,000 items"),  # a limit
 ])
 def test_a_failure_of_the_rule_s_own_code_is_blamed_on_the_rule(tmp_path, do, message):
-    do = do.replace("unknown", "get({}, 'k', turn)")
+    do = do.replace("unknown", "get({'k': 1, 'j': 'x'}, 'k')")  # a whole number or text, as far as load can tell
     state = rulesdsl.load_game(write(tmp_path, game_text(do=do))).new_initial_state()
     with pytest.raises(GameRuntimeError) as caught:
         state.apply("put a1")
@@ -238,7 +238,8 @@ def test_a_failure_of_the_rule_s_own_code_is_blamed_on_the_rule(tmp_path, do, me
 
 
 def test_the_command_blames_the_rule_for_its_own_type_error(tmp_path, capsys):
-    path = write(tmp_path, game_text(when="size(occupied()) + get({}, 'k', 'x') == 0"))  # (a type not known at load)
+    # (a whole number or text, as far as load can tell)
+    path = write(tmp_path, game_text(when="size(occupied()) + get({'k': 'x', 'j': 1}, 'k') == 0"))
     code = main(["moves", path])
     err = capsys.readouterr().err
     assert code == 1 and "Traceback" not in err

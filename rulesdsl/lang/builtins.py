@@ -126,14 +126,14 @@ def _check_text_size(value) -> None:
 
 # -- collections -----------------------------------------------------------------------------------------
 @builtin("collections", aggregate="f(x) for x in xs", fold=True)
-def min_(xs, *more, default=None) -> "item(xs) | none":
+def min_(xs, *more, default=None) -> "item(xs) | default":
     """Smallest item of xs, or of the values given (min(a, b)); `default` is returned for an empty
     collection."""
     return _extreme("min", min, (xs, *more), default)
 
 
 @builtin("collections", aggregate="f(x) for x in xs", fold=True)
-def max_(xs, *more, default=None) -> "item(xs) | none":
+def max_(xs, *more, default=None) -> "item(xs) | default":
     """Largest item of xs, or of the values given (max(a, b)); `default` is returned for an empty
     collection."""
     return _extreme("max", max, (xs, *more), default)
@@ -258,7 +258,7 @@ def value_key(value):
 
 @builtin("collections", aggregate="x for x in xs if cond", fold=True,
          loop="first")
-def first(xs: "list | tuple | range | text | table", default=None) -> "item(xs) | none":
+def first(xs: "list | tuple | range | text | table", default=None) -> "item(xs) | default":
     """The first item, or the default when empty."""
     try:
         for x in xs:
@@ -269,7 +269,7 @@ def first(xs: "list | tuple | range | text | table", default=None) -> "item(xs) 
 
 
 @builtin("collections", fold=True)
-def last(xs: "list | tuple | range | text | table", default=None) -> "item(xs) | none":
+def last(xs: "list | tuple | range | text | table", default=None) -> "item(xs) | default":
     """The last item, or the default when empty."""
     if xs.__class__ is not list:  # a list is read as it is (the common case, and the fast one)
         xs = _list("last", xs)
@@ -406,7 +406,7 @@ def values(table: "table") -> "list":
 
 
 @builtin("collections", fold=True)
-def get(table: "table", key, default=None) -> "value(table) | none":
+def get(table: "table", key, default=None) -> "value(table) | default":
     """A table entry, or the default when missing."""
     try:
         if isinstance(table, dict):

@@ -136,6 +136,8 @@ class Binding:
     keyed: bool = False  # a variable with one value per key: an item may be assigned, never a new key
     type: Type = ANY  # its static type (of a constant: worked out from the value, see infer.Typer)
     temp: bool = False  # a name the effects make by assigning it (typed by every value they give it)
+    # its type worked out when asked (from other names' types, in the type pass): a record of a move's values
+    typed_by: object = None
 
 
 @dataclass

@@ -102,7 +102,7 @@ def _declaration(fn, category: str, aggregate: str | None, shown: dict, **attrib
                    None if any(p.kind is p.VAR_POSITIONAL for p in parameters) else len(positional),
                    usage, doc, category, state=state, aggregate=aggregate is not None, keywords=keywords,
                    params=params, game=game, arg_types=tuple(_type(p.annotation) for p in positional),
-                   returns=_returns(inspect.signature(fn).return_annotation, params), **attributes)
+                   returns=_returns(inspect.signature(fn).return_annotation, params, keywords), **attributes)
 
 
 def _annotation(annotation) -> str | None:
@@ -121,11 +121,12 @@ def _type(annotation):
 _OF_ARGUMENT = ("items", "item", "value")  # what a built-in may return of one of its arguments (see infer.returned)
 
 
-def _returns(annotation, params: tuple):
+def _returns(annotation, params: tuple, keywords: tuple = ()):
     """What a built-in declares it returns: a Type; or, for a type read off an argument, (what, the argument's
     position, the Type of the other members of a union or None): "items(xs)" a list of the items of xs,
     "item(xs)" one of them (of the arguments themselves when they are not collections: max(a, b)), "value(t)"
-    a value of table t; e.g. "item(xs) | none"."""
+    a value of table t; e.g. "item(xs) | none", or "value(table) | default": or the argument given as
+    `default` (none when it is not given)."""
     text = _annotation(annotation)
     if text is None:
         return None
@@ -134,8 +135,9 @@ def _returns(annotation, params: tuple):
     if not read:
         return parse_type(text)
     what, argument = read[0][:-1].split("(")
-    others = [p for p in parts if p != read[0]]
-    return what, params.index(argument), parse_type(" | ".join(others)) if others else None
+    named = tuple(p for p in parts if p in keywords)  # "| default": the type of the argument given as default
+    others = [p for p in parts if p != read[0] and p not in named]
+    return what, params.index(argument), parse_type(" | ".join(others)) if others else None, named
 
 
 def _shown(p: inspect.Parameter, shown: dict) -> str:

@@ -62,7 +62,7 @@ class Typer:
             if found is None or found[0] is not b:
                 found = self._const_types[id(b)] = (b, T.type_of_value(b.const))
             return found[1]
-        return b.type
+        return b.type if b.typed_by is None else b.typed_by()
 
     # -- expressions ---------------------------------------------------------------------------------
     def expr(self, node: A.Node, scope: Scope) -> T.Type:
@@ -290,8 +290,7 @@ class Typer:
                 arg_types.append(T.list_(self.expr(a.elt, self.clauses(a.fors, scope))))
             else:
                 arg_types.append(self.expr(a, scope))
-        for _, v in node.kwargs:
-            self.expr(v, scope)
+        kw_types = {k: self.expr(v, scope) for k, v in node.kwargs}
         if b is None:
             return T.ANY
         if b.category in ("functions", "procedures"):  # the file's own: typed from the calls (see TypeChecker)
@@ -305,7 +304,7 @@ class Typer:
                 name = b.params[i] if i < len(b.params) else f"argument {i + 1}"
                 raise _problem(f"{b.name}() needs {T.describe(want)} as '{name}', not {T.describe(t)}", a,
                                f"usage: {b.signature}")
-        return returned(b, arg_types)
+        return returned(b, arg_types, kw_types)
 
     # -- statements ------------------------------------------------------------------------------------
     def stmt(self, node: A.Node, scope: Scope) -> None:
@@ -331,27 +330,35 @@ class Typer:
 
     def _variable_given(self, target: A.Node, value: T.Type, scope: Scope) -> None:
         """Tell on_assign of a value given to a place of a variable: the variable itself (`v = ...`), or one of
-        its places per seat or per key (`v[p] = ...`). (A value given inside a place, `v[p][i] = ...`, changes an
-        item of a list or table, whose items are not typed: see model/compile_types.py.)"""
+        its places per seat or per key (`v[p] = ...`), or inside a place (`v[p][i] = ...`: on_assign(b, value,
+        levels below the place)). An item given through any other name (`xs[i] = ...`) may change a list a
+        variable holds too: on_assign(None, value, levels)."""
         depth = 0
         while isinstance(target, A.Index):
             target, depth = target.obj, depth + 1
         b = scope.lookup(target.id) if isinstance(target, A.Name) else None
-        if self.on_assign is not None and b is not None and b.kind == "var" \
-                and depth == (0 if b.assignable else 1):
-            self.on_assign(b, value)
+        if self.on_assign is None or b is None:
+            return
+        place = 0 if b.assignable else 1
+        if b.kind == "var" and depth >= place:
+            self.on_assign(b, value, depth - place)
+        elif b.kind != "var" and depth:
+            self.on_assign(None, value, depth)
 
 
-def returned(b, arg_types: list) -> T.Type:
+def returned(b, arg_types: list, kw_types: dict | None = None) -> T.Type:
     """The type a call of built-in `b` gives, from its declaration and its arguments' types."""
     rule = getattr(b, "returns", None)
     if rule is None:
         return T.ANY
     if isinstance(rule, T.Type):
         return rule
-    what, at, others = rule
+    what, at, others, named = rule
     if at >= len(arg_types):
         return T.ANY
+    for name in named:  # an argument given by name (else none, its default)
+        given = (kw_types or {}).get(name, T.NONE_T)
+        others = given if others is None else T.union(others, given)
     arg = arg_types[at]
     if what == "items":  # a list of the items of the argument
         found = T.list_(T.widen(T.item_type(arg)))
@@ -383,8 +390,8 @@ def _local(t: T.Type) -> Binding:
 
 
 def _joined(types: list) -> T.Type:
-    if not types:
-        return T.ANY
+    if not types:  # (the items of an empty list: none yet, and what is added to it types them)
+        return T.NOTHING
     found = types[0]
     for t in types[1:]:
         found = T.join(found, t)

@@ -197,7 +197,7 @@ def type_of_value(value, depth: int = 0) -> Type:
         return range_(value.start, value.stop - 1) if value.step == 1 else list_(INT_T, len(value))
     if isinstance(value, (list, tuple)):
         items = list(value)[:64]
-        item = ANY
+        item = NOTHING if not value else ANY  # (an empty list holds no item yet: what it is given types it)
         if items:
             item = type_of_value(items[0], depth + 1)
             for v in items[1:]:
@@ -298,7 +298,7 @@ def describe(t: Type) -> str:
     if name in ("list", "seq", "range"):
         item = t.items[0]
         what = {"list": "a list", "seq": "a tuple", "range": "a range"}[name]
-        return what if item.name == "any" or name == "range" else f"{what} of {_plural(item)}"
+        return what if item.name in ("any", "nothing") or name == "range" else f"{what} of {_plural(item)}"
     if name == "tuple":
         return f"a tuple of {len(t.items)}" if t.items else "an empty tuple"
     if name == "table":

@@ -231,6 +231,7 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
         self.compiler.code_file = f"{RULE_CODE_FILE}{self.doc.file}:loop>"
         self.compiler.scans.append(located_scan)
         self.start_types(Typer(self.builtins))
+        last_move = self.record_of(lambda: [m for m in r.moves.values() if m is not None])
         self._options()
         self.root = Scope({
             "option": Binding("option", kind="option", const=r.option_values, is_const=True,
@@ -241,7 +242,8 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
             "player": Binding("S.player", assignable=True, type=T.SEAT),
             "turn": Binding("S.turn", depth=SCALAR, type=T.int_(0)),
             # a file's own name last_move (a variable...) takes its place; a record built over the move's values
-            "last_move": Binding(LAST_MOVE_CODE, depth=(ABSENT, 1), type=T.optional(T.RECORD_T)),
+            "last_move": Binding(LAST_MOVE_CODE, depth=(ABSENT, 1),
+                                 typed_by=lambda: T.optional(last_move())),
             # the built-in, read as a name like `players`
             "active_players": Binding("F_active_players(S)", type=T.list_(T.SEAT)),
         })

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from ..lang import types as T
 from ..lang.compiler import Scope, built, local
 from ..lang.emit import If, Return, expressions
 from ..lang.parser import SyntaxProblem, parse
@@ -227,7 +228,9 @@ class FlowCompiler:
                         rule.next_target = _constant_target(pass_spec["next"])
                     step.pass_rule = rule
         if spec.get("after"):
-            body = self.effects(path + ("after",), spec["after"], self.root.child(move=built("move", 1)))
+            move = built("move", 1)
+            move.typed_by = self.record_of(lambda: step.moves)
+            body = self.effects(path + ("after",), spec["after"], self.root.child(move=move))
             if body is not _FAIL:
                 step.after = self.function(f"after_{_ident(name)}", "S, me, L_move", body, label)
         if kind == "decision":
@@ -238,7 +241,10 @@ class FlowCompiler:
             code = self.expr(path + ("actors",), spec.get("actors"), self.root)
             step.actors = None if code is _FAIL else self.lambda_("S, me=None", code, label)
             step.fixed_actors = self._fixed_seats(spec.get("actors"), step.actors)
-            scope = self.root.child(choices=built("choices", 2))  # records of the moves' values, in a list
+            choices = built("choices", 2)  # records of the moves' values, in a list
+            record = self.record_of(lambda: step.moves)
+            choices.typed_by = lambda: T.list_(T.optional(record()), len(self.rules.player_names))
+            scope = self.root.child(choices=choices)
             body = self.effects(path + ("resolve",), spec.get("resolve") or [], scope)
             if body is not _FAIL:
                 step.effects = self.function(f"resolve_{_ident(name)}", "S, me, L_choices", body, label)

@@ -226,6 +226,7 @@ class MoveCompiler:
         for n, most in (search.held.items() if search is not _FAIL else ()):
             # a param's value written into the position is counted with no call
             bindings[n].held = most  # (the checks are compiled already, and write nothing)
+        rule.bindings = bindings  # (what a record of its values holds: see TypeChecker.record_of)
         effects = self.effects(path + ("do",), spec.get("do") or [], scope.child(**bindings))
         note = self._notation(path, spec, rule, inner)
         weight = self.expr(path + ("weight",), spec["weight"], inner) if "weight" in spec else None

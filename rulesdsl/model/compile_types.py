@@ -32,6 +32,9 @@ class TypeChecker:
         self._typing: list = []  # (path, node, scope, what, then) in the order compiled
         self._var_places: dict = {}  # id(binding of a variable) -> (binding, (place type) -> binding type)
         self._given: dict = {}  # id(binding) -> the join of the place values given to it in this pass
+        self._items_given: dict = {}  # id(binding) -> the join of the values given to items of its places
+        self._aliased = False  # whether an item of a list is given through a name other than a variable's
+        self._deep: set = set()  # id(binding) of variables given values two or more levels inside a place
         self.loop_heads: dict = {}  # path of a `for:` effect's head -> its clause (for the IR)
         # id(node) -> where in its string a node parsed from a part of it starts (a notation field); or "among":
         # the bound the compiler worked out for a param with none written (filed as the param's `among`)
@@ -77,10 +80,16 @@ class TypeChecker:
             self._calls[name] = list(arg_types) if previous is None else \
                 [T.join(a, b) for a, b in zip(previous, arg_types)]
 
-    def _assigned(self, binding: Binding, place: T.Type) -> None:
-        if id(binding) in self._var_places:
-            previous = self._given.get(id(binding))
-            self._given[id(binding)] = place if previous is None else T.join(previous, place)
+    def _assigned(self, binding: Binding | None, value: T.Type, levels: int = 0) -> None:
+        if binding is None:  # an item given through a name that may hold a variable's list
+            self._aliased = True
+        elif id(binding) in self._var_places:
+            given = self._given if levels == 0 else self._items_given if levels == 1 else None
+            if given is None:  # deeper inside a place: the items of its items are not followed
+                self._deep.add(id(binding))
+                return
+            previous = given.get(id(binding))
+            given[id(binding)] = value if previous is None else T.join(previous, value)
 
     # -- the type pass -----------------------------------------------------------------------------------------
     def check_types(self) -> None:
@@ -95,18 +104,23 @@ class TypeChecker:
                 # what is computed from it adds nothing to what is given to variables
                 binding.type = T.NOTHING if places[key] is None else whole(places[key])
             self._set_function_types(args, gives)
-            self._given, self._calls, self._returned = {}, {}, {}
+            self._given, self._calls, self._returned, self._items_given = {}, {}, {}, {}
+            self._aliased, self._deep = False, set()
             self._pass(report=False)
             changed = False
             for key in self._var_places:
                 given = self._given.get(key, T.NONE_T)  # (a variable with no initial value starts as none)
-                place = shallow(T.widen(given if places[key] is None else T.join(places[key], given)))
+                place = T.widen(given)  # (worked out afresh: a pass before may have seen less)
+                if key in self._items_given:
+                    place = _with_items(place, self._items_given[key])
+                # the items of its lists are followed where every change of them is seen: given through the
+                # variable itself, one level inside its places
+                place = unbounded(shallow(place) if self._aliased or key in self._deep else place)
                 if place != places[key]:
                     places[key], changed = place, True
             for name in self._functions_typed:
-                found = [_settle(old, new) for old, new in zip(args[name], self._calls.get(name) or
-                                                              [None] * len(args[name]))]
-                value = _settle(gives[name], self._returned.get(name))
+                found = [_settle(None, new) for new in self._calls.get(name) or [None] * len(args[name])]
+                value = _settle(None, self._returned.get(name))
                 if found != args[name] or value != gives[name]:
                     args[name], gives[name], changed = found, value, True
             if not changed:
@@ -122,6 +136,19 @@ class TypeChecker:
                                  {n: T.ANY if g is None else g for n, g in gives.items()})
         self.typer.types = {}  # the last pass's types are the IR's (see ir/build.py)
         self._pass(report=True)
+
+    def record_of(self, rules):
+        """typed_by of a name holding a record of a move's values (last_move, a simultaneous step's choices):
+        the fields of every move in `rules()` (params and lets), with `by` and `kind`, each typed as the move
+        types it."""
+        def typed() -> T.Type:
+            fields = {"by": T.SEAT, "kind": T.TEXT_T}
+            for rule in rules():
+                for name, binding in getattr(rule, "bindings", {}).items():
+                    found = self.typer.binding_type(binding)
+                    fields[name] = found if name not in fields else T.join(fields[name], found)
+            return T.record(**dict(sorted(fields.items())))
+        return typed
 
     def _set_function_types(self, args: dict, gives: dict) -> None:
         for name, params in self._functions_typed.items():
@@ -162,6 +189,27 @@ def _settle(old: T.Type | None, new: T.Type | None) -> T.Type | None:
     if new is None or new == T.NOTHING:
         return old
     return T.widen(new if old is None else T.join(old, new))
+
+
+def _with_items(place: T.Type, item: T.Type) -> T.Type:
+    """A place's type, its lists' items (or its tables' values) also of type `item`."""
+    if place.name in ("list", "seq"):
+        return T.Type(place.name, (T.widen(T.join(place.items[0], item)),), high=place.high)
+    if place.name == "table":
+        return T.table(place.items[0], T.widen(T.join(place.items[1], item)))
+    if place.name == "union":
+        return T.union(*(_with_items(m, item) for m in place.items))
+    return place
+
+
+def unbounded(t: T.Type) -> T.Type:
+    """t with no bound on the length of its lists: a variable's list may grow by every move."""
+    if t.name in ("list", "seq"):
+        return T.Type(t.name, (unbounded(t.items[0]),))
+    if t.name in ("tuple", "union", "table"):
+        return T.Type(t.name, tuple(unbounded(i) for i in t.items), t.names, t.low, t.high) if t.name != "union" \
+            else T.union(*(unbounded(i) for i in t.items))
+    return t
 
 
 def shallow(t: T.Type) -> T.Type:
