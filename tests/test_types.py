@@ -182,13 +182,7 @@ def test_every_builtin_declares_types_the_checker_reads():
 
     for b in [*pure_builtins().values(), *all_builtins()]:
         assert all(t is None or isinstance(t, T.Type) for t in b.arg_types), b.name
-        if isinstance(b.returns, tuple):  # read off an argument: (what, its position, the union's other members)
-            what, at, others, named = b.returns
-            assert what in ("items", "item", "value") and 0 <= at < len(b.params), b.name
-            assert others is None or isinstance(others, T.Type), b.name
-            assert all(name in b.keywords for name in named), b.name
-        else:
-            assert b.returns is None or isinstance(b.returns, T.Type), b.name
+        assert b.returns is None or isinstance(b.returns, T.Type), b.name
         if b.effect:  # called for what it does
             assert b.returns == T.NONE_T, b.name
 

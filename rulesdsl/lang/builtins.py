@@ -126,14 +126,14 @@ def _check_text_size(value) -> None:
 
 # -- collections -----------------------------------------------------------------------------------------
 @builtin("collections", aggregate="f(x) for x in xs", fold=True)
-def min_(xs, *more, default=None) -> "item(xs) | default":
+def min_(xs, *more, default=None) -> "item(xs) | arg(default)":
     """Smallest item of xs, or of the values given (min(a, b)); `default` is returned for an empty
     collection."""
     return _extreme("min", min, (xs, *more), default)
 
 
 @builtin("collections", aggregate="f(x) for x in xs", fold=True)
-def max_(xs, *more, default=None) -> "item(xs) | default":
+def max_(xs, *more, default=None) -> "item(xs) | arg(default)":
     """Largest item of xs, or of the values given (max(a, b)); `default` is returned for an empty
     collection."""
     return _extreme("max", max, (xs, *more), default)
@@ -258,7 +258,7 @@ def value_key(value):
 
 @builtin("collections", aggregate="x for x in xs if cond", fold=True,
          loop="first")
-def first(xs: "list | tuple | range | text | table", default=None) -> "item(xs) | default":
+def first(xs: "list | tuple | range | text | table", default=None) -> "item(xs) | arg(default)":
     """The first item, or the default when empty."""
     try:
         for x in xs:
@@ -269,7 +269,7 @@ def first(xs: "list | tuple | range | text | table", default=None) -> "item(xs) 
 
 
 @builtin("collections", fold=True)
-def last(xs: "list | tuple | range | text | table", default=None) -> "item(xs) | default":
+def last(xs: "list | tuple | range | text | table", default=None) -> "item(xs) | arg(default)":
     """The last item, or the default when empty."""
     if xs.__class__ is not list:  # a list is read as it is (the common case, and the fast one)
         xs = _list("last", xs)
@@ -286,7 +286,7 @@ def index_of(xs: "list | tuple | range | text | table", x) -> "int":
 
 
 @builtin("collections", fold=True)
-def enumerate_(xs: "list | tuple | range | text | table", start: "int" = 0) -> "list":
+def enumerate_(xs: "list | tuple | range | text | table", start: "int" = 0) -> "list[tuple[int, item(xs)]]":
     """Pairs (i, x); loop with `for i, x in ...`."""
     try:
         pairs = list(enumerate(xs, start))
@@ -380,7 +380,7 @@ def has_run(xs: "list | tuple | range | text | table", length: "int", *, cyclic=
 
 
 @builtin("collections", fold=True)
-def repeat(x, n: "int") -> "list":
+def repeat(x, n: "int") -> "list[arg(x)]":
     """A list holding x n times."""
     checked.check_count(n, "repeat()")
     checked.nested([x])  # x, one level deeper: as deep as the list of n of it
@@ -391,13 +391,13 @@ def repeat(x, n: "int") -> "list":
 
 
 @builtin("collections", fold=True)
-def keys(table: "table") -> "list":
+def keys(table: "table") -> "list[item(table)]":
     """The keys of a table (mapping), in file order."""
     return _list("keys", table)
 
 
 @builtin("collections", fold=True)
-def values(table: "table") -> "list":
+def values(table: "table") -> "list[value(table)]":
     """The values of a table (mapping), in key order."""
     try:
         return list(table.values())
@@ -406,7 +406,7 @@ def values(table: "table") -> "list":
 
 
 @builtin("collections", fold=True)
-def get(table: "table", key, default=None) -> "value(table) | default":
+def get(table: "table", key, default=None) -> "value(table) | arg(default)":
     """A table entry, or the default when missing."""
     try:
         if isinstance(table, dict):

@@ -173,6 +173,13 @@ def local(name: str) -> Binding:
     return Binding(f"L_{name}", assignable=True, kind="local")
 
 
+def typed_local(name: str, typed: Type) -> Binding:
+    """local(name), of a known type (a name the engine gives a rule: the cell an attribute is worked out for)."""
+    binding = local(name)
+    binding.type = typed
+    return binding
+
+
 def built(name: str, levels: int) -> Binding:
     """A binding for a local the engine builds `levels` levels over values that exist (a record of a move's
     values, say): what is built over it is checked as over anything that deep (see Compiler.depth_of)."""

@@ -118,26 +118,25 @@ def _type(annotation):
     return None if text is None else parse_type(text)
 
 
-_OF_ARGUMENT = ("items", "item", "value")  # what a built-in may return of one of its arguments (see infer.returned)
-
-
 def _returns(annotation, params: tuple, keywords: tuple = ()):
-    """What a built-in declares it returns: a Type; or, for a type read off an argument, (what, the argument's
-    position, the Type of the other members of a union or None): "items(xs)" a list of the items of xs,
-    "item(xs)" one of them (of the arguments themselves when they are not collections: max(a, b)), "value(t)"
-    a value of table t; e.g. "item(xs) | none", or "value(table) | default": or the argument given as
-    `default` (none when it is not given)."""
+    """What a built-in declares it returns: a Type, which may read its arguments' types where it is called
+    (see infer.returned): "items(xs)" a list of the items of xs, "item(xs)" one of them (the arguments
+    themselves when they are not collections: max(a, b)), "value(t)" a value of table t, "arg(x)" the type of
+    argument x (none when a keyword argument is not given); e.g. "item(xs) | arg(default)"."""
     text = _annotation(annotation)
     if text is None:
         return None
-    parts = [p.strip() for p in text.split("|")]
-    read = [p for p in parts if p.split("(")[0] in _OF_ARGUMENT and p.endswith(")")]
-    if not read:
-        return parse_type(text)
-    what, argument = read[0][:-1].split("(")
-    named = tuple(p for p in parts if p in keywords)  # "| default": the type of the argument given as default
-    others = [p for p in parts if p != read[0] and p not in named]
-    return what, params.index(argument), parse_type(" | ".join(others)) if others else None, named
+    found = parse_type(text)
+    for name in _argument_names(found):
+        if name not in params and name not in keywords:
+            raise TypeError(f"the return type {text!r} reads no argument named {name!r}")
+    return found
+
+
+def _argument_names(t) -> list:
+    if t.name == "of":
+        return [t.names[1]]
+    return [n for item in t.items for n in _argument_names(item)]
 
 
 def _shown(p: inspect.Parameter, shown: dict) -> str:

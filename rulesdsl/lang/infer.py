@@ -351,24 +351,30 @@ def returned(b, arg_types: list, kw_types: dict | None = None) -> T.Type:
     rule = getattr(b, "returns", None)
     if rule is None:
         return T.ANY
-    if isinstance(rule, T.Type):
-        return rule
-    what, at, others, named = rule
-    if at >= len(arg_types):
-        return T.ANY
-    for name in named:  # an argument given by name (else none, its default)
-        given = (kw_types or {}).get(name, T.NONE_T)
-        others = given if others is None else T.union(others, given)
-    arg = arg_types[at]
-    if what == "items":  # a list of the items of the argument
-        found = T.list_(T.widen(T.item_type(arg)))
-    elif what == "value":  # a value of a table
-        found = arg.items[1] if arg.name == "table" else T.ANY
-    elif T.kinds(arg) & _CONTAINERS:  # one of its items
-        found = T.item_type(arg)
-    else:  # one of the arguments themselves: max(a, b)
-        found = _joined(arg_types[at:])
-    return found if others is None or found == T.ANY else T.union(found, others)
+    return _resolved(rule, b, arg_types, kw_types or {})
+
+
+def _resolved(t: T.Type, b, arg_types: list, kw_types: dict) -> T.Type:
+    """A declared type with what it reads of the arguments (see declare._returns) worked out."""
+    if t.name == "of":
+        what, name = t.names
+        at = b.params.index(name) if name in b.params else None
+        arg = arg_types[at] if at is not None and at < len(arg_types) else kw_types.get(name)
+        if arg is None:  # not given: its default (none; a required one is refused by the checks anyway)
+            return T.NONE_T
+        if what == "arg":
+            return arg
+        if what == "items":
+            return T.list_(T.widen(T.item_type(arg)))
+        if what == "value":
+            return arg.items[1] if arg.name == "table" else T.ANY
+        if T.kinds(arg) & _CONTAINERS:  # item: one of its items
+            return T.item_type(arg)
+        return _joined(arg_types[at:])  # one of the arguments themselves: max(a, b)
+    if not t.items:
+        return t
+    items = tuple(_resolved(i, b, arg_types, kw_types) for i in t.items)
+    return T.union(*items) if t.name == "union" else T.Type(t.name, items, t.names, t.low, t.high)
 
 
 def _bound(target: A.Node, scope: Scope) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -249,6 +250,9 @@ def parse_type(text: str) -> Type:
     """A type written as the built-ins declare theirs: a name from _NAMED, `list[T]`, `tuple[T]` (any length),
     `table[K, V]`, and `A | B`. (Not for rule files: built-ins are declared by rulesdsl itself.)"""
     text = text.strip()
+    read = re.fullmatch(r"(items|item|value|arg)\((\w+)\)", text)
+    if read:  # of an argument, worked out at each call (see infer.returned): a built-in's declaration only
+        return Type("of", names=read.groups())
     parts = _split(text, "|")
     if len(parts) > 1:
         return union(*(parse_type(p) for p in parts))

@@ -12,7 +12,7 @@ from ..lang import checked
 from ..lang.builtins import Builtin, pure_builtins
 from ..lang import types as T
 from ..lang.compiler import (ABSENT, EXISTING, INLINE_NODES, RULE_CODE_FILE, SCALAR, Binding, CompileProblem, Compiler,
-                             Scope, is_name, local)
+                             Scope, is_name, local, typed_local)
 from ..lang.infer import Typer
 from ..lang.emit import Assign, Comment, Function, Return, expressions, render
 from ..lang.parser import SyntaxProblem, parse
@@ -531,7 +531,9 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
         for group, holders, i, init in inits:
             if init is None:
                 continue
-            scope = self.root.child(owner=local("owner"), key=local("key"))
+            keys = holders[i].keys
+            scope = self.root.child(owner=typed_local("owner", T.optional(T.SEAT)),
+                                    key=typed_local("key", T.item_type(T.type_of_value(list(keys or ())))))
             given = None if group == "zones" else (lambda b: lambda t: self.typer.on_assign(b, t))(
                 self.root.names[holders[i].name])
             code = self.expr((group, holders[i].name, "init"), init, scope, given)

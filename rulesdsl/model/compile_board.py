@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..lang import types as T
-from ..lang.compiler import Binding, local
+from ..lang.compiler import Binding, local, typed_local
 from ..lang.constants import frozen
 from ..limits import MAX_CELLS, LimitExceeded
 from .board import Region
@@ -74,9 +74,7 @@ class BoardCompiler:
             self.problem(("board", "directions"), str(exc), "use a smaller board, or fewer directions")
             for table in (board.directions, board.neighbours, board.rays):  # what uses them is not checked
                 table.clear()
-        cell = local("c")
-        cell.type = T.CELL
-        cell_scope = self.root.child(c=cell)
+        cell_scope = self.root.child(c=typed_local("c", T.CELL))
         for name, text in (spec.get("attributes") or {}).items():
             code = self.expr(("board", "attributes", name), text, cell_scope)
             if code is _FAIL:
@@ -171,7 +169,8 @@ class BoardCompiler:
             keys = self.evaluate_now(path + ("keys",), value.get("keys"), self.root, "list of keys")
             if keys is _FAIL:
                 return
-            code = self.expr(path + ("cells",), value.get("cells"), self.root.child(key=local("key")))
+            key = typed_local("key", T.item_type(T.type_of_value(keys)))
+            code = self.expr(path + ("cells",), value.get("cells"), self.root.child(key=key))
             if code is _FAIL:
                 return
             fn = self.lambda_("S, me, L_key", code)
@@ -193,16 +192,12 @@ class BoardCompiler:
     def _link(self, board, name, spec):
         path = ("board", "links", name)
         keys = [None]
-        cell = local("c")
-        cell.type = T.CELL
-        scope = self.root.child(c=cell)
+        scope = self.root.child(c=typed_local("c", T.CELL))
         if "keys" in spec:
             keys = self.evaluate_now(path + ("keys",), spec["keys"], self.root, "list of keys")
             if keys is _FAIL:
                 return
-            key = local("key")
-            key.type = T.item_type(T.type_of_value(keys))
-            scope = scope.child(key=key)
+            scope = scope.child(key=typed_local("key", T.item_type(T.type_of_value(keys))))
         code = self.expr(path + ("next",), spec.get("next"), scope)
         if code is _FAIL:
             return

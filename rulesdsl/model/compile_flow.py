@@ -276,8 +276,10 @@ class FlowCompiler:
 
     def _chance(self, path, step, spec, label: str):
         if "arrangement" in spec:
-            items = self.expr(path + ("arrangement",), spec["arrangement"], self.root)
-            scope = self.root.child(outcome=local("outcome"))
+            outcome = local("outcome")  # the items in the order drawn: a list of the arrangement's items
+            items = self.expr(path + ("arrangement",), spec["arrangement"], self.root,
+                              then=lambda t: setattr(outcome, "type", T.list_(T.item_type(t), t.high)))
+            scope = self.root.child(outcome=outcome)
             require, codes = [], []
             for k, item in enumerate(spec.get("require") or []):
                 text, why = (item.get("test"), item.get("why")) if isinstance(item, dict) else (item, None)
@@ -319,12 +321,14 @@ class FlowCompiler:
     def _draw(self, path, step, spec, label: str) -> None:
         """A chance step drawing several items at once: its outcome is the multiset drawn (see engine/draws.py)."""
         given = self.root.child(**{i: local(i) for i in step.inputs})
-        scope = given.child(outcome=local("outcome"))
+        outcome = local("outcome")  # the items drawn
+        scope = given.child(outcome=outcome)
         count = self.expr(path + ("draw",), spec["draw"], given)
         if "from" not in spec:
             self.problem(path, "a draw needs 'from:', the items it draws from",
                          "e.g. from: \"1..6\" with replace: true for dice, from: \"deck\" for cards")
-        items = self.expr(path + ("from",), spec.get("from"), given) if "from" in spec else _FAIL
+        items = self.expr(path + ("from",), spec.get("from"), given,
+                          then=lambda t: setattr(outcome, "type", T.list_(T.item_type(t)))) if "from" in spec else _FAIL
         template = str(spec.get("notation", step.name + " {outcome}"))
         note = self.template(path + ("notation",), template, scope)
         if note is not _FAIL and not _OUTCOME_FIELD.search(template):

@@ -4,7 +4,8 @@ shapes of pieces."""
 from __future__ import annotations
 
 from .. import budget
-from ..lang.compiler import local
+from ..lang import types as T
+from ..lang.compiler import typed_local
 from ..limits import VALUE_SECONDS
 from .compile_support import _FAIL, _describe
 from .values import text_of
@@ -22,7 +23,7 @@ class RenderCompiler:
         if text is None:
             return
         path = ("render", "at")
-        code = self.expr(path, text, self.root.child(c=local("c")))
+        code = self.expr(path, text, self.root.child(c=typed_local("c", T.CELL)))
         if code is _FAIL:
             return
         places = self._points(path, self.lambda_("S, me, L_c", code))

@@ -36,7 +36,7 @@ def walk(g, name: "text", c, steps: "int", key=None) -> "list[cell] | none":
 
 
 @builtin("board", fold=True)
-def route(g, name, c, steps, key=None) -> "list[tuple[cell, any]] | none":
+def route(g, name, c, steps, key=None) -> "list[tuple[cell, arg(key)]] | none":
     """Like walk, but each step as a pair (cell, key): the key a link switched to (e.g. a fast lane)."""
     try:  # looked up here first, not in _route: rules ask for routes in their innermost loops
         found = g.routes[name, c, steps, key]
