@@ -242,8 +242,8 @@ def test_a_loop_over_the_board_reads_the_cells_itself(capsys):
 
 def test_a_failure_inside_a_loop_is_the_rule_files(tmp_path):
     path = tmp_path / "bad.yaml"
-    # (the value looped over comes from a built-in of no declared type: the load-time checks cannot know it)
-    path.write_text(HOIST.replace('"turn > 3"', '"any(x > 1 for x in get({}, \'k\', turn))"'))
+    # (the value looped over is a whole number or a list, as far as the load-time checks can tell)
+    path.write_text(HOIST.replace('"turn > 3"', '"any(x > 1 for x in get({\'k\': turn, \'j\': [1]}, \'k\'))"'))
     game = rulesdsl.load_game(str(path))
     state = game.new_initial_state()
     with pytest.raises(rulesdsl.GameRuntimeError, match="rule 'end' failed.*'int' object is not iterable"):

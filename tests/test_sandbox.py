@@ -101,7 +101,9 @@ def test_a_declared_name_that_python_also_has_reads_the_field_only(write):
     method = PLAIN.replace("LET", "functions:\n  g:\n    value: \"[1, 2].count\"")
     with pytest.raises(RulesError, match=r"a list of numbers has no attributes \('\.count'\)"):  # known at load
         play(write(method.replace('winners: "[]"', 'winners: "[g()]"')), 100)
-    unknown = PLAIN.replace("LET", "functions:\n  g:\n    value: \"get({}, 'k', [1, 2]).count\"")
+    # (a list or a piece, as far as load can tell)
+    unknown = PLAIN.replace("LET", "functions:\n  g:\n    value: \"get({'k': [1, 2], 'j': piece('stone', colour='red', "
+                            "count=2)}, 'k').count\"")
     with pytest.raises(GameRuntimeError, match="has no attribute 'count'"):  # known only in play
         play(write(unknown.replace('winners: "[]"', 'winners: "[g()]"')), 100)
 

@@ -417,7 +417,7 @@ def get(table: "table", key, default=None) -> "value(table) | arg(default)":
 
 
 @builtin("collections", aggregate="(k, v) for k in ks")
-def table(pairs: "list | tuple | range | text | table") -> "table":
+def table(pairs: "list | tuple | range | text | table") -> "pairs(pairs)":
     """A new table (mapping) from (key, value) pairs, in order; a later pair with the same key wins."""
     found = {}
     for pair in _list("table", pairs):

@@ -116,6 +116,14 @@ class Typer:
                            _binary_hint(op, left, right))
         # a value that may be none: the operation is refused as it runs when it is; else it gives what it gives
         left, right = _present(left), _present(right)
+        if "union" in (left.name, right.name):  # what each pair of members that go together gives
+            found = [self._binary(op, a, b) for a in _members(left) for b in _members(right)
+                     if _possible(_BINARY[op], a, b)]
+            return T.union(*found) if found else T.ANY
+        return self._binary(op, left, right)
+
+    @staticmethod
+    def _binary(op: str, left: T.Type, right: T.Type) -> T.Type:
         if T.numeric(left) and T.numeric(right):
             if op == "/" or T.kinds(left) == {T.FLOAT} or T.kinds(right) == {T.FLOAT}:
                 return T.FLOAT_T
@@ -197,15 +205,17 @@ class Typer:
         if not T.kinds(obj) & _WITH_FIELDS or obj.name in ("int", "seat", "bool"):
             raise _problem(f"{T.describe(obj)} has no attributes ('.{node.name}')", node,
                            "attributes belong to cells, pieces and records")
-        if obj.name == "union":  # a piece or none, say: the attribute of what it is when it is not none
-            present = [m for m in obj.items if m.name != "none"]
-            obj = present[0] if len(present) == 1 else obj
-        if obj.name == "cell":
-            return self.cell_fields.get(node.name, T.ANY)
-        if obj.name == "record" and node.name in obj.names:
-            return obj.items[obj.names.index(node.name)]
+        # of a piece or none, say: the attribute of each member that has attributes (the others fail as it runs)
+        found = [self._field(m, node.name) for m in _members(obj) if T.kinds(m) & _WITH_FIELDS]
+        return T.union(*found) if found else T.ANY
+
+    def _field(self, obj: T.Type, name: str) -> T.Type:
+        if obj.name in ("cell", "int"):  # (a whole number may be a cell)
+            return self.cell_fields.get(name, T.ANY)
+        if obj.name == "record" and name in obj.names:
+            return obj.items[obj.names.index(name)]
         if obj.name == "piece":
-            return self.piece_fields.get(node.name, T.ANY)
+            return self.piece_fields.get(name, T.ANY)
         return T.ANY
 
     def _Index(self, node, scope):
@@ -222,9 +232,10 @@ class Typer:
                 return obj.items[index.low]
             raise _problem(f"index {index.low} is outside {T.describe(obj)}", node,
                            f"its items are numbered 0 to {len(obj.items) - 1}")
-        if obj.name == "table":
-            return obj.items[1]
-        return T.item_type(obj)
+        if obj.name == "union":  # a list or none, say: what indexing each member that can be indexed gives
+            found = [_item_at(m, index) for m in obj.items if T.kinds(m) & _INDEXED]
+            return T.union(*found) if found else T.ANY
+        return _item_at(obj, index)
 
     def _Slice(self, node, scope):
         obj = self.expr(node.obj, scope)
@@ -368,6 +379,10 @@ def _resolved(t: T.Type, b, arg_types: list, kw_types: dict) -> T.Type:
             return T.list_(T.widen(T.item_type(arg)))
         if what == "value":
             return arg.items[1] if arg.name == "table" else T.ANY
+        if what == "pairs":  # a table of the (key, value) pairs it holds
+            pair = T.item_type(arg)
+            return T.table(*(T.widen(i) for i in pair.items)) if pair.name == "tuple" and len(pair.items) == 2 \
+                else T.table()
         if T.kinds(arg) & _CONTAINERS:  # item: one of its items
             return T.item_type(arg)
         return _joined(arg_types[at:])  # one of the arguments themselves: max(a, b)
@@ -382,6 +397,20 @@ def _bound(target: A.Node, scope: Scope) -> bool:
     while isinstance(target, (A.Index, A.Attr)):
         target = target.obj
     return isinstance(target, A.Name) and scope.lookup(target.id) is not None
+
+
+def _item_at(obj: T.Type, index: T.Type) -> T.Type:
+    """The type of `obj[index]` (an index checked already)."""
+    if obj.name == "tuple" and index.name == "int" and index.low is not None and index.low == index.high \
+            and -len(obj.items) <= index.low < len(obj.items):
+        return obj.items[index.low]
+    if obj.name == "table":
+        return obj.items[1]
+    return T.item_type(obj)
+
+
+def _members(t: T.Type) -> tuple:
+    return t.items if t.name == "union" else (t,)
 
 
 def _present(t: T.Type) -> T.Type:

@@ -32,9 +32,9 @@ class TypeChecker:
         self._typing: list = []  # (path, node, scope, what, then) in the order compiled
         self._var_places: dict = {}  # id(binding of a variable) -> (binding, (place type) -> binding type)
         self._given: dict = {}  # id(binding) -> the join of the place values given to it in this pass
-        self._items_given: dict = {}  # id(binding) -> the join of the values given to items of its places
+        # (id(binding), levels) -> the join of the values given to items that many levels inside its places
+        self._items_given: dict = {}
         self._aliased = False  # whether an item of a list is given through a name other than a variable's
-        self._deep: set = set()  # id(binding) of variables given values two or more levels inside a place
         self.loop_heads: dict = {}  # path of a `for:` effect's head -> its clause (for the IR)
         # id(node) -> where in its string a node parsed from a part of it starts (a notation field); or "among":
         # the bound the compiler worked out for a param with none written (filed as the param's `among`)
@@ -84,12 +84,9 @@ class TypeChecker:
         if binding is None:  # an item given through a name that may hold a variable's list
             self._aliased = True
         elif id(binding) in self._var_places:
-            given = self._given if levels == 0 else self._items_given if levels == 1 else None
-            if given is None:  # deeper inside a place: the items of its items are not followed
-                self._deep.add(id(binding))
-                return
-            previous = given.get(id(binding))
-            given[id(binding)] = value if previous is None else T.join(previous, value)
+            given, key = (self._given, id(binding)) if levels == 0 else (self._items_given, (id(binding), levels))
+            previous = given.get(key)
+            given[key] = value if previous is None else T.join(previous, value)
 
     # -- the type pass -----------------------------------------------------------------------------------------
     def check_types(self) -> None:
@@ -105,17 +102,18 @@ class TypeChecker:
                 binding.type = T.NOTHING if places[key] is None else whole(places[key])
             self._set_function_types(args, gives)
             self._given, self._calls, self._returned, self._items_given = {}, {}, {}, {}
-            self._aliased, self._deep = False, set()
+            self._aliased = False
             self._pass(report=False)
             changed = False
             for key in self._var_places:
                 given = self._given.get(key, T.NONE_T)  # (a variable with no initial value starts as none)
                 place = T.widen(given)  # (worked out afresh: a pass before may have seen less)
-                if key in self._items_given:
-                    place = _with_items(place, self._items_given[key])
+                for (at, levels), item in self._items_given.items():
+                    if at == key:
+                        place = _with_items(place, item, levels)
                 # the items of its lists are followed where every change of them is seen: given through the
-                # variable itself, one level inside its places
-                place = unbounded(shallow(place) if self._aliased or key in self._deep else place)
+                # variable itself
+                place = unbounded(shallow(place) if self._aliased else place)
                 if place != places[key]:
                     places[key], changed = place, True
             for name in self._functions_typed:
@@ -191,15 +189,18 @@ def _settle(old: T.Type | None, new: T.Type | None) -> T.Type | None:
     return T.widen(new if old is None else T.join(old, new))
 
 
-def _with_items(place: T.Type, item: T.Type) -> T.Type:
-    """A place's type, its lists' items (or its tables' values) also of type `item`."""
+def _with_items(place: T.Type, item: T.Type, levels: int = 1) -> T.Type:
+    """A place's type, the items of its lists (or the values of its tables) `levels` deep also of type `item`."""
+    inner = (lambda t: T.widen(T.join(t, item))) if levels == 1 else (lambda t: _with_items(t, item, levels - 1))
     if place.name in ("list", "seq"):
-        return T.Type(place.name, (T.widen(T.join(place.items[0], item)),), high=place.high)
+        return T.Type(place.name, (inner(place.items[0]),), high=place.high)
     if place.name == "table":
-        return T.table(place.items[0], T.widen(T.join(place.items[1], item)))
+        return T.table(place.items[0], inner(place.items[1]))
     if place.name == "union":
-        return T.union(*(_with_items(m, item) for m in place.items))
-    return place
+        return T.union(*(_with_items(m, item, levels) for m in place.items))
+    if place.name == "tuple" and levels == 1:  # (an item of a tuple is never given: tuples do not change)
+        return place
+    return T.ANY if place.name not in ("nothing", "none") else place
 
 
 def unbounded(t: T.Type) -> T.Type:
