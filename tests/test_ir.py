@@ -97,3 +97,11 @@ def test_effects_keep_their_structure_and_loop_names():
         names = {t.name for t in loop.clause.targets}
         inner = [n for s in loop.body for n in N.walk(s) if isinstance(n, N.Ref) and n.name in names]
         assert all(r.kind == "loop" for r in inner)
+
+
+def test_every_value_of_a_bundled_game_has_a_type_known_at_load(game):
+    # (what a compiled backend needs: a value of unknown type could only be held as a Python object)
+    ir = game.rules.ir
+    statements = (N.Assign, N.Do, N.If, N.Loop, N.Clause)
+    untyped = [n for n in ir.nodes() if not isinstance(n, statements) and n.type == T.ANY]
+    assert not untyped, [(type(n).__name__, getattr(n, "name", ""), n.at) for n in untyped[:5]]

@@ -304,6 +304,8 @@ class Typer:
         kw_types = {k: self.expr(v, scope) for k, v in node.kwargs}
         if b is None:
             return T.ANY
+        if b.name == "chance" and node.args and isinstance(node.args[0], A.Const) and self.on_call is not None:
+            self.on_call(("inputs", node.args[0].value), arg_types[1:])  # a chance step's inputs, given here
         if b.category in ("functions", "procedures"):  # the file's own: typed from the calls (see TypeChecker)
             if self.on_call is not None:
                 self.on_call(b.name, arg_types)

@@ -320,7 +320,9 @@ class FlowCompiler:
 
     def _draw(self, path, step, spec, label: str) -> None:
         """A chance step drawing several items at once: its outcome is the multiset drawn (see engine/draws.py)."""
-        given = self.root.child(**{i: local(i) for i in step.inputs})
+        inputs = {i: local(i) for i in step.inputs}
+        self.typed_function(("inputs", step.name), list(inputs.values()))  # typed by the chance() calls
+        given = self.root.child(**inputs)
         outcome = local("outcome")  # the items drawn
         scope = given.child(outcome=outcome)
         count = self.expr(path + ("draw",), spec["draw"], given)

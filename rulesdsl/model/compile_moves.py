@@ -181,18 +181,22 @@ class MoveCompiler:
             if target.part_specs:
                 self.problem(path + ("move",), "a part cannot itself have parts")
                 continue
-            # parts: (inputs, args) of each part, each a tuple of values
-            scope = self.root.child(**{n: local(n) for n in base}, parts=built("parts", 3))
+            # parts: (inputs, args) of each part, each a tuple of values; the move's own names as it types them
+            own = getattr(rule, "bindings", {})
+            scope = self.root.child(**{n: own.get(n) or local(n) for n in base}, parts=self._parts_binding(rule))
             given = spec.get("inputs") or {}
             missing = [n for n in target.inputs if n not in given]
             if missing:
                 self.problem(path, f"move '{target.name}' needs input '{missing[0]}'",
                              f"give it under inputs: ({', '.join(target.inputs)})")
                 continue
-            codes = [self.expr(path + ("inputs", n), given[n], scope) for n in target.inputs]
+            codes = [self.expr(path + ("inputs", n), given[n], scope, then=self.input_given(target.name, k))
+                     for k, n in enumerate(target.inputs)]
             when = None
             if spec.get("when") is not None:
-                when = self.expr(path + ("when",), spec["when"], scope.child(part=built("part", 1)))
+                part = built("part", 1)
+                part.typed_by = self.record_of(lambda t=target: [t])
+                when = self.expr(path + ("when",), spec["when"], scope.child(part=part))
             if _FAIL in codes or when is _FAIL:
                 continue
             sig = "S, me" + "".join(f", L_{n}" for n in base) + ", L_parts"
@@ -205,6 +209,19 @@ class MoveCompiler:
         if len(parts) == len(rule.part_specs):
             compound(rule, parts)
 
+    def _parts_binding(self, rule: MoveRule):
+        made = built("parts", 3)
+        made.typed_by = self._parts_type(rule)
+        return made
+
+    def _parts_type(self, rule: MoveRule):
+        """typed_by of a compound move's `parts`: a record of each part's values, in order."""
+        def typed():
+            records = [self.record_of(lambda t=self.rules.moves.get((s or {}).get("move")): [t] if t else [])()
+                       for s in rule.part_specs]
+            return T.list_(T.union(*records) if records else T.ANY, len(records))
+        return typed
+
     def _free_names(self, node):
         return A.free_names(node) if node is not _FAIL else set()
 
@@ -214,9 +231,12 @@ class MoveCompiler:
                         notation_at=self.rules.where(path + ("notation",)))
         rule.inputs = [str(i) for i in spec.get("inputs") or []]
         rule.part_specs = spec.get("parts") or []
-        scope = scope.child(**{i: local(i) for i in rule.inputs})
+        inputs = {i: local(i) for i in rule.inputs}
+        # typed by what every part or chance() call gives them, as a function's params are (see TypeChecker)
+        self.typed_function(("inputs", name), list(inputs.values()))
+        scope = scope.child(**inputs)
         # a compound move's parts: the (inputs, args) of each, built over the values of the file (see depth_of)
-        inner = scope.child(**{n: built(n, 3) if n == "parts" and rule.part_specs else local(n)
+        inner = scope.child(**{n: self._parts_binding(rule) if n == "parts" and rule.part_specs else local(n)
                                for n in rule.arg_names})
         own = rule.params + rule.lets  # a compound move's parts are added around these
         # each part reports its own problems, so all are compiled before any failure is acted on

@@ -74,7 +74,14 @@ class TypeChecker:
             self._returned[name] = found if previous is None else T.join(previous, found)
         return then
 
-    def _called(self, name: str, arg_types: list) -> None:
+    def input_given(self, name: str, k: int):
+        """then() of the value a compound move gives input k of move `name`: typed as an argument of a call."""
+        def then(found):
+            count = len(self._functions_typed.get(("inputs", name), ()))
+            self._called(("inputs", name), [found if i == k else T.NOTHING for i in range(count)])
+        return then
+
+    def _called(self, name, arg_types: list) -> None:
         if name in self._functions_typed:
             previous = self._calls.get(name)
             self._calls[name] = list(arg_types) if previous is None else \
