@@ -65,9 +65,9 @@ end:
 class Client:
     """A language client over the server's stdin and stdout: JSON-RPC with Content-Length framing."""
 
-    def __init__(self, cwd: Path):
-        self.process = subprocess.Popen([sys.executable, "-m", "rulesdsl", "lsp"], stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd)
+    def __init__(self, cwd: Path, argv: tuple = ("-m", "rulesdsl", "lsp"), env: dict | None = None):
+        self.process = subprocess.Popen([sys.executable, *argv], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, cwd=cwd, env=env)
         self.messages: queue.Queue = queue.Queue()
         self.next_id = 0
         threading.Thread(target=self._read, daemon=True).start()

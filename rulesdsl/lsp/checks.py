@@ -21,10 +21,13 @@ def check_buffer(file: str, text: str) -> tuple[list[Problem], Document | None]:
     games played), and the file as loaded (None when it cannot be read as YAML or its base cannot be found).
 
     A check that overruns the budget of loading a file, or fails inside rulesdsl, is one problem saying so:
-    an editor's server must outlive any buffer."""
+    an editor's server must outlive any buffer. Running out of memory or stack is left to the jail the check runs
+    in (lsp/workers.py), which locates it at the rule that was running."""
     budget.ensure_watchdog()
     try:
         return _checked(file, text)
+    except (MemoryError, RecursionError):
+        raise
     except TimeBudgetExceeded as exc:  # and MemoryBudgetExceeded
         return [Problem(f"checking this file stopped: {exc}", Location(file, 1, 1),
                         "rule files are far smaller and simpler; 'rulesdsl validate FILE' says the same",
