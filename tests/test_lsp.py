@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 import time
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ pytest.importorskip("pygls")
 from rulesdsl.errors import Location, Problem  # noqa: E402
 from rulesdsl.loading import load_document  # noqa: E402
 from rulesdsl.lsp.checks import check_buffer, column, diagnostic, diagnostics, units  # noqa: E402
-from rulesdsl.lsp.index import FileIndex, is_code, schema_description  # noqa: E402
+from rulesdsl.lsp.index import EXCERPT, FileIndex, is_code, schema_description  # noqa: E402
 
 WAIT = 30  # seconds an answer may take on a loaded machine before the test fails (never hangs)
 
@@ -444,3 +445,21 @@ def test_a_shared_file_cannot_format_its_hovers(tmp_path):
     hover = FileIndex(load_document(tmp_path / "g.yaml", text=text)).symbols["doubled"].hover()
     assert "\\[run\\]\\(command:x\\) \\*\\*bold\\*\\*" in hover  # shown as written, not as a link
     assert "````yaml\nn * 2 if '```' else n\n````" in hover  # the code block outlasts the backticks inside it
+
+
+def test_an_excerpt_writes_out_only_its_start(tmp_path):
+    # through aliases, a file of 160 kB holds 600 MB of text: neither the index nor a local's hover writes it out
+    copies = "[" + ", ".join(["*long"] * 2000) + "]"
+    text = GAME.replace("  prices: [1, 2, 3]\n", f'  prices: [1, 2, 3]\n  long: &long "{"x" * 150_000}"\n'
+                        f"  copies: {copies}\n")
+    text = text.replace("    when: ", f"    let:\n      many: {copies}\n    when: ", 1)
+    doc = load_document(tmp_path / "g.yaml", text=text)
+    tracemalloc.start()
+    try:
+        index = FileIndex(doc)
+        local = next(s for s in index.locals_at(("moves", "mark", "when")) if s.name == "many")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 20 << 20
+    assert index.symbols["copies"].definition == local.definition == '["' + "x" * (EXCERPT - 5) + "..."
