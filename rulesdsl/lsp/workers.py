@@ -124,28 +124,28 @@ class Workers:
         if check is not None and check.future.set_running_or_notify_cancel():
             check.future.set_result(None)
 
-    def _next(self) -> _Check | None:
-        """The oldest waiting check of a document with no check running (None once the workers are closed)."""
+    def _next(self, jail: Jail) -> _Check | None:
+        """The oldest waiting check of a document with no check running, now running in `jail` (None once the
+        workers are closed)."""
         with self._lock:
             while not self._closed:
                 uri = next((uri for uri in self._waiting if uri not in self._running), None)
-                if uri is not None:
-                    check = self._waiting.pop(uri)
-                    if check.future.set_running_or_notify_cancel():  # else: the server no longer waits for it
-                        return check
+                if uri is None:
+                    self._lock.wait()
                     continue
-                self._lock.wait()
+                check = self._waiting.pop(uri)
+                if check.future.set_running_or_notify_cancel():  # else: the server no longer waits for it
+                    self._running[uri] = (check, jail)
+                    return check
             return None
 
     def _work(self, jail: Jail) -> None:
         """A worker's thread: readies its process, then runs checks in it one after another."""
         self._ready(jail)
         while True:
-            check = self._next()
+            check = self._next(jail)
             if check is None:
                 return
-            with self._lock:
-                self._running[check.uri] = (check, jail)
             outcome, stopped = self._run(jail, check)
             with self._lock:
                 del self._running[check.uri]
@@ -164,6 +164,7 @@ class Workers:
             return ([internal_problem(exc, check.file)], None), False
 
     def _ready(self, jail: Jail) -> None:
+        """Start the worker's process (again) and ready it, before a check waits on it."""
         try:
             jail.run(ready, seconds=LOAD_SECONDS, what="readying a worker")
         except Exception:  # noqa: BLE001 - the next check starts it again, and says what goes wrong
