@@ -27,8 +27,9 @@ PROMPT = 1.0  # seconds by the clock within which a good buffer's diagnostics ar
 
 # comparing two thousand pairs of million-item lists is one step of C code: no budget inside the process stops it
 ENDLESS = '  slow: "1 if repeat(list(0..999999), 2000) == repeat(list(0..999999), 2000) else 0"\n'
-# lets that each run for their whole budget in Python, stopped from inside: the check ends by itself after the load's
-LONG = "".join(f'  slow{i}: "sum(x * y for x in 0..999999 for y in 0..999999)"\n' for i in range(10))
+# lets that each run for their whole budget in Python (keeping nothing), stopped from inside: the check ends by itself
+# after the load's
+LONG = "".join(f'  slow{i}: "size([x for x in 0..999999 for y in 0..999999 if x < 0])"\n' for i in range(10))
 FILLING = '  big: "size([repeat(x, 100000) for x in 0..999999])"\n'  # 800 GB of lists, 800 kB at a time
 
 
@@ -144,6 +145,17 @@ def test_a_step_of_c_code_that_runs_on_is_stopped_at_its_rule_and_others_are_che
         "checking this file was stopped: one step of Python's own code ran for more than 1 s of processor time "
         "(while let 'slow' ran)\nhint: a loop that runs too long, or one step on a huge value: see 'Bounded "
         "resources' in docs/security.md for every budget (RULESDSL_TIME_SCALE multiplies them)")
+
+
+def test_lets_that_spin_for_the_whole_load_budget_hold_up_no_other_buffer(client):
+    text = hostile(LONG)
+    uri, took = open_beside(client, "spinning", text)
+    assert took < PROMPT
+    found, _ = client.published_for(uri, 1)
+    lets = [i for i, line in enumerate(text.splitlines()) if line.startswith("  slow")]
+    assert {d["code"] for d in found} == {"limit_exceeded"} and len(found) > 1
+    assert all(d["range"]["start"]["line"] in lets for d in found)  # each at a let: the load's budget stops them
+    assert "loading the rule file took longer than the 4 s allowed" in found[-1]["message"]
 
 
 def test_a_check_whose_process_crashes_is_located_at_its_rule_and_the_server_lives_on(client):
