@@ -1,6 +1,7 @@
-"""The language server checks each document in a jailed worker process, driven over stdio: a hostile buffer (a
-step of C code that runs on, a crash, one that fills memory) is stopped and located at its rule, the other buffers'
-diagnostics arrive meanwhile, and a new version of a document stops the check of the old one."""
+"""The language server checks each document in a jailed worker process, driven over stdio: a hostile buffer (lets
+that spin for the load's whole budget, a step of C code that runs on, a crash, one that fills memory) is stopped and
+located at its rule, the other buffers' diagnostics arrive meanwhile, and a new version of a document stops the
+check of the old one."""
 
 from __future__ import annotations
 
@@ -14,9 +15,9 @@ import pytest
 from rulesdsl.budget import TIME_SCALE_VARIABLE
 
 from .helpers import ROOT
-from .test_lsp import GAME, WAIT, Client
+from .test_lsp import GAME, WAIT, Client  # (skipped without pygls)
 
-pytest.importorskip("pygls")
+pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="the workers are watched in /proc")
 
 SCALE = 0.2  # every budget times this: a step of C code is stopped after 1 s of processor time, a check after 4 s
 MEMORY_MIB = 256  # what a worker may add to its address space (JAIL_MEMORY_BYTES, lowered as test_sandbox does)
@@ -50,6 +51,7 @@ class Watched(Client):
     def __init__(self, cwd: Path):
         env = dict(os.environ, PYTHONPATH=str(ROOT), **{TIME_SCALE_VARIABLE: str(SCALE)})
         super().__init__(cwd, ("-c", SERVER), env)
+        self.folder = cwd
         self.published: list[tuple[str, int | None, list, float]] = []  # uri, version, diagnostics, clock
 
     def wait(self, wanted, seconds: float = WAIT) -> dict:
@@ -109,7 +111,6 @@ class Watched(Client):
 def client(tmp_path_factory):
     folder = tmp_path_factory.mktemp("lsp_jail")
     client = Watched(folder)
-    client.folder = folder
     client.request("initialize", {"processId": None, "rootUri": folder.as_uri(), "capabilities": {}})
     client.notify("initialized", {})
     yield client
