@@ -35,6 +35,8 @@ MAX_RAY_CELLS = 1_000_000  # cells of all rays of a board together (a 60 x 60 gr
 # listing and applying of one move, the moves of one game.
 MOVE_SECONDS = 5.0  # listing the moves of a position, or applying one move with everything it sets off; and a move
 LOAD_SECONDS = 20.0  # compiling a rule file, its load-time expressions included
+CHECK_SECONDS = 2 * LOAD_SECONDS  # an editor's check of a buffer, its loads (its variants') together: a load's own
+# budget answers first
 VALUE_SECONDS = 3.0  # one load-time expression (a let, a board attribute, a region)
 GAME_SECONDS = 60.0  # the rules of one game, all its moves together (agents' look-ahead apart); bundled games: < 1 s
 MEMORY_BYTES = 2 << 30  # what the process may grow by during one of the above

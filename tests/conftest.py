@@ -28,6 +28,7 @@ SLOW = {
         "test_hostile_files_of_the_fuzz_corpus_get_validates_problems",
         "test_typing_is_debounced_and_only_the_last_text_is_reported",
         "test_without_pygls_the_command_says_how_to_install_it"},
+    "test_lsp_jail.py": ALL,
     "test_mark.py": {"test_random_games_follow_the_spec", "test_random_games_of_the_four_row_ending_follow_the_spec"},
     "test_overlays.py": {"test_an_inherited_variant_that_the_overlay_makes_a_no_op_is_a_warning",
         "test_simulate_compares_variants_with_a_significance_test"},

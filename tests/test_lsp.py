@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 import time
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ pytest.importorskip("pygls")
 from rulesdsl.errors import Location, Problem  # noqa: E402
 from rulesdsl.loading import load_document  # noqa: E402
 from rulesdsl.lsp.checks import check_buffer, column, diagnostic, diagnostics, units  # noqa: E402
-from rulesdsl.lsp.index import FileIndex, is_code, schema_description  # noqa: E402
+from rulesdsl.lsp.index import EXCERPT, FileIndex, is_code, schema_description  # noqa: E402
 
 WAIT = 30  # seconds an answer may take on a loaded machine before the test fails (never hangs)
 
@@ -65,9 +66,9 @@ end:
 class Client:
     """A language client over the server's stdin and stdout: JSON-RPC with Content-Length framing."""
 
-    def __init__(self, cwd: Path):
-        self.process = subprocess.Popen([sys.executable, "-m", "rulesdsl", "lsp"], stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd)
+    def __init__(self, cwd: Path, argv: tuple = ("-m", "rulesdsl", "lsp"), env: dict | None = None):
+        self.process = subprocess.Popen([sys.executable, *argv], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, cwd=cwd, env=env)
         self.messages: queue.Queue = queue.Queue()
         self.next_id = 0
         threading.Thread(target=self._read, daemon=True).start()
@@ -403,12 +404,12 @@ def test_schema_says_which_strings_are_code():
 
 
 def test_a_check_that_overruns_its_budget_is_one_problem(tmp_path, monkeypatch):
-    monkeypatch.setenv("RULESDSL_TIME_SCALE", "0.001")  # 20 ms to check a file: reading 20,000 values takes longer
+    monkeypatch.setenv("RULESDSL_TIME_SCALE", "0.001")  # 40 ms to check a file: reading 20,000 values takes longer
     text = "game: Big\ndata:\n  big:\n" + "    - 1\n" * 20_000
     problems, doc = check_buffer(str(tmp_path / "big.yaml"), text)
     assert doc is None
     assert [(p.code, p.message, p.location.line) for p in problems] == [
-        ("limit_exceeded", "checking this file stopped: checking the rule file took longer than the 0.02 s allowed", 1)]
+        ("limit_exceeded", "checking this file stopped: checking the rule file took longer than the 0.04 s allowed", 1)]
 
 
 def test_a_failure_inside_rulesdsl_is_one_problem(tmp_path, monkeypatch):
@@ -444,3 +445,21 @@ def test_a_shared_file_cannot_format_its_hovers(tmp_path):
     hover = FileIndex(load_document(tmp_path / "g.yaml", text=text)).symbols["doubled"].hover()
     assert "\\[run\\]\\(command:x\\) \\*\\*bold\\*\\*" in hover  # shown as written, not as a link
     assert "````yaml\nn * 2 if '```' else n\n````" in hover  # the code block outlasts the backticks inside it
+
+
+def test_an_excerpt_writes_out_only_its_start(tmp_path):
+    # through aliases, a file of 160 kB holds 600 MB of text: neither the index nor a local's hover writes it out
+    copies = "[" + ", ".join(["*long"] * 2000) + "]"
+    text = GAME.replace("  prices: [1, 2, 3]\n", f'  prices: [1, 2, 3]\n  long: &long "{"x" * 150_000}"\n'
+                        f"  copies: {copies}\n")
+    text = text.replace("    when: ", f"    let:\n      many: {copies}\n    when: ", 1)
+    doc = load_document(tmp_path / "g.yaml", text=text)
+    tracemalloc.start()
+    try:
+        index = FileIndex(doc)
+        local = next(s for s in index.locals_at(("moves", "mark", "when")) if s.name == "many")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 20 << 20
+    assert index.symbols["copies"].definition == local.definition == '["' + "x" * (EXCERPT - 5) + "..."

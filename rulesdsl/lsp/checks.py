@@ -6,7 +6,7 @@ from .. import budget
 from ..budget import TimeBudgetExceeded
 from ..errors import Location, Problem, RulesError
 from ..findings import check_file
-from ..limits import LOAD_SECONDS
+from ..limits import CHECK_SECONDS
 from ..loading import load_document
 from ..source import Document
 
@@ -21,14 +21,17 @@ def check_buffer(file: str, text: str) -> tuple[list[Problem], Document | None]:
     games played), and the file as loaded (None when it cannot be read as YAML or its base cannot be found).
 
     A check that overruns the budget of loading a file, or fails inside rulesdsl, is one problem saying so:
-    an editor's server must outlive any buffer."""
+    an editor's server must outlive any buffer. Running out of memory or stack is left to the jail the check runs
+    in (lsp/workers.py), which locates it at the rule that was running."""
     budget.ensure_watchdog()
     try:
         return _checked(file, text)
+    except (MemoryError, RecursionError):
+        raise
     except TimeBudgetExceeded as exc:  # and MemoryBudgetExceeded
         return [Problem(f"checking this file stopped: {exc}", Location(file, 1, 1),
                         "rule files are far smaller and simpler; 'rulesdsl validate FILE' says the same",
-                        code="limit_exceeded", fields={"limit": "LOAD_SECONDS"})], None
+                        code="limit_exceeded", fields={"limit": "CHECK_SECONDS"})], None
     except Exception as exc:  # noqa: BLE001 - a bug in rulesdsl: said once, in the editor, and the server lives on
         return [internal_problem(exc, file)], None
 
@@ -50,7 +53,7 @@ def _checked(file: str, text: str) -> tuple[list[Problem], Document | None]:
     return report.problems, doc
 
 
-budget.guard(_checked, LOAD_SECONDS, "checking the rule file")
+budget.guard(_checked, CHECK_SECONDS, "checking the rule file")  # a load's own budget answers first
 
 
 def units(text: str, encoding: str) -> int:

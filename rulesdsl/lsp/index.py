@@ -15,6 +15,7 @@ from ..schema import rule_schema
 from ..source import Document
 
 EXCERPT = 300  # characters of a definition shown on hover
+_ENCODER = json.JSONEncoder(ensure_ascii=False, default=str)  # a value as text, for excerpts
 # The sections whose keys are names read in expressions or in other rules, and the kind of name each declares.
 SECTIONS = {"functions": "function", "procedures": "procedure", "let": "let", "data": "data", "vars": "variable",
             "zones": "zone", "moves": "move"}
@@ -69,14 +70,25 @@ def builtins() -> dict[str, Symbol]:
 
 
 def _excerpt(value) -> str:
-    """A value as YAML-ish text, cut to EXCERPT characters."""
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    """A value as YAML-ish text, cut to EXCERPT characters. Only the start of it is ever written out: through YAML
+    aliases, a small file may hold a long string thousands of times over."""
+    if isinstance(value, str):
+        text = value
+    else:
+        text = ""
+        for chunk in _ENCODER.iterencode(value):  # a piece at a time (the encoder in C would write it all)
+            text += chunk
+            if len(text) > EXCERPT:
+                break
     return text if len(text) <= EXCERPT else text[: EXCERPT - 3] + "..."
 
 
 def _described(spec, key: str = "description") -> str:
     """A rule's description (or an option's help) as markdown that shows the text as written."""
-    return _plain(str(spec.get(key, ""))) if isinstance(spec, dict) else ""
+    if not isinstance(spec, dict):
+        return ""
+    text = spec.get(key, "")
+    return _plain(text if isinstance(text, str) else _excerpt(text) if text is not None else "")
 
 
 def _plain(text: str) -> str:

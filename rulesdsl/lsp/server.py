@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from ..errors import UsageError
 from ..source import Document
-from .checks import check_buffer, column, diagnostic, diagnostics, internal_problem, units
+from .checks import column, diagnostic, diagnostics, internal_problem, units
 from .index import FileIndex, Symbol, is_code
+from .workers import Workers
 
 DEBOUNCE = 0.3  # seconds without typing before a changed buffer is checked
 INSTALL = "the language server needs pygls: pip install 'rulesdsl[lsp]'"
@@ -23,21 +23,26 @@ def serve(version: str) -> int:
         from pygls.lsp.server import LanguageServer
     except ImportError:
         raise UsageError(INSTALL) from None
-    server = LanguageServer("rulesdsl", version, text_document_sync_kind=types.TextDocumentSyncKind.Full)
-    register(server, types, get_converter())
-    server.start_io()
+    workers = Workers()
+    workers.start()  # now, while this process runs one thread: a fork each (see jail.py)
+    try:
+        server = LanguageServer("rulesdsl", version, text_document_sync_kind=types.TextDocumentSyncKind.Full)
+        register(server, types, get_converter(), workers)
+        server.start_io()
+    finally:
+        workers.close()
     return 0
 
 
 class Editor:
     """What the server knows of each open document: the last index of its names that loaded, and the check
-    waiting to run while the user types."""
+    waiting to run while the user types; and the workers that check documents."""
 
-    def __init__(self):
+    def __init__(self, workers: Workers):
         self.indexes: dict[str, FileIndex] = {}
         self.loaded: dict[str, bool] = {}  # uri -> whether its current text loaded
         self.pending: dict[str, asyncio.Task] = {}
-        self.checker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rulesdsl-check")  # one at a time
+        self.workers = workers
 
 
 def _kind(types, symbol_kind: str):
@@ -51,10 +56,10 @@ def _kind(types, symbol_kind: str):
             }.get(symbol_kind, kinds.Text)
 
 
-def register(server, types, converter) -> None:
-    """Give a pygls server its handlers (a thin adapter: the work is in checks and index). `types` is
-    lsprotocol.types, `converter` lsprotocol's converter."""
-    editor = Editor()
+def register(server, types, converter, workers: Workers) -> None:
+    """Give a pygls server its handlers (a thin adapter: the work is in checks, index and workers). `types` is
+    lsprotocol.types, `converter` lsprotocol's converter, `workers` started."""
+    editor = Editor(workers)
 
     def encoding() -> str:
         kind = server.workspace.position_encoding
@@ -69,13 +74,13 @@ def register(server, types, converter) -> None:
         await asyncio.sleep(delay)
         document = server.workspace.get_text_document(uri)
         version, text, file = document.version, document.source, _file(document)
-        loop = asyncio.get_running_loop()
-        problems, doc = await loop.run_in_executor(editor.checker, check_buffer, file, text)
-        if server.workspace.get_text_document(uri).version != version:
-            return  # typed since: a newer check follows
-        editor.loaded[uri] = doc is not None
-        if doc is not None:
-            editor.indexes[uri] = FileIndex(doc)
+        found = await asyncio.wrap_future(editor.workers.check(uri, version, file, text))
+        if found is None or server.workspace.get_text_document(uri).version != version:
+            return  # typed since, or closed: a newer check follows, or none is wanted
+        problems, index = found
+        editor.loaded[uri] = index is not None
+        if index is not None:
+            editor.indexes[uri] = index
         publish(uri, diagnostics(problems, file, text, encoding()), version)
 
     async def check_or_say(uri: str, delay: float) -> None:
@@ -91,6 +96,8 @@ def register(server, types, converter) -> None:
         waiting = editor.pending.pop(uri, None)
         if waiting is not None:
             waiting.cancel()
+        # a check of an older version is stopped at once (its worker is free sooner), not when this one starts
+        editor.workers.cancel(uri, keep=server.workspace.get_text_document(uri).version)
         editor.pending[uri] = asyncio.ensure_future(check_or_say(uri, delay))
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
@@ -111,6 +118,7 @@ def register(server, types, converter) -> None:
         waiting = editor.pending.pop(uri, None)
         if waiting is not None:
             waiting.cancel()
+        editor.workers.cancel(uri)
         editor.indexes.pop(uri, None)
         editor.loaded.pop(uri, None)
         publish(uri, [], None)

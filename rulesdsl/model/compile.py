@@ -185,7 +185,7 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
         try:
             value = self.lambda_("S, me", code)(None, None)
         except Exception as exc:  # noqa: BLE001 - a rule file mistake, reported at its location
-            limited = isinstance(exc, (LimitExceeded, budget.TimeBudgetExceeded))
+            limited = isinstance(exc, (LimitExceeded, budget.TimeBudgetExceeded, MemoryError))
             self.problem(path, f"cannot compute this {what}: {_describe(exc)}", _LIMIT_HINT if limited else None,
                          code="limit_exceeded" if limited else "evaluation_failed", fields={"what": what})
             return _FAIL

@@ -33,4 +33,6 @@ def _describe(exc: Exception) -> str:
         return "division by zero"
     if isinstance(exc, TypeError):
         return f"wrong kind of value ({exc})"
+    if isinstance(exc, MemoryError):  # the address space a jail allows is full (jail.py)
+        return "it needed more memory than the process may use"
     return str(exc) or type(exc).__name__
