@@ -352,10 +352,10 @@ def test_diagnostic_ranges():
 
 def test_check_buffer_reports_what_validate_does(tmp_path):
     path = tmp_path / "g.yaml"
-    problems, doc = check_buffer(str(path), GAME.replace("doubled(1)", "doubled(1, 2)"))
+    problems, doc, _ = check_buffer(str(path), GAME.replace("doubled(1)", "doubled(1, 2)"))
     assert [(p.code, p.location.line) for p in problems] == [("wrong_arity", 20)]
     assert doc is not None and doc.data["game"] == "Little game"  # still indexed
-    problems, doc = check_buffer(str(path), "game: [unclosed\n")
+    problems, doc, _ = check_buffer(str(path), "game: [unclosed\n")
     assert [p.code for p in problems] == ["yaml_syntax"] and doc is None
 
 
@@ -406,7 +406,7 @@ def test_schema_says_which_strings_are_code():
 def test_a_check_that_overruns_its_budget_is_one_problem(tmp_path, monkeypatch):
     monkeypatch.setenv("RULESDSL_TIME_SCALE", "0.001")  # 40 ms to check a file: reading 20,000 values takes longer
     text = "game: Big\ndata:\n  big:\n" + "    - 1\n" * 20_000
-    problems, doc = check_buffer(str(tmp_path / "big.yaml"), text)
+    problems, doc, _ = check_buffer(str(tmp_path / "big.yaml"), text)
     assert doc is None
     assert [(p.code, p.message, p.location.line) for p in problems] == [
         ("limit_exceeded", "checking this file stopped: checking the rule file took longer than the 0.04 s allowed", 1)]
@@ -416,7 +416,7 @@ def test_a_failure_inside_rulesdsl_is_one_problem(tmp_path, monkeypatch):
     def broken(*args, **kwargs):
         raise KeyError("oops")
     monkeypatch.setattr("rulesdsl.lsp.checks.check_file", broken)
-    problems, doc = check_buffer(str(tmp_path / "g.yaml"), GAME)
+    problems, doc, _ = check_buffer(str(tmp_path / "g.yaml"), GAME)
     assert doc is None
     assert [(p.code, p.message) for p in problems] == [
         ("internal", "internal error while checking this file (KeyError: 'oops')")]

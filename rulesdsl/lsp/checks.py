@@ -6,6 +6,7 @@ from .. import budget
 from ..budget import TimeBudgetExceeded
 from ..errors import Location, Problem, RulesError
 from ..findings import check_file
+from ..ir.names import occurrences
 from ..limits import CHECK_SECONDS
 from ..loading import load_document
 from ..source import Document
@@ -16,9 +17,10 @@ BUG_HINT = ("this is a bug in rulesdsl, not in your file: 'rulesdsl --debug vali
             "bug report")
 
 
-def check_buffer(file: str, text: str) -> tuple[list[Problem], Document | None]:
+def check_buffer(file: str, text: str) -> tuple[list[Problem], Document | None, list | None]:
     """The problems `rulesdsl validate FILE` reports for `text` as the content of `file` (static checks, no
-    games played), and the file as loaded (None when it cannot be read as YAML or its base cannot be found).
+    games played), the file as loaded (None when it cannot be read as YAML or its base cannot be found), and
+    every name its rules write, resolved (ir/names.py; None when it does not compile).
 
     A check that overruns the budget of loading a file, or fails inside rulesdsl, is one problem saying so:
     an editor's server must outlive any buffer. Running out of memory or stack is left to the jail the check runs
@@ -31,9 +33,9 @@ def check_buffer(file: str, text: str) -> tuple[list[Problem], Document | None]:
     except TimeBudgetExceeded as exc:  # and MemoryBudgetExceeded
         return [Problem(f"checking this file stopped: {exc}", Location(file, 1, 1),
                         "rule files are far smaller and simpler; 'rulesdsl validate FILE' says the same",
-                        code="limit_exceeded", fields={"limit": "CHECK_SECONDS"})], None
+                        code="limit_exceeded", fields={"limit": "CHECK_SECONDS"})], None, None
     except Exception as exc:  # noqa: BLE001 - a bug in rulesdsl: said once, in the editor, and the server lives on
-        return [internal_problem(exc, file)], None
+        return [internal_problem(exc, file)], None, None
 
 
 def internal_problem(exc: Exception, file: str) -> Problem:
@@ -42,7 +44,7 @@ def internal_problem(exc: Exception, file: str) -> Problem:
     return Problem(f"internal error while checking this file ({what})", Location(file), BUG_HINT, code="internal")
 
 
-def _checked(file: str, text: str) -> tuple[list[Problem], Document | None]:
+def _checked(file: str, text: str) -> tuple[list[Problem], Document | None, list | None]:
     report = check_file(file, text=text)
     doc = report.doc
     if doc is None:  # the file does not compile, but its names can still be shown
@@ -50,7 +52,8 @@ def _checked(file: str, text: str) -> tuple[list[Problem], Document | None]:
             doc = load_document(file, text=text)
         except RulesError:
             pass
-    return report.problems, doc
+    names = occurrences(report.game.rules.ir) if report.game is not None else None
+    return report.problems, doc, names
 
 
 budget.guard(_checked, CHECK_SECONDS, "checking the rule file")  # a load's own budget answers first

@@ -27,8 +27,8 @@ def checked(file: str, text: str) -> tuple[list[Problem], FileIndex | None]:
     """A worker's job: check_buffer's problems, and the index of the names of the file as loaded (None when it
     did not load), built here so that only plain data goes back to the server."""
     _quieted()
-    problems, doc = check_buffer(file, text)
-    return problems, FileIndex(doc) if doc is not None else None
+    problems, doc, names = check_buffer(file, text)
+    return problems, FileIndex(doc, names) if doc is not None else None
 
 
 def ready() -> None:
