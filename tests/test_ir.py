@@ -97,3 +97,23 @@ def test_effects_keep_their_structure_and_loop_names():
         names = {t.name for t in loop.clause.targets}
         inner = [n for s in loop.body for n in N.walk(s) if isinstance(n, N.Ref) and n.name in names]
         assert all(r.kind == "loop" for r in inner)
+
+
+def test_a_long_run_of_operators_in_a_rule_lowers_without_recursion(write):
+    text = (ROOT / "tests" / "fuzz_corpus" / "expr_long_sum_chain.yaml").read_text(encoding="utf-8")
+    run = " + ".join(["1"] * 3000)
+    path = write(text.replace('  score: "', f'  score: "{run} + ', 1))
+    score = rulesdsl.load_game(path).rules.ir.scoring["score"]
+    depth = 0
+    while isinstance(score, N.Binary):
+        score, depth = score.left, depth + 1
+    assert depth >= 3000
+
+
+def test_one_check_written_alone_is_a_check():
+    ir = rulesdsl.load_game("fast-track").rules.ir
+    [first, second] = ir.moves["split"].parts
+    [check] = second.checks
+    assert isinstance(check.test, N.Compare) and check.decl == ("moves", "split", "parts", 1, "when")
+    assert (second.move, [(g.name, type(g.value).__name__) for g in second.given]) == ("split_part", [("steps", "Binary")])
+    assert first.checks == []
