@@ -99,6 +99,7 @@ def test_the_outline_of_mabulas_push(capsys):
     assert outline(rulesdsl.load_game("mabula").rules.ir, "move push") == MABULA_PUSH
     code, out, _ = run_cli(capsys, "compile", "mabula", "--ir", "--show", "push")
     assert code == 0 and out == MABULA_PUSH + "\n"
+    assert MABULA_PUSH in (ROOT / "docs" / "language.md").read_text(encoding="utf-8")  # the reference shows it
 
 
 def test_the_outline_of_a_game_has_every_rule_and_the_flow(capsys):
