@@ -219,6 +219,14 @@ class _Outline:
             elif stmt is not None:
                 self.line(depth, source(stmt))
 
+    def checks(self, depth: int, label: str, checks: list) -> None:
+        if checks:
+            self.line(depth, label)
+        for check in checks:
+            self.expr(depth + 1, "", check.test)
+            if check.why:
+                self.line(depth + 2, f"why: {check.why}")
+
     def block(self, depth: int, label: str, stmts) -> None:
         if stmts:
             self.line(depth, label)
@@ -239,12 +247,7 @@ class _Outline:
                 self.line(depth + 2, f"why: {p.why}")
         for let in plan.lets:
             self._let(depth, let)
-        if plan.checks:
-            self.line(depth, "when")
-        for check in plan.checks:
-            self.expr(depth + 1, "", check.test)
-            if check.why:
-                self.line(depth + 2, f"why: {check.why}")
+        self.checks(depth, "when", plan.checks)
         if plan.notation:
             self.line(depth, "notation: " + "".join(p if isinstance(p, str) else "{?}" if p is None
                                                     else "{" + source(p) + "}" for p in plan.notation))
@@ -304,12 +307,7 @@ class _Outline:
             self.plan(depth, chance.outcomes)
         for key, node in chance.exprs.items():
             self.expr(depth, key, node)
-        if chance.require:
-            self.line(depth, "require")
-        for check in chance.require:
-            self.expr(depth + 1, "", check.test)
-            if check.why:
-                self.line(depth + 2, f"why: {check.why}")
+        self.checks(depth, "require", chance.require)
         self.block(depth, "do", chance.effects)
 
     def end(self, depth: int, number: int, rule) -> None:
