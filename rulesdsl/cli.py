@@ -23,12 +23,15 @@ from .engine.perft import perft
 from .engine.rng import OLD_STREAM, STREAMS
 from .engine.serialize import parse_json
 from .errors import Location, MoveError, Problem, RulesDslError, RulesError, RunStopped, UsageError, did_you_mean
-from .findings import FORMATS, FileReport, as_github, as_json, as_sarif, check_file, count_problems as _count
+from .findings import FORMATS, FileReport, as_github, as_json, as_sarif, check_file, count_problems as _count, \
+    problem_json
+from .ir import subset
+from .ir.show import find_rule, labels, outline
 from .jail import Jail, JobKilled, heartbeat
 from .lang.compiler import loops_called
-from .lang.emit import outline
+from .lang.emit import outline as emitted
 from .limits import DEFAULT_MAX_TURNS, GAME_SECONDS, LOAD_SECONDS, MAX_STATE_BYTES, MAX_TURNS_CAP, MOVE_SECONDS
-from .loading import bundled_games, load_document, resolve_path
+from .loading import bundled_games, load_document, resolve_path, with_variant
 from .lsp.server import serve as serve_lsp
 from .model.builtins import builtin_reference
 from .render import render_state
@@ -57,8 +60,9 @@ exit codes:
   0    done
   1    a problem in your files: a rule file, a state, a log or a results file that
        exists but is malformed (reported as FILE:LINE: what is wrong), a rule that
-       fails during play, a replay that differs; or a run stopped from outside (a
-       worker process killed: --resume completes it)
+       fails during play, a replay that differs, a rule compile --check finds a
+       compiled backend cannot take; or a run stopped from outside (a worker
+       process killed: --resume completes it)
   2    a usage error: a bad argument, an agent, variant or option the game does not
        have (validate lists those among the file's problems), a file named on the
        command line that does not exist, an --out file that exists (without
@@ -72,8 +76,8 @@ is a bundled game or lies (links resolved) in that file's own folder; give any
 other with --rules FILE. Games run at most {DEFAULT_MAX_TURNS:,} turns unless the rule file
 (flow: max_turns, at most {MAX_TURNS_CAP:,}) or --max-turns says otherwise.
 
-validate, simulate, replay, moves, show and perft run the rule file's code in a
-separate process with hard limits (memory, stack, processor time): a job they
+validate, simulate, replay, moves, show, perft and compile run the rule file's code
+in a separate process with hard limits (memory, stack, processor time): a job they
 stop is reported where its rule is written, with exit code 1.
 """
 
@@ -316,26 +320,71 @@ def _perft_count(args, depth: int) -> tuple[int, float]:
 
 # -- compile --------------------------------------------------------------------------------------
 def cmd_compile(args) -> int:
-    rules = _load(args).rules
+    if args.emit and args.show is None:
+        raise UsageError("--emit prints the form one rule's Python is printed from: name it with --show RULE")
+    if args.format != "text" and not args.check:
+        raise UsageError("--format applies to --check", "rulesdsl compile FILE --check --format json")
+    text, code = _jailed(_compiled, args, what=f"compiling {args.file}")
+    print(text)
+    return code
+
+
+def _compiled(args) -> tuple[str, int]:
+    """In a jail: what `compile` prints, and its exit code."""
+    base = load_document(args.file)
+    rules = _load(args, base=base).rules
+    heartbeat(f"printing what {args.file} compiles to", LOAD_SECONDS)
+    if args.check:
+        return _check(args, rules.ir, with_variant(base, args.variant))
+    if args.ir:
+        shown = [None] if args.show is None else _rules_named(args, find_rule(rules.ir, args.show), labels(rules.ir))
+        return "\n".join(outline(rules.ir, label, data=rules.ir_data) for label in shown), 0
     generated = rules.generated  # label ("move advance") -> generated functions
     if args.show is None:
-        for label, fns in generated.items():
-            print(f"{label:<40} {len(fns):>3} functions {sum(f.source.count(chr(10)) for f in fns):>5} lines")
-        return 0
-    labels = [label for label in generated if args.show in (label, label.split(" ", 1)[1])]
-    if not labels:
-        close = did_you_mean(args.show, [label.split(" ", 1)[1] for label in generated] + list(generated))
-        raise UsageError(f"no move, step, function, procedure or end rule named {_short(args.show)} "
-                         f"({Path(args.file).name})", " ".join(filter(None, [close, "known: " + ", ".join(generated)])))
-    for label in labels:
-        print(f"# {label}\n")
+        return "\n".join(f"{label:<40} {len(fns):>3} functions {sum(f.source.count(chr(10)) for f in fns):>5} lines"
+                         for label, fns in generated.items()), 0
+    out = []
+    for label in _rules_named(args, [g for g in generated if args.show in (g, g.split(" ", 1)[1])], generated):
+        out.append(f"# {label}\n")
         shown = set()
         for fn in generated[label]:
             for each in [fn] + loops_called(fn, rules.namespace):  # and the loops it calls, once each
                 if each not in shown:
                     shown.add(each)
-                    print("\n".join(outline(each.tree)) + "\n" if args.ir else each.source)
-    return 0
+                    out.append("\n".join(emitted(each.tree)) + "\n" if args.emit else each.source)
+    return "\n".join(out), 0
+
+
+def _rules_named(args, found: list, known) -> list:
+    """The rules --show names; none is a usage error that lists those there are."""
+    if not found:
+        close = did_you_mean(args.show, [label.split(" ", 1)[1] for label in known] + list(known))
+        raise UsageError(f"no move, step, function, procedure or end rule named {_short(args.show)} "
+                         f"({Path(args.file).name})", " ".join(filter(None, [close, "known: " + ", ".join(known)])))
+    return found
+
+
+def _check(args, ir, doc) -> tuple[str, int]:
+    """`compile --check`: each rule (or the one --show names) in the compiled subset or not, and why not, located."""
+    verdicts = subset.check(ir)
+    if args.show is not None:
+        named = set(_rules_named(args, find_rule(ir, args.show), labels(ir)))
+        verdicts = [v for v in verdicts if v.rule in named]
+    code = 0 if all(v.compiled for v in verdicts) else 1
+    if args.format == "json":
+        rules = [{"rule": v.rule, "compiled": v.compiled,
+                  "reasons": [problem_json(p, args.file) for p in subset.problems(v, doc)]} for v in verdicts]
+        return json.dumps({"file": args.file, "compiled": not code, "rules": rules,
+                           "counts": subset.counts(verdicts)}, indent=2), code
+    lines = []
+    for v in verdicts:
+        lines.append(f"{v.rule}: compiled" if v.compiled else
+                     f"{v.rule}: python ({len(v.reasons)} reason{'s' if len(v.reasons) != 1 else ''})")
+        lines += [p.format() for p in subset.problems(v, doc)]
+    counted = ", ".join(f"{n} {c}" for c, n in subset.counts(verdicts).items() if n)
+    lines.append(f"{Path(args.file).name}: {sum(v.compiled for v in verdicts)} of {len(verdicts)} rules compiled"
+                 + (f" ({counted})" if counted else ""))
+    return "\n".join(lines), code
 
 
 # -- play ----------------------------------------------------------------------------------------
@@ -824,11 +873,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--all", action="store_true", help="print every depth from 1")
     p.set_defaults(func=cmd_perft)
 
-    p = sub.add_parser("compile", help="the Python a rule file compiles to")
+    p = sub.add_parser("compile", help="what a rule file compiles to: its Python, its typed rules IR, and whether "
+                       "a compiled backend can take each rule")
     game_args(p)
     p.add_argument("--show", metavar="RULE", help="print the functions generated for this move, step, function, "
-                   "procedure or end rule (end rules by number: 'end 1'); without it, list what was generated")
-    p.add_argument("--ir", action="store_true", help="with --show: the intermediate form instead of Python")
+                   "procedure or end rule (end rules by number: 'end 1'); without it, list what was generated; "
+                   "with --ir or --check, that rule alone")
+    shown = p.add_mutually_exclusive_group()
+    shown.add_argument("--ir", action="store_true", help="the typed rules IR as an outline: params with their "
+                       "types and domains, checks, lets, notation, effects, steps, end rules, scoring, each "
+                       "expression with its type")
+    shown.add_argument("--emit", action="store_true", help="with --show: the intermediate form its Python is "
+                       "printed from")
+    shown.add_argument("--check", action="store_true", help="whether each rule lies in the subset a compiled "
+                       "backend can take, and if not why, located (exit 1 when one does not)")
+    p.add_argument("--format", choices=("text", "json"), default="text", help="with --check: text (default) or "
+                   "json (each rule with its reasons: file, line, column, code, severity, message, hint)")
     p.set_defaults(func=cmd_compile)
 
     p = sub.add_parser("report", help="a balance report on a results file: win rates, variants compared, first "

@@ -90,7 +90,8 @@ def count_problems(n: int) -> str:
     return f"{n} problem{'s' if n != 1 else ''}"
 
 
-def _problem_json(problem, file: str) -> dict:
+def problem_json(problem, file: str) -> dict:
+    """A problem for programs: file, line, column, code, severity, message, hint."""
     loc = problem.location
     return {"file": loc.file if loc and loc.file else file, "line": loc.line if loc else 0,
             "column": loc.col if loc else 0, "code": problem.code, "severity": problem.severity,
@@ -101,7 +102,7 @@ def as_json(reports: list[FileReport]) -> str:
     """One JSON document: every file with its summary, variants and problems (file, line, column, code,
     severity, message, hint)."""
     files = [{"file": r.file, "ok": not any(p.severity == "error" for p in r.problems), "summary": r.summary,
-              "variants": r.variants, "problems": [_problem_json(p, r.file) for p in r.problems]} for r in reports]
+              "variants": r.variants, "problems": [problem_json(p, r.file) for p in r.problems]} for r in reports]
     return json.dumps({"files": files, "problems": sum(len(f["problems"]) for f in files)}, indent=2)
 
 
@@ -116,7 +117,7 @@ def as_github(reports: list[FileReport]) -> str:
     lines = []
     for report in reports:
         for p in report.problems:
-            found = _problem_json(p, report.file)
+            found = problem_json(p, report.file)
             level = "warning" if found["severity"] == "warning" else "error"
             place = f"file={_escape(found['file'], True)}"
             if found["line"]:
@@ -137,7 +138,7 @@ def as_sarif(reports: list[FileReport], version: str) -> str:
     results, codes = [], {}
     for report in reports:
         for p in report.problems:
-            found = _problem_json(p, report.file)
+            found = problem_json(p, report.file)
             codes.setdefault(p.code, {"id": p.code, "shortDescription": {"text": f"rulesdsl problem '{p.code}' "
                                                                                   "(see docs/errors.md)"}})
             region = {"startLine": max(1, found["line"])}

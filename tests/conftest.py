@@ -19,6 +19,7 @@ SLOW = {
     "test_fast_track.py": {"test_random_games_follow_the_spec"},
     "test_fuzz.py": ALL,
     "test_gymnasium.py": {"test_gymnasiums_env_checker_passes"},
+    "test_ir_check.py": {"test_hostile_files_that_load_are_checked_and_outlined"},
     "test_layers.py": {"test_a_checked_module_is_found", "test_no_imports_inside_functions"},
     "test_lists_lines_options.py": {"test_distinct_keeps_the_first_of_each_equal_value"},
     "test_lockstep_fast_track.py": ALL,

@@ -178,7 +178,7 @@ def test_compile_shows_a_moves_generated_functions(capsys):
 def test_compile_lists_what_it_generated_and_shows_the_form(capsys):
     code, out, _ = run(capsys, "compile", "mark", "--option", "players=4")
     assert code == 0 and any(line.startswith("move bid ") for line in out.splitlines())
-    code, out, _ = run(capsys, "compile", "mark", "--show", "end 1", "--ir")
+    code, out, _ = run(capsys, "compile", "mark", "--show", "end 1", "--emit")
     assert code == 0 and "Function(name='expr_" in out and "  Return(value=" in out
 
 

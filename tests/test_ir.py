@@ -105,3 +105,23 @@ def test_every_value_of_a_bundled_game_has_a_type_known_at_load(game):
     statements = (N.Assign, N.Do, N.If, N.Loop, N.Clause)
     untyped = [n for n in ir.nodes() if not isinstance(n, statements) and n.type == T.ANY]
     assert not untyped, [(type(n).__name__, getattr(n, "name", ""), n.at) for n in untyped[:5]]
+
+
+def test_a_long_run_of_operators_in_a_rule_lowers_without_recursion(write):
+    text = (ROOT / "tests" / "fuzz_corpus" / "expr_long_sum_chain.yaml").read_text(encoding="utf-8")
+    run = " + ".join(["1"] * 3000)
+    path = write(text.replace('  score: "', f'  score: "{run} + ', 1))
+    score = rulesdsl.load_game(path).rules.ir.scoring["score"]
+    depth = 0
+    while isinstance(score, N.Binary):
+        score, depth = score.left, depth + 1
+    assert depth >= 3000
+
+
+def test_one_check_written_alone_is_a_check():
+    ir = rulesdsl.load_game("fast-track").rules.ir
+    [first, second] = ir.moves["split"].parts
+    [check] = second.checks
+    assert isinstance(check.test, N.Compare) and check.decl == ("moves", "split", "parts", 1, "when")
+    assert (second.move, [(g.name, type(g.value).__name__) for g in second.given]) == ("split_part", [("steps", "Binary")])
+    assert first.checks == []

@@ -35,8 +35,9 @@ class Builder:
     in its string a node parsed from part of it starts (a notation field)."""
 
     def __init__(self, data: dict, file: str, records: list, types: dict, loop_heads: dict, offsets: dict,
-                 binding_type=lambda b: b.type):
+                 binding_type=lambda b: b.type, holder_type=lambda name: T.ANY):
         self.data, self.file, self.types, self.binding_type = data, file, types, binding_type
+        self.holder_type = holder_type  # name -> the type the type pass gave a variable, zone or constant
         self.records, self.loop_heads, self.offsets = records, loop_heads, offsets
         self.game_names = self._game_names()
         self.loop_names: dict = {}  # path of a `for:` effect -> the names its head binds
@@ -47,7 +48,8 @@ class Builder:
         names = {}
         for section, kind in _SECTIONS.items():
             for name in (self.data.get(section) or {}) if isinstance(self.data.get(section), dict) else ():
-                names[name] = Name(kind, (section, name), const=kind in ("data", "global"))
+                typed = self.holder_type(name) if kind in ("data", "global", "var", "zone") else T.ANY
+                names[name] = Name(kind, (section, name), const=kind in ("data", "global"), type=typed)
         board = self.data.get("board") if isinstance(self.data.get("board"), dict) else {}
         for section, kind in _BOARD_SECTIONS.items():
             for name in board.get(section) or {} if isinstance(board.get(section), dict) else ():
@@ -156,16 +158,21 @@ class Builder:
         return tuple(out)
 
     def checks(self, path: tuple, items) -> list:
+        """The checks at `path`: a list of them, or one (located at `path` itself)."""
         found = []
-        for k, item in enumerate(items or ()):
+        for at, item in ([(path + (k,), item) for k, item in enumerate(items)] if isinstance(items, list) else
+                         [(path, items)] if items else []):
             if isinstance(item, dict):
-                found.append(Check(self.one(path + (k, "test")), item.get("why"), path + (k,)))
+                found.append(Check(self.one(at + ("test",)), item.get("why"), at))
             else:
-                found.append(Check(self.one(path + (k,)), None, path + (k,)))
+                found.append(Check(self.one(at), None, at))
         return found
 
     def plan(self, path: tuple, spec: dict, kind: str = "move", name: str | None = None) -> MovePlan:
         plan = MovePlan(name or str(path[-1]), path, kind, inputs=[str(i) for i in spec.get("inputs") or []])
+        if isinstance(spec.get("inputs"), dict):  # a part: the values it hands to its move's inputs
+            plan.move = spec.get("move") if isinstance(spec.get("move"), str) else None
+            plan.given = [Let(n, path + ("inputs", n), self.one(path + ("inputs", n))) for n in spec["inputs"]]
         for p, pspec in (spec.get("params") or {}).items() if isinstance(spec.get("params"), dict) else ():
             ppath = path + ("params", p)
             domain = self.one(ppath + ("in",)) if isinstance(pspec, dict) else self.one(ppath)
@@ -175,8 +182,7 @@ class Builder:
             plan.params.append(Param(p, ppath, typed, domain, among, why))
         for n in spec.get("let") or {} if isinstance(spec.get("let"), dict) else ():
             plan.lets.append(Let(n, path + ("let", n), self.one(path + ("let", n))))
-        plan.checks = self.checks(path + ("when",), spec.get("when") if isinstance(spec.get("when"), list) else
-                                  [spec["when"]] if spec.get("when") else [])
+        plan.checks = self.checks(path + ("when",), spec.get("when"))
         plan.notation = self._notation(path + ("notation",), spec.get("notation"))
         plan.effects = self.effects(path + ("do",), spec.get("do"))
         plan.weight, plan.visible_to = self.one(path + ("weight",)), self.one(path + ("visible_to",))
@@ -238,12 +244,14 @@ def build(compiler) -> GameIR:
     """The IR of the game `compiler` (a model/compile.py ModelCompiler whose type pass has run) compiled."""
     rules, data = compiler.rules, compiler.data
     builder = Builder(data, compiler.doc.file, compiler.ir_records(), compiler.typer.types or {},
-                      compiler.loop_heads, compiler.ir_offsets, compiler.typer.binding_type)
+                      compiler.loop_heads, compiler.ir_offsets, compiler.typer.binding_type, compiler.holder_type)
     builder.lower_all()
     board = Board([c.name for c in rules.board.cells], directions=dict(rules.board.directions),
                   regions={n: [c.index for c in getattr(r, "cells", ())] for n, r in rules.board.regions.items()})
     game = GameIR(rules.name, compiler.doc.file, rules.num_players, board, exprs=builder.exprs,
-                  max_legal=rules.max_legal, max_outcomes=rules.max_outcomes)
+                  max_legal=rules.max_legal, max_outcomes=rules.max_outcomes,
+                  builtins={name: b for name, b in compiler.builtins.items()
+                            if b.category not in ("functions", "procedures")})  # (the file's own are in functions)
     for holder in rules.zones + rules.vars:
         section = "zones" if holder.zone else "vars"
         game.holders.append(Holder(holder.name, (section, holder.name), "zone" if holder.zone else "var",

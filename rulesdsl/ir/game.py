@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..lang import types as T
+from .nodes import walk
 
 
 @dataclass
@@ -53,6 +54,8 @@ class MovePlan:
     weight: object = None
     visible_to: object = None
     parts: list = field(default_factory=list)  # a compound move's parts (MovePlans of kind part)
+    move: str | None = None  # a part's: the move it is made with
+    given: list = field(default_factory=list)  # a part's: the values it gives that move's inputs (Lets)
 
 
 @dataclass
@@ -153,13 +156,13 @@ class GameIR:
     scoring: dict = field(default_factory=dict)  # score | tiebreak | evaluation | breakdown -> expression
     max_legal: int | None = None
     max_outcomes: int | None = None
+    builtins: dict = field(default_factory=dict)  # name -> declaration (lang/declare.py) of each built-in a call names
     # every expression and statement of the file by the path of the string it is written in (several at one
     # path: a loop's collection and its conditions), including those no part above names (render, features...)
     exprs: dict = field(default_factory=dict)
 
     def nodes(self):
         """Every IR node of the game, each once."""
-        from .nodes import walk
         for found in self.exprs.values():
             for node in found:
                 yield from walk(node)

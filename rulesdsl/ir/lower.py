@@ -75,15 +75,25 @@ class Lowerer:
                          type=self.type_of(node), at=self.at(node))
 
     def _BinOp(self, node):
-        return N.Binary(node.op, self.expr(node.left), self.expr(node.right), type=self.type_of(node),
-                        at=self.at(node))
+        return self._run(node, A.BinOp, N.Binary)
 
     def _UnaryOp(self, node):
         return N.Unary(node.op, self.expr(node.operand), type=self.type_of(node), at=self.at(node))
 
     def _BoolOp(self, node):
-        return N.Logic(node.op, self.expr(node.left), self.expr(node.right), type=self.type_of(node),
-                       at=self.at(node))
+        return self._run(node, A.BoolOp, N.Logic)
+
+    def _run(self, node, kind, make):
+        """A run of operators (`1 + 1 + ...`, `a or b or ...`) is a deep left-leaning tree, of any length the
+        compiler takes: lowered as a loop, not by recursion."""
+        spine = []
+        while isinstance(node, kind):
+            spine.append(node)
+            node = node.left
+        lowered = self.expr(node)
+        for item in reversed(spine):
+            lowered = make(item.op, lowered, self.expr(item.right), type=self.type_of(item), at=self.at(item))
+        return lowered
 
     def _Compare(self, node):
         return N.Compare(tuple(node.ops), tuple(map(self.expr, node.operands)), type=self.type_of(node),
@@ -160,9 +170,11 @@ class Lowerer:
             while isinstance(root, (A.Index, A.Attr)):
                 root = root.obj
             if isinstance(root, A.Name) and root.id not in self.names and not any(root.id in f for f in self.frames) \
-                    and self.fallback(root.id).kind == "unknown":
-                # a new name the effects assign: theirs from here on
-                self.names[root.id] = Name("temp", None, self.at(root), type=value.type)
+                    and self.fallback(root.id).kind in ("unknown", "local"):
+                # a new name the effects assign (which the compiler may have declared already): theirs from here on,
+                # of the type of the value it is first given
+                self.names[root.id] = Name("temp", None, self.at(root), type=value.type if root is node.target
+                                           else T.ANY)
             return N.Assign(self.expr(node.target), node.op, value, at=self.at(node))
         call = self._Call(node.call)
         if call.type == T.ANY:  # called for what it does: a value it may give is dropped

@@ -92,7 +92,7 @@ def _refusing(name: str, work, *args, errors=(TypeError,)):
         raise refused(name, exc) from None
 
 
-@builtin("strings", fold=True)
+@builtin("strings", fold=True, compiled=False, why_not="it builds text")
 def str_(x) -> "text":
     """The text of a value (cells and players print their names)."""
     if isinstance(x, bool):
@@ -442,7 +442,7 @@ def check(cond, message) -> "bool":
 
 
 # -- strings ---------------------------------------------------------------------------------------------
-@builtin("strings", fold=True)
+@builtin("strings", fold=True, compiled=False, why_not="it builds text")
 def join(xs: "list | tuple | range | text | table", sep: "text" = "") -> "text":
     """The items' text joined by sep."""
     parts = [str_(x) for x in _list("join", xs)]
@@ -450,7 +450,8 @@ def join(xs: "list | tuple | range | text | table", sep: "text" = "") -> "text":
     return str(sep).join(parts)
 
 
-@builtin("strings", fold=True)
+@builtin("strings", fold=True, compiled=False, why_not="it builds a list of texts whose length only the text "
+         "it splits bounds")
 def split(s: "text", sep=None) -> "list[text]":
     """The characters of s, or its parts between sep."""
     try:

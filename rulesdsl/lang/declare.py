@@ -58,22 +58,31 @@ class Builtin:
     # an int i for a list of the items of argument i ("items(xs)"); None: not declared
     arg_types: tuple = ()
     returns: object = None
+    # whether a compiled backend takes it (ir/subset.py); when not, `why_not` says why (it builds text, or a list
+    # no length bounds), for `compile --check` to tell
+    compiled: bool = True
+    why_not: str = ""
 
 
 def builtin(category: str, *, effect: bool = False, aggregate: str | None = None, fold: bool = False,
             specialise: Callable | None = None, over_comprehension: str | None = None, inline: str | None = None,
-            shown: dict | None = None, reads: str | None = None, loop: str | None = None, yields: str | None = None):
+            shown: dict | None = None, reads: str | None = None, loop: str | None = None, yields: str | None = None,
+            compiled: bool = True, why_not: str = ""):
     """Declare the decorated function a built-in (see declared()). Its name without a trailing '_' is the
     built-in's, and so are its parameters' (from_ is `from`); the first paragraph of its docstring is the
     doc text. `aggregate`: the comprehension shown in its usage (e.g. "f(x) for x in xs"), which it accepts;
     `shown`: the text of a default that is not a value of the language (e.g. {"within": "all cells"});
     `reads`: what a built-in taking the state reads of it besides its arguments ("cells", "left"; None: anything);
     `loop`: how a call over a generator comprehension runs as a plain loop (see Builtin.loop); `yields`: what the
-    items of the list it returns always are ("cells", "players"; see Builtin.yields)."""
+    items of the list it returns always are ("cells", "players"; see Builtin.yields); `compiled=False`: a compiled
+    backend will not take it, for the reason `why_not` (which it must then give)."""
+    if not compiled and not why_not:
+        raise TypeError("a built-in a compiled backend will not take says why (why_not=...)")
+
     def declare(fn):
         fn.builtin = _declaration(fn, category, aggregate, shown or {}, effect=effect, fold=fold,
                                   specialise=specialise, over_comprehension=over_comprehension, inline=inline,
-                                  reads=reads, loop=loop, yields=yields)
+                                  reads=reads, loop=loop, yields=yields, compiled=compiled, why_not=why_not)
         return fn
     return declare
 
