@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from .. import budget
 from ..agents import make_agent
 from ..agents.view import PlayerView
 from ..engine.nodes import CHANCE, SIMULTANEOUS, TERMINAL
 from ..engine.observer import Observer
 from ..engine.play import streams
 from ..engine.rng import derive_seed
-from ..errors import MoveError, UsageError
+from ..errors import GameRuntimeError, MoveError, UsageError
+from ..limits import MOVE_SECONDS
 from ..model.values import Cell
 from ..sim.runner import entry
 from .scene import Scene
@@ -117,6 +119,10 @@ class Session:
             for last in [()] if missing == 0 else [(c,) for c in rules.board.cells]:
                 try:
                     failed = rule.explain(self.state, seat, *cells, *last)
+                except budget.TimeBudgetExceeded as exc:  # the rule's checks, over every cell, ran out of time
+                    where = rules.where(rule.path) if rules.where is not None else None
+                    raise GameRuntimeError(rule.name, self.state.turn, str(exc), where, "explaining a click runs "
+                                           "the rule's checks for every cell: make them cheaper") from None
                 except Exception:  # noqa: BLE001 - cells are no values of this rule's params: try the next rule
                     break
                 if failed > furthest[0]:
@@ -190,7 +196,9 @@ class Session:
             self._apply(move)
 
 
-
 def _cells_of(move) -> list[str]:
     """The names of the cells among a move's params, in order."""
     return [a.name for a in move.args[:len(move.rule.params)] if a.__class__ is Cell]
+
+
+budget.guard(Session._why_not, MOVE_SECONDS, "explaining why no move takes the cells clicked")
