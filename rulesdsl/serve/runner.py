@@ -140,25 +140,24 @@ class Pool:
                 if not self._watching:  # the deadlines are watched while a job runs
                     self._watching = True
                     threading.Thread(target=self._watch, name="rulesdsl-serve-deadlines", daemon=True).start()
-            killed = True  # unless the child answers: then it holds what the job left (a game compiled, played)
+            result = failure = None
             try:
                 result = jail.run(job.fn, *job.args, seconds=job.seconds, what=job.what)
-                killed = False
             except JobKilled as exc:
-                if slot.late:
-                    exc = JobKilled(job.what, "time", exc.where, exc.rule, f"it ran longer than its "
-                                    f"{_clock(job.seconds):g} s by the clock")
-                job.future.set_exception(exc)
+                failure = exc if not slot.late else JobKilled(
+                    job.what, "time", exc.where, exc.rule, f"it ran longer than its {_clock(job.seconds):g} s by the "
+                    "clock")
             except Exception as exc:  # noqa: BLE001 - the job's own error, for whoever waits on it
-                killed = False
-                job.future.set_exception(exc)
+                failure = exc
+            # free before the answer: the client's next job, sent as soon as it has it, finds its home free
+            with self._changed:
+                self._slots[i] = None
+                self._went_home(job.home, i, isinstance(failure, JobKilled))
+                self._changed.notify_all()  # a job left for this worker, its home, is taken now
+            if failure is not None:
+                job.future.set_exception(failure)
             else:
                 job.future.set_result(result)
-            finally:
-                with self._changed:
-                    self._slots[i] = None
-                    self._went_home(job.home, i, killed)
-                    self._changed.notify_all()  # a job left for this worker, its home, is taken now
 
     def _went_home(self, home, i: int, killed: bool) -> None:
         """Worker `i` ran a job of `home` (the lock held): it is the home's now, unless its child was stopped (and
