@@ -147,7 +147,8 @@ def main() -> int:
         port = s.getsockname()[1]
     env = dict(os.environ, PYTHONPATH=args.checkout)
     server = subprocess.Popen([sys.executable, "-m", "rulesdsl", "serve", str(folder), "--port", str(port)],
-                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                              env=env, cwd=args.checkout,  # (-m looks in the current folder first)
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         for _ in range(400):
             try:
