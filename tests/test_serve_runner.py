@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import signal
 import time
 
 import pytest
@@ -93,6 +94,22 @@ def test_a_crash_stops_the_job_not_the_server(pool):
         jobs.submit(crash, seconds=5, what="crashing").result(timeout=60)
     assert info.value.reason == "crash" and "its process crashed (SIGSEGV)" in str(info.value)
     assert jobs.submit(doubled, 2, seconds=5, what="doubling").result(timeout=60) == 4
+
+
+def test_a_child_killed_from_outside_stops_its_job_and_is_started_again(pool):
+    jobs = pool()
+    child = jobs.submit(os.getpid, seconds=5, what="asking").result(timeout=60)
+    napping_there = jobs.submit(napping, seconds=30, what="a nap")
+    for _ in range(200):
+        if napping_there.running():
+            break
+        time.sleep(0.01)
+    time.sleep(0.2)  # the child has it
+    os.kill(child, signal.SIGKILL)  # the system short of memory, say
+    with pytest.raises(JobKilled) as info:
+        napping_there.result(timeout=60)
+    assert info.value.reason == "killed" and "its process was killed from outside (SIGKILL)" in str(info.value)
+    assert jobs.submit(os.getpid, seconds=5, what="asking").result(timeout=60) not in (child, os.getpid())
 
 
 def test_a_full_queue_refuses_at_once_and_the_pool_serves_again_after(pool):
