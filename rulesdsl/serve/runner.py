@@ -38,6 +38,8 @@ class Busy(Exception):
 
 
 class _Job:
+    """A job waiting for a worker, and then in its hands."""
+
     __slots__ = ("future", "fn", "args", "seconds", "what", "home")
 
     def __init__(self, future: Future, fn, args: tuple, seconds: float, what: str, home):
@@ -61,7 +63,7 @@ class Pool:
     located at the rule that was running."""
 
     def __init__(self, size: int, queued: int, make=Jail):
-        self.size, self.queued, self.make = size, queued, make
+        self.size, self.queued = size, queued
         self._jails = [make() for _ in range(size)]
         self._waiting: deque = deque()
         self._slots: list = [None] * size  # per worker, its _Slot while it runs a job

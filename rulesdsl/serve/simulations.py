@@ -52,6 +52,7 @@ class Simulations:
         self._free: queue.SimpleQueue = queue.SimpleQueue()  # the jails no simulation runs in
         for jail in self._jails:
             self._free.put(jail)
+        self._closed = False
 
     def start_children(self) -> None:
         """Start the jails' children now rather than at their first simulations (see Pool.start)."""
@@ -60,6 +61,7 @@ class Simulations:
 
     def close(self) -> None:
         """Stop every simulation and the jails' children."""
+        self._closed = True  # (a simulation between two chunks starts no other)
         for jail in self._jails:
             jail.close()
 
@@ -93,7 +95,7 @@ class Simulations:
         watcher.start()
         lines, chunk, spent, state = [], 1, 0.0, "failed"
         try:
-            while len(lines) < simulation.games and not simulation.stop_asked and not late.is_set():
+            while len(lines) < simulation.games and not (simulation.stop_asked or late.is_set() or self._closed):
                 indices = list(range(len(lines), min(simulation.games, len(lines) + chunk)))
                 start = time.monotonic()
                 lines += jail.run(work.play_games, source, agents, seed, indices, seconds=simulation.seconds,
