@@ -60,7 +60,6 @@ SLOW = {
         "test_fast_track_is_drawn_as_a_square_track_round_its_centre"},
     "test_serve_server.py": ALL,
     "test_serve_session.py": {"test_agents_at_every_seat_play_the_game_simulate_plays_with_that_seed"},
-    "test_serve_work.py": ALL,
     "test_simulation.py": {"test_a_game_that_ends_on_its_last_allowed_turn_is_not_capped",
         "test_dask_local_cluster_gives_the_same_results", "test_report_writes_charts_the_text_report_and_games_csv",
         "test_results_do_not_depend_on_the_number_of_workers"},

@@ -60,16 +60,22 @@ def revealed(game, prize: str = "prize 4"):
 
 
 @contextmanager
-def serving(target: str, env: dict | None = None):
+def serving(target: str, env: dict | None = None, preload: str | None = None, process: list | None = None):
     """The port of a real `rulesdsl serve TARGET` process of this checkout on 127.0.0.1 (with `env` added to
-    its environment), ended when the block ends."""
+    its environment, and the module `preload` imported first: a job only tests register), ended when the block
+    ends. `process`, if given, receives the server's Popen."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     environment = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
                        **(env or {}))
-    server = subprocess.Popen([sys.executable, "-m", "rulesdsl", "serve", target, "--port", str(port)],
+    command = ["-m", "rulesdsl"]
+    if preload:
+        command = ["-c", f"import sys, {preload}; from rulesdsl.cli import main; sys.exit(main(sys.argv[1:]))"]
+    server = subprocess.Popen([sys.executable, *command, "serve", target, "--port", str(port)],
                               env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if process is not None:
+        process.append(server)
     try:
         for _ in range(400):
             try:
@@ -81,4 +87,8 @@ def serving(target: str, env: dict | None = None):
         yield port
     finally:
         server.terminate()
-        server.wait(10)
+        try:
+            server.wait(10)
+        except subprocess.TimeoutExpired:  # a server that cannot answer a signal (held in a step of C code)
+            server.kill()
+            server.wait(10)

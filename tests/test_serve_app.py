@@ -49,13 +49,14 @@ def served(tmp_path):
     folder.mkdir()
     (folder / "line.yaml").write_text(GAME, encoding="utf-8")
     (tmp_path / "outside.yaml").write_text(GAME, encoding="utf-8")
-    client = TestClient(create_app(folder, "line.yaml"), base_url="http://127.0.0.1:8000")
+    # (the client's block ends the app, and with it the jails' children)
+    with TestClient(create_app(folder, "line.yaml"), base_url="http://127.0.0.1:8000") as client:
 
-    def call(name, **data):
-        response = client.post(f"/api/{name}", json=data)
-        return response.status_code, response.json()
-    call.client, call.folder = client, folder
-    return call
+        def call(name, **data):
+            response = client.post(f"/api/{name}", json=data)
+            return response.status_code, response.json()
+        call.client, call.folder = client, folder
+        yield call
 
 
 def test_the_page_and_its_editor_are_served(served):

@@ -68,13 +68,14 @@ def served(tmp_path):
     folder = tmp_path / "served"
     folder.mkdir()
     (folder / "toss.yaml").write_text(TOSS.format(variant="sure"), encoding="utf-8")
-    client = TestClient(create_app(folder, "toss.yaml"), base_url="http://127.0.0.1:8000")
+    # (the client's block ends the app, and with it the jails' children)
+    with TestClient(create_app(folder, "toss.yaml"), base_url="http://127.0.0.1:8000") as client:
 
-    def call(name, **data):
-        response = client.post(f"/api/{name}", json=data)
-        return response.status_code, response.json()
-    call.folder = folder
-    return call
+        def call(name, **data):
+            response = client.post(f"/api/{name}", json=data)
+            return response.status_code, response.json()
+        call.folder = folder
+        yield call
 
 
 def simulated(served, **request) -> dict:

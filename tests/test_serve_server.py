@@ -1,12 +1,14 @@
 """Attacks on a real `rulesdsl serve` process, on 127.0.0.1: a flood of requests whose rule code never ends,
 with simulations that never end, leaves the page answering within a second and the workers free again (the
-rest are told to come back, 503), and bodies too large are refused from their length or as they stream in,
-never read whole."""
+rest are told to come back, 503); rule code that crashes the process, spins in one step of C code or fills memory
+stops its jail, not the server, with a located error; and bodies too large are refused from their length or as
+they stream in, never read whole."""
 
 from __future__ import annotations
 
 import http.client
 import json
+import re
 import socket
 import threading
 import time
@@ -17,11 +19,36 @@ import pytest
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 
+import rulesdsl  # noqa: E402
+
 from .helpers import serving  # noqa: E402
 from .test_serve_app import GAME  # noqa: E402
 from .test_serve_attacks import FOREVER, SLOW  # noqa: E402
 
 FLOOD = 45  # requests at once: more than the 40 threads the server once ran rule code in
+# moves that crash the process (with the test's job: see serve_crash.py), compare two thousand pairs of
+# million-item lists in one step of C code, fill memory a list of a million items at a time, and hash a tuple nested
+# a million deep (which once crashed the process)
+ATTACK = """\
+game: Attack
+players: {count: 2}
+board: {cells: [a, b]}
+vars: {total: 0}
+moves:
+  crash: {notation: crash, do: ["total = size(distinct('segfault' + str(turn)))"]}
+  spin:
+    notation: spin
+    do: ["a = list(0..999999)", "b = list(0..999999)", "total = 1 if repeat(a, 20000) == repeat(b, 20000) else 0"]
+  fill: {notation: fill, do: ["total = size([repeat(i, 999999) for i in 0..9999])"]}
+  nest: {notation: nest, do: ["t = 0", {for: "i in 0..999999", do: ["t = (t,)"]}, "total = size(distinct([t, t]))"]}
+  wait: {notation: wait}
+flow:
+  steps:
+    play: {moves: [crash, spin, fill, nest, wait], next: end_turn}
+end:
+  - when: "false"
+    winners: "[]"
+"""
 PAGE_SECONDS = 1.0  # the page must answer within this, however busy the workers are (the brief's deadline)
 MB = 1024 * 1024
 
@@ -154,3 +181,51 @@ def test_a_length_that_is_no_number_is_refused(server):
     head = (b"POST /api/config HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
             b"Content-Length: lots\r\n\r\n{}")
     assert _raw(server, head, lambda s: None).startswith(b"HTTP/1.1 400 ")
+
+
+def test_rule_code_that_crashes_spins_in_c_or_fills_memory_stops_its_jail_not_the_server(tmp_path):
+    (tmp_path / "attack.yaml").write_text(ATTACK, encoding="utf-8")
+    where = rulesdsl.load_game(str(tmp_path / "attack.yaml")).rules.where  # where each move is written
+    served = tmp_path / "served"
+    served.mkdir()
+    (served / "attack.yaml").write_text(GAME, encoding="utf-8")  # the attack is posted, not saved
+    answers, process = {}, []
+
+    def attacker(name: str, moves: list[str]) -> None:
+        """One client's game of the posted attack, whose moves are played in turn."""
+        status, headers, view = _post(port, "new", {"path": "attack.yaml", "text": ATTACK, "seats": ["human", "human"]})
+        answers[name, "new"] = status, view
+        for move in moves:
+            answers[name, move] = _post(port, "move", {"session": view["session"], "move": move},
+                                        headers["set-cookie"].split(";")[0])[::2]
+
+    # the budgets scaled by a half: a move may take 2.5 s, and so may one step of C code
+    with serving(str(served), {"RULESDSL_TIME_SCALE": "0.5"}, preload="tests.serve_crash", process=process) as port:
+        clients = [threading.Thread(target=attacker, args=("first", ["spin", "crash", "wait"])),
+                   threading.Thread(target=attacker, args=("second", ["fill", "nest", "crash", "wait"]))]
+        for client in clients:  # both workers attacked at once
+            client.start()
+        waits = []
+        while any(client.is_alive() for client in clients) and len(waits) < 1200:  # bounded: a minute at most
+            waits.append(_page_seconds(port))
+            time.sleep(0.05)
+        for client in clients:
+            client.join(120)
+        assert process[0].poll() is None  # the server lives
+    assert len(waits) >= 10 and max(waits) < PAGE_SECONDS, sorted(waits)[-5:]
+    assert len(answers) == 9 and all(status != 500 for status, _ in answers.values()), answers
+    said = {"crash": "a game of attack.yaml was stopped: its process crashed (SIGSEGV) (while move 'crash' (effects) "
+                     "ran)",
+            "spin": "a game of attack.yaml was stopped: one step of Python's own code ran for more than 2.5 s of "
+                    "processor time (while move 'spin' (effects) ran)",
+            "fill": "rule 'fill' failed on turn 0: applying a move used more than the 2,048 MiB of memory allowed",
+            "nest": "rule 'nest' failed on turn 0: this value would nest more than 30 deep"}
+    for (name, move), (status, body) in answers.items():
+        if move in ("new", "wait"):  # the game plays on after each stop, its jail started again
+            assert status == 200, (name, move, body)
+            continue
+        assert status == 400 and "internal" not in body and said[move] in body["error"], (name, move, body)
+        line = where(("moves", move)).line
+        assert re.match(rf"(.*/)?attack\.yaml:{line}:\d+: error: ", body["error"]), (move, body)  # located
+        if move in ("crash", "spin"):  # stopped by the jail, which says where
+            assert body["location"]["file"] == "attack.yaml" and body["location"]["line"] == line, body

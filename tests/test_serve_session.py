@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from rulesdsl import budget
 from rulesdsl.agents import make_agent
 from rulesdsl.api import load_game
-from rulesdsl.errors import UsageError
+from rulesdsl.errors import GameRuntimeError, UsageError
 from rulesdsl.serve.session import Session
 from rulesdsl.sim.runner import play_game
 
@@ -70,3 +71,47 @@ def test_simultaneous_choices_are_recorded_with_their_seat_and_played_back():
     assert {text.split(" ")[0] for text in bids[:3]} == {"@0", "@1", "@2"}
     again = Session(game, 3, ["human", "random", "random"], record)
     assert again.state.history_texts() == session.state.history_texts() and again.view(0) == session.view(0)
+
+
+# forty rules that each move one of the player's own stones to the first row of a board of 10,000 cells
+RULE = """\
+  step{i}:
+    params:
+      from: {{in: "[c for c in cells if at(c) != none and at(c).owner == me]", why: you move only your own stone}}
+      to: {{in: "[c for c in cells if c.y == 1]"}}
+    notation: "{{from}}-{{to}} {i}"
+    do: ["move(from, to)"]
+"""
+WIDE = """\
+game: Wide
+players: {count: 2}
+board:
+  grid: {columns: 100, rows: 100}
+  init: {"11": "piece('stone', owner=0)"}
+pieces:
+  stone: {attributes: {owner: [0, 1]}}
+moves:
+RULES
+flow:
+  steps:
+    play: {moves: [STEPS], next: end_turn}
+end:
+  - when: "false"
+    winners: "[]"
+"""
+
+
+def test_explaining_a_click_has_a_budget_and_names_the_rule(write, monkeypatch):
+    text = WIDE.replace("RULES\n", "".join(RULE.format(i=i) for i in range(40)))
+    game = load_game(write(text.replace("STEPS", ", ".join(f"step{i}" for i in range(40)))))
+    session = Session(game, 0, ["human", "human"])
+    # a click on an empty cell is explained by each rule's checks with every cell as its target: 400,000 of them
+    assert session.click(["5050"]) == {"why": "you move only your own stone"}
+    monkeypatch.setenv(budget.TIME_SCALE_VARIABLE, "0.01")  # a move's 5 s are now 0.05 s
+    budget.ensure_watchdog()
+    with pytest.raises(GameRuntimeError) as info:
+        session.click(["5050"])
+    error = info.value
+    assert error.message == "explaining why no move takes the cells clicked took longer than the 0.05 s allowed"
+    assert error.rule.startswith("step") and error.location == game.rules.where(("moves", error.rule))
+    assert session.legal()  # listing the moves stays within its budget: the game goes on

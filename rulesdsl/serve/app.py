@@ -3,6 +3,7 @@ bad input with a 4xx and a JSON error, never a traceback."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import re
@@ -11,13 +12,14 @@ import sys
 from pathlib import Path
 
 from ..errors import MoveError, RulesDslError, RulesError
+from ..jail import JobKilled
 from . import fields
 from .caps import Caps
 from .crash import crash_note
 from .folder import Refused
 from .hosts import allowed_hosts
 from .kept import Full, NotFound
-from .runner import Busy, InProcess
+from .runner import Busy
 from .workspace import Forbidden, Workspace
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -41,10 +43,11 @@ class _Answer(Exception):
 
 
 def create_app(folder: str | Path, first_file: str | None = None, host: str = "127.0.0.1", *,
-               caps: Caps = Caps(), view_as: bool = False, hosts: list[str] | None = None, make=InProcess):
+               caps: Caps = Caps(), view_as: bool = False, hosts: list[str] | None = None):
     """The Starlette app serving the playground of `folder` (opening `first_file`, relative to it, first),
     answering requests addressed to this machine, to `host` (the address it listens on) or to `hosts`.
-    `view_as`: clients may view their games as any seat. `make`: the executor rule code runs in."""
+    `view_as`: clients may view their games as any seat. Its Workspace is `app.state.workspace`: its jails start
+    with their first jobs unless started before (Workspace.start), and stop when the app shuts down."""
     from starlette.applications import Starlette  # the optional extra 'serve'
     from starlette.middleware import Middleware
     from starlette.middleware.trustedhost import TrustedHostMiddleware
@@ -53,7 +56,7 @@ def create_app(folder: str | Path, first_file: str | None = None, host: str = "1
     from starlette.routing import Mount, Route
     from starlette.staticfiles import StaticFiles
 
-    workspace = Workspace(folder, caps, view_as, make)
+    workspace = Workspace(folder, caps, view_as)
     page = (STATIC / "index.html").read_bytes()  # served from memory: the page never waits for a thread
 
     def answer(body: dict, status: int = 200, headers: dict | None = None) -> Response:
@@ -108,6 +111,10 @@ def create_app(folder: str | Path, first_file: str | None = None, host: str = "1
                                   {"Retry-After": str(caps.retry_after)})
             except MoveError as exc:
                 response = answer({"error": exc.reason, "kind": exc.kind, "hint": exc.hint}, 400)
+            except JobKilled as exc:  # a crash, a step of C code too long, memory filled: the jail's child stopped
+                where = exc.where
+                response = answer({"error": exc.format(), "reason": exc.reason, "location": {
+                    "file": where.file, "line": where.line, "column": where.col} if where else None}, 400)
             except RulesError as exc:
                 response = answer({"error": exc.format()}, 400)
             except RulesDslError as exc:  # a rule that fails during play, a budget overrun, a stopped job
@@ -186,7 +193,15 @@ def create_app(folder: str | Path, first_file: str | None = None, host: str = "1
     # only requests addressed to this machine by name: a site whose name is made to point here (DNS
     # rebinding) is refused, on any address the server listens on
     allowed = allowed_hosts(host, hosts or [])
-    return Starlette(routes=routes, middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=allowed)])
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        yield
+        workspace.close()
+    app = Starlette(routes=routes, middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=allowed)],
+                    lifespan=lifespan)
+    app.state.workspace = workspace
+    return app
 
 
 # the endpoints whose answer is a job of the pool (those that run rule code)

@@ -13,7 +13,6 @@ from .app import INSTALL_HINT, available, create_app
 from .hosts import allowed_hosts, is_loopback
 
 LOCAL = "127.0.0.1"
-SWITCH_SECONDS = 0.001
 
 
 def serve(target: str | None, host: str = LOCAL, port: int = 8000, open_page: bool = False,
@@ -36,14 +35,12 @@ def serve(target: str | None, host: str = LOCAL, port: int = 8000, open_page: bo
     hosts = allowed_hosts(host, list(allow_hosts or []))
     if not local:
         print(exposure(folder, host, port, hosts, view_as), file=sys.stderr, flush=True)
+    app = create_app(folder, first, host, view_as=view_as, hosts=hosts)
+    app.state.workspace.start()  # the jails' children: forks of this process while it runs one thread (see jail.py)
     if open_page:
         threading.Timer(1.0, webbrowser.open, (url,)).start()
-    # rule code runs in worker threads here: the thread answering requests must get the interpreter often
-    # enough to answer the page at once however busy they are (Python's default hands it over every 5 ms)
-    sys.setswitchinterval(SWITCH_SECONDS)
     import uvicorn  # the optional extra 'serve'
-    uvicorn.run(create_app(folder, first, host, view_as=view_as, hosts=hosts), host=host, port=port,
-                log_level="warning")
+    uvicorn.run(app, host=host, port=port, log_level="warning")
     return 0
 
 

@@ -1,244 +1,196 @@
-"""Where the playground's rule code runs: a few workers taking jobs from a bounded queue, each job under a limit.
+"""Where the playground's rule code runs: a few jails (jail.py) taking jobs from a bounded queue.
 
-A job is a module-level function of serve/work.py called with plain data, so that the executor running it can
-be a child process with hard limits (a jail) as well as the in-process one here: InProcess has the interface
-of a jail (run a job with a time budget; cancel it from another thread), and Pool takes the kind of executor
-to make. The in-process one stops a job by an exception raised inside its thread, as the budget watchdog does;
-it cannot stop one long step of Python's own C code, which a child process can be killed in.
+No rule code runs in the server's own process. A job is a module-level function of serve/work.py called with plain
+data (loading and checking a posted file, a game's step with its moves listed, applied, printed and drawn, a replay,
+a report, a chunk of a simulation), and it runs in a jail's child process: a crash, a step of C code that never
+ends or memory filled stops that child, which the next job starts again, and the thread answering the page never
+waits for rule code, nor for the interpreter's lock.
+
+A game's state lives in the jail that plays it. Each child keeps the games it compiled and the games in play it
+served last (work.py), and a job names its home (the rule text it is about): it goes to the worker that last ran a
+job of that home whenever that worker is free. A move found there costs the move and a round trip to the child, a
+millisecond or two for the bundled games. Passing the state as JSON with each job instead would cost about as
+little to read back, but the compiled game cannot travel with it, and compiling one takes 20 to 180 ms: so jobs go
+home. A job whose home is busy with another, or whose child was started again, runs in another worker from the
+game's record (plain data: seed, seats and moves), played back there (some 15 ms for 500 plies of a bundled game),
+the game compiled first if that worker has not compiled it.
 """
 
 from __future__ import annotations
 
-import ctypes
-import queue
 import threading
 import time
+from collections import OrderedDict, deque
 from concurrent.futures import Future
 
 from ..budget import time_scale
-from ..errors import RulesDslError
+from ..jail import Jail, JobKilled
 
-_TICK = 0.05  # how often jobs are looked at
-_AGAIN = 0.5  # a stop that has not ended the job yet (it arrived in code that let it pass) is raised again after this
-
-_set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
-_set_async_exc.argtypes = (ctypes.c_ulong, ctypes.py_object)
-
-
-class JobStopped(RulesDslError):
-    """A job stopped before it ended: it ran out of time, or was cancelled (a stopped simulation)."""
-
-    def __init__(self, what: str, reason: str, seconds: float = 0.0):
-        self.what, self.reason, self.seconds = what, reason, seconds  # reason: 'time' or 'cancelled'
-        super().__init__(str(self))
-
-    def __str__(self) -> str:
-        if self.reason == "time":
-            return f"{self.what} was stopped: it took longer than the {self.seconds:g} s allowed"
-        return f"{self.what} was stopped"
-
-    def __reduce__(self):  # travels between processes intact
-        return JobStopped, (self.what, self.reason, self.seconds)
+_TICK = 0.05  # how often running jobs' deadlines by the clock are looked at
+# a job's time by the clock: half as long again as its processor time, and a second, so that one that works is
+# stopped by the jail first (a tenth and half a second past its budget), which says where it was
+_CLOCK, _CLOCK_MORE = 1.5, 1.0
+KEPT_HOMES = 1024  # homes remembered (the latest): beyond them a job goes to any worker
 
 
 class Busy(Exception):
     """Every worker is busy and the queue in front of them is full: the request is refused, to be sent again."""
 
 
-class _Stop(BaseException):
-    """Raised inside a job's thread to end it: not an Exception, so no `except Exception` on the way keeps it."""
-
-
-def _thread_seconds(thread_id: int) -> float:
-    """The processor time a thread has used (Linux), else the clock: a job's budget counts its own work."""
-    try:
-        return time.clock_gettime(time.pthread_getcpuclockid(thread_id))
-    except (AttributeError, OSError, OverflowError):
-        return time.monotonic()
-
-
 class _Job:
-    __slots__ = ("thread", "what", "seconds", "started", "reason", "fired")
+    """A job waiting for a worker, and then in its hands."""
 
-    def __init__(self, thread: int, what: str, seconds: float):
-        self.thread, self.what, self.seconds = thread, what, seconds
-        self.started, self.reason, self.fired = _thread_seconds(thread), None, 0.0
+    __slots__ = ("future", "fn", "args", "seconds", "what", "home")
 
-
-class InProcess:
-    """Runs jobs in the calling thread, with the interface of a jail: run(fn, *args, seconds=, what=) returns
-    fn's result, and a job that uses more than `seconds` of processor time (times RULESDSL_TIME_SCALE) or is
-    cancelled from another thread raises JobStopped."""
-
-    def __init__(self):
-        self._lock = threading.Lock()
-        self._job: _Job | None = None
-
-    def run(self, fn, /, *args, seconds: float, what: str, **kwargs):
-        job = _Job(threading.get_ident(), what, seconds * time_scale())
-        with self._lock:
-            self._job = job
-        _watched.add(self)
-        _ensure_watcher()
-        try:
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                self._end()
-        except _Stop:
-            self._end()  # again: the stop may have arrived inside the first call
-            raise JobStopped(what, job.reason or "cancelled", job.seconds) from None
-
-    def cancel(self) -> None:
-        """Stop the running job, if any (its run() raises JobStopped)."""
-        with self._lock:
-            if self._job is not None:
-                self._fire(self._job, "cancelled")
-
-    def close(self) -> None:
-        """Nothing to release in process (a jail ends its child here)."""
-
-    def _fire(self, job: _Job, reason: str) -> None:
-        job.reason = job.reason or reason
-        job.fired = time.monotonic()
-        _set_async_exc(job.thread, _Stop)
-
-    def _end(self) -> None:
-        """The job is over: never stop this thread again for it, and drop a stop raised but not yet arrived."""
-        with self._lock:
-            job, self._job = self._job, None
-            _watched.discard(self)
-            if job is not None and job.fired and job.thread == threading.get_ident():
-                _absorb_stop()
-
-    def _look(self) -> None:
-        """Stop the job if it overran its budget, or raise a stop again that has not ended it yet."""
-        with self._lock:
-            job = self._job
-            if job is None:
-                return
-            if job.fired:
-                if time.monotonic() - job.fired > _AGAIN:
-                    self._fire(job, job.reason)
-            elif _thread_seconds(job.thread) - job.started > job.seconds:
-                self._fire(job, "time")
-
-
-class _Absorbed(BaseException):
-    """Raised in a job's own thread to take the place of a stop that has not arrived (see _absorb_stop)."""
-
-
-def _absorb_stop() -> None:
-    """Drop a stop raised in this thread that has not arrived yet. Clearing it with a NULL exception would leave
-    CPython's check for pending exceptions switched on for every thread (it is switched off only when an
-    exception arrives), slowing all later Python code: so one is raised here and caught at once."""
-    try:
-        _set_async_exc(threading.get_ident(), _Absorbed)  # (it may arrive as this call returns)
-        while True:  # the interpreter looks for pending exceptions at every jump back: it arrives here
-            pass
-    except _Absorbed:
-        pass
-
-
-_watched: set = set()  # executors running a job
-_watcher: list = [None]
-
-
-def _ensure_watcher() -> None:
-    thread = _watcher[0]
-    if thread is None or not thread.is_alive():
-        thread = _watcher[0] = threading.Thread(target=_watch, name="rulesdsl-serve-jobs", daemon=True)
-        thread.start()
-
-
-def _watch() -> None:
-    while True:
-        time.sleep(_TICK)
-        for executor in list(_watched):
-            executor._look()
+    def __init__(self, future: Future, fn, args: tuple, seconds: float, what: str, home):
+        self.future, self.fn, self.args, self.seconds, self.what, self.home = future, fn, args, seconds, what, home
 
 
 class _Slot:
-    """A worker's job in hand: its executor, when it must end by the clock, and whether the pool stopped it."""
+    """A worker's job in hand: when it must end by the clock, and whether the pool stopped it for that."""
 
-    __slots__ = ("executor", "deadline", "late")
+    __slots__ = ("deadline", "late")
 
-    def __init__(self, executor, deadline: float):
-        self.executor, self.deadline, self.late = executor, deadline, False
+    def __init__(self, deadline: float):
+        self.deadline, self.late = deadline, False
 
 
 class Pool:
-    """`size` workers, each with an executor of its own (`make()`: InProcess, or a jail), taking jobs in turn
-    from a queue that holds at most `queued` waiting jobs (Busy beyond that). A job is stopped when it has
-    run `seconds` of processor time, or as long by the clock (the machine is shared by every client)."""
+    """`size` workers, each a thread with a jail of its own (`make()`), taking jobs from a queue that holds at most
+    `queued` waiting jobs (Busy beyond that). A job is stopped when it has used `seconds` of processor time (times
+    RULESDSL_TIME_SCALE: the jail sees to it, and says where the job was), or run half as long again and a second by
+    the clock (the pool does: the machine is shared by every client, and a job may wait), and raises JobKilled,
+    located at the rule that was running."""
 
-    def __init__(self, size: int, queued: int, make=InProcess):
-        self.size, self.make = size, make
-        self._jobs: queue.Queue = queue.Queue(maxsize=queued)
+    def __init__(self, size: int, queued: int, make=Jail):
+        self.size, self.queued = size, queued
+        self._jails = [make() for _ in range(size)]
+        self._waiting: deque = deque()
         self._slots: list = [None] * size  # per worker, its _Slot while it runs a job
-        self._lock = threading.Lock()  # a job is stopped for its time only while it is the one in hand
-        self._started = self._watching = False
+        self._homes: OrderedDict = OrderedDict()  # home -> the worker that last ran a job of it
+        self._changed = threading.Condition()  # a job waits, a worker is free, the pool closes
+        self._started = self._watching = self._closed = False
 
-    def submit(self, fn, /, *args, seconds: float, what: str) -> Future:
-        """A future of fn(*args) run by a worker; Busy when the queue is full."""
+    def start(self) -> None:
+        """Start the workers' children now rather than at their first jobs (a fork each while this process runs one
+        thread: see jail.py), and the workers."""
+        for jail in self._jails:
+            jail.start()
+        self._start()
+
+    def submit(self, fn, /, *args, seconds: float, what: str, home=None) -> Future:
+        """A future of fn(*args) run by a worker (by the one that last ran a job of `home`, if it is free); Busy
+        when the queue is full."""
         self._start()
         future: Future = Future()
-        try:
-            self._jobs.put_nowait((future, fn, args, seconds, what))
-        except queue.Full:
-            raise Busy() from None
+        with self._changed:
+            if self._closed:
+                raise RuntimeError("the pool is closed")
+            if len(self._waiting) >= self.queued:
+                raise Busy()
+            self._waiting.append(_Job(future, fn, args, seconds, what, home))
+            self._changed.notify_all()
         return future
 
     def full(self) -> bool:
         """Whether a job submitted now would be refused (Busy)."""
-        return self._jobs.full()
+        return len(self._waiting) >= self.queued
+
+    def close(self) -> None:
+        """Stop the workers and their children; a job running is cancelled, the waiting ones too."""
+        with self._changed:
+            self._closed = True
+            waiting, self._waiting = list(self._waiting), deque()
+            self._changed.notify_all()
+        for job in waiting:
+            job.future.cancel()
+        for jail in self._jails:
+            jail.close()
 
     def _start(self) -> None:
         """The workers, started with the first job (not with the app)."""
-        with self._lock:
+        with self._changed:
             if self._started:
                 return
             self._started = True
-            for i in range(self.size):
-                threading.Thread(target=self._work, args=(i, self.make()), name=f"rulesdsl-serve-worker-{i}",
-                                 daemon=True).start()
+        for i in range(self.size):
+            threading.Thread(target=self._work, args=(i,), name=f"rulesdsl-serve-worker-{i}", daemon=True).start()
 
-    def _work(self, i: int, executor) -> None:
+    def _next(self, i: int) -> _Job | None:
+        """The first waiting job worker `i` should take (the lock held): one of its own homes, or of none, or whose
+        home is busy with another job."""
+        for job in self._waiting:
+            home = self._homes.get(job.home) if job.home is not None else None
+            if home is None or home == i or self._slots[home] is not None:
+                self._waiting.remove(job)
+                return job
+        return None
+
+    def _work(self, i: int) -> None:
+        jail = self._jails[i]
         while True:
-            future, fn, args, seconds, what = self._jobs.get()
-            if not future.set_running_or_notify_cancel():  # its client has gone
-                continue
-            slot = _Slot(executor, time.monotonic() + seconds * time_scale())
-            with self._lock:
-                self._slots[i] = slot
+            with self._changed:
+                job = self._next(i)
+                while job is None:
+                    if self._closed:
+                        return
+                    self._changed.wait()
+                    job = self._next(i)
+                if not job.future.set_running_or_notify_cancel():  # its client has gone
+                    continue
+                slot = self._slots[i] = _Slot(time.monotonic() + _clock(job.seconds))
                 if not self._watching:  # the deadlines are watched while a job runs
                     self._watching = True
                     threading.Thread(target=self._watch, name="rulesdsl-serve-deadlines", daemon=True).start()
+            result = failure = None
             try:
-                result = executor.run(fn, *args, seconds=seconds, what=what)
-            except JobStopped as exc:
-                future.set_exception(JobStopped(what, "time", seconds * time_scale()) if slot.late else exc)
+                result = jail.run(job.fn, *job.args, seconds=job.seconds, what=job.what)
+            except JobKilled as exc:
+                failure = exc if not slot.late else JobKilled(
+                    job.what, "time", exc.where, exc.rule, f"it ran longer than its {_clock(job.seconds):g} s by the "
+                    "clock")
             except Exception as exc:  # noqa: BLE001 - the job's own error, for whoever waits on it
-                future.set_exception(exc)
-            except _Stop:  # a stop arriving just after its job: the worker carries on
-                future.set_exception(JobStopped(what, "cancelled"))
+                failure = exc
+            # free before the answer: the client's next job, sent as soon as it has it, finds its home free
+            with self._changed:
+                self._slots[i] = None
+                self._went_home(job.home, i, isinstance(failure, JobKilled))
+                self._changed.notify_all()  # a job left for this worker, its home, is taken now
+            if failure is not None:
+                job.future.set_exception(failure)
             else:
-                future.set_result(result)
-            finally:
-                with self._lock:
-                    self._slots[i] = None
+                job.future.set_result(result)
+
+    def _went_home(self, home, i: int, killed: bool) -> None:
+        """Worker `i` ran a job of `home` (the lock held): it is the home's now, unless its child was stopped (and
+        with it what it held: then the home is no worker's)."""
+        if home is None:
+            return
+        if killed:
+            if self._homes.get(home) == i:
+                del self._homes[home]
+            return
+        self._homes[home] = i
+        self._homes.move_to_end(home)
+        if len(self._homes) > KEPT_HOMES:
+            self._homes.popitem(last=False)
 
     def _watch(self) -> None:
-        """Cancel every job that has run longer than its time by the clock (and again, until it ends); end when
-        no job runs."""
+        """Cancel every job that has run longer than its time by the clock (and again, until it ends); end when no
+        job runs."""
         while True:
             time.sleep(_TICK)
             now = time.monotonic()
-            with self._lock:
+            with self._changed:
                 if all(slot is None for slot in self._slots):
                     self._watching = False
                     return
-                for slot in self._slots:
-                    if slot is not None and now > slot.deadline:
+                for i, slot in enumerate(self._slots):
+                    if slot is not None and now > slot.deadline:  # (no other job can start while this is held)
                         slot.late = True
-                        slot.executor.cancel()
+                        self._jails[i].cancel()
+
+
+def _clock(seconds: float) -> float:
+    """How long by the clock a job of `seconds` of processor time may run."""
+    return _CLOCK * seconds * time_scale() + _CLOCK_MORE

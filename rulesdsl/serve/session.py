@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from .. import budget
 from ..agents import make_agent
 from ..agents.view import PlayerView
 from ..engine.nodes import CHANCE, SIMULTANEOUS, TERMINAL
 from ..engine.observer import Observer
 from ..engine.play import streams
 from ..engine.rng import derive_seed
-from ..errors import MoveError, UsageError
+from ..errors import GameRuntimeError, MoveError, UsageError
+from ..limits import MOVE_SECONDS
 from ..model.values import Cell
 from ..sim.runner import entry
 from .scene import Scene
@@ -108,22 +110,30 @@ class Session:
         would begin a move (a piece clicked before its target), the reason of the attempt that gets furthest
         through the rule's checks, over every cell as the last param."""
         rules = self.game.rules
+        step = rules.steps[self.state.step]
         cells = [rules.board.by_name.get(n) for n in names]
-        furthest = (-1, None)
-        for rule in rules.steps[self.state.step].moves:
-            missing = len(rule.params) - len(cells)
-            if rule.explain is None or missing not in (0, 1):
-                continue
-            for last in [()] if missing == 0 else [(c,) for c in rules.board.cells]:
-                try:
-                    failed = rule.explain(self.state, seat, *cells, *last)
-                except Exception:  # noqa: BLE001 - cells are no values of this rule's params: try the next rule
+        furthest, rule = (-1, None), step
+        try:
+            for rule in step.moves:
+                missing = len(rule.params) - len(cells)
+                if rule.explain is None or missing not in (0, 1):
+                    continue
+                for last in [()] if missing == 0 else [(c,) for c in rules.board.cells]:
+                    try:
+                        failed = rule.explain(self.state, seat, *cells, *last)
+                    except budget.TimeBudgetExceeded:
+                        raise
+                    except Exception:  # noqa: BLE001 - cells are no values of this rule's params: try the next rule
+                        break
+                    if failed > furthest[0]:
+                        description, why = rule.checks[failed]
+                        furthest = (failed, why or f"the rule '{rule.name}' requires {description}")
+                if missing == 0 and furthest[1]:
                     break
-                if failed > furthest[0]:
-                    description, why = rule.checks[failed]
-                    furthest = (failed, why or f"the rule '{rule.name}' requires {description}")
-            if missing == 0 and furthest[1]:
-                break
+        except budget.TimeBudgetExceeded as exc:  # every rule's checks, over every cell: too long
+            where = rules.where(rule.path) if rules.where is not None else None
+            raise GameRuntimeError(rule.name, self.state.turn, str(exc), where, "explaining a click runs each "
+                                   "rule's checks with every cell: make them cheaper, or take fewer cells") from None
         return furthest[1] or ("no move of this step uses " + (f"cell {names[0]}" if len(names) == 1 else
                                                                "these cells") + " (pick a move from the list)")
 
@@ -190,7 +200,9 @@ class Session:
             self._apply(move)
 
 
-
 def _cells_of(move) -> list[str]:
     """The names of the cells among a move's params, in order."""
     return [a.name for a in move.args[:len(move.rule.params)] if a.__class__ is Cell]
+
+
+budget.guard(Session._why_not, MOVE_SECONDS, "explaining why no move takes the cells clicked")

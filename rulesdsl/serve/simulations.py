@@ -1,19 +1,21 @@
-"""The playground's simulations: each in a thread of its own, a few at once, played in chunks of games by an
-executor (InProcess, or a jail) that is cancelled when the simulation is stopped or reaches its time limit."""
+"""The playground's simulations: each in a thread of its own, a few at once, played in chunks of games in a jail of
+their own (one per simulation that may run at once), which is cancelled when the simulation is stopped or reaches
+its time limit."""
 
 from __future__ import annotations
 
+import queue
 import sys
 import threading
 import time
 
 from ..budget import time_scale
 from ..errors import RulesDslError
+from ..jail import Jail, JobKilled
 from . import work
 from .caps import Caps
 from .crash import crash_note
 from .kept import Full, Kept
-from .runner import InProcess, JobStopped
 
 CHUNK_SECONDS = 0.5  # games are played in chunks of about this long: the progress moves, a stop is quick
 _TICK = 0.05
@@ -39,26 +41,45 @@ class Simulation:
 
 
 class Simulations:
-    """At most `caps.simulations` running at once (Full beyond that); each kept for the client that started it."""
+    """At most `caps.simulations` running at once (Full beyond that), each in one of as many jails; each kept for the
+    client that started it."""
 
-    def __init__(self, caps: Caps, make=InProcess):
-        self.caps, self.make = caps, make
+    def __init__(self, caps: Caps):
+        self.caps = caps
         self.kept = Kept(caps.simulations_per_client, caps.simulations_kept, caps.idle_seconds,
                          busy=lambda simulation: simulation.running)
-        self._slots = threading.BoundedSemaphore(caps.simulations)
+        self._jails = [Jail() for _ in range(caps.simulations)]
+        self._free: queue.SimpleQueue = queue.SimpleQueue()  # the jails no simulation runs in
+        for jail in self._jails:
+            self._free.put(jail)
+        self._closed = False
+
+    def start_children(self) -> None:
+        """Start the jails' children now rather than at their first simulations (see Pool.start)."""
+        for jail in self._jails:
+            jail.start()
+
+    def close(self) -> None:
+        """Stop every simulation and the jails' children."""
+        self._closed = True  # (a simulation between two chunks starts no other)
+        for jail in self._jails:
+            jail.close()
 
     def start(self, client: str, source: work.Source, agents: tuple, seed: int, games: int, played_with: str) -> str:
         """Start playing `games` games of `source` with `agents` from `seed`; the simulation's token."""
-        if not self._slots.acquire(blocking=False):
+        try:
+            jail = self._free.get_nowait()
+        except queue.Empty:
             many = f"{self.caps.simulations} simulation{'s' if self.caps.simulations != 1 else ''}"
-            raise Full(f"the playground runs {many} at most at once: wait for one to end, or stop it")
+            raise Full(f"the playground runs {many} at most at once: wait for one to end, or stop it") from None
         simulation = Simulation(games, self.caps.simulation_seconds * time_scale())
         try:
             token = self.kept.add(client, simulation)
         except Full:
-            self._slots.release()
+            self._free.put(jail)
             raise
-        simulation.thread = threading.Thread(target=self._run, args=(simulation, source, agents, seed, played_with),
+        simulation.thread = threading.Thread(target=self._run, args=(simulation, jail, source, agents, seed,
+                                                                     played_with),
                                              name="rulesdsl-simulation", daemon=True)
         simulation.thread.start()
         return token
@@ -66,52 +87,54 @@ class Simulations:
     def get(self, client: str, token) -> Simulation:
         return self.kept.get(client, token)
 
-    def _run(self, simulation: Simulation, source, agents: tuple, seed: int, played_with: str) -> None:
-        executor = self.make()
+    def _run(self, simulation: Simulation, jail, source, agents: tuple, seed: int, played_with: str) -> None:
         deadline = time.monotonic() + simulation.seconds
-        late = threading.Event()
-        watcher = threading.Thread(target=_watch, args=(simulation, executor, deadline, late),
+        late, ended = threading.Event(), threading.Event()
+        watcher = threading.Thread(target=_watch, args=(simulation, jail, deadline, late, ended),
                                    name="rulesdsl-simulation-limit", daemon=True)
         watcher.start()
         lines, chunk, spent, state = [], 1, 0.0, "failed"
         try:
-            while len(lines) < simulation.games and not simulation.stop_asked and not late.is_set():
+            while len(lines) < simulation.games and not (simulation.stop_asked or late.is_set() or self._closed):
                 indices = list(range(len(lines), min(simulation.games, len(lines) + chunk)))
                 start = time.monotonic()
-                lines += executor.run(work.play_games, source, agents, seed, indices, seconds=simulation.seconds,
-                                      what=f"simulating {source.name}")
+                lines += jail.run(work.play_games, source, agents, seed, indices, seconds=simulation.seconds,
+                                  what=f"simulating {source.name}")
                 took = time.monotonic() - start
                 spent += took
                 simulation.done = len(lines)
                 chunk = chunk * 2 if took < CHUNK_SECONDS / 2 else max(1, chunk // 2) if took > CHUNK_SECONDS else chunk
             if len(lines) == simulation.games:
-                found = executor.run(work.summarise, source, agents, lines, played_with, spent,
-                                     seconds=self.caps.request_seconds, what=f"reporting on {source.name}")
+                found = jail.run(work.summarise, source, agents, lines, played_with, spent,
+                                 seconds=self.caps.request_seconds, what=f"reporting on {source.name}")
                 simulation.summary, simulation.report = found["summary"], found["report"]
                 state = "done"
             else:
                 simulation.error, state = _stopped(simulation, late.is_set()), "stopped"
-        except JobStopped:
-            simulation.error, state = _stopped(simulation, late.is_set()), "stopped"
+        except JobKilled as exc:
+            if exc.reason in ("cancelled", "time") or late.is_set():  # asked to, or at its limit
+                simulation.error, state = _stopped(simulation, late.is_set() or exc.reason == "time"), "stopped"
+            else:  # a crash, memory filled: located at the rule that ran
+                simulation.error = source.named(exc).format()
         except RulesDslError as exc:  # a rule that fails in one of the games
             simulation.error = str(exc)
         except Exception as exc:  # noqa: BLE001 - a bug of ours: said in the page, the server lives on
             simulation.error = crash_note(exc, f"simulating {source.name}")
             print(simulation.error, file=sys.stderr)
         finally:
-            simulation.state = state
-            executor.close()
-            self._slots.release()
+            ended.set()
             watcher.join()
+            self._free.put(jail)  # before the simulation says it ended: another may start as soon as it does
+            simulation.state = state
 
 
-def _watch(simulation: Simulation, executor, deadline: float, late: threading.Event) -> None:
+def _watch(simulation: Simulation, jail, deadline: float, late: threading.Event, ended: threading.Event) -> None:
     """Cancel the simulation's job when it is asked to stop or reaches its limit (and again, until it ends)."""
-    while simulation.running:
+    while not ended.is_set():
         if time.monotonic() > deadline:
             late.set()
         if late.is_set() or simulation.stop_asked:
-            executor.cancel()
+            jail.cancel()
         time.sleep(_TICK)
 
 

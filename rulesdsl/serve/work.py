@@ -17,6 +17,7 @@ from ..bundle import read_bundle
 from ..engine.load import compile_game
 from ..errors import Location, MoveError, Problem, RulesDslError, UsageError
 from ..findings import FileReport, as_json, check_file
+from ..jail import JobKilled
 from ..loading import load_document
 from ..sim.compare import BASE
 from ..sim.log import read_log, replay_positions
@@ -51,6 +52,18 @@ class Source:
 
     def options_dict(self) -> dict:
         return json.loads(self.options)
+
+    def named(self, stop: JobKilled) -> JobKilled:
+        """A jail's stop of a job on this source, located as the playground names files (see named)."""
+        return named(stop, self.path, self.name)
+
+
+def named(stop: JobKilled, path: str, name: str) -> JobKilled:
+    """A jail's stop of a job on the file at `path`, located as the playground names files (as check() does: `name`
+    for this one, the base name for a file it reads): at the rule that was running, else at the file."""
+    where = stop.where or Location(name)
+    file = name if where.file in (path, name) else Path(where.file).name
+    return JobKilled(stop.what, stop.reason, Location(file, where.line, where.col), stop.rule, stop.detail)
 
 
 class _Lru:

@@ -1,5 +1,5 @@
 """What the playground serves, without the web: the folder's files, and checks, games, replays and simulations
-run as jobs of the runner, kept for the client that asked for them."""
+run as jobs in the runner's jails, kept for the client that asked for them."""
 
 from __future__ import annotations
 
@@ -10,12 +10,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import Location, Problem, RulesError
+from ..jail import JobKilled
 from ..limits import MAX_FILE_BYTES
 from . import work
 from .caps import Caps
 from .folder import LOG_SUFFIXES, RULE_SUFFIXES, Folder, Refused
 from .kept import Kept
-from .runner import InProcess, JobStopped, Pool
+from .runner import Pool
 from .session import HUMAN
 from .simulations import Simulations
 
@@ -37,22 +38,42 @@ class _Game:
 
 class Workspace:
     """The playground of one folder: only files under it are read or written; every rule file is run as
-    untrusted input (sandboxed compiled code, under the budgets), by the runner's workers, never here.
+    untrusted input (sandboxed compiled code, under the budgets), in the runner's jails, never here.
     `view_as`: a client may view a game as any seat, not only as the seats it plays."""
 
-    def __init__(self, folder: str | Path, caps: Caps = Caps(), view_as: bool = False, make=InProcess):
+    def __init__(self, folder: str | Path, caps: Caps = Caps(), view_as: bool = False):
         self.folder = Folder(folder, caps.path_chars)
         self.root = self.folder.root
         self.caps, self.view_as = caps, view_as
-        self.pool = Pool(caps.workers, caps.queued, make)
+        self.pool = Pool(caps.workers, caps.queued)
         self.games = Kept(caps.games_per_client, caps.games, caps.idle_seconds)
         self.replays = Kept(caps.replays_per_client, caps.replays, caps.idle_seconds)
-        self.simulations = Simulations(caps, make)
+        self.simulations = Simulations(caps)
         self._files = ThreadPoolExecutor(2, thread_name_prefix="rulesdsl-serve-files")  # quick, but never here
 
-    async def _job(self, fn, *args, what: str):
-        """fn(*args) run by a worker of the pool, within the time of one request."""
-        return await asyncio.wrap_future(self.pool.submit(fn, *args, seconds=self.caps.request_seconds, what=what))
+    def start(self) -> None:
+        """Start the jails' children now (a fork each, while this process runs one thread), not at their first jobs."""
+        self.simulations.start_children()
+        self.pool.start()  # (the last: it starts the workers' threads too)
+
+    def close(self) -> None:
+        """Stop the jails' children, and what runs in them."""
+        self.pool.close()
+        self.simulations.close()
+        self._files.shutdown(wait=False)
+
+    async def _job(self, fn, *args, what: str, source: work.Source | None = None, file: tuple | None = None):
+        """fn(*args) run by a worker of the pool, within the time of one request. A job about `source` goes to the
+        jail that ran the last one about it (where its game is compiled, and its games are in play), as does one
+        about `file` (path, name: a log or results file); a stop is located in it as the playground names files."""
+        home = source.key if source is not None else file[0] if file is not None else None
+        future = self.pool.submit(fn, *args, seconds=self.caps.request_seconds, what=what, home=home)
+        try:
+            return await asyncio.wrap_future(future)
+        except JobKilled as exc:
+            if source is not None:
+                raise source.named(exc) from None
+            raise (work.named(exc, *file) if file is not None else exc) from None
 
     async def _file(self, fn, *args):
         return await asyncio.get_running_loop().run_in_executor(self._files, fn, *args)
@@ -83,11 +104,11 @@ class Workspace:
     async def validate(self, source: work.Source) -> dict:
         """The problems `validate` reports for the edited text, and what the game offers when it compiles."""
         try:
-            return await self._job(work.check, source, what=f"checking {source.name}")
-        except JobStopped as exc:
-            problem = {"file": source.name, "line": 0, "column": 0, "code": "limit_exceeded", "severity": "error",
-                       "message": str(exc), "hint": "look for a value or a rule that takes long to work out",
-                       "here": True}
+            return await self._job(work.check, source, what=f"checking {source.name}", source=source)
+        except JobKilled as exc:
+            where = exc.where
+            problem = {"file": where.file, "line": where.line, "column": where.col, "code": "limit_exceeded",
+                       "severity": "error", "message": exc.message, "hint": exc.hint, "here": where.file == source.name}
             return {"file": source.name, "ok": False, "summary": None, "variants": {}, "problems": [problem]}
 
     # -- games ---------------------------------------------------------------------------------
@@ -113,7 +134,8 @@ class Workspace:
                 raise Forbidden(f"you do not play seat {viewer}: a game is seen as its human seats see it "
                                 "(rulesdsl serve --allow-view-as shows any seat)")
             found = await self._job(work.game_action, game.source, game.seed, game.seats, game.record, action,
-                                    argument, viewer, self.view_as, what=f"a game of {game.source.name}")
+                                    argument, viewer, self.view_as, what=f"a game of {game.source.name}",
+                                    source=game.source)
             if not game.seats:  # the default seats, as the session chose them
                 game.seats = tuple(found["view"]["seats"])
             game.record = found["record"]
@@ -123,18 +145,19 @@ class Workspace:
     async def replay(self, client: str, relative: str, index: int) -> dict:
         """Open a game log, or game `index` of a results file, at its start, kept for `client`."""
         path = str(self.folder.data_file(relative, LOG_SUFFIXES, "log or results file"))
-        view = await self._job(work.replay_view, path, index, 0, what=f"replaying {relative}")
+        view = await self._job(work.replay_view, path, index, 0, what=f"replaying {relative}", file=(path, relative))
         return dict(view, replay=self.replays.add(client, (path, index, relative)))
 
     async def replay_step(self, client: str, token, ply: int) -> dict:
         path, index, relative = self.replays.get(client, token)
-        view = await self._job(work.replay_view, path, index, ply, what=f"replaying {relative}")
+        view = await self._job(work.replay_view, path, index, ply, what=f"replaying {relative}",
+                               file=(path, relative))
         return dict(view, replay=token)
 
     async def report(self, relative: str) -> str:
         """The HTML balance report of a results file of the folder (`rulesdsl report --format html`)."""
-        path = self.folder.data_file(relative, (".jsonl",), "results file (.jsonl)")
-        return await self._job(work.report, str(path), what=f"reporting on {relative}")
+        path = str(self.folder.data_file(relative, (".jsonl",), "results file (.jsonl)"))
+        return await self._job(work.report, path, what=f"reporting on {relative}", file=(path, relative))
 
     # -- simulations ---------------------------------------------------------------------------
     async def simulate(self, client: str, source: work.Source, games: int, agents: list[str], seed: int,
@@ -143,7 +166,8 @@ class Workspace:
         saved file's (the report says so, else that it played unsaved edits)."""
         if not 1 <= games <= self.caps.simulated_games:
             raise Refused(f"simulate 1 to {self.caps.simulated_games:,} games")
-        await self._job(work.check_agents, source, tuple(agents), what=f"checking the agents for {source.name}")
+        await self._job(work.check_agents, source, tuple(agents), what=f"checking the agents for {source.name}",
+                        source=source)
         played_with = source.name if saved else f"{source.name} (unsaved edits)"
         return self.simulations.start(client, source, tuple(agents), seed, games, played_with)
 
