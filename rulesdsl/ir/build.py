@@ -62,9 +62,9 @@ class Builder:
             return T.ANY if b is None else self.binding_type(b)
         return type_of
 
-    @staticmethod
-    def _fallback(scope):
-        """What names neither the file's sections nor its rules declare mean in `scope`: the engine's."""
+    def _fallback(self, scope, path: tuple):
+        """What names neither the file's sections nor its rules declare mean in `scope` (at `path`): the engine's,
+        and the names the engine gives a rule, declared by the key that introduces them (see _given)."""
         def meaning(name: str) -> Name:
             b = scope.lookup(name) if scope is not None else None
             if b is None:
@@ -73,8 +73,31 @@ class Builder:
                 return Name(b.kind, const=b.kind == "option", type=b.type)
             if b.is_const and b.type == T.CELL:
                 return Name("cell", const=True, type=b.type)
-            return Name("local" if b.kind == "local" else "engine", const=b.is_const, type=b.type)
+            if b.kind == "local":
+                return Name("local", self._given(name, path), type=b.type)
+            return Name("engine", const=b.is_const, type=b.type)
         return meaning
+
+    def _given(self, name: str, path: tuple) -> tuple | None:
+        """The key that introduces a name the engine gives the rule at `path`: a compound move's `parts`, a part's
+        `part`, a step's `move` (after:) or `choices` (resolve:), a chance step's `outcome`, a `key` (of keys:),
+        the cell `c` a board attribute, link or picture position is worked out for, a place's `owner`."""
+        for n in range(len(path), 0, -1):
+            prefix, spec = path[:n], spec_at(self.data, path[:n])
+            if name == "part" and len(prefix) >= 2 and prefix[-2] == "parts":
+                return prefix
+            if not isinstance(spec, dict):
+                continue
+            for key, gives in (("parts", "parts"), ("after", "move"), ("resolve", "choices"), ("keys", "key"),
+                               ("arrangement", "outcome"), ("draw", "outcome")):
+                if name == gives and key in spec:
+                    return prefix + (key,)
+            if name in ("c", "owner") and (prefix[:2] in (("board", "attributes"), ("board", "links")) and n == 3
+                                           or prefix[:1] in (("vars",), ("zones",)) and n == 2):
+                return prefix
+        if name == "c" and path[:1] == ("render",):
+            return path
+        return None
 
     def _locals(self, path: tuple) -> tuple[dict, tuple]:
         """The names a rule declares around `path` (params, lets, inputs, loop variables), and the path of the
@@ -119,7 +142,7 @@ class Builder:
         text = spec_at(self.data, path)
         offset = self.offsets.get(id(node), 0)
         offset = offset if isinstance(offset, int) else 0
-        return Lowerer(path, names, self.types, self._fallback(scope), offset,
+        return Lowerer(path, names, self.types, self._fallback(scope, path), offset,
                        text[offset:] if isinstance(text, str) else "", self._type_of_name(scope)), temps, tuple(names)
 
     def _lower(self, path: tuple, node, scope, is_stmt: bool):

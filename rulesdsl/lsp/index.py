@@ -107,11 +107,24 @@ def _fenced(text: str, language: str) -> str:
     return f"{fence}{language}\n{text}\n{fence}"
 
 
-class FileIndex:
-    """The names a loaded rule file declares (an overlay's base file's too), with their definitions."""
+# how the IR's kinds of name read in an editor (see ir/nodes.py Ref.kind)
+_IR_KINDS = {"param": "parameter", "arg": "parameter", "input": "parameter", "let": "local", "temp": "local",
+             "loop": "loop variable", "local": "local", "var": "variable", "zone": "zone", "data": "data",
+             "global": "let", "function": "function", "procedure": "procedure", "region": "region",
+             "direction": "direction", "cell": "cell", "option": "option", "engine": "built-in name",
+             "builtin": "built-in"}
 
-    def __init__(self, doc: Document):
+
+class FileIndex:
+    """The names a loaded rule file declares (an overlay's base file's too), with their definitions; and, when
+    the file compiled, every name its rules write as the typed IR resolved it (`names`: ir/names.py
+    Occurrences), which hover and go-to-definition read first."""
+
+    def __init__(self, doc: Document, names: list | None = None):
         self.doc = doc
+        self.names: dict[tuple, list] = {}
+        for found in names or ():
+            self.names.setdefault(found.path, []).append(found)
         data = doc.data if isinstance(doc.data, dict) else {}
         self.symbols: dict[str, Symbol] = {}
         for section, kind in SECTIONS.items():
@@ -168,10 +181,45 @@ class FileIndex:
         local = {s.name: s for s in self.locals_at(path)}
         return local.get(name) or self.symbols.get(name) or builtins().get(name)
 
+    def resolved(self, word: Word) -> Symbol | None:
+        """What the IR resolved the name `word` to, as a symbol (None: the file did not compile, or the IR has
+        no name there)."""
+        for found in self.names.get(word.path, ()):
+            if found.name == word.name and found.start <= word.start < max(found.end, found.start + 1):
+                return self._resolved_symbol(found)
+        return None
+
+    def _resolved_symbol(self, found) -> Symbol:
+        kind = _IR_KINDS.get(found.kind, found.kind)
+        if found.kind == "builtin" or (found.kind == "engine" and found.decl is None and found.decl_at is None):
+            known = builtins().get(found.name)
+            if known is not None:
+                return known
+            return Symbol(found.name, kind, None, f"{found.name}: {found.type}")
+        if found.decl is not None:
+            location = self.doc.locate(found.decl, key=True)[0]
+            declared = self.symbols.get(found.name)
+            if declared is not None and declared.location == location:  # the file's own: its full symbol
+                return Symbol(declared.name, declared.kind, declared.location, declared.signature,
+                              declared.definition, " ".join(filter(None, [declared.description,
+                                                                          _plain(f"({found.type})")])))
+            value = self.doc.value(found.decl)
+            return Symbol(found.name, kind, location, f"{found.name}: {found.type}",
+                          _excerpt(value) if value is not None else "", _plain(f"{kind} of {'.'.join(map(str, found.decl[:2]))}"))
+        if found.decl_at is None:  # a name the engine gives the rule (the cell an attribute is worked out for)
+            return Symbol(found.name, kind, None, f"{found.name}: {found.type}")
+        path, start, _ = found.decl_at
+        location = self.doc.locate(path, start)[0]
+        return Symbol(found.name, kind, location, f"{found.name}: {found.type}", "",
+                      _plain(f"{kind} of {'.'.join(map(str, path[:2]))}"))
+
     def symbol_at(self, file: str, line: int, col: int) -> Symbol | None:
         """The symbol named at 1-based `line`:`col`: in an expression, or the key that declares it."""
         word = self.word_at(file, line, col)
         if word is not None:
+            resolved = self.resolved(word)
+            if resolved is not None:
+                return resolved
             owner = _owner(self.doc.value(word.path)[:word.start])
             if owner is not None:  # a field (c.owner), not a name; option.NAME names an option
                 return self.options.get(word.name) if owner == "option" else None
@@ -213,6 +261,19 @@ class FileIndex:
                 found.append(self._local(str(target), "loop variable", path, path, value, target.start_pos))
         return found
 
+    def _resolved_locals(self, path: tuple) -> list[Symbol]:
+        """The names of the rule `path` is in, as the IR resolved them where the rule reads them (a chance
+        step's params, the names the engine gives a rule...): each once, with its type."""
+        rule = path[:3] if path[:1] == ("flow",) else path[:2]
+        seen: dict[str, Symbol] = {}
+        for at, found in self.names.items():
+            if at[:len(rule)] != rule:
+                continue
+            for name in found:
+                if name.kind in ("param", "arg", "input", "let", "temp", "local") and name.name not in seen:
+                    seen[name.name] = self._resolved_symbol(name)
+        return list(seen.values())
+
     def _local(self, name: str, kind: str, where: tuple, owner: tuple, value=None, offset=None) -> Symbol:
         loc, _ = self.doc.locate(where, offset, key=offset is None)  # a mapping's key, else the value
         of = _plain(f"{kind} of {'.'.join(map(str, owner))}")
@@ -228,7 +289,8 @@ class FileIndex:
         if owner is not None:
             return list(self.options.values()) if owner == "option" else []
         seen: dict[str, Symbol] = {}
-        for symbol in [*(self.locals_at(path) if path else []), *self.symbols.values(), *builtins().values()]:
+        for symbol in [*(self._resolved_locals(path) if path else []), *(self.locals_at(path) if path else []),
+                       *self.symbols.values(), *builtins().values()]:
             seen.setdefault(symbol.name, symbol)
         return list(seen.values()) + [Symbol(word, "keyword", None, word) for word in keywords()]
 
