@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..lang import types as T
+from .nodes import walk
 
 
 @dataclass
@@ -159,7 +160,6 @@ class GameIR:
 
     def nodes(self):
         """Every IR node of the game, each once."""
-        from .nodes import walk
         for found in self.exprs.values():
             for node in found:
                 yield from walk(node)
