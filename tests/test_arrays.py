@@ -398,6 +398,19 @@ def test_a_state_that_does_not_fit_its_layout_is_a_located_error(held, tmp_path)
     assert "zone.bag: it holds 24 items, more than the 12 its layout holds" in problem.message
     line = next(i for i, row in enumerate(HELD.splitlines(), 1) if row.startswith("  bag:"))
     assert (problem.location.line, problem.location.col) == (line + 1, 5)  # the zone's declaration
+    data = state.to_json()
+    data["vars"]["rounds"] = 2 ** 70  # a whole number, as rules may make one: beyond the int64 it is held in
+    with pytest.raises(RulesError, match="var.rounds: it holds 1180591620717411303424, which its int64 array"):
+        to_arrays(held.state_from_json(data), held.layout)
+
+
+def test_a_tuple_a_saved_state_gives_back_as_a_list_is_held_as_the_tuple_its_type_says(held):
+    state = held.new_initial_state(seed=1)
+    restored = held.state_from_json(state.to_json())
+    best = [h.name for h in held.rules.vars].index("best")
+    assert restored.vars[best] == [0, "low"]  # JSON has no tuples
+    copy = from_arrays(to_arrays(restored, held.layout), held.layout, held)
+    assert copy.vars[best] == (0, "low") and copy.to_json() == restored.to_json()
 
 
 def test_arrays_that_hold_no_state_are_refused_by_name(held):

@@ -2,8 +2,9 @@
 
 `to_arrays(state, layout)` gives a dict of arrays named as the layout's leaves; `from_arrays(arrays, layout,
 game)` the State again, its memo worked out anew (Position.rebuild_memo). A slot that does not fit its layout is
-held in an array of Python values (dtype object), so every state makes the round trip. A state that does not
-fit the layout it claims (a saved state holding more pieces than a zone can) and arrays that are not a state of
+held in an array of Python values (dtype object), so every state makes the round trip; those are the game's own
+objects (its pieces, its rules' moves), to be read back by the same game in the same process, where arrays of
+numbers go anywhere. A state that does not fit the layout it claims (a saved state holding more pieces than a zone can) and arrays that are not a state of
 the layout (a wrong shape, an index out of range) are RulesErrors saying which slot and why, never a traceback.
 """
 
@@ -225,12 +226,12 @@ class _Codec:
             if value is not None:
                 raise _Misfit(f"it holds {_shown(value)} where its type is none")
         elif kind is Fixed:
-            if not isinstance(value, tuple) or len(value) != len(form.items):
+            if not _sequence(form, value, True) or len(value) != len(form.items):
                 raise _Misfit(f"it holds {_shown(value)} where its type is a tuple of {len(form.items)}")
             for item, v in zip(form.items, value):
                 self.put(item, v, out, at)
         elif kind is Many:
-            if not isinstance(value, list if form.kind == "list" else tuple) or isinstance(value, Move):
+            if not _sequence(form, value, True):
                 raise _Misfit(f"it holds {_shown(value)} where its type is a {form.kind}")
             if len(value) > form.capacity:
                 raise _Misfit(f"it holds {len(value):,} items, more than the {form.capacity:,} its layout holds")
@@ -238,11 +239,12 @@ class _Codec:
             for i, v in enumerate(value):
                 self.put(form.item, v, out, at + (i,))
         elif kind is OneOf:
-            for k, member in enumerate(form.members):
-                if self.accepts(member, value):
-                    out[form.tag.name][at] = k
-                    self.put(member, value, out, at)
-                    return
+            for loose in (False, True):
+                for k, member in enumerate(form.members):
+                    if self.accepts(member, value, loose):
+                        out[form.tag.name][at] = k
+                        self.put(member, value, out, at)
+                        return
             raise _Misfit(f"it holds {_shown(value)}, a value its type does not allow")
         else:
             self._put_choice(form, value, out, at)
@@ -252,7 +254,9 @@ class _Codec:
             out[form.tag.name][at] = -1
             return
         if form.player is not None:  # a move: its rule, player and args
-            label, inner = self.label_of.get(getattr(value[0], "path", None)), value[1]
+            if not isinstance(value, Move) or not -1 <= value[2] < self.layout.seats:
+                raise _Misfit(f"it holds {_shown(value)} where a move is held")
+            label, inner = self.label_of.get(value[0].path), value[1]
             out[form.player.name][at] = value[2]
         else:  # a draw waiting: its step and inputs
             label, inner = value
@@ -262,19 +266,20 @@ class _Codec:
         out[form.tag.name][at] = index
         self.put(form.members[index], tuple(inner), out, at)
 
-    def accepts(self, form, value) -> bool:
-        """Whether `form` can hold `value` (which member of a OneOf holds a value: the first that can)."""
+    def accepts(self, form, value, loose: bool = False) -> bool:
+        """Whether `form` can hold `value` (which member of a OneOf holds a value: the first that can; `loose`: a
+        list where a tuple is held, as a saved state gives tuples back)."""
         kind = form.__class__
         if kind is Nothing:
             return value is None
         if kind is Fixed:
-            return isinstance(value, tuple) and not isinstance(value, Move) and len(value) == len(form.items) \
-                and all(self.accepts(item, v) for item, v in zip(form.items, value))
+            return _sequence(form, value, loose) and len(value) == len(form.items) \
+                and all(self.accepts(item, v, loose) for item, v in zip(form.items, value))
         if kind is Many:
-            return isinstance(value, list if form.kind == "list" else tuple) and not isinstance(value, Move) \
-                and len(value) <= form.capacity and all(self.accepts(form.item, v) for v in value)
+            return _sequence(form, value, loose) and len(value) <= form.capacity \
+                and all(self.accepts(form.item, v, loose) for v in value)
         if kind is OneOf:
-            return any(self.accepts(member, value) for member in form.members)
+            return any(self.accepts(member, value, loose) for member in form.members)
         if kind is Atom:
             cls, what = value.__class__, form.kind
             if what in ("int", "seat"):
@@ -322,7 +327,7 @@ class _Codec:
         for slot in self.layout.slots.values():
             try:
                 self._read(slot, S, arrays, rows)
-            except (_Misfit, IndexError, ValueError, KeyError, TypeError) as exc:
+            except (_Misfit, IndexError, ValueError, KeyError, TypeError, AttributeError) as exc:
                 raise self._error(slot.name, f"the arrays hold no value of it: {exc}"[:300], source="arrays") from None
         try:
             self._link(S)
@@ -493,6 +498,17 @@ class _Codec:
         return RulesError([Problem(f"{source} of {self.layout.name}: {slot}: {message}",
                                    location or Location(source), "a state is held as arrays in its game's layout "
                                    "(rulesdsl.engine.arrays); see Layout.describe()")])
+
+
+def _sequence(form, value, loose: bool) -> bool:
+    """Whether `value` is the sequence `form` (a Fixed or a Many) holds: a list for a list, a tuple for a tuple,
+    or where `loose`, a list too (a saved state gives a tuple back as a list: it is held, and read back, as the
+    tuple its type says)."""
+    if isinstance(value, Move):
+        return False
+    if form.__class__ is Many and form.kind == "list":
+        return isinstance(value, list)
+    return isinstance(value, tuple) or loose and isinstance(value, list)
 
 
 def _shown(value) -> str:
