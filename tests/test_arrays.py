@@ -220,7 +220,7 @@ def lockstep(game, seed: int, plies: int, every: int = 1) -> int:
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
 def test_a_game_played_from_its_arrays_at_every_ply_is_the_same_game(path):
-    assert lockstep(game_of(path), seed=3, plies=150) > 0
+    assert lockstep(game_of(path), seed=3, plies=80) > 0
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
