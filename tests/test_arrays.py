@@ -7,7 +7,6 @@ import json
 import math
 import random
 from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -402,6 +401,32 @@ def test_a_state_that_does_not_fit_its_layout_is_a_located_error(held, tmp_path)
     data["vars"]["rounds"] = 2 ** 70  # a whole number, as rules may make one: beyond the int64 it is held in
     with pytest.raises(RulesError, match="var.rounds: it holds 1180591620717411303424, which its int64 array"):
         to_arrays(held.state_from_json(data), held.layout)
+
+
+def test_pieces_of_an_attribute_with_no_declared_values_are_held_as_python_values(write):
+    game = rulesdsl.load_game(write("""
+game: Counters
+players: {count: 2}
+board: {grid: {columns: abc, rows: 1}}
+pieces:
+  counter:
+    attributes: {n: {default: 0}}
+moves:
+  put:
+    params: {c: "[x for x in cells if empty(x)]"}
+    do: ["place(piece('counter', n=turn), c)"]
+flow:
+  steps:
+    play: {moves: [put], next: end_turn}
+end:
+  - when: "not any(empty(x) for x in cells)"
+"""))
+    [cells] = [slot for slot in game.layout.unfit() if slot.name == "cells"]
+    assert cells.why == "attribute 'n' of piece 'counter' declares no list of values"
+    assert cells.decl == ("pieces", "counter", "attributes", "n")
+    assert game.layout.describe().splitlines()[0] == ("Counters: pieces not numbered: attribute 'n' of piece "
+                                                       "'counter' declares no list of values, 3 cells")
+    assert lockstep(game, seed=1, plies=5) == 3
 
 
 def test_a_tuple_a_saved_state_gives_back_as_a_list_is_held_as_the_tuple_its_type_says(held):

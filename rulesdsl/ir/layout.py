@@ -103,7 +103,9 @@ class Layout:
 
     def describe(self) -> str:
         """One line per array: name, dtype and shape; a slot that does not fit says why."""
-        lines = [f"{self.name}: {self.pieces - 1} piece values ({self.piece_dtype}), {len(self.cells)} cells"]
+        pieces = f"pieces not numbered: {self.pieces_unfit}" if self.pieces_unfit else \
+            f"{self.pieces - 1} piece values ({self.piece_dtype})"
+        lines = [f"{self.name}: {pieces}, {len(self.cells)} cells"]
         for slot in self.slots.values():
             if not slot.fits:
                 lines.append(f"  {slot.name}: held as Python values: {slot.why}")
@@ -124,9 +126,10 @@ class _Builder:
     def __init__(self, ir, rules, start):
         self.ir, self.rules, self.start = ir, rules, start
         self.seats = rules.num_players
-        self.kinds, self.pieces, self.pieces_unfit = _piece_table(rules.kinds)
+        self.kinds, self.pieces, self.unnumbered = _piece_table(rules.kinds)
         piece_dtype = "uint8" if self.pieces <= 1 << 8 else "uint16" if self.pieces <= 1 << 16 else "int32"
-        self.forms = Forms(self.seats, len(rules.board.cells), piece_dtype, self.pieces_unfit)
+        self.forms = Forms(self.seats, len(rules.board.cells), piece_dtype,
+                           self.unnumbered.reason if self.unnumbered else None)
         self.plans = _plans(ir)
         self.inputs = _input_types(ir, rules)
         self.moves = _move_kinds(rules)
@@ -137,10 +140,10 @@ class _Builder:
                        for owner, _ in h.places(value))
         layout = Layout(rules.name, self.seats, tuple(c.name for c in rules.board.cells), self.kinds, self.pieces,
                         self.forms.piece_dtype, tuple(rules.steps), tuple(self.moves), places,
-                        pieces_unfit=self.pieces_unfit)
+                        pieces_unfit=self.unnumbered.reason if self.unnumbered else None)
         add = lambda slot: layout.slots.__setitem__(slot.name, slot)  # noqa: E731 - in state order
         cells = len(rules.board.cells)
-        add(self._slot("cells", "board", ("pieces",), lambda: self._pieces("cells", (cells,))))
+        add(self._slot("cells", "board", ("board",), lambda: self._pieces("cells", (cells,))))
         capacity, why, where = self._zone_capacity()
         for holder in rules.zones:
             name, rows = f"zone.{holder.name}", self._places(holder)
@@ -167,8 +170,8 @@ class _Builder:
             return Slot(name, kind, None, exc.reason, exc.decl or decl, places)
 
     def _pieces(self, name: str, shape: tuple) -> Atom:
-        if self.pieces_unfit:
-            raise Unfit(self.pieces_unfit)
+        if self.unnumbered:
+            raise Unfit(self.unnumbered.reason, self.unnumbered.decl)
         return Atom("piece", Leaf(name, self.forms.piece_dtype, shape))
 
     def _places(self, holder) -> tuple | None:
@@ -342,20 +345,22 @@ def _what(kind: MoveKind) -> str:
 
 
 def _piece_table(kinds: dict) -> tuple:
-    """(Kinds, the number of ids with 0 for no piece, why pieces cannot be numbered or None)."""
+    """(Kinds, the number of ids with 0 for no piece, an Unfit saying why pieces cannot be numbered or None)."""
     found, first, unfit = [], 1, None
     for name, kind in kinds.items():
         attributes = []
         for attribute, spec in kind.attributes.items():
             values = spec.get("values")
             if values is None:
-                unfit = unfit or f"attribute '{attribute}' of piece '{name}' declares no list of values"
+                unfit = unfit or Unfit(f"attribute '{attribute}' of piece '{name}' declares no list of values",
+                                       ("pieces", name, "attributes", attribute))
                 values = ()
             attributes.append((attribute, tuple(values)))
         found.append(Kind(name, tuple(attributes), first))
         first += found[-1].size
     if unfit is None and first > MAX_VALUES:
-        unfit = f"the pieces' attributes allow {first - 1:,} different pieces, more than {MAX_VALUES:,}"
+        unfit = Unfit(f"the pieces' attributes allow {first - 1:,} different pieces, more than {MAX_VALUES:,}",
+                      ("pieces",))
     return tuple(found), first, unfit
 
 
