@@ -12,6 +12,9 @@ ALL = "every test of the file"
 # by its function's name is slow in every parametrization.
 SLOW = {
     "test_agents.py": {"test_greedy_beats_random_on_mark", "test_mcts_beats_random_on_mabula"},
+    "test_arrays.py": {"test_states_read_back_from_arrays_play_on_alike",
+                       "test_a_value_of_any_type_that_fits_is_held_by_its_arrays_as_it_is",
+                       "test_every_part_of_the_test_game_is_met_and_read_back"},
     "test_bundle.py": {"test_games_are_played_from_the_bundle_not_from_the_file_edited_since"},
     "test_cluster.py": ALL,
     "test_contract.py": {"test_many_playouts_end", "test_random_playouts_keep_the_contract"},

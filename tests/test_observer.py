@@ -14,6 +14,8 @@ from rulesdsl.engine.observer import Observer
 from rulesdsl.errors import RulesError
 from rulesdsl.render import render_state
 
+from .helpers import ROOT
+
 # Four seats; p0 and p2 are partners against p1 and p3. One zone or variable of each shape and visibility.
 PARTNERS = """
 game: Partners
@@ -152,3 +154,18 @@ def test_determinize_depends_only_on_the_view_and_the_rng(state, tmp_path):
     assert other.observation(0) == state.observation(0)
     a, b = (PlayerView(s, 0).determinize(Rng(5)) for s in (state, other))
     assert a.to_json() == b.to_json() == PlayerView(state, 0).determinize(Rng(5)).to_json()
+
+
+def test_a_bid_revealed_in_an_earlier_round_stays_shown_when_the_same_bid_is_pending():
+    # moves are interned: the same bid made again is the same object, yet only the pending one is secret
+    game = rulesdsl.load_game(str(ROOT / "examples" / "games" / "sealed-bids.yaml"))
+    state = game.new_initial_state()
+    state.apply("prize 4")
+    for seat, bid in enumerate(["bid 3", "bid 5", "bid 4"]):
+        state.apply(bid, seat)
+    state.apply("prize 2")
+    state.apply("bid 3", 0)
+    assert state.pending[0] is state.history[1]  # the very same move as round one's
+    seen = Observer(game.rules, 1, state.revealed)
+    assert seen.history(state) == ["prize 4", "bid 3", "bid 5", "bid 4", "prize 2", "(secret choice)"]
+    assert seen.last_move(state) is None and Observer(game.rules, 0).last_move(state) is state.pending[0]

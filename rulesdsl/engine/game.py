@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..ir.layout import Layout, layout_of
 from ..limits import DEFAULT_MAX_TURNS
 from ..model.rules import MoveRule
 from ..model.values import text_of
@@ -21,6 +22,7 @@ class Game:
         self.cap_source = "given" if max_turns is not None else "limit" if rules.max_turns_clamped \
             else "rule file" if rules.max_turns is not None else "default"
         self._arrangement_rules: dict = {}
+        self._layout: Layout | None = None
 
     @property
     def name(self) -> str:
@@ -57,6 +59,13 @@ class Game:
         True
         """
         return state_from_json(self, data, source, text)
+
+    @property
+    def layout(self) -> Layout:
+        """How a state of this game is held as flat typed arrays (ir/layout.py; engine/arrays.py converts)."""
+        if self._layout is None:
+            self._layout = layout_of(self.rules.ir, self.rules, State.initial(self))
+        return self._layout
 
     def arrangement_rule(self, step) -> MoveRule:
         """The move rule standing for 'this arrangement' at an arrangement chance step."""

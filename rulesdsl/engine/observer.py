@@ -73,22 +73,30 @@ class Observer:
     def history(self, S) -> list:
         """The history in notation: others' unrevealed choices read '(secret choice)', secret entries the
         viewer did not see '(hidden)'."""
-        unrevealed = {id(m) for p, m in S.pending.items() if not self._saw((p,))}
+        unrevealed = self._unrevealed(S)
         secret = S.secret
-        return ["(secret choice)" if id(m) in unrevealed else
+        return ["(secret choice)" if i in unrevealed else
                 "(hidden)" if i in secret and not self._saw(secret[i]) else text
-                for i, (m, text) in enumerate(zip(S.history, S.history_texts()))]
+                for i, text in enumerate(S.history_texts())]
 
     def last_move(self, S):
         """The last move a player made (what `last_move` reads), or None where the viewer did not see it:
         another player's choice still secret at a simultaneous step, or a secret entry of the history."""
         move = S.last
-        if move is None or any(m is move and not self._saw((p,)) for p, m in S.pending.items()):
+        if move is None:
             return None
         for i in range(len(S.history) - 1, -1, -1):  # its entry is the last one holding it
             if S.history[i] is move:
+                if i in self._unrevealed(S):
+                    return None
                 return None if i in S.secret and not self._saw(S.secret[i]) else move
         return move
+
+    def _unrevealed(self, S) -> set:
+        """The entries of the history that are others' choices still secret at a simultaneous step: the pending
+        choices are its last entries, in the order made (an equal move made earlier was revealed)."""
+        first = len(S.history) - len(S.pending)
+        return {first + k for k, p in enumerate(S.pending) if not self._saw((p,))}
 
     def _saw(self, seats) -> bool:
         """Whether the viewer is among `seats` (the table: whether anybody is)."""

@@ -77,6 +77,18 @@ class State(Position):
 
     __slots__ = ("game", "rules", "ply", "pending", "terminal", "winners", "capped", "history", "_rng", "seed",
                  "_texts", "secret", "ended_by", "end_checked", "chance_kept")
+    # besides the position's (see Position): `game` and `rules` are what the state is a state of
+    DATA = Position.DATA + ("ply", "pending", "terminal", "winners", "capped", "history", "secret", "ended_by", "seed",
+                            "_rng")
+    MEMO = Position.MEMO + ("end_checked", "chance_kept", "_texts")
+
+    def rebuild_memo(self) -> None:
+        """Position.rebuild_memo, and the engine's own memo: end rules and chance tables found unchanged, and the
+        history's notation."""
+        Position.rebuild_memo(self)
+        self.end_checked = [None] * len(self.rules.end_rules)
+        self.chance_kept = {}
+        self._texts = []
 
     # -- construction ------------------------------------------------------------------------
     @classmethod

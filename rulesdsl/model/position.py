@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ..lang.held import items
+
 
 class Position:
     """What rule code sees of a running game. The engine's State extends it with history, chance and flow.
@@ -29,10 +31,24 @@ class Position:
       exactly when it passes limits.MAX_STATE_ITEMS, so that a game cannot keep growing what it holds.
 
     Generated code names only these fields and `clone()` (tests/test_layers.py checks it).
+
+    The fields are the game's data (DATA: what a position is, saved and held as arrays by engine/arrays.py), the
+    interpreter's memo (MEMO: counts and tallies kept to answer faster, worked out again from the data by
+    `rebuild_memo`), and `goto`, which lives only while a move's effects run.
     """
 
     __slots__ = ("cells", "zones", "vars", "player", "turn", "step", "last", "revealed", "goto", "calls", "changes",
                  "tallies", "left", "held")
+    DATA = ("cells", "zones", "vars", "player", "turn", "step", "last", "revealed", "calls", "left")
+    MEMO = ("changes", "tallies", "held")
+    PASSING = ("goto",)
+
+    def rebuild_memo(self) -> None:
+        """Drop the memo and start it again from the data alone: no write counted, nothing tallied, and the items
+        the zones and variables hold counted exactly. Play goes on as it would have."""
+        self.changes = [0] * (1 + len(self.zones) + len(self.vars))
+        self.tallies = {}
+        self.held = sum(items(value) for value in self.zones + self.vars)
 
     def changed(self) -> None:
         """Count a write to every part: the position was replaced (read from a file, resampled)."""
