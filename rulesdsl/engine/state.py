@@ -120,6 +120,8 @@ class State(Position):
         S._check_player("first_player")
         S._go(rules.start)
         S.check_held(None)
+        if S.rules.bounded:
+            S.check_capacity(None)
         return S
 
     def clone(self) -> "State":
@@ -441,6 +443,22 @@ class State(Position):
                 self._go(target)
         if self.held > MAX_STATE_ITEMS:  # perhaps: Position.held never falls short of what the position holds
             self.check_held(rule, turn)
+        if self.rules.bounded:
+            self.check_capacity(rule, turn)
+
+    def check_capacity(self, what: MoveRule | None, turn: int = 0) -> None:
+        """A located error naming `what` (the rule of the move just made on `turn`; None: the initial state, blamed
+        on the declaration) when a zone or list variable holds more than its declared `capacity:`."""
+        values = self.zones + self.vars
+        for index, holder in self.rules.bounded:
+            for key, place in holder.places(values[index]):
+                if isinstance(place, (list, tuple)) and len(place) > holder.capacity:
+                    kind = "zone" if holder.zone else "variable"
+                    shown = holder.name if key is None else f"{holder.name}[{text_of(key)}]"
+                    raise _flow_error(self, what or f"{kind} '{holder.name}'",
+                                      f"{kind} '{shown}' holds {len(place):,} items, more than its capacity "
+                                      f"{holder.capacity:,}", "raise its capacity: (or empty it sooner)",
+                                      None if what else ("zones" if holder.zone else "vars", holder.name), turn)
 
     def check_held(self, what: MoveRule | None, turn: int = 0) -> None:
         """Count the items the zones and variables hold (Position.held becomes that number); a located error naming

@@ -148,9 +148,11 @@ class _Builder:
         for holder in rules.zones:
             name, rows = f"zone.{holder.name}", self._places(holder)
             shape = () if rows is None else (len(rows),)
-            make = (lambda n=name, s=shape: self.forms.many(None, capacity, n, s, "list", form=self._pieces)) \
-                if capacity is not None else _refuse(why)
-            add(self._slot(name, "zone", where or ("zones", holder.name), make, rows))
+            room = holder.capacity if holder.capacity is not None else capacity  # declared, else worked out
+            make = (lambda n=name, s=shape, c=room: self.forms.many(None, c, n, s, "list", form=self._pieces)) \
+                if room is not None else _refuse(why + " (declare the zone's capacity:)")
+            add(self._slot(name, "zone", ("zones", holder.name) if holder.capacity is not None else
+                           where or ("zones", holder.name), make, rows))
         types = {h.name: h.type for h in self.ir.holders if h.kind == "var"}
         for holder in rules.vars:
             name, rows = f"var.{holder.name}", self._places(holder)

@@ -251,13 +251,19 @@ class Typer:
         return obj if obj.name in ("list", "seq", "text", "range") else T.ANY
 
     def _Comprehension(self, node, scope):
-        inner = self.clauses(node.fors, scope)
-        return T.list_(T.widen(self.expr(node.elt, inner)))
+        bounds: list = []
+        inner = self.clauses(node.fors, scope, bounds)
+        most = None if None in bounds else _product(bounds)  # at most one item per value its loops run over
+        return T.list_(T.widen(self.expr(node.elt, inner)), most)
 
-    def clauses(self, fors, scope: Scope) -> Scope:
-        """The scope inside the `for` clauses of a comprehension (or a `for:` effect), their conditions typed."""
+    def clauses(self, fors, scope: Scope, bounds: list | None = None) -> Scope:
+        """The scope inside the `for` clauses of a comprehension (or a `for:` effect), their conditions typed; the
+        most values each clause runs over is added to `bounds` (None: not known)."""
         for clause in fors:
-            scope = self.loop(clause, self.expr(clause.iterable, scope), scope)
+            iterable = self.expr(clause.iterable, scope)
+            if bounds is not None:
+                bounds.append(_length_bound(iterable))
+            scope = self.loop(clause, iterable, scope)
             for cond in clause.conds:
                 self.expr(cond, scope)
         return scope
@@ -409,6 +415,22 @@ def _item_at(obj: T.Type, index: T.Type) -> T.Type:
     if obj.name == "table":
         return obj.items[1]
     return T.item_type(obj)
+
+
+def _length_bound(t: T.Type) -> int | None:
+    """The most items a value of type t holds, where known."""
+    if t.name in ("list", "seq", "range"):
+        return t.high
+    if t.name == "tuple":
+        return len(t.items)
+    return None
+
+
+def _product(values: list) -> int:
+    found = 1
+    for v in values:
+        found *= v
+    return found
 
 
 def _members(t: T.Type) -> tuple:

@@ -515,19 +515,21 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
         for i, (name, spec) in enumerate((self.data.get("zones") or {}).items()):
             spec = spec or {}
             keys = self._holder_keys(("zones", name), spec)
-            r.zones.append(Holder(name, True, spec.get("per"), keys, spec.get("visible", "all")))
+            capacity = self._capacity(("zones", name), spec)
+            r.zones.append(Holder(name, True, spec.get("per"), keys, spec.get("visible", "all"), capacity=capacity))
             inits.append(("zones", r.zones, i, spec.get("init")))
-            self.root.names[name] = Binding(f"S.zones[{i}]", kind="zone", part=1 + i,
-                                            type=_holding(r.zones[i], len(r.player_names))(T.list_(T.PIECE_T)))
+            self.root.names[name] = Binding(f"S.zones[{i}]", kind="zone", part=1 + i, type=_holding(
+                r.zones[i], len(r.player_names))(T.list_(T.PIECE_T, capacity)))
         for i, (name, spec) in enumerate((self.data.get("vars") or {}).items()):
             spec = spec if isinstance(spec, dict) else {"init": spec}
             keys = self._holder_keys(("vars", name), spec)
-            r.vars.append(Holder(name, False, spec.get("per"), keys, spec.get("visible", "all")))
+            capacity = self._capacity(("vars", name), spec)
+            r.vars.append(Holder(name, False, spec.get("per"), keys, spec.get("visible", "all"), capacity=capacity))
             inits.append(("vars", r.vars, i, spec.get("init")))
             binding = self.root.names[name] = Binding(f"S.vars[{i}]", assignable=r.vars[i].whole, kind="var",
                                                       part=1 + len(r.zones) + i, keyed=keys is not None)
             if spec.get("per") in (None, "player"):  # (else its shape is a problem reported already: not typed)
-                self.variable(binding, _holding(r.vars[i], len(r.player_names)))
+                self.variable(binding, _holding(r.vars[i], len(r.player_names)), capacity)
         for group, holders, i, init in inits:
             if init is None:
                 continue
@@ -539,6 +541,20 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
             code = self.expr((group, holders[i].name, "init"), init, scope, given)
             fn = _FAIL if code is _FAIL else self.lambda_("S, me, L_owner=None, L_key=None", code)
             holders[i] = replace(holders[i], init_fn=fn)
+        r.bounded = [(i, h) for i, h in enumerate(r.zones + r.vars) if h.capacity is not None]
+
+    def _capacity(self, path, spec) -> int | None:
+        """A zone's or list variable's declared `capacity:` (worked out at load), or None."""
+        if spec.get("capacity") is None:
+            return None
+        found = self.evaluate_now(path + ("capacity",), spec["capacity"], self.root, "capacity")
+        if found is _FAIL:
+            return None
+        if isinstance(found, bool) or not isinstance(found, int) or found < 0:
+            self.problem(path + ("capacity",), f"a capacity is a whole number of items, 0 or more, not "
+                         f"{text_of(found)[:40]}", "e.g. capacity: 4, or capacity: \"size(colours)\"", code="bad_value")
+            return None
+        return found
 
     def _holder_keys(self, path, spec) -> tuple | None:
         """The keys of a zone or variable declared with `keys:` (one place per key), or None."""

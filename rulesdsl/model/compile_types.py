@@ -35,6 +35,7 @@ class TypeChecker:
         # (id(binding), levels) -> the join of the values given to items that many levels inside its places
         self._items_given: dict = {}
         self._aliased = False  # whether an item of a list is given through a name other than a variable's
+        self._capacities: dict = {}  # id(binding) -> the capacity a variable declares
         self.loop_heads: dict = {}  # path of a `for:` effect's head -> its clause (for the IR)
         # id(node) -> where in its string a node parsed from a part of it starts (a notation field); or "among":
         # the bound the compiler worked out for a param with none written (filed as the param's `among`)
@@ -58,10 +59,12 @@ class TypeChecker:
             then(found)
         return found
 
-    def variable(self, binding: Binding, whole: Callable) -> None:
+    def variable(self, binding: Binding, whole: Callable, capacity: int | None = None) -> None:
         """Declare a variable's binding: `whole(place type)` is the type of the binding (a place, a list of
-        places per seat or a table of places by key)."""
+        places per seat or a table of places by key); `capacity` the most items a list it holds may hold."""
         self._var_places[id(binding)] = (binding, whole)
+        if capacity is not None:
+            self._capacities[id(binding)] = capacity
 
     def typed_function(self, name: str, params: list) -> None:
         """Declare a function's or procedure's params (bindings): each is typed by the arguments of every call."""
@@ -102,6 +105,7 @@ class TypeChecker:
         # a function's params and value, typed like variables: from every call, and from what it gives
         args = {name: [None] * len(params) for name, params in self._functions_typed.items()}
         gives = dict.fromkeys(self._functions_typed)
+        growing: set = set()  # variables whose lists a pass found longer than the pass before
         for _ in range(ROUNDS):
             for key, (binding, whole) in self._var_places.items():
                 # a variable no pass has found a value for yet holds NOTHING: nothing is refused for it, and
@@ -120,7 +124,15 @@ class TypeChecker:
                         place = _with_items(place, item, levels)
                 # the items of its lists are followed where every change of them is seen: given through the
                 # variable itself
-                place = unbounded(shallow(place) if self._aliased else place)
+                place = shallow(place) if self._aliased else place
+                # its lists keep the bound on their length unless they grow: a pass finding them longer; or
+                # the capacity it declares
+                if key in self._capacities:
+                    place = bounded(place, self._capacities[key])
+                elif key in growing or places[key] is not None and place != places[key] and \
+                        unbounded(place) == unbounded(places[key]):
+                    growing.add(key)
+                    place = unbounded(place)
                 if place != places[key]:
                     places[key], changed = place, True
             for name in self._functions_typed:
@@ -208,6 +220,15 @@ def _with_items(place: T.Type, item: T.Type, levels: int = 1) -> T.Type:
     if place.name == "tuple" and levels == 1:  # (an item of a tuple is never given: tuples do not change)
         return place
     return T.ANY if place.name not in ("nothing", "none") else place
+
+
+def bounded(t: T.Type, most: int) -> T.Type:
+    """t, its lists (of a union's members) at most `most` long."""
+    if t.name in ("list", "seq"):
+        return T.Type(t.name, t.items, high=most)
+    if t.name == "union":
+        return T.union(*(bounded(m, most) for m in t.items))
+    return t
 
 
 def unbounded(t: T.Type) -> T.Type:

@@ -29,6 +29,7 @@ class Rules:
     start_cells: list = field(default_factory=list)  # the piece on each cell (or None) when a game starts
     kinds: dict = field(default_factory=dict)
     zones: list = field(default_factory=list)  # Holders, in file order
+    bounded: list = field(default_factory=list)  # (index in zones + vars, Holder) of those declaring a capacity
     vars: list = field(default_factory=list)  # Holders, in file order
     moves: dict = field(default_factory=dict)
     steps: dict = field(default_factory=dict)

@@ -18,6 +18,7 @@ class Holder:
     keys: tuple | None = None  # one place per key
     visible: str = "all"  # who sees a place: all | owner | team | none
     init_fn: Callable | None = None  # (S, me, owner, key) -> a place's starting value; None: empty
+    capacity: int | None = None  # the most items a place (a zone's pieces, a variable's list) ever holds
 
     @property
     def whole(self) -> bool:
