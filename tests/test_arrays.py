@@ -126,17 +126,11 @@ scoring:
 # The slots of the bundled games and examples held as Python values, and why: each a type the type pass leaves
 # unknown (any value), a list of unknown length, a table, or zones a rule may put new pieces into. Better types
 # shrink this table: each slot that comes to fit is taken out of it.
-UNFIT = {
-    "fast-track": {},
-    "mabula": {"history": "the arrangement of chance step 'setup', its outcome: a tuple of texts of unknown length"},
-    "marble-chase": {"var.totals": "a table: its keys are known only while the game runs"},
-    "mark": {"var.row_of": "a table: its keys are known only while the game runs"},
-    "sealed-bids": {},
-    "sowing": {},
-    "sixes": {"var.last_roll": "a list of numbers of unknown length",
-              "history": "the draw of chance step 'dice', its outcome: a tuple of numbers of unknown length"},
-    "three-in-a-row": {},
-}
+UNFIT = {name: {} for name in ("fast-track", "mabula", "marble-chase", "mark", "sealed-bids", "sowing",
+                                 "three-in-a-row")}
+# (its dice are drawn by chance('dice', 5 - aside): how many, load cannot bound)
+UNFIT["sixes"] = {"var.last_roll": "a list of numbers of unknown length",
+                  "history": "the draw of chance step 'dice', its outcome: a tuple of numbers of unknown length"}
 UNFIT["mabula-no-tiebreak"] = UNFIT["mabula"]
 UNFIT["mark-rich-start"] = UNFIT["mark"]
 

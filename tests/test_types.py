@@ -55,7 +55,10 @@ def refused(text: str) -> CompileProblem:
     ("n < 4", T.BOOL_T),
     ("ts[1]", T.enum("a")),
     ("size(xs)", T.INT_T),
-    ("[x * 2 for x in xs]", T.list_(T.INT_T)),
+    ("[x * 2 for x in xs]", T.list_(T.INT_T, 2)),  # (xs holds 2: so does what is made from it, at most)
+    ("[x for x in xs if x > 1]", T.list_(T.INT_T, 2)),
+    ("[x for x in size(xs)..9]", T.list_(T.INT_T)),
+    ("repeat(0, 3)", T.list_(T.int_(0, 0), 3)),
     ("{'a': 1}['a']", T.INT_T),
     ("1..4", T.range_(1, 4)),
     ("s if yes else none", T.optional(T.enum("ab"))),

@@ -16,7 +16,7 @@ import json
 import numpy as np
 
 from ..errors import Location, Problem, RulesError
-from ..ir.forms import Atom, Choice, Fixed, Many, Nothing, OneOf
+from ..ir.forms import Atom, Choice, Fixed, Keyed, Many, Nothing, OneOf
 from ..model.rules import Move
 from ..model.values import Cell, Piece, text_of
 from .rng import MASK, SplitMix64
@@ -238,6 +238,17 @@ class _Codec:
             out[form.length.name][at] = len(value)
             for i, v in enumerate(value):
                 self.put(form.item, v, out, at + (i,))
+        elif kind is Keyed:
+            if not isinstance(value, dict):
+                raise _Misfit(f"it holds {_shown(value)} where its type is a table")
+            places = self._index.setdefault(id(form), {key: i for i, key in enumerate(form.keys)})
+            out[form.order.name][at] = -1
+            for order, (key, v) in enumerate(value.items()):
+                i = places.get(key) if key.__class__ in _KEYS else None
+                if i is None:
+                    raise _Misfit(f"it holds the key {_shown(key)}, which its type does not allow")
+                out[form.order.name][at + (i,)] = order
+                self.put(form.value, v, out, at + (i,))
         elif kind is OneOf:
             for loose in (False, True):
                 for k, member in enumerate(form.members):
@@ -280,6 +291,9 @@ class _Codec:
                 and all(self.accepts(form.item, v, loose) for v in value)
         if kind is OneOf:
             return any(self.accepts(member, value, loose) for member in form.members)
+        if kind is Keyed:
+            return isinstance(value, dict) and all(k.__class__ in _KEYS and k in form.keys and
+                                                   self.accepts(form.value, v, loose) for k, v in value.items())
         if kind is Atom:
             cls, what = value.__class__, form.kind
             if what in ("int", "seat"):
@@ -443,6 +457,18 @@ class _Codec:
             return found if form.kind == "list" else tuple(found)
         if kind is OneOf:
             return self.get(form.members[self._tag(form, arrays, at, len(form.members))], arrays, at)
+        if kind is Keyed:
+            placed = []
+            for i, key in enumerate(form.keys):
+                order = int(arrays[form.order.name][at + (i,)])
+                if not -1 <= order < len(form.keys):
+                    raise _Misfit(f"{form.order.name} is {order}, beyond -1 to {len(form.keys) - 1}")
+                if order >= 0:
+                    placed.append((order, key, self.get(form.value, arrays, at + (i,))))
+            placed.sort(key=lambda found: found[0])
+            if [order for order, _, _ in placed] != list(range(len(placed))):
+                raise _Misfit(f"{form.order.name} does not number the table's keys 0, 1, 2...")
+            return {key: value for _, key, value in placed}
         index = int(arrays[form.tag.name][at])
         if index == -1:
             return None
@@ -498,6 +524,9 @@ class _Codec:
         return RulesError([Problem(f"{source} of {self.layout.name}: {slot}: {message}",
                                    location or Location(source), "a state is held as arrays in its game's layout "
                                    "(rulesdsl.engine.arrays); see Layout.describe()")])
+
+
+_KEYS = (str, int, bool, type(None))  # the kinds of key a table held in arrays has (see forms.Keyed)
 
 
 def _sequence(form, value, loose: bool) -> bool:

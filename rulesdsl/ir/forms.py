@@ -126,6 +126,20 @@ class Choice(Form):
         return head + [leaf for m in self.members for leaf in m.leaves()]
 
 
+@dataclass(frozen=True, eq=False)
+class Keyed(Form):
+    """A table whose keys are drawn from a set fixed at load (`keys`: texts of an enumeration, seats, cells, whole
+    numbers of a range): for each possible key, its place in the table's order in `order` (-1: not in the table),
+    and its value in `value`'s arrays, one column per possible key."""
+
+    keys: tuple
+    order: Leaf
+    value: Form
+
+    def leaves(self):
+        return [self.order, *self.value.leaves()]
+
+
 class Forms:
     """Builds forms for one game: `seats` players, `cells` board cells, pieces as ids of dtype `piece_dtype` (or
     `pieces_unfit`, why pieces cannot be numbered)."""
@@ -169,10 +183,36 @@ class Forms:
             if t.high is None:
                 raise Unfit(f"{T.describe(t)} of unknown length")
             return self.many(t.items[0], t.high, name, shape, "list" if kind == "list" else "tuple")
-        if kind in ("table", "record"):
-            what = "its keys are" if kind == "table" else "its fields are"
-            raise Unfit(f"{T.describe(t)}: {what} known only while the game runs")
+        if kind == "table":
+            keys = self._keys(t.items[0] if t.items else T.ANY)
+            if keys is None:
+                raise Unfit(f"{T.describe(t)}: its keys are known only while the game runs")
+            inner = shape + (len(keys),)
+            if _size(inner) > MAX_VALUES:
+                raise Unfit(f"a table of up to {len(keys):,} keys in {_size(shape):,} places: more values than "
+                            f"{MAX_VALUES:,}")
+            return Keyed(keys, Leaf(f"{name}.order", int_dtype(-1, len(keys)), inner),
+                         self.of(t.items[1], f"{name}.value", inner))
+        if kind == "record":
+            raise Unfit(f"{T.describe(t)}: its fields are known only while the game runs")
         raise Unfit(f"{T.describe(t)} cannot be numbered")
+
+    def _keys(self, t: T.Type) -> tuple | None:
+        """Every value a table's key of type t may be, where that is a set fixed at load (else None)."""
+        if t.name == "union":  # (texts of several enumerations, none...: every member's keys, each once)
+            found = [self._keys(m) for m in t.items]
+            return None if None in found else tuple(dict.fromkeys(k for keys in found for k in keys))
+        if t.name == "none":
+            return (None,)
+        if t.name == "text" and t.names:
+            return tuple(t.names)
+        if t.name == "seat":
+            return tuple(range(self.seats))
+        if t.name == "bool":
+            return (False, True)
+        if t.name == "int" and t.low is not None and t.high is not None and t.high - t.low < MAX_VALUES:
+            return tuple(range(t.low, t.high + 1))
+        return None  # (cells are Cell values: a table keyed by cells is held per cell by `keys: cells`)
 
     def many(self, item: T.Type | None, capacity: int, name: str, shape: tuple, kind: str, form=None) -> Many:
         """A list of at most `capacity` items of type `item` (or held by `form(name, shape)`)."""

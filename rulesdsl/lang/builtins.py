@@ -380,7 +380,7 @@ def has_run(xs: "list | tuple | range | text | table", length: "int", *, cyclic=
 
 
 @builtin("collections", fold=True)
-def repeat(x, n: "int") -> "list[arg(x)]":
+def repeat(x, n: "int") -> "list[arg(x)]; len(n)":
     """A list holding x n times."""
     checked.check_count(n, "repeat()")
     checked.nested([x])  # x, one level deeper: as deep as the list of n of it

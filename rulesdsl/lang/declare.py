@@ -58,6 +58,7 @@ class Builtin:
     # an int i for a list of the items of argument i ("items(xs)"); None: not declared
     arg_types: tuple = ()
     returns: object = None
+    length: str | None = None  # the parameter whose value is the length of the list it returns ("; len(n)")
     # whether a compiled backend takes it (ir/subset.py); when not, `why_not` says why (it builds text, or a list
     # no length bounds), for `compile --check` to tell
     compiled: bool = True
@@ -111,7 +112,8 @@ def _declaration(fn, category: str, aggregate: str | None, shown: dict, **attrib
                    None if any(p.kind is p.VAR_POSITIONAL for p in parameters) else len(positional),
                    usage, doc, category, state=state, aggregate=aggregate is not None, keywords=keywords,
                    params=params, game=game, arg_types=tuple(_type(p.annotation) for p in positional),
-                   returns=_returns(inspect.signature(fn).return_annotation, params, keywords), **attributes)
+                   returns=_returns(inspect.signature(fn).return_annotation, params, keywords),
+                   length=_length(inspect.signature(fn).return_annotation, params), **attributes)
 
 
 def _annotation(annotation) -> str | None:
@@ -135,11 +137,22 @@ def _returns(annotation, params: tuple, keywords: tuple = ()):
     text = _annotation(annotation)
     if text is None:
         return None
-    found = parse_type(text)
+    found = parse_type(text.split(";")[0])
     for name in _argument_names(found):
         if name not in params and name not in keywords:
             raise TypeError(f"the return type {text!r} reads no argument named {name!r}")
     return found
+
+
+def _length(annotation, params: tuple) -> str | None:
+    """The parameter a return annotation says is the length of the list returned: "list[arg(x)]; len(n)"."""
+    text = _annotation(annotation) or ""
+    if ";" not in text:
+        return None
+    said = text.split(";", 1)[1].strip()
+    if not (said.startswith("len(") and said.endswith(")") and said[4:-1] in params):
+        raise TypeError(f"the return type {text!r} should end '; len(PARAM)' naming a parameter")
+    return said[4:-1]
 
 
 def _argument_names(t) -> list:

@@ -323,7 +323,13 @@ class Typer:
                 name = b.params[i] if i < len(b.params) else f"argument {i + 1}"
                 raise _problem(f"{b.name}() needs {T.describe(want)} as '{name}', not {T.describe(t)}", a,
                                f"usage: {b.signature}")
-        return returned(b, arg_types, kw_types)
+        found = returned(b, arg_types, kw_types)
+        if b.length is not None and found.name in ("list", "seq"):  # as long as an argument says, at most
+            at = b.params.index(b.length)
+            size = arg_types[at] if at < len(arg_types) else kw_types.get(b.length)
+            if size is not None and size.name == "int" and size.high is not None:
+                found = T.Type(found.name, found.items, high=max(0, size.high))
+        return found
 
     # -- statements ------------------------------------------------------------------------------------
     def stmt(self, node: A.Node, scope: Scope) -> None:
@@ -352,15 +358,20 @@ class Typer:
         its places per seat or per key (`v[p] = ...`), or inside a place (`v[p][i] = ...`: on_assign(b, value,
         levels below the place)). An item given through any other name (`xs[i] = ...`) may change a list a
         variable holds too: on_assign(None, value, levels)."""
-        depth = 0
+        depth, key = 0, None
+        if isinstance(target, A.Index) and self.on_assign is not None:  # (the key of a table's entry given)
+            key = self.types.get(id(target.index)) if self.types else None
+            key = key if key is not None else self.expr(target.index, scope)
         while isinstance(target, A.Index):
             target, depth = target.obj, depth + 1
         b = scope.lookup(target.id) if isinstance(target, A.Name) else None
         if self.on_assign is None or b is None:
             return
         place = 0 if b.assignable else 1
-        if b.kind == "var" and depth >= place:
-            self.on_assign(b, value, depth - place)
+        if b.kind == "var" and depth > place:
+            self.on_assign(b, value, depth - place, key)
+        elif b.kind == "var" and depth == place:
+            self.on_assign(b, value, 0)
         elif b.kind != "var" and depth:
             self.on_assign(None, value, depth)
 

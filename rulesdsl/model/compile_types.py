@@ -36,6 +36,7 @@ class TypeChecker:
         self._items_given: dict = {}
         self._aliased = False  # whether an item of a list is given through a name other than a variable's
         self._capacities: dict = {}  # id(binding) -> the capacity a variable declares
+        self._keys_given: dict = {}  # (id(binding), levels) -> the join of the keys of the table entries given there
         self.loop_heads: dict = {}  # path of a `for:` effect's head -> its clause (for the IR)
         # id(node) -> where in its string a node parsed from a part of it starts (a notation field); or "among":
         # the bound the compiler worked out for a param with none written (filed as the param's `among`)
@@ -90,13 +91,16 @@ class TypeChecker:
             self._calls[name] = list(arg_types) if previous is None else \
                 [T.join(a, b) for a, b in zip(previous, arg_types)]
 
-    def _assigned(self, binding: Binding | None, value: T.Type, levels: int = 0) -> None:
+    def _assigned(self, binding: Binding | None, value: T.Type, levels: int = 0, key: T.Type | None = None) -> None:
         if binding is None:  # an item given through a name that may hold a variable's list
             self._aliased = True
         elif id(binding) in self._var_places:
-            given, key = (self._given, id(binding)) if levels == 0 else (self._items_given, (id(binding), levels))
-            previous = given.get(key)
-            given[key] = value if previous is None else T.join(previous, value)
+            given, at = (self._given, id(binding)) if levels == 0 else (self._items_given, (id(binding), levels))
+            previous = given.get(at)
+            given[at] = value if previous is None else T.join(previous, value)
+            if key is not None and levels:  # the key of a table's entry given, at that level
+                previous = self._keys_given.get(at)
+                self._keys_given[at] = key if previous is None else T.join(previous, key)
 
     # -- the type pass -----------------------------------------------------------------------------------------
     def check_types(self) -> None:
@@ -112,7 +116,7 @@ class TypeChecker:
                 # what is computed from it adds nothing to what is given to variables
                 binding.type = T.NOTHING if places[key] is None else whole(places[key])
             self._set_function_types(args, gives)
-            self._given, self._calls, self._returned, self._items_given = {}, {}, {}, {}
+            self._given, self._calls, self._returned, self._items_given, self._keys_given = {}, {}, {}, {}, {}
             self._aliased = False
             self._pass(report=False)
             changed = False
@@ -121,7 +125,7 @@ class TypeChecker:
                 place = T.widen(given)  # (worked out afresh: a pass before may have seen less)
                 for (at, levels), item in self._items_given.items():
                     if at == key:
-                        place = _with_items(place, item, levels)
+                        place = _with_items(place, item, levels, self._keys_given.get((at, levels)))
                 # the items of its lists are followed where every change of them is seen: given through the
                 # variable itself
                 place = shallow(place) if self._aliased else place
@@ -208,15 +212,18 @@ def _settle(old: T.Type | None, new: T.Type | None) -> T.Type | None:
     return T.widen(new if old is None else T.join(old, new))
 
 
-def _with_items(place: T.Type, item: T.Type, levels: int = 1) -> T.Type:
-    """A place's type, the items of its lists (or the values of its tables) `levels` deep also of type `item`."""
-    inner = (lambda t: T.widen(T.join(t, item))) if levels == 1 else (lambda t: _with_items(t, item, levels - 1))
+def _with_items(place: T.Type, item: T.Type, levels: int = 1, key: T.Type | None = None) -> T.Type:
+    """A place's type, the items of its lists (or the values of its tables, their keys also of type `key`)
+    `levels` deep also of type `item`."""
+    inner = (lambda t: T.widen(T.join(t, item))) if levels == 1 else \
+        (lambda t: _with_items(t, item, levels - 1, key))
     if place.name in ("list", "seq"):
         return T.Type(place.name, (inner(place.items[0]),), high=place.high)
     if place.name == "table":
-        return T.table(place.items[0], inner(place.items[1]))
+        keys = T.widen(T.join(place.items[0], key)) if levels == 1 and key is not None else place.items[0]
+        return T.table(keys, inner(place.items[1]))
     if place.name == "union":
-        return T.union(*(_with_items(m, item, levels) for m in place.items))
+        return T.union(*(_with_items(m, item, levels, key) for m in place.items))
     if place.name == "tuple" and levels == 1:  # (an item of a tuple is never given: tuples do not change)
         return place
     return T.ANY if place.name not in ("nothing", "none") else place
