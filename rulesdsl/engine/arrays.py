@@ -38,6 +38,43 @@ def from_arrays(arrays: dict, layout, game) -> State:
     return _Codec(layout, game).state(arrays)
 
 
+def log_arrays(history: list, secret: dict, layout, game) -> dict:
+    """The arrays of the log slots (the history, its secret entries, the moves read from a saved state) of a state
+    whose history is `history` (moves, after the notation of those read from a saved state) and `secret` (ply ->
+    seats that saw it): what a backend holding the rest of the state as arrays keeps beside them."""
+    codec = _Codec(layout, game)
+    imported = 0
+    while imported < len(history) and isinstance(history[imported], str):
+        imported += 1
+    moves = history[imported:]
+    rows = {"history": len(moves), "secret": len(history), "imported": imported}
+    out = {}
+    for slot in layout.slots.values():
+        if slot.kind != "log":
+            continue
+        for leaf in slot.leaves():
+            shape = tuple(rows[slot.name] if d is None else d for d in leaf.shape)
+            out[leaf.name] = np.empty(shape, dtype=object) if leaf.dtype == "object" else np.zeros(shape, leaf.dtype)
+        try:
+            if slot.name == "history" and not slot.fits:
+                for r, move in enumerate(moves):
+                    out["history"][r] = move
+            else:
+                getattr(codec, "_put_" + slot.name)(slot, _Log(history, secret), out, moves, imported)
+        except _Misfit as exc:
+            raise codec._error(slot.name, str(exc), slot.decl) from None
+    return out
+
+
+class _Log:
+    """The parts of a state log_arrays reads."""
+
+    __slots__ = ("history", "secret")
+
+    def __init__(self, history, secret):
+        self.history, self.secret = history, secret
+
+
 def digest(arrays: dict) -> str:
     """A hash of a state's arrays (SHA-256, hex): equal for equal states, whichever process made them."""
     h = hashlib.sha256()
