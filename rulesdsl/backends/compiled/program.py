@@ -104,7 +104,7 @@ class Program:
             index = self.t.step_index[name]
             lines.append(f"    if st == {index}:")
             lines.append(f"        n = {self._moves_of(name)}(s, me, out, 0)")
-            if step.passing is not None:
+            if self.rules.steps[name].pass_rule is not None:
                 lines += ["        if n == 0:", f"            out[0, 0] = {self.kind_index[name + '.pass']}",
                           "            n = 1"]
                 self.capacity = max(self.capacity, 1)
@@ -214,7 +214,8 @@ class Program:
             plan = self._plan(self.kinds[kind])
             fname = f"A_{kind}"
             env = {name: (f"a{j}", "i") for j, name in enumerate(self.kinds[kind].args)}
-            body = [line for stmt in plan.effects for line in self.p.st(stmt, env, "    ")] or ["    pass"]
+            statements = plan.effects if plan is not None else ()
+            body = [line for stmt in statements for line in self.p.st(stmt, env, "    ")] or ["    pass"]
             params = "".join(f", a{j}" for j in range(len(self.kinds[kind].args)))
             effects.append("\n".join([f"@_jit\ndef {fname}(s, me{params}):", *body]))
             args = "".join(f", row[{j + 1}]" for j in range(len(self.kinds[kind].args)))
