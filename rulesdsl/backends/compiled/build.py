@@ -8,7 +8,7 @@ import hashlib
 import time
 
 from ...engine.rng import Rng
-from ...errors import Location, Problem, RulesError
+from ...errors import Location, Problem, RulesDslError, RulesError
 from .packing import Packing
 from .program import Program
 from .state import CompiledGame
@@ -22,6 +22,7 @@ def available() -> str | None:
     """None when numba can be imported, else why not."""
     try:
         import numba  # noqa: F401
+        import numpy  # noqa: F401
     except ImportError as exc:
         return f"numba is not installed ({exc}): pip install 'rulesdsl[compiled]'"
     return None
@@ -52,12 +53,16 @@ def compile_game(game):
 
 
 def _warm(game) -> None:
-    """Compile every function now (numba compiles at the first call): a short playout from the first position."""
-    state = game.new_initial_state(0)
-    if state.is_chance_node():
-        state.apply(state.sample_chance(Rng(0)))
-    if not state.terminal:
-        state.playout(Rng(1), [Rng(2 + p) for p in range(game.num_players)], limit=4)
+    """Compile every function now (numba compiles a function and all it calls at its first call): a short playout
+    from the first position. A rule that fails in it fails again, located, when played."""
+    try:
+        state = game.new_initial_state(0)
+        if state.is_chance_node():
+            state.apply(state.sample_chance(Rng(0)))
+        if not state.terminal:
+            state.playout(Rng(1), [Rng(2 + p) for p in range(game.num_players)], limit=4)
+    except RulesDslError:
+        pass
 
 
 def with_backend(game, backend: str):

@@ -10,9 +10,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-import numpy as np
-
 from .unsupported import Unsupported
+
+try:  # optional: the `compiled` extra (build.available() says when it is missing)
+    import numpy as np
+except ImportError:  # pragma: no cover - without the extra no game is compiled
+    np = None
 
 _LOG = ("log",)  # slots kept beside the vector, as Python values
 

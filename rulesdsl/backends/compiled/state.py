@@ -8,13 +8,17 @@ and converted back.
 
 from __future__ import annotations
 
-import numpy as np
-
 from ...errors import GameRuntimeError, IllegalMove, Location
-from ...engine.arrays import from_arrays, log_arrays, to_arrays
 from ...engine.nodes import CHANCE, TERMINAL
 from ...model.rules import Move
 from .program import CHANCE as CHANCE_STEP
+
+try:  # optional: the `compiled` extra (build.available() says when it is missing)
+    import numpy as np
+
+    from ...engine.arrays import from_arrays, log_arrays, to_arrays
+except ImportError:  # pragma: no cover - without the extra no game is compiled
+    np = None
 
 _FAILED = (ValueError, IndexError, ZeroDivisionError, OverflowError)
 
@@ -76,7 +80,7 @@ class CompiledGame:
             message, at = self.program.m.errors[int(text[1:])]
             path = at or path
         elif isinstance(exc, IndexError):
-            message = f"{text} (a value out of range)"
+            message = f"{text}: a value beyond what it indexes"
         location = rules.where(path) if rules.where is not None else None
         name = getattr(what, "name", what)
         return GameRuntimeError(name, state.turn, message, location or Location(self.python.path),

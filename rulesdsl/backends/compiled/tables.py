@@ -7,6 +7,7 @@ as a whole number (a float, a list) raises Unsupported at the expression that re
 
 from __future__ import annotations
 
+from ...model.values import Cell
 from .unsupported import Unsupported
 
 
@@ -17,7 +18,8 @@ class Tables:
         self.rules, self.layout, board = rules, layout, rules.board
         self.cells, self.seats = len(board.cells), rules.num_players
         self.step_index = {name: i for i, name in enumerate(layout.steps)}
-        self.regions = {name: [int(c) for c in region] for name, region in board.regions.items()}
+        self.regions = {name: [int(c) for c in region] for name, region in board.regions.items()
+                        if all(isinstance(c, Cell) for c in region)}  # (regions of other values are not tabled)
         self.directions = list(board.rays)
         self._pieces = None
 
