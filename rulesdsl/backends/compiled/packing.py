@@ -12,10 +12,6 @@ from dataclasses import dataclass
 
 from .unsupported import Unsupported
 
-try:  # optional: the `compiled` extra (build.available() says when it is missing)
-    import numpy as np
-except ImportError:  # pragma: no cover - without the extra no game is compiled
-    np = None
 
 _LOG = ("log",)  # slots kept beside the vector, as Python values
 
@@ -32,6 +28,7 @@ class Field:
 
     @property
     def size(self) -> int:
+        import numpy as np
         return int(np.prod(self.shape, dtype=np.int64)) if self.shape else 1
 
 
@@ -56,6 +53,7 @@ class Packing:
         self.size = offset
 
     def pack(self, arrays: dict) -> np.ndarray:
+        import numpy as np
         s = np.zeros(self.size, np.int64)
         for f in self.fields.values():
             a = np.asarray(arrays[f.name]).reshape(-1)
@@ -63,6 +61,7 @@ class Packing:
         return s
 
     def unpack(self, s: np.ndarray) -> dict:
+        import numpy as np
         out = {}
         for f in self.fields.values():
             run = s[f.offset:f.offset + f.size]

@@ -9,16 +9,11 @@ and converted back.
 from __future__ import annotations
 
 from ...errors import GameRuntimeError, IllegalMove, Location
+from ...engine.arrays import from_arrays, log_arrays, to_arrays
 from ...engine.nodes import CHANCE, TERMINAL
 from ...model.rules import Move
 from .program import CHANCE as CHANCE_STEP
 
-try:  # optional: the `compiled` extra (build.available() says when it is missing)
-    import numpy as np
-
-    from ...engine.arrays import from_arrays, log_arrays, to_arrays
-except ImportError:  # pragma: no cover - without the extra no game is compiled
-    np = None
 
 _FAILED = (ValueError, IndexError, ZeroDivisionError, OverflowError)
 
@@ -47,6 +42,7 @@ class CompiledGame:
         return getattr(self.python, name)
 
     def new_initial_state(self, seed: int | None = None) -> "CompiledState":
+        import numpy as np
         if self._start is None:
             self._start = CompiledState.of(self, self.python.new_initial_state(0))
         state = self._start.clone()
@@ -95,6 +91,7 @@ class CompiledGame:
 
     def row(self, move) -> np.ndarray:
         """The row compiled code reads a Move as."""
+        import numpy as np
         k = self._kind_of.get(id(move[0]))
         if k is None:
             raise IllegalMove(str(move), "not a move of this game")
@@ -229,6 +226,7 @@ class CompiledState:
         return [game.move(out[i], turn) for i in range(n)]
 
     def _rows(self) -> np.ndarray:
+        import numpy as np
         if self._out is None:
             self._out = np.zeros((max(self.game.program.capacity, 1), self.game.program.width), np.int64)
         return self._out
@@ -254,6 +252,7 @@ class CompiledState:
     def playout(self, chance, seats, limit: int | None = None) -> int:
         """Play on with uniformly random moves as engine.play.play(state, uniform, chance, seats) does, the
         seats' choices drawn in compiled code: the moves made (at most `limit`)."""
+        import numpy as np
         game, made = self.game, 0
         left = (1 << 62) if limit is None else limit
         rng = np.array([chance.getstate()] + [seat.getstate() for seat in seats], np.uint64)
