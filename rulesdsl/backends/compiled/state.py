@@ -258,9 +258,9 @@ class CompiledState:
         rng = np.array([chance.getstate()] + [seat.getstate() for seat in seats], np.uint64)
         out, log = self._rows(), np.empty((min(left, 4096), self.game.program.width + 1), np.int64)
         while left > 0 and not self.terminal:
-            if self._at_chance():
+            if self._at_chance():  # drawn and applied by the Python engine, in one conversion
                 chance.setstate(tuple(int(v) for v in rng[0]))
-                self.apply(self.sample_chance(chance))
+                self._through_python(lambda state: state.apply(state.sample_chance(chance)))
                 rng[0] = chance.getstate()
                 done = 1
             else:
