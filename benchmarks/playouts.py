@@ -1,7 +1,7 @@
 """Random playouts per second of every bundled game and configuration: the interpreter beside a plain
 hand-written implementation of the same game, measured in one run, and their ratio.
 
-Usage:  python benchmarks/playouts.py [--seconds 4] [--game mark] [--breakdown]
+Usage:  python benchmarks/playouts.py [--seconds 4] [--game mark] [--breakdown] [--backend compiled]
 
 Each interpreter playout is a fresh seeded state played to the end by the play loop (rulesdsl.engine.play,
 as in random_playout) with uniformly random legal moves and sampled chance outcomes, through the public
@@ -11,7 +11,9 @@ implementation (tests/reference/*_direct.py, checked move for move against the r
 tests) plays the same random policy: a legal-move list and a uniform choice.
 
 The two are measured in alternating slices of CPU time (time.process_time, so other processes on a shared
-machine do not count), and the ratio is the steadier figure.
+machine do not count), and the ratio is the steadier figure. With `--backend compiled`, the compiled backend's
+playouts (the whole loop in compiled code, State.playout) are measured in the same slices, beside both, with the
+time its first load took (printing and compiling the game: cold) and a second load in the same process (warm).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import rulesdsl  # noqa: E402
+from rulesdsl.backends.compiled.build import compile_game, with_backend  # noqa: E402
 from rulesdsl.engine.play import play, streams, uniform  # noqa: E402
 from rulesdsl.loading import bundled_games  # noqa: E402
 from tests.reference import fast_track_direct, mabula_direct, marble_chase_direct, mark_direct  # noqa: E402
@@ -134,6 +137,27 @@ def playouts(game):
     return one
 
 
+def compiled_playouts(game):
+    """fn(i) -> plies for measure(): random playout i of `game` on the compiled backend, played in compiled code."""
+    chance, seats = streams(0, game.num_players)
+
+    def one(i: int) -> int:
+        return game.new_initial_state(i).playout(chance, seats)
+    return one
+
+
+def compiled(game):
+    """(the game on the compiled backend or None, cold load seconds, warm load seconds, why not)."""
+    start = time.perf_counter()
+    found = with_backend(game, "auto")
+    cold = time.perf_counter() - start
+    if found is game:
+        return None, cold, None, game.backend_note
+    start = time.perf_counter()
+    compile_game(game)
+    return found, cold, time.perf_counter() - start, ""
+
+
 def breakdown(game, seconds: float) -> dict:
     """Microseconds per playout spent making the state, drawing chance outcomes, listing moves and applying
     them (effects, turn flow and end checks): the playouts' loop, with a clock around each part."""
@@ -182,21 +206,34 @@ def main(argv=None) -> int:
                         help="also show where a playout's time goes (µs per playout, with a clock around each part)")
     parser.add_argument("--memory", action="store_true",
                         help="also show the size of a mid-game state and the time to copy it")
+    parser.add_argument("--backend", choices=["python", "compiled"], default="python",
+                        help="compiled: also measure the compiled backend's playouts, in the same slices")
     args = parser.parse_args(argv)
     games = bundled_games()
     configs = [c for c in CONFIGS if not args.game or c[1] in args.game]
     configs += [(name, name, {}) for name in args.game or [] if name not in games]  # a rule file of one's own
-    print(f"{'configuration':<32} {'interpreter':>11} {'direct':>8} {'ratio':>6} {'plies':>7} {'plies/s':>9}")
+    extra = f" {'compiled':>9} {'c/direct':>8} {'c/interp':>8} {'cold s':>6} {'warm s':>6}" \
+        if args.backend == "compiled" else ""
+    print(f"{'configuration':<32} {'interpreter':>11} {'direct':>8} {'ratio':>6} {'plies':>7} {'plies/s':>9}{extra}")
     for label, name, options in configs:
         game = rulesdsl.load_game(games.get(name, name), options=options)
         direct = DIRECT.get(name)
-        fns = [playouts(game)] + ([lambda i, d=direct: d(i, **options)[1]] if direct else [])
+        fast, cold, warm, why = compiled(game) if args.backend == "compiled" else (None, 0, 0, "")
+        fns = [playouts(game)] + ([lambda i, d=direct: d(i, **options)[1]] if direct else []) + \
+            ([compiled_playouts(fast)] if fast is not None else [])
         rates = measure(fns, args.seconds)
         (engine, plies_per_s), shown = rates[0], ["-", "-"]
         if direct:
             shown = [f"{rates[1][0]:,.0f}", f"{engine / rates[1][0]:.2f}"]
-        print(f"{label:<32} {engine:>11,.0f} {shown[0]:>8} {shown[1]:>6} {plies_per_s / engine:>7,.0f} "
-              f"{plies_per_s:>9,.0f}", flush=True)
+        line = f"{label:<32} {engine:>11,.0f} {shown[0]:>8} {shown[1]:>6} {plies_per_s / engine:>7,.0f} " \
+            f"{plies_per_s:>9,.0f}"
+        if fast is not None:
+            rate = rates[-1][0]
+            versus = f"{rate / rates[1][0]:.1f}" if direct else "-"
+            line += f" {rate:>9,.0f} {versus:>8} {rate / engine:>8.1f} {cold:>6.1f} {warm:>6.2f}"
+        elif args.backend == "compiled":
+            line += f"  (Python only: {why[:100]})"
+        print(line, flush=True)
         if args.breakdown:
             parts = breakdown(game, args.seconds)
             plies = parts.pop("plies")

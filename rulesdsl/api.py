@@ -4,11 +4,26 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .engine.load import argument_problems, load_game
+from .backends.compiled.build import with_backend
+from .engine.load import argument_problems
+from .engine.load import load_game as load_python
 from .sim.simulate import RunSpec
 from .sim.simulate import simulate as run
 
 __all__ = ["load_game", "simulate", "argument_problems"]
+
+
+def load_game(path: str | Path, variant: str | None = None, options: dict | None = None,
+              max_turns: int | None = None, inline: bool = True, backend: str = "python"):
+    """Load, validate and compile a rule file (engine/load.py) on a backend: `python` (the interpreter),
+    `compiled` (numba; a located error where it does not take the game yet) or `auto` (compiled where it takes
+    the game, else Python, the Game's `backend_note` saying why).
+
+    >>> game = load_game("three-in-a-row.yaml")  # a rule file (here the tutorial's), or a bundled game's name
+    >>> game.num_players, game.player_names
+    (2, ['cross', 'nought'])
+    """
+    return with_backend(load_python(path, variant, options, max_turns, inline), backend)
 
 
 def simulate(path: str | Path, games: int, agents: list, seed: int = 0, variant: str | None = None,

@@ -16,6 +16,7 @@ from pathlib import Path
 from . import __version__
 from .agents import AGENTS, PlayerView, make_agent
 from .api import argument_problems, load_game
+from .backends.compiled.build import BACKENDS, with_backend
 from .bundle import bundle_document, read_bundle
 from .engine.load import compile_game
 from .engine.nodes import CHANCE
@@ -188,9 +189,16 @@ def _jailed(fn, *args, what: str):
         return jail.run(fn, *args, seconds=LOAD_SECONDS, what=what)
 
 
+def backend_arg(p) -> None:
+    p.add_argument("--backend", choices=BACKENDS, default="python", help="what plays the games: the Python "
+                   "engine, the compiled backend (numba), or auto (compiled where it takes the game)")
+
+
 def _position(args):
-    """In a jail: the game loaded, then the starting position set up (a unit of work of its own)."""
-    game = _load(args)
+    """In a jail: the game loaded on its --backend, then the starting position set up (a unit of work of its own)."""
+    game = with_backend(_load(args), getattr(args, "backend", "python"))
+    if getattr(game, "backend_note", None):
+        print(f"backend: {game.backend_note}", file=sys.stderr)
     heartbeat(f"setting up the position of {args.file}", 2 * MOVE_SECONDS)  # the start, and --setup's outcome
     return _start_state(game, args)
 
@@ -507,7 +515,8 @@ def _simulated(args, agents: tuple, bundle, jails: list) -> int:
         wrong = argument_problems(base, variant, options)
         if wrong:
             raise UsageError(f"{wrong[0]} ({Path(args.file).name})", wrong[1])
-        spec = RunSpec(args.file, variant, tuple(sorted(options.items())), args.max_turns, agents, args.seed, bundle)
+        spec = RunSpec(args.file, variant, tuple(sorted(options.items())), args.max_turns, agents, args.seed, bundle,
+                       backend=args.backend)
         info = jails[0].run(describe, prepared(spec), seconds=LOAD_SECONDS, what=f"loading {args.file}")
         _per_seat(args.agents, info, "--agents", "agents")
         _warn(info.warnings)
@@ -840,6 +849,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="replace the --out file if it exists")
     p.add_argument("--quiet", action="store_true", help="no progress (a bar on a terminal, else a line every few "
                    "seconds on stderr)")
+    backend_arg(p)
     p.set_defaults(func=cmd_simulate)
 
     p = sub.add_parser("profile", help="play seeded games under a profiler: the time each rule, function and "
@@ -871,6 +881,7 @@ def build_parser() -> argparse.ArgumentParser:
     start_args(p)
     p.add_argument("--depth", type=_whole_number(0, 1000), required=True)
     p.add_argument("--all", action="store_true", help="print every depth from 1")
+    backend_arg(p)
     p.set_defaults(func=cmd_perft)
 
     p = sub.add_parser("compile", help="what a rule file compiles to: its Python, its typed rules IR, and whether "

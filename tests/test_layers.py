@@ -20,6 +20,7 @@ LAYERS = [
     ["ir"],
     ["model"],
     ["engine"],
+    ["backends"],
     ["agents"],
     ["sim"],
     ["render", "api", "findings"],
@@ -30,7 +31,7 @@ LAYERS = [
 LAYER_OF = {name: i for i, names in enumerate(LAYERS) for name in names}
 
 # Optional third-party features are imported where they are used, so that the package works without them.
-OPTIONAL = {"dask", "distributed", "matplotlib", "numpy", "pettingzoo", "gymnasium", "pyspiel", "open_spiel", "pygls",
+OPTIONAL = {"dask", "distributed", "matplotlib", "numpy", "numba", "pettingzoo", "gymnasium", "pyspiel", "open_spiel", "pygls",
             "lsprotocol", "starlette", "uvicorn"}
 
 

@@ -13,8 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 
-import numpy as np
-
 from ..errors import Location, Problem, RulesError
 from ..ir.forms import Atom, Choice, Fixed, Keyed, Many, Nothing, OneOf
 from ..model.rules import Move
@@ -38,8 +36,47 @@ def from_arrays(arrays: dict, layout, game) -> State:
     return _Codec(layout, game).state(arrays)
 
 
+def log_arrays(history: list, secret: dict, layout, game) -> dict:
+    """The arrays of the log slots (the history, its secret entries, the moves read from a saved state) of a state
+    whose history is `history` (moves, after the notation of those read from a saved state) and `secret` (ply ->
+    seats that saw it): what a backend holding the rest of the state as arrays keeps beside them."""
+    import numpy as np
+    codec = _Codec(layout, game)
+    imported = 0
+    while imported < len(history) and isinstance(history[imported], str):
+        imported += 1
+    moves = history[imported:]
+    rows = {"history": len(moves), "secret": len(history), "imported": imported}
+    out = {}
+    for slot in layout.slots.values():
+        if slot.kind != "log":
+            continue
+        for leaf in slot.leaves():
+            shape = tuple(rows[slot.name] if d is None else d for d in leaf.shape)
+            out[leaf.name] = np.empty(shape, dtype=object) if leaf.dtype == "object" else np.zeros(shape, leaf.dtype)
+        try:
+            if slot.name == "history" and not slot.fits:
+                for r, move in enumerate(moves):
+                    out["history"][r] = move
+            else:
+                getattr(codec, "_put_" + slot.name)(slot, _Log(history, secret), out, moves, imported)
+        except _Misfit as exc:
+            raise codec._error(slot.name, str(exc), slot.decl) from None
+    return out
+
+
+class _Log:
+    """The parts of a state log_arrays reads."""
+
+    __slots__ = ("history", "secret")
+
+    def __init__(self, history, secret):
+        self.history, self.secret = history, secret
+
+
 def digest(arrays: dict) -> str:
     """A hash of a state's arrays (SHA-256, hex): equal for equal states, whichever process made them."""
+    import numpy as np
     h = hashlib.sha256()
     for name in sorted(arrays):
         a = arrays[name]
@@ -54,6 +91,7 @@ def digest(arrays: dict) -> str:
 def piece_table(layout) -> np.ndarray:
     """Every piece value of the layout as a row: its kind's number, then each attribute's value as its place in
     the declared values (-1 past the kind's attributes); row 0 is no piece (kind -1)."""
+    import numpy as np
     width = 1 + max((len(k.attributes) for k in layout.kinds), default=0)
     table = np.full((layout.pieces, width), -1, dtype="int32")
     for number, kind in enumerate(layout.kinds):
@@ -110,6 +148,7 @@ class _Codec:
 
     # -- a state to arrays --------------------------------------------------------------------------------------
     def arrays(self, S) -> dict:
+        import numpy as np
         if S.goto is not None:
             raise self._error("goto", "the state is in the middle of a move (its effects asked to go on elsewhere)")
         imported = 0
@@ -280,6 +319,7 @@ class _Codec:
     def accepts(self, form, value, loose: bool = False) -> bool:
         """Whether `form` can hold `value` (which member of a OneOf holds a value: the first that can; `loose`: a
         list where a tuple is held, as a saved state gives tuples back)."""
+        import numpy as np
         kind = form.__class__
         if kind is Nothing:
             return value is None
@@ -355,6 +395,7 @@ class _Codec:
     def _check(self, arrays: dict) -> dict:
         """The rows of the log slots; a RulesError unless every array of the layout is there, of its dtype and
         shape."""
+        import numpy as np
         rows = {}
         for slot in self.layout.slots.values():
             for leaf in slot.leaves():

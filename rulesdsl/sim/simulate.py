@@ -9,6 +9,7 @@ from functools import partial
 from pathlib import Path
 
 from ..agents import make_agent
+from ..backends.compiled.build import with_backend
 from ..bundle import RuleBundle, bundle_document, read_bundle
 from ..engine.load import compile_game
 from ..engine.rng import OLD_STREAM, STREAM, derive_seed
@@ -39,6 +40,7 @@ class RunSpec:
     seed: int
     bundle: RuleBundle | None = None
     stream: str = STREAM
+    backend: str = "python"  # what plays the games (api.load_game): the same games whichever it is
 
     def matches(self, line: dict, folder: Path | None = None) -> bool:
         """Whether a results line belongs to this run (`folder`: where the results file is)."""
@@ -97,7 +99,7 @@ def prepared(spec: RunSpec) -> RunSpec:
 
 
 def _game_key(spec: RunSpec) -> tuple:
-    return spec.bundle.digest, spec.variant, spec.options, spec.max_turns
+    return spec.bundle.digest, spec.variant, spec.options, spec.max_turns, spec.backend
 
 
 def _game(spec: RunSpec):
@@ -108,8 +110,8 @@ def _game(spec: RunSpec):
     if game is None:
         while len(_games) >= MAX_CACHED_GAMES:
             del _games[next(iter(_games))]
-        game = _games[key] = compile_game(bundle_document(spec.bundle), spec.file, spec.variant,
-                                          dict(spec.options), spec.max_turns)
+        game = _games[key] = with_backend(compile_game(bundle_document(spec.bundle), spec.file, spec.variant,
+                                                       dict(spec.options), spec.max_turns), spec.backend)
     return game
 
 

@@ -1,0 +1,86 @@
+"""Compiling a loaded game for the compiled backend, once per process for each printed module, and choosing a
+backend: `compiled` (an error where the backend does not take the game), `auto` (the Python engine then, saying
+why), `python`."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+
+from ...engine.rng import Rng
+from ...errors import Location, Problem, RulesDslError, RulesError
+from .packing import Packing
+from .program import Program
+from .state import CompiledGame
+from .unsupported import Unsupported
+
+BACKENDS = ("python", "compiled", "auto")
+_modules: dict = {}  # sha256 of a module's source -> its namespace, compiled (this process's)
+
+
+def available() -> str | None:
+    """None when numba can be imported, else why not."""
+    try:
+        import numba  # noqa: F401
+        import numpy  # noqa: F401
+    except ImportError as exc:
+        return f"numba is not installed ({exc}): pip install 'rulesdsl[compiled]'"
+    return None
+
+
+def program_of(game):
+    """The printed module of a Python Game (program.Program); Unsupported where the backend does not take it."""
+    rules = game.rules
+    where = lambda path: rules.where(path) if rules.where is not None and path else None  # noqa: E731
+    return Program(game, Packing(game.layout, where))
+
+
+def compile_game(game):
+    """The CompiledGame of a Python Game, its functions compiled (and timed: `load_seconds`)."""
+    start = time.perf_counter()
+    program = program_of(game)
+    key = hashlib.sha256(program.source.encode()).hexdigest()
+    functions = _modules.get(key)
+    if functions is None:
+        functions = {"__name__": f"rulesdsl_compiled_{key[:12]}"}
+        exec(compile(program.source, f"<compiled {key[:12]}>", "exec"), functions)  # noqa: S102 - printed from IR
+        compiled = CompiledGame(game, program, functions)
+        _warm(compiled)
+        _modules[key] = functions
+    compiled = CompiledGame(game, program, functions)
+    compiled.load_seconds = time.perf_counter() - start
+    return compiled
+
+
+def _warm(game) -> None:
+    """Compile every function now (numba compiles a function and all it calls at its first call): a short playout
+    from the first position. A rule that fails in it fails again, located, when played."""
+    try:
+        state = game.new_initial_state(0)
+        if state.is_chance_node():
+            state.apply(state.sample_chance(Rng(0)))
+        if not state.terminal:
+            state.playout(Rng(1), [Rng(2 + p) for p in range(game.num_players)], limit=4)
+    except RulesDslError:
+        pass
+
+
+def with_backend(game, backend: str):
+    """`game` (a Python Game) on `backend`: compiled, auto (compiled where it takes the game, else Python, with
+    `backend_note` saying why) or python."""
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r} (backends: {', '.join(BACKENDS)})")
+    if backend == "python":
+        return game
+    missing = available()
+    if missing is None:
+        try:
+            return compile_game(game)
+        except Unsupported as exc:
+            if backend == "compiled":
+                raise exc.error() from None
+            missing = str(exc)
+    elif backend == "compiled":
+        raise RulesError([Problem(missing, Location(game.path), "or load the game with backend='python'")])
+    game.backend_note = f"python: the compiled backend does not take it yet: {missing}"
+    return game

@@ -1,0 +1,81 @@
+"""A state's arrays (engine/arrays.py) packed into one int64 vector, the form compiled code reads and writes.
+
+Each array of the layout that is not the history log gets a run of the vector at a fixed offset, in layout
+order; unsigned 64-bit arrays (the random stream) keep their bits. Packing and unpacking are exact inverses for
+arrays of the layout's dtypes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .unsupported import Unsupported
+
+
+_LOG = ("log",)  # slots kept beside the vector, as Python values
+
+
+@dataclass(frozen=True)
+class Field:
+    """One array of the layout in the vector: its name, mangled name, offset, shape and dtype."""
+
+    name: str
+    ident: str
+    offset: int
+    shape: tuple
+    dtype: str
+
+    @property
+    def size(self) -> int:
+        import numpy as np
+        return int(np.prod(self.shape, dtype=np.int64)) if self.shape else 1
+
+
+class Packing:
+    """Where each array of a layout lies in the vector."""
+
+    def __init__(self, layout, where):
+        self.layout, self.fields, self.log = layout, {}, []
+        offset, taken = 0, set()
+        for slot in layout.slots.values():
+            if slot.kind in _LOG:
+                self.log.extend(leaf.name for leaf in slot.leaves())
+                continue
+            if not slot.fits:
+                raise Unsupported(where(slot.decl), f"{slot.kind} '{slot.name}' is held as Python values: {slot.why}")
+            for leaf in slot.leaves():
+                if leaf.dtype in ("object", "float64") or None in leaf.shape:
+                    raise Unsupported(where(slot.decl), f"'{leaf.name}' is held as {leaf.dtype}")
+                ident = mangle(leaf.name, taken)
+                self.fields[leaf.name] = Field(leaf.name, ident, offset, leaf.shape, leaf.dtype)
+                offset += self.fields[leaf.name].size
+        self.size = offset
+
+    def pack(self, arrays: dict) -> np.ndarray:
+        import numpy as np
+        s = np.zeros(self.size, np.int64)
+        for f in self.fields.values():
+            a = np.asarray(arrays[f.name]).reshape(-1)
+            s[f.offset:f.offset + f.size] = a.view(np.int64) if f.dtype == "uint64" else a.astype(np.int64)
+        return s
+
+    def unpack(self, s: np.ndarray) -> dict:
+        import numpy as np
+        out = {}
+        for f in self.fields.values():
+            run = s[f.offset:f.offset + f.size]
+            a = run.view(np.uint64).copy() if f.dtype == "uint64" else run.astype(f.dtype)
+            out[f.name] = a.reshape(f.shape)
+        return out
+
+
+def mangle(name: str, taken: set) -> str:
+    """An identifier for generated code made from a layout or IR name (only letters, digits and _ survive), unique
+    among `taken` (which it joins)."""
+    base = "O_" + re.sub(r"[^A-Za-z0-9]", "_", name)
+    ident, n = base, 1
+    while ident in taken:
+        ident, n = f"{base}_{n}", n + 1
+    taken.add(ident)
+    return ident

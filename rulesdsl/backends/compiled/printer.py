@@ -1,0 +1,438 @@
+"""IR expressions and statements printed as numba-compiled Python: values as int64 scalars and arrays.
+
+A value is printed as a scalar (`i`: a number, true or false, a seat, a cell's index, a piece's id in the
+layout's table, a text's number in the module's table of texts), a list of scalars (`a`, a 1-d array) or a list
+of tuples (`a2`, a 2-d array). Absent values are -1 (a cell, a text) or 0 (a piece: no piece). Comprehensions
+and the file's functions become functions of their own, taking the state `s`, `me` and the locals they read.
+Only names the printer makes reach the source: locals are `v_` and a number, tables `K` and a number, texts
+their number; constants are printed by repr of whole numbers and booleans. What the printer does not take raises
+Unsupported located at the node.
+"""
+
+from __future__ import annotations
+
+from ...ir import nodes as N
+from ...lang import types as T
+from .unsupported import Unsupported
+
+_ARITH = {"+": "+", "-": "-", "*": "*", "//": "//", "%": "%"}
+_COMPARE = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+
+
+def _holds_piece(t: T.Type) -> bool:
+    return t.name == "piece" or t.name == "union" and any(m.name == "piece" for m in t.items)
+
+
+class Module:
+    """What one generated module defines besides its fixed parts: tables, functions, texts and error codes."""
+
+    def __init__(self, where):
+        self.where = where  # rule-file path -> Location
+        self.tables: dict = {}  # key -> (name, source line)
+        self.functions: dict = {}  # key -> (name, source) in the order made
+        self.texts: dict = {}  # text -> its number
+        self.errors: list = []  # code -> (message, rule-file path)
+
+    def table(self, key, rows, dims: int = 1) -> str:
+        """The name of a constant int64 array of `rows` (whole numbers; lists of them for dims 2)."""
+        if key not in self.tables:
+            name = f"K{len(self.tables)}"
+            self.tables[key] = (name, f"{name} = _table({_literal(rows)}, {dims})")
+        return self.tables[key][0]
+
+    def text(self, value: str) -> int:
+        return self.texts.setdefault(value, len(self.texts))
+
+    def error(self, message: str, at) -> str:
+        """A raise statement for a located error: the message is kept here, the source holds only its number."""
+        self.errors.append((message, at))
+        return f'raise ValueError("E{len(self.errors) - 1}")'
+
+    def locate(self, node):
+        return self.where(node.at[0]) if node is not None and node.at[0] else None
+
+    def function(self, key, make) -> str:
+        """The name of the function made by `make(name) -> source`, made once per key."""
+        if key not in self.functions:
+            name = f"F{len(self.functions)}"
+            self.functions[key] = (name, None)
+            self.functions[key] = (name, make(name))
+        return self.functions[key][0]
+
+
+def _literal(rows) -> str:
+    if isinstance(rows, (list, tuple)):
+        return "[" + ", ".join(_literal(r) for r in rows) + "]"
+    return repr(_whole(rows))
+
+
+def _whole(value) -> int:
+    if value.__class__ is bool:
+        return int(value)
+    if value.__class__ is not int and not isinstance(value, int):
+        raise TypeError(f"not a whole number: {type(value).__name__}")
+    value = int(value)
+    if not _INT64[0] <= value <= _INT64[1]:
+        raise OverflowError("beyond 64 bits")
+    return value
+
+
+class Printer:
+    """Prints the IR of one game into a Module. `board`: the game's geometry tables (see program.Tables)."""
+
+    def __init__(self, module: Module, tables, ir, packing):
+        self.m, self.t, self.ir, self.packing = module, tables, ir, packing
+        self.fields = packing.fields
+        self.builtins = {name[2:]: getattr(self, name) for name in dir(self) if name.startswith("b_")}
+        self.steps_exist = {}  # step name -> whether its moves exist (can_move), asked for
+
+    def unsupported(self, node, why: str) -> Unsupported:
+        return Unsupported(self.m.locate(node), why)
+
+    def field(self, name: str, plus: str = "") -> str:
+        f = self.fields[name]
+        return f"s[{f.ident}{' + ' + plus if plus else ''}]"
+
+    # -- expressions --------------------------------------------------------------------------------------------
+    def ex(self, node, env) -> tuple:
+        """(source, rep) of an expression; `env` maps local names to (identifier, rep)."""
+        method = getattr(self, "x_" + node.__class__.__name__, None)
+        if method is None:
+            raise self.unsupported(node, f"{node.__class__.__name__.lower()} expressions")
+        return method(node, env)
+
+    def scalar(self, node, env) -> str:
+        code, rep = self.ex(node, env)
+        if rep != "i":
+            raise self.unsupported(node, "a list where a single value is needed")
+        return code
+
+    def x_Const(self, node, env):
+        value = node.value
+        if value is None:
+            return ("0" if _holds_piece(node.type) else "-1"), "i"
+        if isinstance(value, str):
+            return repr(self.m.text(value)), "i"
+        if isinstance(value, (bool, int)):
+            try:
+                return repr(_whole(value)), "i"
+            except OverflowError:
+                raise self.unsupported(node, "a whole number beyond 64 bits") from None
+        raise self.unsupported(node, f"a constant of type {T.describe(node.type)}")
+
+    def x_Ref(self, node, env):
+        if node.kind in N.LOCAL_KINDS:
+            if node.name not in env:
+                raise self.unsupported(node, f"'{node.name}' read where it is not bound")
+            return env[node.name]
+        if node.kind == "engine":
+            name = node.name
+            if name == "me":
+                return "me", "i"
+            if name in ("player", "turn"):
+                return self.field(name), "i"
+            if name == "cells":
+                return self.m.table("cells", list(range(self.t.cells))), "a"
+            if name == "players":
+                return self.m.table("players", list(range(self.t.seats))), "a"
+        if node.kind == "region" and node.name in self.t.regions:
+            return self.m.table(("region", node.name), self.t.regions[node.name]), "a"
+        raise self.unsupported(node, f"reading {node.kind} '{node.name}'")
+
+    def x_Unary(self, node, env):
+        code = self.scalar(node.operand, env)
+        if node.op == "not":
+            return f"(not {code})", "i"
+        if node.op in ("-", "+") and node.type.name == "int":
+            return f"({node.op}{code})", "i"
+        raise self.unsupported(node, f"the operator {node.op} on {T.describe(node.operand.type)}")
+
+    def x_Binary(self, node, env):
+        if node.op not in _ARITH or node.type.name != "int":
+            raise self.unsupported(node, f"the operator {node.op} on {T.describe(node.type)}")
+        left, right = self.scalar(node.left, env), self.scalar(node.right, env)
+        if node.op in ("//", "%"):
+            return f"_divided({left}, {right}, {node.op == '%'})", "i"
+        return f"({left} {_ARITH[node.op]} {right})", "i"
+
+    def x_Logic(self, node, env):
+        if node.type.name != "bool":
+            raise self.unsupported(node, f"'{node.op}' of values that are not true or false")
+        return f"({self.scalar(node.left, env)} {node.op} {self.scalar(node.right, env)})", "i"
+
+    def x_Compare(self, node, env):
+        parts, operands = [], node.operands
+        for op, a, b in zip(node.ops, operands, operands[1:]):
+            if op in ("in", "notin"):
+                item, (seq, rep) = self.scalar(a, env), self.ex(b, env)
+                if rep != "a":
+                    raise self.unsupported(node, f"'in' over {T.describe(b.type)}")
+                parts.append(f"{'not ' if op == 'notin' else ''}_contains({seq}, {item})")
+                continue
+            if op not in _COMPARE:
+                raise self.unsupported(node, f"the comparison {op}")
+            left, right = self._compared(a, b, env), self._compared(b, a, env)
+            parts.append(f"{left} {_COMPARE[op]} {right}")
+        return "(" + " and ".join(f"({p})" for p in parts) + ")", "i"
+
+    def _compared(self, node, other, env) -> str:
+        """A side of == or !=: none is the absent value of the other side's type."""
+        if isinstance(node, N.Const) and node.value is None:
+            return "0" if _holds_piece(other.type) else "-1"
+        return self.scalar(node, env)
+
+    def x_Cond(self, node, env):
+        test = self.scalar(node.test, env)
+        (then, a), (other, b) = self.ex(node.then, env), self.ex(node.other, env)
+        if a != b:
+            raise self.unsupported(node, "a condition choosing between a list and a single value")
+        return f"({then} if {test} else {other})", a
+
+    def x_Attr(self, node, env):
+        obj = node.obj
+        kind = obj.type.name
+        if kind == "cell":
+            table = self.t.cell_attribute(self, node)
+            return f"{table}[_cell({self.scalar(obj, env)})]", "i"
+        if _holds_piece(obj.type):
+            table = self.t.piece_attribute(self, node)
+            return f"{table}[_piece({self.scalar(obj, env)})]", "i"
+        raise self.unsupported(node, f"the attribute '{node.name}' of {T.describe(obj.type)}")
+
+    def x_Index(self, node, env):
+        seq, rep = self.ex(node.obj, env)
+        if rep != "a":
+            raise self.unsupported(node, f"an index into {T.describe(node.obj.type)}")
+        return f"_item({seq}, {self.scalar(node.index, env)})", "i"
+
+    def x_Display(self, node, env):
+        if node.kind != "list" or node.items:
+            raise self.unsupported(node, f"a {node.kind} written out")
+        return "_none()", "a"
+
+    def x_Comp(self, node, env):
+        return self.lifted(node, env, "list")
+
+    def x_Call(self, node, env):
+        if node.target == "function":
+            return self.call_function(node, env)
+        handler = self.builtins.get(node.func)
+        if node.target != "builtin" or handler is None:
+            raise self.unsupported(node, f"the built-in {node.func}()")
+        return handler(node, env)
+
+    # -- comprehensions and functions, lifted ---------------------------------------------------------------
+    def lifted(self, comp, env, how: str, default=None):
+        """A comprehension as a function of its own: `how` it is summed up (any, all, sum, list)."""
+        free = self._free(comp, env)
+        key = ("comp", id(comp), how, tuple(env[name][1] for name in free))
+        name = self.m.function(key, lambda fname: self._comp_source(fname, comp, env, free, how))
+        args = "".join(f", {env[name_][0]}" for name_ in free)
+        return f"{name}(s, me{args})", "a" if how == "list" else "i"
+
+    def _free(self, node, env) -> list:
+        """The locals of `env` that `node` reads, in order of first reading."""
+        found = []
+        for n in N.walk(node):
+            if isinstance(n, N.Ref) and n.kind in N.LOCAL_KINDS and n.name in env and n.name not in found:
+                found.append(n.name)
+        return found
+
+    def _comp_source(self, fname, comp, env, free, how) -> str:
+        inner = {name: (f"a{i}", env[name][1]) for i, name in enumerate(free)}
+        params = "".join(f", {inner[name][0]}" for name in free)
+        lines, depth = [], 1
+        if how == "list":
+            lines.append("    out = np.empty(8, np.int64)")
+            lines.append("    n = 0")
+        elif how == "sum":
+            lines.append("    total = 0")
+        for c, clause in enumerate(comp.clauses):
+            pad = "    " * depth
+            seq, rep = self.ex(clause.iterable, inner)
+            if rep not in ("a", "a2") or len(clause.targets) != 1:
+                raise self.unsupported(clause, "a loop over this (one name over a list is taken)")
+            target = clause.targets[0]
+            lines.append(f"{pad}it{c} = {seq}")
+            lines.append(f"{pad}for i{c} in range(it{c}.shape[0]):")
+            inner = dict(inner)
+            inner[target.name] = (f"l{c}", "i" if rep == "a" else "a")
+            lines.append(f"{pad}    l{c} = it{c}[i{c}]")
+            depth += 1
+            for cond in clause.conds:
+                lines.append(f"{'    ' * depth}if not {self.scalar(cond, inner)}:")
+                lines.append(f"{'    ' * depth}    continue")
+        pad = "    " * depth
+        elt = comp.elt
+        if how == "any":
+            lines += [f"{pad}if {self.scalar(elt, inner)}:", f"{pad}    return True"]
+            tail = "    return False"
+        elif how == "all":
+            lines += [f"{pad}if not {self.scalar(elt, inner)}:", f"{pad}    return False"]
+            tail = "    return True"
+        elif how == "sum":
+            lines.append(f"{pad}total += {self.scalar(elt, inner)}")
+            tail = "    return total"
+        else:
+            lines += [f"{pad}if n == out.shape[0]:", f"{pad}    out = _grown(out)",
+                      f"{pad}out[n] = {self.scalar(elt, inner)}", f"{pad}n += 1"]
+            tail = "    return out[:n]"
+        return "\n".join([f"@_jit\ndef {fname}(s, me{params}):", *lines, tail])
+
+    def call_function(self, node, env):
+        fn = self.ir.functions.get(node.func)
+        if fn is None or fn.kind != "function" or node.kwargs or len(node.args) != len(fn.params):
+            raise self.unsupported(node, f"this call of '{node.func}'")
+        args = [self.ex(a, env) for a in node.args]
+        key = ("function", node.func, tuple(rep for _, rep in args))
+        name = self.m.function(key, lambda fname: self._function_source(fname, fn, [r for _, r in args]))
+        return f"{name}(s, me{''.join(', ' + code for code, _ in args)})", \
+            self._function_rep(fn, [r for _, r in args])
+
+    def _function_env(self, fn, reps) -> dict:
+        return {p: (f"a{i}", rep) for i, (p, rep) in enumerate(zip(fn.params, reps))}
+
+    def _function_rep(self, fn, reps) -> str:
+        env = self._function_env(fn, reps)
+        for let in fn.lets:
+            env[let.name] = ("", self.ex(let.value, env)[1])
+        return self.ex(fn.value, env)[1]
+
+    def _function_source(self, fname, fn, reps) -> str:
+        env = self._function_env(fn, reps)
+        lines = [f"@_jit\ndef {fname}(s, me{''.join(', ' + env[p][0] for p in fn.params)}):"]
+        for i, let in enumerate(fn.lets):
+            code, rep = self.ex(let.value, env)
+            lines.append(f"    t{i} = {code}")
+            env[let.name] = (f"t{i}", rep)
+        lines.append(f"    return {self.ex(fn.value, env)[0]}")
+        return "\n".join(lines)
+
+    # -- built-ins ----------------------------------------------------------------------------------------------
+    def _aggregate(self, node, env, how):
+        if len(node.args) != 1 or node.kwargs or not isinstance(node.args[0], N.Comp):
+            raise self.unsupported(node, f"{node.func}() of anything but a comprehension")
+        return self.lifted(node.args[0], env, how)
+
+    def b_any(self, node, env):
+        return self._aggregate(node, env, "any")
+
+    def b_all(self, node, env):
+        return self._aggregate(node, env, "all")
+
+    def b_sum(self, node, env):
+        return self._aggregate(node, env, "sum")
+
+    def b_size(self, node, env):
+        code, rep = self.ex(node.args[0], env)
+        if rep == "i":
+            raise self.unsupported(node, "size() of a single value")
+        return f"{code}.shape[0]", "i"
+
+    def b_max(self, node, env):
+        kwargs = dict(node.kwargs)
+        if len(node.args) != 1 or set(kwargs) - {"default"}:
+            raise self.unsupported(node, "max() of anything but one list")
+        seq, rep = self.ex(node.args[0], env)
+        if rep != "a":
+            raise self.unsupported(node, "max() of this")
+        if "default" in kwargs:
+            return f"_max_of({seq}, {self.scalar(kwargs['default'], env)}, True)[0]", "i"
+        error = self.m.error("max() of an empty list", node.at[0])
+        return f"_max_or({seq}, {error!r})", "i"
+
+    def b_at(self, node, env):
+        self._arity(node, 1)
+        return self.field("cells", f"_cell({self.scalar(node.args[0], env)})"), "i"
+
+    def b_empty(self, node, env):
+        self._arity(node, 1)
+        return f"({self.field('cells', '_cell(' + self.scalar(node.args[0], env) + ')')} == 0)", "i"
+
+    def b_occupied(self, node, env):
+        self._arity(node, 0)
+        return "_occupied(s)", "a"
+
+    def b_owned(self, node, env):
+        self._arity(node, 1)
+        table = self.t.owner_table(self, node)
+        return f"_owned(s, {table}, {self.scalar(node.args[0], env)})", "a"
+
+    def b_lines(self, node, env):
+        if len(node.args) != 1 or node.kwargs or not isinstance(node.args[0], N.Const):
+            raise self.unsupported(node, "lines() of anything but a fixed length")
+        return self.m.table(("lines", node.args[0].value), self.t.lines(node.args[0].value), 2), "a2"
+
+    def b_group_sizes(self, node, env):
+        self._arity(node, 1)
+        seq, rep = self.ex(node.args[0], env)
+        if rep != "a":
+            raise self.unsupported(node, "group_sizes() of this")
+        return f"_group_sizes({seq}, {self.m.table('adjacency', self.t.adjacency(), 2)})", "a"
+
+    def b_push_targets(self, node, env):
+        self._arity(node, 3)
+        region = node.args[2]
+        if not (isinstance(region, N.Ref) and region.kind == "region" and region.name in self.t.regions):
+            raise self.unsupported(node, "push_targets() within anything but a region")
+        mask = self.m.table(("mask", region.name), self.t.mask(region.name))
+        direction = f"_direction({self.scalar(node.args[1], env)})"
+        return (f"_push_targets(s, {self.fields['cells'].ident}, {self.rays()}, {direction}, "
+                f"_cell({self.scalar(node.args[0], env)}), {mask})"), "a"
+
+    def b_can_move(self, node, env):
+        if len(node.args) != 2 or node.kwargs or not isinstance(node.args[1], N.Const) \
+                or node.args[1].value not in self.ir.steps:
+            raise self.unsupported(node, "can_move() without a step named")
+        self.steps_exist[node.args[1].value] = True
+        return f"X_{self.t.step_index[node.args[1].value]}(s, _seat({self.scalar(node.args[0], env)}))", "i"
+
+    def rays(self) -> str:
+        rays, lengths = self.t.rays()
+        return f"{self.m.table('rays', rays, 3)}, {self.m.table('ray_lengths', lengths, 2)}"
+
+    def _arity(self, node, n: int) -> None:
+        if len(node.args) != n or node.kwargs:
+            raise self.unsupported(node, f"{node.func}() with these arguments")
+
+    # -- statements ---------------------------------------------------------------------------------------------
+    def st(self, node, env, pad: str) -> list:
+        """The lines of a statement, indented by `pad`."""
+        if isinstance(node, N.Do):
+            call = node.call
+            handler = getattr(self, "e_" + call.func, None)
+            if call.target != "builtin" or handler is None:
+                raise self.unsupported(node, f"the effect {call.func}()")
+            return [pad + line for line in handler(call, env)]
+        if isinstance(node, N.If):
+            lines = [f"{pad}if {self.scalar(node.test, env)}:"]
+            lines += [line for s in node.then for line in self.st(s, env, pad + "    ")] or [pad + "    pass"]
+            if node.other:
+                lines.append(f"{pad}else:")
+                lines += [line for s in node.other for line in self.st(s, env, pad + "    ")]
+            return lines
+        raise self.unsupported(node, f"the statement {node.__class__.__name__.lower()}")
+
+    def e_place(self, call, env) -> list:
+        self._arity(call, 2)
+        where = call.args[1]
+        if where.type.name != "cell":
+            raise self.unsupported(call, "place() anywhere but on a cell")
+        piece = self.scalar(call.args[0], env)
+        cell = self.field("cells", "c")
+        return [f"c = _cell({self.scalar(where, env)})",
+                f"if {cell} != 0:", "    " + self.m.error("place(): the cell is occupied", call.at[0]),
+                f"{cell} = {piece}"]
+
+    def e_push(self, call, env) -> list:
+        self._arity(call, 2)
+        frm, to = (f"_cell({self.scalar(a, env)})" for a in call.args)
+        return [f"if _push(s, {self.fields['cells'].ident}, {self.rays()}, {frm}, {to}) != 0:",
+                "    " + self.m.error("push: the target is on no straight line from the piece, or pieces would "
+                                      "leave the board", call.at[0])]
+
+    def b_piece(self, node, env):
+        if not node.args or not isinstance(node.args[0], N.Const) or len(node.args) != 1:
+            raise self.unsupported(node, "piece() of a kind not named by a constant")
+        return self.t.piece_id(self, node, {k: self.scalar(v, env) for k, v in node.kwargs}), "i"

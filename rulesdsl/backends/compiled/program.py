@@ -1,0 +1,544 @@
+"""A game's whole step printed as one module: legal moves, applying a move, the flow machine, end rules, scoring
+and a random playout loop, all over the packed state vector `s` (packing.py).
+
+A move inside compiled code is a row of whole numbers: its kind (its index in the layout's moves), then its
+arguments as the layout numbers them. The flow machine is Python's (engine/state.py `_go`): end_turn checks the
+end, passes the turn, counts it and stops at the turn cap; every step reached checks the end once play has begun.
+Chance steps are left to the Python engine: play stops at one and the caller draws it (only a game's first step
+may be one yet). What the module does not take raises Unsupported, located.
+"""
+
+from __future__ import annotations
+
+from ...ir import nodes as N
+from ...ir.forms import Atom, Many, OneOf
+from .printer import Module, Printer
+from .tables import Tables
+from .unsupported import Unsupported
+
+DECISION, CHANCE = 0, 1
+
+
+class Program:
+    """The printed module of one game and what its caller needs to call it."""
+
+    def __init__(self, game, packing):
+        rules, layout = game.rules, game.layout
+        self.game, self.rules, self.ir, self.layout, self.packing = game, rules, rules.ir, layout, packing
+        self.where = lambda path: rules.where(path) if rules.where is not None and path else None
+        self.m = Module(self.where)
+        self.t = Tables(rules, layout)
+        self.p = Printer(self.m, self.t, self.ir, packing)
+        self.kinds = list(layout.moves)
+        self.kind_index = {k.label: i for i, k in enumerate(self.kinds)}
+        self.players = [i for i, k in enumerate(self.kinds) if k.player]
+        self.width = 1 + max((len(self.kinds[i].args) for i in self.players), default=0)
+        self.capacity = 0
+        self.steps = list(layout.steps)
+        self.source = self._print()
+
+    # -- the whole module -----------------------------------------------------------------------------------------
+    def _print(self) -> str:
+        self._check_flow()
+        parts = [self._legal(), self._apply(), self._flow(), self._end(), self._by_score()]
+        exists = []
+        while set(self.p.steps_exist) - set(exists):  # can_move() asked for these
+            name = next(n for n in self.p.steps_exist if n not in exists)
+            exists.append(name)
+            parts.append(self._moves_of(name, exists=True))
+        fields = [f"{f.ident} = {f.offset}  # {f.name}: {f.dtype}{list(f.shape)}" for f in self.packing.fields.values()]
+        texts = self.m.table("directions", self.t.direction_of_text(self.m.texts))
+        head = [HEADER, f"NC = {self.t.cells}  # cells", f"NS = {self.t.seats}  # seats",
+                f"END_TURN = {len(self.steps)}", f"MAX_TURNS = {int(self.game.max_turns)}",
+                f"W = {self.width}  # a move's row: its kind, then its arguments",
+                f"CAPACITY = {self.capacity}  # the most moves legal at once",
+                f"KIND = _table({[self._kind(s) for s in self.steps]!r}, 1)  # per step: 0 decision, 1 chance",
+                *fields, *(source for _, source in self.m.tables.values()), f"TEXT_DIRECTION = {texts}", HELPERS]
+        functions = [source for _, source in self.m.functions.values()]
+        return "\n".join(head) + "\n\n\n" + "\n\n\n".join(functions + parts + [PLAYOUT]) + "\n"
+
+    def _kind(self, name: str) -> int:
+        return CHANCE if self.ir.steps[name].kind == "chance" else DECISION
+
+    def _step(self, name):
+        return self.ir.steps[name]
+
+    def _at(self, decl):
+        return self.where(decl)
+
+    def _check_flow(self) -> None:
+        rules = self.rules
+        if rules.next_player is not None:
+            raise Unsupported(self._at(("flow", "next_player")), "flow: next_player")
+        for name, step in self.ir.steps.items():
+            if step.kind not in ("decision", "chance"):
+                raise Unsupported(self._at(step.decl), f"{step.kind} steps")
+            model = rules.steps[name]
+            if step.kind == "chance":
+                if name != rules.start or model.arrangement is None:
+                    raise Unsupported(self._at(step.decl), "a chance step other than an arrangement at the start")
+                continue
+            if step.effects or model.tiers or model.after is not None:
+                raise Unsupported(self._at(step.decl), "a step's own effects or fallback tiers")
+            if not (isinstance(step.actor, N.Ref) and step.actor.name == "player" and step.actor.kind == "engine"):
+                raise Unsupported(self._at(step.decl), "a step whose actor is not the player whose turn it is")
+            for branch in step.next:
+                if not isinstance(branch.to, str):
+                    raise Unsupported(self._at(step.decl), "a next step worked out while playing")
+                if branch.to != "end_turn" and self.ir.steps[branch.to].kind == "chance":
+                    raise Unsupported(self._at(step.decl), "a chance step reached in play")
+            for rule in [*model.moves, model.pass_rule]:
+                if rule is not None and (rule.next is not None or rule.visible_to is not None or rule.part_specs):
+                    raise Unsupported(self._at(rule.path), "a move with its own next step, visible_to, or parts")
+        if self.ir.steps[rules.turn_start].kind == "chance":
+            raise Unsupported(self._at(("flow",)), "a turn that starts with a chance step")
+        if any(isinstance(n, N.Call) and n.func in ("goto", "end_turn", "chance", "leave") for n in self.ir.nodes()):
+            raise Unsupported(self._at(("flow",)), "goto(), end_turn(), chance() or leave() in effects")
+
+    # -- legal moves ----------------------------------------------------------------------------------------------
+    def _legal(self) -> str:
+        lines = ["@_jit", "def legal(s, me, out):", "    st = s[O_step]"]
+        for name, step in self.ir.steps.items():
+            if step.kind != "decision":
+                continue
+            index = self.t.step_index[name]
+            lines.append(f"    if st == {index}:")
+            lines.append(f"        n = {self._moves_of(name)}(s, me, out, 0)")
+            if self.rules.steps[name].pass_rule is not None:
+                lines += ["        if n == 0:", f"            out[0, 0] = {self.kind_index[name + '.pass']}",
+                          "            n = 1"]
+                self.capacity = max(self.capacity, 1)
+            else:
+                lines += ["        if n == 0:", "            " + self.m.error(
+                    "the player has no legal move and the step declares no 'pass'", step.decl)]
+            lines.append("        return n")
+        lines.append("    " + self.m.error("no moves are listed at this step", ("flow",)))
+        return "\n".join(lines)
+
+    def _moves_of(self, name: str, exists: bool = False) -> str:
+        """The function listing the moves of a step (`exists`: telling whether there is one): its name, or the
+        whole source for `exists`."""
+        step, index = self._step(name), self.t.step_index[name]
+        fname = f"{'X' if exists else 'L'}_{index}"
+        head = f"def {fname}(s, me):" if exists else f"def {fname}(s, me, out, n):"
+        lines = ["@_jit", head]
+        for move in step.moves:
+            lines += self._generate(self.ir.moves[move], exists)
+        lines.append("    return False" if exists else "    return n")
+        if exists:
+            return "\n".join(lines)
+        self.m.functions[("moves", name)] = (fname, "\n".join(lines))
+        return fname
+
+    def _generate(self, plan, exists: bool) -> list:
+        """Loops over a move's params, its lets and checks placed as soon as what they read is bound."""
+        rule = self.rules.moves[plan.name]
+        if plan.inputs or plan.parts or rule.arg_names != [p.name for p in plan.params] + [l.name for l in plan.lets]:
+            raise Unsupported(self._at(plan.decl), "a move with inputs or parts")
+        env, lines, pad = {}, [], "    "
+        pending = [("let", i, l) for i, l in enumerate(plan.lets)] + [("check", i, c) for i, c in enumerate(plan.checks)]
+        names = {p.name for p in plan.params} | {l.name for l in plan.lets}
+        bound_count = 1
+        if not plan.params:  # a loop run once, so that a check may skip it
+            lines.append(f"{pad}for _once in range(1):")
+            pad += "    "
+        for i, param in enumerate(plan.params):
+            domain, rep = self.p.ex(param.domain, env)
+            if rep != "a":
+                raise Unsupported(self._at(param.decl), "a param whose values are not a list of single values")
+            lines += [f"{pad}d{i} = {domain}", f"{pad}for i{i} in range(d{i}.shape[0]):", f"{pad}    v{i} = d{i}[i{i}]"]
+            pad += "    "
+            env[param.name] = (f"v{i}", "i")
+            bound_count *= self._bound(param)
+            pending = self._place(pending, env, names, lines, pad)
+        pending = self._place(pending, env, names, lines, pad)
+        if pending:
+            raise Unsupported(self._at(plan.decl), "a let or check that reads a name bound after it")
+        if exists:
+            return lines + [f"{pad}return True"]
+        self.capacity += bound_count
+        kind = self.kind_index[plan.name]
+        args = [env[p.name][0] for p in plan.params] + [env[l.name][0] for l in plan.lets]
+        lines += [f"{pad}if n >= out.shape[0]:",
+                  f"{pad}    " + self.m.error("more moves are legal at once than the layout bounds", plan.decl),
+                  f"{pad}out[n, 0] = {kind}"]
+        lines += [f"{pad}out[n, {j + 1}] = {a}" for j, a in enumerate(args)]
+        return lines + [f"{pad}n += 1"]
+
+    def _place(self, pending, env, names, lines, pad) -> list:
+        """Emit the lets (in order) and checks whose params and lets are bound; return what is left."""
+        left = []
+        for what, i, item in pending:
+            node = item.value if what == "let" else item.test
+            reads = {n.name for n in N.walk(node) if isinstance(n, N.Ref) and n.kind in ("param", "let")}
+            if (reads & names) - set(env) or (what == "let" and any(w == "let" for w, _, _ in left)):
+                left.append((what, i, item))
+                continue
+            if what == "let":
+                code, rep = self.p.ex(item.value, env)
+                if rep != "i":
+                    raise Unsupported(self._at(item.decl), "a move's let holding a list")
+                lines.append(f"{pad}w{i} = {code}")
+                env[item.name] = (f"w{i}", rep)
+            else:
+                lines += [f"{pad}if not {self.p.scalar(item.test, env)}:", f"{pad}    continue"]
+        return left
+
+    def _bound(self, param) -> int:
+        """The most values a param takes (its `among:` list, or its domain's bound)."""
+        for t in (param.among.type if param.among is not None else None, param.domain.type):
+            if t is not None and t.name in ("list", "seq") and t.high is not None:
+                return t.high
+        if isinstance(param.domain, N.Ref) and param.domain.kind == "region":
+            return len(self.t.regions.get(param.domain.name, ()))
+        raise Unsupported(self._at(param.decl), "a param whose number of values has no known bound (give it among:)")
+
+    # -- applying a move ----------------------------------------------------------------------------------------
+    def _apply(self) -> str:
+        last = self.layout.slots["last"].form
+        lines = ["@_jit", "def apply(s, row, who):", "    k = row[0]", "    st = s[O_step]", "    s[O_ply] += 1",
+                 "    if who >= 0:", f"        s[{self._ident('last.player')}] = who",
+                 f"        s[O_last_row] = s[O_ply] - 1"]
+        for member in last.members:
+            for leaf in member.leaves():
+                lines.append(f"        s[{self._ident(leaf.name)}] = 0")
+        for place, kind in enumerate(self.players):
+            lines.append(f"        {'if' if place == 0 else 'elif'} k == {kind}:")
+            lines.append(f"            s[{self._ident('last.rule')}] = {place}")
+            for j, item in enumerate(last.members[place].items):
+                if not isinstance(item, Atom):
+                    raise Unsupported(self._at(self.kinds[kind].path), "a move argument that is not a single value")
+                lines.append(f"            s[{self._ident(item.leaf.name)}] = row[{j + 1}]")
+        effects = []
+        for kind in self.players:
+            plan = self._plan(self.kinds[kind])
+            fname = f"A_{kind}"
+            env = {name: (f"a{j}", "i") for j, name in enumerate(self.kinds[kind].args)}
+            statements = plan.effects if plan is not None else ()
+            body = [line for stmt in statements for line in self.p.st(stmt, env, "    ")] or ["    pass"]
+            params = "".join(f", a{j}" for j in range(len(self.kinds[kind].args)))
+            effects.append("\n".join([f"@_jit\ndef {fname}(s, me{params}):", *body]))
+            args = "".join(f", row[{j + 1}]" for j in range(len(self.kinds[kind].args)))
+            lines.append(f"    {'if' if kind == self.players[0] else 'elif'} k == {kind}:")
+            lines.append(f"        {fname}(s, who{args})")
+        for name, step in self.ir.steps.items():
+            if step.kind == "decision":
+                lines.append(f"    if st == {self.t.step_index[name]}:")
+                lines.append(f"        go(s, N_{self.t.step_index[name]}(s, who))")
+        return "\n\n\n".join(effects + ["\n".join(lines)])
+
+    def _plan(self, kind):
+        if kind.path[0] == "moves":
+            return self.ir.moves[kind.label]
+        return self._step(kind.path[2]).passing
+
+    def _ident(self, leaf: str) -> str:
+        return self.packing.fields[leaf].ident
+
+    # -- the flow machine -----------------------------------------------------------------------------------------
+    def _flow(self) -> str:
+        parts = []
+        for name, step in self.ir.steps.items():
+            if step.kind != "decision":
+                continue
+            lines = [f"@_jit\ndef N_{self.t.step_index[name]}(s, me):"]
+            for branch in step.next:
+                target = len(self.steps) if branch.to == "end_turn" else self.t.step_index[branch.to]
+                if branch.test is None:
+                    lines.append(f"    return {target}")
+                    break
+                lines += [f"    if {self.p.scalar(branch.test, {})}:", f"        return {target}"]
+            else:
+                lines.append("    " + self.m.error("no way on from the step holds", step.decl))
+            parts.append("\n".join(lines))
+        start = self.t.step_index[self.rules.turn_start]
+        winners = self.layout.slots["winners"].form
+        listed = _member(winners, Many)
+        parts.append(GO.format(turn_start=start, capped_tag=listed,
+                               error=self.m.error("the flow went round automatic steps without reaching a decision",
+                                                  ("flow",))))
+        return "\n\n\n".join(parts)
+
+    # -- the end --------------------------------------------------------------------------------------------------
+    def _end(self) -> str:
+        winners, ended = self.layout.slots["winners"].form, self.layout.slots["ended_by"].form
+        lines = ["@_jit", "def check_end(s):", "    me = s[O_player]"]
+        for number, end in enumerate(self.ir.end):
+            lines.append(f"    if {self.p.scalar(end.when, {})}:")
+            if end.winners is None:
+                draw = self.rules.end_rules[number].ties == "draw"
+                lines.append(f"        w = by_score(s, {draw})")
+            else:
+                code, rep = self.p.ex(end.winners, {})
+                lines.append(f"        w = {code if rep == 'a' else f'_single({code})'}")
+            lines += [f"        _won(s, w, {_member(winners, Many)}, {_member(ended, Atom)}, {number})",
+                      "        return True"]
+        lines.append("    return False")
+        return "\n".join(lines)
+
+    def _by_score(self) -> str:
+        scoring = self.ir.scoring
+        score = "0"
+        if scoring.get("score") is not None:
+            score = self._per_player(scoring["score"], "i")
+        tiebreak = None
+        if scoring.get("tiebreak") is not None:
+            tiebreak = self._per_player(scoring["tiebreak"], None)
+        return BY_SCORE.format(score=score, tiebreak="True" if tiebreak else "False",
+                               compare=f"_compare({tiebreak}(s, p), {tiebreak}(s, top))" if tiebreak else "0")
+
+    def _per_player(self, node, rep) -> str:
+        """A function of (s, me) for a scoring expression; its name, called with the player as `me`."""
+        code, got = self.p.ex(node, {})
+        if rep is not None and got != rep or got == "a2":
+            raise Unsupported(self.m.locate(node), "a score that is not a whole number")
+        name = f"S_{len(self.m.functions)}"
+        wrap = f"_single({code})" if got == "i" and rep is None else code
+        self.m.functions[("score", id(node))] = (name, f"@_jit\ndef {name}(s, me):\n    return {wrap}")
+        return f"{name}(s, p)" if rep == "i" else name
+
+
+def _member(form, cls) -> int:
+    """The tag of a OneOf's member of class `cls`."""
+    if not isinstance(form, OneOf):
+        raise Unsupported(None, "the engine's own fields are not in the layout this backend reads")
+    return next(i for i, m in enumerate(form.members) if isinstance(m, cls))
+
+
+HEADER = '''"""Generated by rulesdsl's compiled backend from a game's IR: read it, do not edit it."""
+
+import numpy as np
+from numba import njit
+
+from rulesdsl.backends.compiled import runtime as _rt
+
+_jit = njit(boundscheck=True, cache=False, nogil=True)
+
+
+def _table(rows, dims):
+    return np.array(rows, dtype=np.int64) if rows else np.zeros((0,) * dims, np.int64)
+
+'''
+
+HELPERS = '''
+
+@_jit
+def _cell(c):
+    if c < 0 or c >= NC:
+        raise IndexError("no such cell")
+    return c
+
+
+@_jit
+def _seat(p):
+    if p < 0 or p >= NS:
+        raise IndexError("no such seat")
+    return p
+
+
+@_jit
+def _piece(k):
+    if k <= 0:
+        raise IndexError("the attribute of no piece")
+    return k
+
+
+@_jit
+def _place(values, v):
+    for i in range(values.shape[0]):
+        if values[i] == v:
+            return i
+    raise IndexError("a value the piece's attribute does not declare")
+
+
+@_jit
+def _item(xs, i):
+    if i < -xs.shape[0] or i >= xs.shape[0]:
+        raise IndexError("index out of range")
+    return xs[i]
+
+
+@_jit
+def _divided(a, b, remainder):
+    if b == 0:
+        raise ZeroDivisionError("division by zero")
+    return a % b if remainder else a // b
+
+
+@_jit
+def _grown(out):
+    bigger = np.empty(2 * out.shape[0], np.int64)
+    bigger[:out.shape[0]] = out
+    return bigger
+
+
+@_jit
+def _none():
+    return np.empty(0, np.int64)
+
+
+@_jit
+def _single(x):
+    out = np.empty(1, np.int64)
+    out[0] = x
+    return out
+
+
+@_jit
+def _contains(xs, x):
+    return _rt.contains(xs, x)
+
+
+@_jit
+def _max_of(xs, default, has_default):
+    return _rt.max_of(xs, default, has_default)
+
+
+@_jit
+def _direction(text):
+    if text < 0:
+        return -1
+    d = TEXT_DIRECTION[text]
+    if d < 0:
+        raise IndexError("unknown direction")
+    return d
+
+
+@_jit
+def _occupied(s):
+    out = np.empty(NC, np.int64)
+    n = 0
+    for c in range(NC):
+        if s[O_cells + c] != 0:
+            out[n] = c
+            n += 1
+    return out[:n]
+
+
+@_jit
+def _owned(s, owner, p):
+    out = np.empty(NC, np.int64)
+    n = 0
+    for c in range(NC):
+        if owner[s[O_cells + c]] == p:
+            out[n] = c
+            n += 1
+    return out[:n]
+
+
+@_jit
+def _group_sizes(cells, adjacency):
+    return _rt.group_sizes(cells, adjacency)
+
+
+@_jit
+def _push_targets(s, base, rays, lengths, direction, frm, within):
+    return _rt.push_targets(s, base, rays, lengths, direction, frm, within)
+
+
+@_jit
+def _push(s, base, rays, lengths, frm, to):
+    return _rt.push(s, base, rays, lengths, frm, to)
+
+
+@_jit
+def _compare(a, b):
+    return _rt.compare(a, b)
+
+
+@_jit
+def _won(s, winners, list_tag, int_tag, rule):
+    w = _rt.sorted_set(winners)
+    for i in range(w.shape[0]):
+        _seat(w[i])
+    s[O_winners_tag] = list_tag
+    s[O_winners_list_len] = w.shape[0]
+    for i in range(NS):
+        s[O_winners_list + i] = w[i] if i < w.shape[0] else 0
+    s[O_ended_by_tag] = int_tag
+    s[O_ended_by_int] = rule
+    s[O_terminal] = 1
+'''
+
+GO = '''@_jit
+def go(s, target):
+    for _ in range(10000):
+        if target == END_TURN:
+            if s[O_ply] and check_end(s):
+                return
+            s[O_player] = (s[O_player] + 1) % NS
+            s[O_turn] += 1
+            target = {turn_start}
+            if s[O_turn] >= MAX_TURNS:
+                s[O_step] = target
+                if not check_end(s):
+                    s[O_terminal] = 1
+                    s[O_capped] = 1
+                    s[O_winners_tag] = {capped_tag}
+                    s[O_winners_list_len] = 0
+                return
+        s[O_step] = target
+        if s[O_ply] and check_end(s):
+            return
+        return
+    {error}'''
+
+BY_SCORE = '''@_jit
+def by_score(s, draw):
+    scores = np.empty(NS, np.int64)
+    for p in range(NS):
+        scores[p] = {score}
+    best = scores.max()
+    top = -1
+    count = 0
+    for p in range(NS):
+        if scores[p] == best:
+            count += 1
+            if top < 0:
+                top = p
+    keep = np.zeros(NS, np.bool_)
+    for p in range(NS):
+        keep[p] = scores[p] == best
+    if count > 1 and {tiebreak}:
+        for p in range(NS):
+            if keep[p] and {compare} > 0:
+                top = p
+        count = 0
+        for p in range(NS):
+            keep[p] = keep[p] and {compare} == 0
+            count += keep[p]
+    out = np.empty(NS, np.int64)
+    n = 0
+    if count > 1 and draw:
+        return out[:0]
+    for p in range(NS):
+        if keep[p]:
+            out[n] = p
+            n += 1
+    return out[:n]'''
+
+PLAYOUT = '''@_jit
+def decider(s):
+    return s[O_player]
+
+
+@_jit
+def playout(s, rng, max_steps, out, log):
+    """Random moves from the seats' streams rng[1 + seat], each written to a row of `log` (the seat, then the move),
+    until the end (0), a chance step (1), max_steps (2) or the end of the log (3)."""
+    done = 0
+    while not s[O_terminal]:
+        if KIND[s[O_step]] != 0:
+            return done, 1
+        if done >= max_steps:
+            return done, 2
+        if done >= log.shape[0]:
+            return done, 3
+        me = decider(s)
+        n = legal(s, me, out)
+        k = _rt.below(rng, 1 + me, n)
+        apply(s, out[k], me)
+        log[done, 0] = me
+        log[done, 1:] = out[k]
+        done += 1
+    return done, 0'''

@@ -1,0 +1,184 @@
+"""The compiled backend's fixed helpers: the random stream, and built-ins whose code is the same for every game.
+
+Generated modules call these; each takes the game's tables as arguments, so nothing here knows a game. Every one
+is compiled with bounds checks: a table or index out of range stops with IndexError, never reads past an array.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, uint64
+
+_GAMMA = uint64(0x9E3779B97F4A7C15)
+_MIX1 = uint64(0xBF58476D1CE4E5B9)
+_MIX2 = uint64(0x94D049BB133111EB)
+_JIT = dict(boundscheck=True, cache=False, nogil=True)
+
+
+@njit(**_JIT)
+def next64(rng, row):
+    """The next output of the splitmix64-v1 stream held in rng[row] = (key, counter) (engine/rng.py)."""
+    counter = rng[row, 1] + uint64(1)
+    rng[row, 1] = counter
+    z = rng[row, 0] + counter * _GAMMA
+    z = (z ^ (z >> uint64(30))) * _MIX1
+    z = (z ^ (z >> uint64(27))) * _MIX2
+    return z ^ (z >> uint64(31))
+
+
+@njit(**_JIT)
+def below(rng, row, n):
+    """A uniform integer in [0, n), drawn as SplitMix64.below draws it (n = 1 draws nothing)."""
+    if n <= 1:
+        return 0
+    k = 0
+    m = n - 1
+    while m > 0:
+        k += 1
+        m >>= 1
+    shift = uint64(64 - k)
+    bound = uint64(n)
+    r = next64(rng, row) >> shift
+    while r >= bound:
+        r = next64(rng, row) >> shift
+    return np.int64(r)
+
+
+@njit(**_JIT)
+def contains(xs, x):
+    """x in xs."""
+    for i in range(xs.shape[0]):
+        if xs[i] == x:
+            return True
+    return False
+
+
+@njit(**_JIT)
+def max_of(xs, default, has_default):
+    """max(xs, default=...): -1 for the caller to report when xs is empty and no default is given."""
+    if xs.shape[0] == 0:
+        return default, has_default
+    best = xs[0]
+    for i in range(1, xs.shape[0]):
+        if xs[i] > best:
+            best = xs[i]
+    return best, True
+
+
+@njit(**_JIT)
+def sorted_set(xs):
+    """sorted(set(xs))."""
+    ys = np.sort(xs)
+    out = np.empty(ys.shape[0], np.int64)
+    n = 0
+    for i in range(ys.shape[0]):
+        if n == 0 or out[n - 1] != ys[i]:
+            out[n] = ys[i]
+            n += 1
+    return out[:n]
+
+
+@njit(**_JIT)
+def compare(a, b):
+    """-1, 0 or 1 as lists of whole numbers compare in Python (item by item, then by length)."""
+    n = min(a.shape[0], b.shape[0])
+    for i in range(n):
+        if a[i] != b[i]:
+            return -1 if a[i] < b[i] else 1
+    if a.shape[0] == b.shape[0]:
+        return 0
+    return -1 if a.shape[0] < b.shape[0] else 1
+
+
+@njit(**_JIT)
+def group_sizes(members, adjacency):
+    """Sizes of the connected groups among `members` (cells, in order), largest first, as groups() finds them:
+    `adjacency[c]` lists c's neighbours, -1 padded."""
+    cells = adjacency.shape[0]
+    inside = np.zeros(cells, np.bool_)
+    for i in range(members.shape[0]):
+        inside[members[i]] = True
+    seen = np.zeros(cells, np.bool_)
+    stack = np.empty(cells, np.int64)
+    sizes = np.empty(members.shape[0], np.int64)
+    groups = 0
+    for i in range(members.shape[0]):
+        start = members[i]
+        if seen[start]:
+            continue
+        seen[start] = True
+        size, top = 1, 1
+        stack[0] = start
+        while top > 0:
+            top -= 1
+            c = stack[top]
+            for j in range(adjacency.shape[1]):
+                nb = adjacency[c, j]
+                if nb >= 0 and inside[nb] and not seen[nb]:
+                    seen[nb] = True
+                    size += 1
+                    stack[top] = nb
+                    top += 1
+        sizes[groups] = size
+        groups += 1
+    return -np.sort(-sizes[:groups])
+
+
+@njit(**_JIT)
+def push_targets(cells, base, rays, lengths, direction, frm, within):
+    """push_targets(frm, direction, within) (model/builtins/pushing.py) on the board `cells[base:]`: along the ray,
+    for each run of cells of `within` (a mask) ending at k, the run's cells before the k-th empty one of ray[0:k].
+    `direction` -1 is none (no targets)."""
+    out = np.empty(rays.shape[2], np.int64)
+    n = 0
+    if direction < 0:
+        return out[:0]
+    length = lengths[direction, frm]
+    start = -1
+    free = 0
+    for k in range(length + 1):
+        inside = k < length and within[rays[direction, frm, k]]
+        if inside and start < 0:
+            start = k
+        elif not inside and start >= 0:
+            for f in range(start, free):
+                out[n] = rays[direction, frm, f]
+                n += 1
+            start = -1
+        if k < length and cells[base + rays[direction, frm, k]] == 0:
+            free += 1
+    return out[:n]
+
+
+@njit(**_JIT)
+def push(cells, base, rays, lengths, frm, to):
+    """push(frm, to): the piece on frm moves to `to` along the last direction whose ray reaches it, the pieces in
+    its way pushed ahead. 1 when `to` is on no ray from frm, 2 when pieces would leave the board, else 0."""
+    found, at = -1, -1
+    for d in range(rays.shape[0]):
+        for k in range(lengths[d, frm]):
+            if rays[d, frm, k] == to:
+                found, at = d, k
+    if found < 0:
+        return 1
+    carried = np.empty(lengths[found, frm] + 1, np.int64)
+    head, tail = 0, 0
+    mover = cells[base + frm]
+    cells[base + frm] = 0
+    for k in range(at + 1):
+        c = rays[found, frm, k]
+        if cells[base + c] != 0:
+            carried[tail] = cells[base + c]
+            tail += 1
+            cells[base + c] = 0
+    cells[base + to] = mover
+    for k in range(at + 1, lengths[found, frm]):
+        if head == tail:
+            return 0
+        c = rays[found, frm, k]
+        if cells[base + c] != 0:
+            carried[tail] = cells[base + c]
+            tail += 1
+        cells[base + c] = carried[head]
+        head += 1
+    return 0 if head == tail else 2

@@ -1,0 +1,305 @@
+"""A game and its states on the compiled backend: the Game/State API of engine/, over the packed state vector.
+
+A state is the vector its compiled code reads and writes, and the history beside it (Python Moves, as the Python
+engine keeps them). It converts to and from the Python engine's State through the layout's arrays, losslessly;
+what the compiled code does not do (chance steps, reading a move's notation, observations) is done by that State
+and converted back.
+"""
+
+from __future__ import annotations
+
+from ...errors import GameRuntimeError, IllegalMove, Location
+from ...engine.arrays import from_arrays, log_arrays, to_arrays
+from ...engine.nodes import CHANCE, TERMINAL
+from ...model.rules import Move
+from .program import CHANCE as CHANCE_STEP
+
+
+_FAILED = (ValueError, IndexError, ZeroDivisionError, OverflowError)
+
+
+class CompiledGame:
+    """A game (engine/game.py Game) whose play runs in compiled code; anything else is asked of the Python Game."""
+
+    backend = "compiled"
+
+    def __init__(self, game, program, functions):
+        self.python, self.program, self.fn = game, program, functions
+        self.packing, self.layout = program.packing, game.layout
+        rules = game.rules
+        self._rules = []  # per move kind: its Python rule, and how its arguments are read back
+        for kind in program.kinds:
+            if kind.path[0] == "moves":
+                self._rules.append(rules.moves[kind.path[1]])
+            else:
+                step = rules.steps[kind.path[2]]
+                self._rules.append(step.pass_rule if kind.label.endswith(".pass") else None)
+        self._kind_of = {id(rule): k for k, rule in enumerate(self._rules) if rule is not None}
+        self._cells = rules.board.cells
+        self._start = None  # the first position's vector and history (states differ only in their seed)
+
+    def __getattr__(self, name):  # name, rules, path, num_players, layout... are the Python game's
+        return getattr(self.python, name)
+
+    def new_initial_state(self, seed: int | None = None) -> "CompiledState":
+        import numpy as np
+        if self._start is None:
+            self._start = CompiledState.of(self, self.python.new_initial_state(0))
+        state = self._start.clone()
+        key = self.packing.fields["rng"]
+        state.s[key.offset:key.offset + 2] = np.array([(0 if seed is None else seed) & ((1 << 64) - 1), 0],
+                                                      np.uint64).view(np.int64)
+        return state
+
+    def state_from_json(self, data: dict, source: str = "state", text: str | None = None) -> "CompiledState":
+        return CompiledState.of(self, self.python.state_from_json(data, source, text))
+
+    def compiled_state(self, state) -> "CompiledState":
+        """A Python engine's State of this game as a compiled one."""
+        return CompiledState.of(self, state)
+
+    # -- calling compiled code --------------------------------------------------------------------------------
+    def call(self, state, what, fn, *args):
+        """fn(*args), a compiled function; its failure a GameRuntimeError naming `what` (a rule, or a step name)
+        on the state's turn, located."""
+        try:
+            return fn(*args)
+        except _FAILED as exc:
+            raise self.failure(state, what, exc) from None
+
+    def failure(self, state, what, exc) -> GameRuntimeError:
+        text = str(exc)
+        rules = self.python.rules
+        path = getattr(what, "path", None) or ("flow", "steps", what)
+        message = text
+        if text.startswith("E") and text[1:].isdigit() and int(text[1:]) < len(self.program.m.errors):
+            message, at = self.program.m.errors[int(text[1:])]
+            path = at or path
+        elif isinstance(exc, IndexError):
+            message = f"{text}: a value beyond what it indexes"
+        location = rules.where(path) if rules.where is not None else None
+        name = getattr(what, "name", what)
+        return GameRuntimeError(name, state.turn, message, location or Location(self.python.path),
+                                "the rule file lets play reach a position this rule does not handle")
+
+    def move(self, row, player: int) -> Move:
+        """The Move a row of compiled code stands for."""
+        k = int(row[0])
+        rule = self._rules[k]
+        args = tuple(self._arg(atom, int(v)) for atom, v in zip(self._atoms(k), row[1:]))
+        return Move(rule, args, player)
+
+    def row(self, move) -> np.ndarray:
+        """The row compiled code reads a Move as."""
+        import numpy as np
+        k = self._kind_of.get(id(move[0]))
+        if k is None:
+            raise IllegalMove(str(move), "not a move of this game")
+        row = np.zeros(self.program.width, np.int64)
+        row[0] = k
+        for j, value in enumerate(move[1]):
+            row[j + 1] = int(value)
+        return row
+
+    def _atoms(self, k: int) -> tuple:
+        last = self.layout.slots["last"].form
+        place = self.program.players.index(k)
+        return last.members[place].items
+
+    def _arg(self, atom, number: int):
+        if atom.kind == "cell":
+            return self._cells[number]
+        if atom.kind == "bool":
+            return bool(number)
+        return number
+
+
+class CompiledState:
+    """One position on the compiled backend (see the module's docstring)."""
+
+    __slots__ = ("game", "s", "_history", "_made", "secret", "_out")
+
+    @classmethod
+    def of(cls, game: CompiledGame, state) -> "CompiledState":
+        self = cls.__new__(cls)
+        self.game, self._out = game, None
+        self._load(state)
+        return self
+
+    def _load(self, state) -> None:
+        self.s = self.game.packing.pack(to_arrays(state, self.game.layout))
+        self._history, self._made, self.secret = list(state.history), [], dict(state.secret)
+
+    @property
+    def history(self) -> list:
+        """Every move and outcome so far (those a compiled playout made are read when first asked for)."""
+        if self._made:
+            move = self.game.move
+            for log in self._made:
+                self._history.extend(move(row[1:], int(row[0])) for row in log)
+            self._made = []
+        return self._history
+
+    def python(self):
+        """This position as the Python engine's State."""
+        game = self.game
+        arrays = game.packing.unpack(self.s)
+        arrays.update(log_arrays(self.history, self.secret, game.layout, game.python))
+        return from_arrays(arrays, game.layout, game.python)
+
+    def _through_python(self, fn):
+        state = self.python()
+        result = fn(state)
+        self._load(state)
+        return result
+
+    def clone(self) -> "CompiledState":
+        twin = CompiledState.__new__(CompiledState)
+        twin.game, twin.s, twin._history, twin._made = self.game, self.s.copy(), self._history[:], self._made[:]
+        twin.secret, twin._out = dict(self.secret), None
+        return twin
+
+    # -- fields -----------------------------------------------------------------------------------------------
+    def _get(self, name: str) -> int:
+        return int(self.s[self.game.packing.fields[name].offset])
+
+    @property
+    def terminal(self) -> bool:
+        return bool(self._get("terminal"))
+
+    @property
+    def ply(self) -> int:
+        return self._get("ply")
+
+    @property
+    def turn(self) -> int:
+        return self._get("turn")
+
+    @property
+    def player(self) -> int:
+        return self._get("player")
+
+    @property
+    def step(self) -> str:
+        return self.game.layout.steps[self._get("step")]
+
+    @property
+    def winners(self):
+        return self.python().winners
+
+    @property
+    def rules(self):
+        return self.game.rules
+
+    def is_terminal(self) -> bool:
+        return self.terminal
+
+    def _at_chance(self) -> bool:
+        return int(self.game.fn["KIND"][self._get("step")]) == CHANCE_STEP
+
+    def is_chance_node(self) -> bool:
+        return not self.terminal and self._at_chance()
+
+    def is_simultaneous_node(self) -> bool:
+        return False
+
+    def current_player(self) -> int:
+        if self.terminal:
+            return TERMINAL
+        return CHANCE if self._at_chance() else self.player
+
+    def acting_players(self) -> list:
+        return [] if self.terminal or self._at_chance() else [self.player]
+
+    # -- play -------------------------------------------------------------------------------------------------
+    def legal_moves(self, player: int | None = None) -> list:
+        if self.terminal:
+            return []
+        if self._at_chance():
+            return self.python().legal_moves(player)
+        turn = self.player
+        if player is not None and player != turn:
+            return []
+        out = self._rows()
+        game = self.game
+        n = game.call(self, self.step, game.fn["legal"], self.s, turn, out)
+        return [game.move(out[i], turn) for i in range(n)]
+
+    def _rows(self) -> np.ndarray:
+        import numpy as np
+        if self._out is None:
+            self._out = np.zeros((max(self.game.program.capacity, 1), self.game.program.width), np.int64)
+        return self._out
+
+    def apply(self, move, player: int | None = None) -> None:
+        if self.terminal:
+            raise IllegalMove(str(move), "the game is over")
+        if isinstance(move, str) or self._at_chance() or move[2] < 0:
+            self._through_python(lambda state: state.apply(move, player))
+            return
+        game = self.game
+        game.call(self, move[0], game.fn["apply"], self.s, game.row(move), move[2])
+        history = self.history
+        history.append(move)
+        self.s[game.packing.fields["last_row"].offset] = len(history) - 1
+
+    def chance_outcomes(self) -> list:
+        return self.python().chance_outcomes() if self.is_chance_node() else []
+
+    def sample_chance(self, rng=None):
+        return self._through_python(lambda state: state.sample_chance(rng))
+
+    def playout(self, chance, seats, limit: int | None = None) -> int:
+        """Play on with uniformly random moves as engine.play.play(state, uniform, chance, seats) does, the
+        seats' choices drawn in compiled code: the moves made (at most `limit`)."""
+        import numpy as np
+        game, made = self.game, 0
+        left = (1 << 62) if limit is None else limit
+        rng = np.array([chance.getstate()] + [seat.getstate() for seat in seats], np.uint64)
+        out, log = self._rows(), np.empty((min(left, 4096), self.game.program.width + 1), np.int64)
+        while left > 0 and not self.terminal:
+            if self._at_chance():  # drawn and applied by the Python engine, in one conversion
+                chance.setstate(tuple(int(v) for v in rng[0]))
+                self._through_python(lambda state: state.apply(state.sample_chance(chance)))
+                rng[0] = chance.getstate()
+                done = 1
+            else:
+                done, _ = game.call(self, self.step, game.fn["playout"], self.s, rng, left, out, log)
+                if done:
+                    self._made.append(log[:done].copy())
+                    self.s[game.packing.fields["last_row"].offset] = len(self._history) + \
+                        sum(len(made) for made in self._made) - 1
+            made, left = made + done, left - done
+        for stream, state in zip([chance, *seats], rng):
+            stream.setstate(tuple(int(v) for v in state))
+        return made
+
+    # -- results and views --------------------------------------------------------------------------------------
+    def returns(self) -> list:
+        n = self.game.num_players
+        if not self.terminal:
+            return [0.0] * n
+        fields = self.game.packing.fields
+        length = self._get("winners.list.len") if self._get("winners.tag") else 0
+        start = fields["winners.list"].offset
+        winners = [int(w) for w in self.s[start:start + length]]
+        if winners:
+            return [1.0 if p in winners else -1.0 for p in range(n)]
+        ended = self._get("ended_by.int") if self._get("ended_by.tag") else None
+        if n == 1 and not self._get("capped") and (ended is None or not self.game.rules.end_rules[ended].draw):
+            return [-1.0]
+        return [0.0] * n
+
+    def to_json(self) -> dict:
+        return self.python().to_json()
+
+    def history_texts(self) -> list:
+        return [m if isinstance(m, str) else str(m) for m in self.history]
+
+    def __getattr__(self, name):  # scores, observation, parse_move...: asked of the Python State
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.python(), name)
+
+    def __repr__(self) -> str:
+        return f"<{self.game.name} compiled state: turn {self.turn}, step {self.step}>"

@@ -1,0 +1,120 @@
+"""The constant tables a game's compiled code reads: board geometry, cell and piece attributes, piece ids.
+
+All are numbers worked out when the game is printed, from its layout (pieces numbered as arrays hold them) and
+its board: the rays and neighbours of each cell, its regions, its cells' attributes. A value no table can hold
+as a whole number (a float, a list) raises Unsupported at the expression that reads it.
+"""
+
+from __future__ import annotations
+
+from ...model.values import Cell
+from .unsupported import Unsupported
+
+
+class Tables:
+    """The tables of one game: `rules` (model/game.py Rules) and `layout` (ir/layout.py Layout)."""
+
+    def __init__(self, rules, layout):
+        self.rules, self.layout, board = rules, layout, rules.board
+        self.cells, self.seats = len(board.cells), rules.num_players
+        self.step_index = {name: i for i, name in enumerate(layout.steps)}
+        self.regions = {name: [int(c) for c in region] for name, region in board.regions.items()
+                        if all(isinstance(c, Cell) for c in region)}  # (regions of other values are not tabled)
+        self.directions = list(board.rays)
+        self._pieces = None
+
+    # -- the board ------------------------------------------------------------------------------------------------
+    def lines(self, length) -> list:
+        """lines(length) (model/builtins/board.py): every run of `length` cells along each direction, in order."""
+        if not isinstance(length, int) or isinstance(length, bool) or length < 1:
+            raise ValueError(length)
+        board, found = self.rules.board, []
+        for d in board.rays:
+            for c in board.cells:
+                ray = board.rays[d][c]
+                if len(ray) >= length - 1:
+                    found.append([int(c), *(int(x) for x in ray[:length - 1])])
+        return found
+
+    def adjacency(self) -> list:
+        """Each cell's neighbours as groups() connects them, in its order, padded with -1."""
+        rows = [sorted(int(n) for n in adjacent) for adjacent in self.rules.board.adjacency]
+        width = max((len(r) for r in rows), default=0)
+        return [r + [-1] * (width - len(r)) for r in rows]
+
+    def rays(self) -> tuple:
+        """(rays[direction][cell] padded with -1, their lengths), directions in the board's order."""
+        rays = self.rules.board.rays
+        width = max((len(r) for d in rays.values() for r in d), default=0)
+        table = [[[int(x) for x in ray] + [-1] * (width - len(ray)) for ray in rays[d]] for d in self.directions]
+        return table, [[len(ray) for ray in rays[d]] for d in self.directions]
+
+    def mask(self, region: str) -> list:
+        members = set(self.regions[region])
+        return [int(c in members) for c in range(self.cells)]
+
+    def direction_of_text(self, texts: dict) -> list:
+        """Per text number: the index of the direction it names, -2 for none (an unknown direction)."""
+        index = {name: i for i, name in enumerate(self.directions)}
+        return [index.get(text, -2) for text in texts]
+
+    # -- attributes -----------------------------------------------------------------------------------------------
+    def cell_attribute(self, printer, node) -> str:
+        values = []
+        for cell in self.rules.board.cells:
+            if node.name not in cell.__dict__ or node.name in ("name", "index"):
+                raise printer.unsupported(node, f"the cell attribute '{node.name}'")
+            values.append(self._number(printer, node, cell.__dict__[node.name]))
+        return printer.m.table(("cell", node.name), values)
+
+    def pieces(self) -> list:
+        """Every piece of the layout's table by id (None for id 0, no piece)."""
+        if self._pieces is None:
+            found = [None]
+            for kind in self.layout.kinds:
+                for offset in range(kind.size):
+                    given, rest = {}, offset
+                    for attribute, values in reversed(kind.attributes):
+                        given[attribute] = values[rest % len(values)]
+                        rest //= len(values)
+                    found.append(self.rules.kinds[kind.name].make(dict(reversed(given.items()))))
+            self._pieces = found
+        return self._pieces
+
+    def piece_attribute(self, printer, node) -> str:
+        values = [0]
+        for piece in self.pieces()[1:]:
+            if node.name not in piece.__dict__:
+                raise printer.unsupported(node, f"the attribute '{node.name}' of pieces of kind '{piece.kind}'")
+            values.append(self._number(printer, node, piece.__dict__[node.name]))
+        return printer.m.table(("piece", node.name), values)
+
+    def owner_table(self, printer, node) -> str:
+        """Each piece's owner (-1 where it has none), for owned()."""
+        values = [-1] + [self._number(printer, node, p.__dict__["owner"]) if "owner" in p.__dict__ else -1
+                         for p in self.pieces()[1:]]
+        return printer.m.table(("piece", "owner?"), values)
+
+    def piece_id(self, printer, node, given: dict) -> str:
+        """The expression of the id of piece(kind, **given) in the layout's table."""
+        name = node.args[0].value
+        kind = next((k for k in self.layout.kinds if k.name == name), None)
+        if kind is None or set(given) != {a for a, _ in kind.attributes}:
+            raise printer.unsupported(node, "piece() of a kind or attributes not declared, or not all given")
+        terms, stride = [], 1
+        for attribute, values in reversed(kind.attributes):
+            numbers = [self._number(printer, node, v) for v in values]
+            table = printer.m.table(("place", name, attribute), numbers)
+            terms.append(f"{stride} * _place({table}, {given[attribute]})")
+            stride *= len(values)
+        return f"({kind.first} + {' + '.join(terms) if terms else '0'})"
+
+    @staticmethod
+    def _number(printer, node, value) -> int:
+        if value is None:
+            return -1
+        if isinstance(value, str):
+            return printer.m.text(value)
+        if isinstance(value, int):
+            return int(value)
+        raise Unsupported(printer.m.locate(node), f"a value of '{node.name}' that is not a whole number or text")

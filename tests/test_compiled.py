@@ -1,0 +1,145 @@
+"""The compiled backend against the Python engine, move for move: the same legal moves in the same order, the same
+states (to_json), the same returns, the same whole random playouts and perft counts; hostile rule files get
+located errors; a playout stops at its step limit. Skipped where numba is not installed (CI installs it)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import pytest
+
+pytest.importorskip("numba")
+
+from rulesdsl import GameRuntimeError, RulesError, load_game  # noqa: E402
+from rulesdsl.backends.compiled.build import with_backend  # noqa: E402
+from rulesdsl.backends.compiled.state import CompiledGame  # noqa: E402
+from rulesdsl.engine.perft import perft  # noqa: E402
+from rulesdsl.engine.play import play, streams, uniform  # noqa: E402
+from rulesdsl.engine.rng import Rng  # noqa: E402
+from rulesdsl.loading import bundled_games  # noqa: E402
+
+TUTORIAL = "examples/tutorial/three-in-a-row.yaml"
+SUPPORTED = [(TUTORIAL, None), (TUTORIAL, "misere"), ("mabula", None)]
+MABULA_SETUP = "WBWBWBWBWBWBBWBWBWBWBWBW"  # an explicit setup: no chance step
+
+
+def _path(name: str) -> str:
+    return bundled_games().get(name, name)
+
+
+@lru_cache(maxsize=None)
+def _games(name: str, variant: str | None, setup: str | None = None) -> tuple:
+    """(the Python game, the same game compiled): loaded once per session, so each module compiles once."""
+    python = load_game(_path(name), variant, {"setup": setup} if setup else None)
+    return python, with_backend(python, "compiled")
+
+
+@pytest.mark.parametrize("name, variant", SUPPORTED)
+def test_both_backends_play_the_same_games_move_for_move(name, variant):
+    python, compiled = _games(name, variant)
+    assert isinstance(compiled, CompiledGame)
+    for seed in range(6):
+        a, b = python.new_initial_state(seed), compiled.new_initial_state(seed)
+        chance_a, chance_b, pick = Rng(seed), Rng(seed), Rng(1000 + seed)
+        assert a.to_json() == b.to_json()
+        while not a.terminal:
+            assert not b.terminal and a.current_player() == b.current_player()
+            if a.is_chance_node():
+                move = a.sample_chance(chance_a)
+                assert b.sample_chance(chance_b) == move
+            else:
+                legal = a.legal_moves()
+                assert b.legal_moves() == legal
+                move = legal[pick.below(len(legal))]
+            a.apply(move)
+            b.apply(move)
+            assert b.to_json() == a.to_json()
+        assert b.terminal and b.returns() == a.returns()
+
+
+@pytest.mark.parametrize("name, variant", SUPPORTED)
+def test_whole_playouts_in_compiled_code_are_the_python_play_loops(name, variant):
+    python, compiled = _games(name, variant)
+    for seed in range(20):
+        a, b = python.new_initial_state(seed), compiled.new_initial_state(seed)
+        (chance_a, seats_a), (chance_b, seats_b) = streams(seed, 2), streams(seed, 2)
+        play(a, uniform, chance_a, seats_a)
+        made = b.playout(chance_b, seats_b)
+        assert made == a.ply and b.to_json() == a.to_json() and b.returns() == a.returns()
+        assert [s.getstate() for s in [chance_b, *seats_b]] == [s.getstate() for s in [chance_a, *seats_a]]
+
+
+def test_a_playout_stops_at_its_step_limit_where_the_python_loop_does():
+    python, compiled = _games(TUTORIAL, None)
+    a, b = python.new_initial_state(3), compiled.new_initial_state(3)
+    (chance_a, seats_a), (chance_b, seats_b) = streams(3, 2), streams(3, 2)
+    play(a, uniform, chance_a, seats_a, limit=3)
+    assert b.playout(chance_b, seats_b, limit=3) == 3
+    assert not b.terminal and b.ply == 3 and b.to_json() == a.to_json()
+
+
+@pytest.mark.parametrize("name, variant, setup, depth", [(TUTORIAL, None, None, 4), ("mabula", None, MABULA_SETUP, 3)])
+def test_perft_counts_are_the_same(name, variant, setup, depth):
+    python, compiled = _games(name, variant, setup)
+    assert perft(compiled.new_initial_state(), depth) == perft(python.new_initial_state(), depth)
+
+
+def test_states_convert_between_backends_losslessly():
+    python, compiled = _games("mabula", None)
+    state = python.new_initial_state(5)
+    chance, seats = streams(5, 2)
+    play(state, uniform, chance, seats, limit=12)
+    there = compiled.compiled_state(state)
+    assert there.to_json() == state.to_json()
+    assert there.python().to_json() == state.to_json()
+    assert there.clone().legal_moves() == state.legal_moves()
+
+
+def test_auto_falls_back_to_python_saying_where_and_why(tmp_path):
+    game = load_game(_path("mark"), backend="auto")
+    assert not isinstance(game, CompiledGame)
+    assert "mark.yaml:" in game.backend_note and "held as Python values" in game.backend_note
+    with pytest.raises(RulesError) as caught:
+        load_game(_path("mark"), backend="compiled")
+    assert "mark.yaml:" in str(caught.value) and "compiled backend does not take" in str(caught.value)
+
+
+HOSTILE = """
+game: Hostile
+players: {count: 2}
+board:
+  grid: {columns: abc, rows: 3}
+  regions:
+    corners: [a1, c3]
+pieces:
+  mark: {attributes: {owner: [0, 1]}}
+moves:
+  mark:
+    params:
+      c: {in: cells}
+    when:
+      - test: "corners[size(occupied()) + 2] != c"
+    do:
+      - "place(piece('mark', owner=me), c)"
+flow:
+  steps:
+    play: {moves: [mark], next: end_turn}
+end:
+  - when: "size(occupied()) == size(cells)"
+    winners: "[]"
+"""
+
+
+def test_an_index_out_of_range_in_a_rule_is_a_located_error_never_a_crash(write):
+    path = write(HOSTILE)
+    python = load_game(path)
+    compiled = with_backend(python, "compiled")
+    state = compiled.new_initial_state()
+    with pytest.raises(GameRuntimeError) as caught:
+        state.legal_moves()
+    assert f"{path}:" in str(caught.value) and "out of range" in str(caught.value)
+    with pytest.raises(GameRuntimeError):  # the Python engine refuses it too
+        python.new_initial_state().legal_moves()
+    chance, seats = streams(0, 2)
+    with pytest.raises(GameRuntimeError):
+        state.playout(chance, seats)
