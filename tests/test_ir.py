@@ -10,7 +10,7 @@ from rulesdsl.ir.build import spec_at
 from rulesdsl.lang import types as T
 
 ROOT = Path(__file__).resolve().parent.parent
-FILES = sorted((ROOT / "games").glob("*.yaml")) + sorted((ROOT / "examples" / "games").glob("*.yaml"))
+FILES = sorted((ROOT / "games").glob("*.yaml")) + sorted((ROOT / "examples").glob("*/*.yaml"))
 
 
 @pytest.fixture(scope="module", params=FILES, ids=lambda p: p.stem)

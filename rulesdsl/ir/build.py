@@ -258,9 +258,17 @@ class Builder:
                                                                          "visible_to") if k in chance}
                 step.chance.require = self.checks(cpath + ("require",), chance.get("require"))
                 step.chance.effects = self.effects(cpath + ("do",), chance.get("do"))
-        if isinstance(spec.get("pass"), dict):
-            step.passing = self.plan(path + ("pass",), spec["pass"], "pass", "pass")
+        if isinstance(spec.get("pass"), (dict, str)):  # (a text: the pass's notation)
+            passing = spec["pass"] if isinstance(spec["pass"], dict) else {"notation": spec["pass"]}
+            step.passing = self.plan(path + ("pass",), passing, "pass", "pass")
         return step
+
+
+def _indices(region):
+    """A region's cells by index (a region per key: a table of them)."""
+    if isinstance(region, dict):
+        return {key: _indices(cells) for key, cells in region.items()}
+    return [int(c) for c in region]
 
 
 def build(compiler) -> GameIR:
@@ -269,8 +277,12 @@ def build(compiler) -> GameIR:
     builder = Builder(data, compiler.doc.file, compiler.ir_records(), compiler.typer.types or {},
                       compiler.loop_heads, compiler.ir_offsets, compiler.typer.binding_type, compiler.holder_type)
     builder.lower_all()
-    board = Board([c.name for c in rules.board.cells], directions=dict(rules.board.directions),
-                  regions={n: [c.index for c in getattr(r, "cells", ())] for n, r in rules.board.regions.items()})
+    cells = rules.board.cells
+    board = Board([c.name for c in cells], directions=dict(rules.board.directions),
+                  regions={n: _indices(r) for n, r in rules.board.regions.items()},
+                  attributes={name: (typed, [getattr(c, name, None) for c in cells])
+                              for name, typed in compiler.typer.cell_fields.items()
+                              if any(name in vars(c) for c in cells)})
     game = GameIR(rules.name, compiler.doc.file, rules.num_players, board, exprs=builder.exprs,
                   max_legal=rules.max_legal, max_outcomes=rules.max_outcomes,
                   builtins={name: b for name, b in compiler.builtins.items()

@@ -127,7 +127,7 @@ class Board:
     cells: list
     attributes: dict = field(default_factory=dict)  # name -> (type, per-cell values)
     directions: dict = field(default_factory=dict)  # name -> step (dx, dy) or None when given by a table
-    regions: dict = field(default_factory=dict)  # name -> cell indices
+    regions: dict = field(default_factory=dict)  # name -> cell indices (a region per key: key -> cell indices)
 
 
 @dataclass

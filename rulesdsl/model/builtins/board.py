@@ -78,7 +78,7 @@ def groups(g, cells: "list | tuple | range | text | table") -> "list":
 
 
 @builtin("board", fold=True, shown={"directions": "all"})
-def lines(g, length: "int", directions=None, through=None) -> "list":
+def lines(g, length: "int", directions=None, through=None) -> "list[tuple[cell]]":
     """Every straight line of `length` cells along the directions (a name or a list); for n-in-a-row goals.
     Opposite directions give each line twice: list one of each pair. `through`: only the lines that hold
     this cell (the one just played, say), looked up in a table made once."""
