@@ -443,8 +443,21 @@ class State(Position):
                 self._go(target)
         if self.held > MAX_STATE_ITEMS:  # perhaps: Position.held never falls short of what the position holds
             self.check_held(rule, turn)
-        if self.rules.bounded:
+        if self.rules.bounded and self._over_capacity():
             self.check_capacity(rule, turn)
+
+    def _over_capacity(self) -> bool:
+        """Whether a zone or list variable holds more than its capacity (the quick look after every move)."""
+        zones, values = self.zones, self.vars
+        for zone, i, capacity, whole in self.rules.capacities:
+            value = (zones if zone else values)[i]
+            if whole:
+                if value.__class__ in _SEQUENCES and len(value) > capacity:
+                    return True
+            elif any(place.__class__ in _SEQUENCES and len(place) > capacity
+                     for place in (value if value.__class__ is list else value.values())):
+                return True
+        return False
 
     def check_capacity(self, what: MoveRule | None, turn: int = 0) -> None:
         """A located error naming `what` (the rule of the move just made on `turn`; None: the initial state, blamed
@@ -777,6 +790,9 @@ def _seats(players, count: int) -> list:
             raise RuleValueError(f"the players to choose should be seats from 0 to {count - 1}, not "
                                  f"{text_of(p)[:40]}")
     return seats
+
+
+_SEQUENCES = (list, tuple)  # what a capacity counts the items of
 
 
 def _flow_error(state, what, message: str, hint: str | None = None, at: tuple | None = None,

@@ -542,6 +542,9 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
             fn = _FAIL if code is _FAIL else self.lambda_("S, me, L_owner=None, L_key=None", code)
             holders[i] = replace(holders[i], init_fn=fn)
         r.bounded = [(i, h) for i, h in enumerate(r.zones + r.vars) if h.capacity is not None]
+        # (zone?, index among the zones or the variables, capacity, one place?): what a move's quick look reads
+        r.capacities = [(h.zone, i if h.zone else i - len(r.zones), h.capacity, h.per is None and h.keys is None)
+                        for i, h in r.bounded]
 
     def _capacity(self, path, spec) -> int | None:
         """A zone's or list variable's declared `capacity:` (worked out at load), or None."""

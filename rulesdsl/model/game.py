@@ -30,6 +30,7 @@ class Rules:
     kinds: dict = field(default_factory=dict)
     zones: list = field(default_factory=list)  # Holders, in file order
     bounded: list = field(default_factory=list)  # (index in zones + vars, Holder) of those declaring a capacity
+    capacities: list = field(default_factory=list)  # the same, as apply's quick look reads them
     vars: list = field(default_factory=list)  # Holders, in file order
     moves: dict = field(default_factory=dict)
     steps: dict = field(default_factory=dict)
