@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import rulesdsl
 from rulesdsl.engine.arrange import sample_arrangement
-from rulesdsl.engine.rng import Rng
+from rulesdsl.engine.rng import MersenneTwister, Rng
 from rulesdsl.lang.builtins import pure_builtins
 from rulesdsl.model.rules import Move
 
@@ -52,6 +52,43 @@ def test_lopsided_two_kind_items_are_uniform_too():
     rng, draws = Rng(3), 4800
     counts = Counter(sample_arrangement(items, lambda order: True, rng).index("x") for _ in range(draws))
     assert chi_square(counts, list(range(24)), draws) < CRITICAL[23]
+
+
+def bit_strings_drawn(items, accept, rng, tries):
+    """Two kinds of items arranged as the definition says: each n-bit field of the stream's words, most
+    significant first, with as many ones as items of the first kind, read bit i -> position i; the orders
+    offered to accept(), and the one it took (None: gave up after `tries`)."""
+    first, other = dict.fromkeys(items)
+    n, ones = len(items), items.count(first)
+    words, width = rng.words(n)
+    for word in words:
+        for i in range(width // n):
+            x = word >> (width - n * (i + 1)) & (1 << n) - 1
+            if bin(x).count("1") == ones:
+                order = [first if x >> j & 1 else other for j in range(n)]
+                if accept(order):
+                    return order
+                tries -= 1
+                if tries <= 0:
+                    return None
+
+
+@pytest.mark.parametrize("stream", [Rng, MersenneTwister])
+@pytest.mark.parametrize("n", [2, 5, 8, 9, 16, 17, 24, 33, 64, 65, 130])
+@pytest.mark.parametrize("taken", [1, 4, None])  # the order accepted (None: none, so the sampler gives up)
+def test_two_kinds_are_drawn_bit_for_bit_as_defined(stream, n, taken):
+    items = ["W"] * (n // 2) + ["B"] * (n - n // 2)
+    runs = []
+    for sampler in (sample_arrangement, bit_strings_drawn):
+        rng, offered = stream(n * 31 + (taken or 0)), []
+
+        def accept(order, offered=offered):
+            offered.append(list(order))
+            return len(offered) == taken
+        found = sampler(items, accept, rng, tries=6)
+        runs.append((offered, found, rng.uniform()))  # the stream left at the same place too
+    assert runs[0] == runs[1]
+    assert len(runs[0][0]) == (taken or 6)
 
 
 def test_an_impossible_requirement_gives_up():

@@ -5,6 +5,9 @@ from __future__ import annotations
 from functools import lru_cache
 from math import comb
 
+from ..lang.emit import Assign, Effect, For, Function, If, Return, render
+from ..lang.verify import namespace_builtins, verify
+
 _CHUNK = 8  # bits decoded per table lookup
 
 
@@ -50,23 +53,24 @@ def _bit_string_sampler(kinds: tuple, n: int, ones: int, word: int):
     """sample(words, accept, tries) taking n-bit strings from an endless iterator of `word`-bit words (each word's
     fields from the most significant; what is left of a word when a string is accepted is not used), keeping
     those with `ones` ones (bit i set: position i holds kinds[0]), decoded a chunk at a time through tables,
-    until accept() holds or has failed `tries` times; generated so that a draw is a few operations."""
-    namespace = {}
+    until accept() holds or has failed `tries` times. Generated, as rule code is (an emit tree, rendered and
+    verified), with one test per field of a word written out: a draw is a few operations."""
+    namespace = {"__builtins__": namespace_builtins()}
     decode = []
     for k, start in enumerate(range(0, n, _CHUNK)):
         width = min(_CHUNK, n - start)
-        namespace[f"T{k}"] = [[kinds[0] if v >> i & 1 else kinds[1] for i in range(width)] for v in range(1 << width)]
-        decode.append(f"T{k}[x >> {start} & {(1 << width) - 1}]")
-    fields = "".join(f"        x = w >> {word - n * (i + 1)}{f' & {(1 << n) - 1}' if i else ''}\n"
-                     f"        if x.bit_count() == {ones}:\n"
-                     f"            order = {' + '.join(decode)}\n"
-                     f"            if accept(order):\n"
-                     f"                return order\n"
-                     f"            tries -= 1\n"
-                     f"            if tries <= 0:\n"
-                     f"                return None\n" for i in range(word // n))
-    source = (f"def sample(words, accept, tries):\n"
-              f"    for w in words:\n"
-              f"{fields}")
-    exec(compile(source, "<arrangement sampler>", "exec"), namespace)  # noqa: S102
-    return namespace["sample"]
+        namespace[f"K{k}"] = [[kinds[0] if v >> i & 1 else kinds[1] for i in range(width)] for v in range(1 << width)]
+        decode.append(f"K{k}[L_x >> {start} & {(1 << width) - 1}]")
+    body = []
+    for i in range(word // n):
+        body += [Assign("L_x", f"L_w >> {word - n * (i + 1)}" + (f" & {(1 << n) - 1}" if i else "")),
+                 If(f"L_x.bit_count() == {ones}", [
+                     Assign("L_order", " + ".join(decode)),
+                     If("L_accept(L_order)", [Return("L_order")]),
+                     Effect("L_tries -= 1"),
+                     If("L_tries <= 0", [Return("None")])])]
+    fn = Function(f"sample_{n}_{ones}", ("L_words", "L_accept", "L_tries"), [For(("L_w",), "L_words", body)])
+    source = render(fn)
+    verify(source)
+    exec(compile(source, "<arrangement sampler>", "exec"), namespace)  # noqa: S102 - verified generated code
+    return namespace[fn.name]
