@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import inspect
 import keyword
 import re
@@ -48,8 +47,9 @@ GUARDS = {"G_add": checked.add, "G_mul": checked.mul, "G_pow": checked.pow_, "G_
 # file's, one raised in the engine's own code is a bug in rulesdsl (see engine/state.py).
 RULE_CODE_FILE = "<rules:"
 # Names of generated code that are local to the function they are in (the state, the player, parameters, lets
-# and loop variables), and so are passed to a loop compiled as a function of its own.
-_LOCAL = re.compile(r"(S|me|L_\w+|C\d+_\w+)\Z")
+# and loop variables, and `_cells`, bound from the state), and so are passed to a loop compiled as a function of
+# its own; as they stand in the compiler's own text (a binding's code, a built-in's template), never an attribute.
+_LOCAL = re.compile(r"(?<![\w.])(S|me|_cells|L_\w+|C\d+_\w+)\b")
 # Arguments cheap and safe to read more than once: a call of a short function with only these is compiled into
 # its caller (see Compiler._inline); and how short, in the syntax nodes of its body and the characters of its code.
 _ATOM = re.compile(r"(L_\w+|C\d+_\w+|me|K\d+|S\.player|S\.turn|\(?-?\d+\)?|'[\w .-]*'|True|False|None)\Z")
@@ -59,6 +59,12 @@ _PY_CMP = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">=", "
 ABSENT = -(1 << 20)  # no part of that kind
 SCALAR = (0, ABSENT)  # never a list, tuple, table or record
 EXISTING = (ABSENT, 0)  # a value that exists already: no deeper than it is
+
+
+@lru_cache(maxsize=4096)
+def _locals_in(code: str) -> frozenset:
+    """The locals (see _LOCAL) that a piece of the compiler's own text reads."""
+    return frozenset(_LOCAL.findall(code))
 
 
 def fits(depth: tuple) -> bool:
@@ -228,6 +234,9 @@ class Compiler:
         self.expansions: dict = {}
         self._inlining: list = []  # the functions being compiled into a caller, innermost last
         self._depth = 0  # nesting of the expression being compiled
+        # while a loop is compiled as a function of its own (see _loop): the locals its code reads, and those it binds
+        self._reads: list[set] = []
+        self._binds: list[set] = []
         self.withdrawn: set = set()  # names whose declaration was refused: their uses are not reported again
         self._python_names = python_names()
         self.namespace.update(GUARDS)
@@ -238,6 +247,29 @@ class Compiler:
         self.builtins.update(builtins)
         for b in builtins.values():
             self.namespace[f"F_{b.name}"] = b.fn
+
+    # -- what a loop compiled as a function reads ----------------------------------------------------
+    def read(self, code: str) -> None:
+        """Note the locals that `code` (the compiler's own text: a binding's code, a template) reads, for the loop
+        being compiled as a function, if any (see _loop)."""
+        if self._reads:
+            self._reads[-1].update(_locals_in(code))
+
+    def _mark(self) -> tuple | None:
+        return (set(self._reads[-1]), set(self._binds[-1])) if self._reads else None
+
+    def _back_to(self, mark: tuple | None) -> None:
+        """Forget what was noted since `mark`: code compiled and then dropped is not in the loop."""
+        if mark is not None:
+            self._reads[-1], self._binds[-1] = mark
+
+    def check(self, node: A.Node, scope: Scope) -> None:
+        """Compile `node` for its problems only (CompileProblem); its code is dropped."""
+        mark = self._mark()
+        try:
+            self.expr(node, scope)
+        finally:
+            self._back_to(mark)
 
     # -- constants ---------------------------------------------------------------------------
     def const(self, value) -> str:
@@ -324,7 +356,10 @@ class Compiler:
                                  code="misused_name", name=node.id)
         if b.kind == "broken":  # its definition has a problem, reported there
             raise CompileProblem(f"'{node.id}' is not defined (see its own error)", node.start, node.end, quiet=True)
-        return b.code if not b.is_const else self.const(b.const)
+        if b.is_const:
+            return self.const(b.const)
+        self.read(b.code)
+        return b.code
 
     def _ListExpr(self, node, scope):
         return self._nested(self._display(node, scope), self._holding(node.items, scope))
@@ -578,11 +613,15 @@ class Compiler:
         language (and the reference evaluator) the iterables and conditions before it still see an outer
         name it shadows: a shadowing variable therefore gets a Python name of its own."""
         if scope.lookup(name) is None and not self._inlining:
-            return local(name)
-        # (in a function compiled into its caller, every loop variable is renamed: it may otherwise take the
-        # Python name of a caller's variable that a parameter stands for)
-        self._fresh += 1
-        return Binding(f"C{self._fresh}_{name}", assignable=True, kind="local")
+            binding = local(name)
+        else:
+            # (in a function compiled into its caller, every loop variable is renamed: it may otherwise take the
+            # Python name of a caller's variable that a parameter stands for)
+            self._fresh += 1
+            binding = Binding(f"C{self._fresh}_{name}", assignable=True, kind="local")
+        if self._binds:
+            self._binds[-1].add(binding.code)
+        return binding
 
     def _clause(self, clause, scope: Scope) -> tuple[str, str, Scope, list]:
         """(iterable code, loop targets code, the scope inside the loop, the conditions' code) of one `for`
@@ -686,8 +725,9 @@ class Compiler:
                 or any(isinstance(n, A.Name) and n.id == item for part in (value, key) if part is not None
                        for n in A.walk(part)):
             return None
-        self.expr(attr, scope.child(**{item: local(item)}))  # reported as in the loop: an unknown attribute
+        self.check(attr, scope.child(**{item: local(item)}))  # reported as in the loop: an unknown attribute
         key_code = "None" if key is None else self.expr(key, scope)
+        self.read("S")
         return (f"S.tally({binding.part}, {key_code}, {self.expr(loop.iterable, scope)}, {attr.name!r}, "
                 f"{self.expr(value, scope)})")
 
@@ -696,21 +736,24 @@ class Compiler:
         body is the loop itself: it stops at the answer as the generator would, at a fraction of the cost (no
         generator, no built-in pulling from it). The locals it reads become the function's parameters."""
         clauses, inner = [], scope
-        for clause in comp.fors:
-            iterable, targets, inner, conds = self._clause(clause, inner)
-            clauses.append((tuple(targets.split(", ")), iterable, [E.Guard(c, E.Continue()) for c in conds]))
-        body = [E.Return(self.expr(comp.elt, inner))] if b.loop == "first" else self._decide(b.loop, comp.elt, inner)
+        self._reads.append(set())
+        self._binds.append(set())
+        try:
+            for clause in comp.fors:
+                iterable, targets, inner, conds = self._clause(clause, inner)
+                clauses.append((tuple(targets.split(", ")), iterable, [E.Guard(c, E.Continue()) for c in conds]))
+            body = [E.Return(self.expr(comp.elt, inner))] if b.loop == "first" else \
+                self._decide(b.loop, comp.elt, inner)
+        finally:
+            reads, binds = self._reads.pop(), self._binds.pop()
         for names, iterable, guards in reversed(clauses):
             body = [E.For(names, iterable, guards + body)]
         body.append(E.Return({"any": "False", "all": "True", "first": "None"}[b.loop]))
-        loads, stores = set(), set()
-        for n in ast.walk(ast.parse(E.render(E.Function("f", (), body)))):
-            if isinstance(n, ast.Name):
-                (stores if isinstance(n.ctx, ast.Store) else loads).add(n.id)
+        loads = reads - binds
         if "_cells" in loads:  # at(x) reads the board as _cells[x]: bound here, as in every generated function
             body.insert(0, E.Assign("_cells", "S.cells"))
-            loads.add("S")
-        params = tuple(sorted((n for n in loads - stores if _LOCAL.match(n)), key=lambda n: (n not in ("S", "me"), n)))
+            loads |= {"S"}
+        params = tuple(sorted(loads - {"_cells"}, key=lambda n: (n not in ("S", "me"), n)))
         key = E.render(E.Function("f", params, body))
         name = self._loops.get(key)
         if name is None:
@@ -720,7 +763,9 @@ class Compiler:
             verify(source)
             exec(compile(source, self.code_file, "exec"), self.namespace)  # noqa: S102 - verified generated code
             self.namespace[name].source, self.namespace[name].tree = source, tree
-        return f"{name}({', '.join(params)})"
+        call = f"{name}({', '.join(params)})"
+        self.read(call)
+        return call
 
     def _inline(self, node: A.Call, scope: Scope) -> str | None:
         """A call of one of the rule file's short functions (see `expansions`) whose arguments are names or
@@ -729,13 +774,22 @@ class Compiler:
         params, body, home = self.expansions[node.func]
         if node.func in self._inlining or node.kwargs or len(node.args) != len(params):
             return None
+        mark = self._mark()
+        code = self._inlined(node, params, body, home, scope)
+        if code is None:  # (compiled as a call after all: what the body read is not in the code)
+            self._back_to(mark)
+        return code
+
+    def _inlined(self, node: A.Call, params: list, body: A.Node, home: Scope, scope: Scope) -> str | None:
         bindings = {}
         for param, arg in zip(params, node.args):
             known, value = self.const_value(arg, scope)
             if known:
                 bindings[param] = Binding("", const=value, is_const=True)
                 continue
+            mark = self._mark()  # (what it reads is read where the body reads the parameter, if it does)
             code = self.expr(arg, scope)
+            self._back_to(mark)
             if not _ATOM.match(code):
                 return None
             found = scope.lookup(arg.id) if isinstance(arg, A.Name) else None
@@ -840,12 +894,16 @@ class Compiler:
                                      code="bad_argument", function=b.name) from None
             if found is not None:
                 fast, used = found
+                if b.state:
+                    self.read("S")
                 rest = (["S"] if b.state else []) + [a for i, a in enumerate(args) if i not in used]
                 rest += [self.expr(v, scope) for _, v in node.kwargs]  # keyword values, in call order
                 return f"{self.const(fast)}({', '.join(rest)})"
         if b.inline is not None and not kwargs:
+            self.read(b.inline)
             return "(" + b.inline.format(*args) + ")"
         if b.state:
+            self.read("S")
             args.insert(0, "S")
         if kwargs and b.fn is not None:
             # keywords that are simply the next parameters are passed by position: a cheaper call

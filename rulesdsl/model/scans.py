@@ -35,10 +35,11 @@ def located_scan(compiler, clause, scope):
     if not known or not isinstance(region, (list, tuple)) or not region \
             or not all(type(c) is Cell for c in region) or any(a >= b for a, b in zip(region, region[1:])):
         return None
-    compiler.expr(conjuncts[1], scope.child(**{item: local(item)}))  # its names are checked as in the loop
+    compiler.check(conjuncts[1], scope.child(**{item: local(item)}))  # its names are checked as in the loop
     values_code = compiler.expr(values, scope)
     if single:
         values_code = f"({values_code}, )"
+    compiler.read("S")
     return f"S.located({compiler.expr(clause.iterable, scope)}, {attribute!r}, {values_code})", conjuncts[2:]
 
 
