@@ -11,10 +11,19 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import rulesdsl
+from rulesdsl.ir.lower import Lowerer
+from rulesdsl.lang import ast as A
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = ROOT / "games"
 SEALED = str(ROOT / "examples" / "games" / "sealed-bids.yaml")  # a small game of simultaneous secret bids
+
+
+def lowered(node, scope):
+    """An expression's or statement's AST lowered to the IR where `scope` holds the compiler's names, as the model
+    compiler lowers what it compiles: what the Python backend prints and the type pass types."""
+    lowerer = Lowerer((), {}, scope)
+    return lowerer.stmt(node) if isinstance(node, (A.Assign, A.CallStmt)) else lowerer.expr(node)
 
 
 def game_path(name: str) -> str:

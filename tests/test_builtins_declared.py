@@ -9,15 +9,16 @@ import re
 import pytest
 
 from rulesdsl.lang import ast as A
+from rulesdsl.ir.python import Compiler
 from rulesdsl.lang.builtins import RuleValueError, pure_builtins
-from rulesdsl.lang.compiler import Binding, CompileProblem, Compiler, Scope, local
+from rulesdsl.lang.compiler import Binding, CompileProblem, Scope, local
 from rulesdsl.lang.declare import GAME, STATE, builtin, source_text
 from rulesdsl.lang.evaluator import evaluate
 from rulesdsl.lang.parser import SyntaxProblem, parse
 from rulesdsl.model.values import Record
 from rulesdsl.model.builtins import DECLARED, game_builtins
 
-from .helpers import ROOT, load
+from .helpers import ROOT, load, lowered
 
 REFERENCE = (ROOT / "docs" / "language.md").read_text(encoding="utf-8")
 EVERY = [*pure_builtins().values(), *DECLARED]
@@ -110,7 +111,7 @@ def both(text, env=ENV):
     """The value of `text` compiled, checked against the reference evaluator."""
     builtins = pure_builtins()
     namespace: dict = {}
-    code = Compiler(builtins, namespace).expr(parse(text), Scope({n: Binding(f"L_{n}") for n in env}))
+    code = Compiler(builtins, namespace).expr(lowered(parse(text), Scope({n: Binding(f"L_{n}") for n in env})))
     compiled = eval("lambda " + ", ".join("L_" + n for n in env) + ": " + code, namespace)(*env.values())  # noqa: S307
     assert compiled == evaluate(parse(text), env, builtins), text
     return compiled
@@ -148,7 +149,7 @@ def test_documented_forms_compile_and_evaluate(text, value):
 def problem(text, builtins=None):
     scope = Scope({n: local(n) for n in free_names(text)})
     with pytest.raises(CompileProblem) as caught:
-        Compiler(builtins or pure_builtins(), {}).expr(parse(text), scope)
+        Compiler(builtins or pure_builtins(), {}).expr(lowered(parse(text), scope))
     return caught.value
 
 
@@ -210,8 +211,8 @@ def _compile(text, table):
     scope = Scope({n: local(n) for n in free_names(text) - {"me"}} | {"me": Binding("me")})
     compiler = Compiler(dict(table), {})
     if isinstance(node, A.Call) and table[node.func].effect:
-        return compiler.stmt(parse(text, "stmt"), scope)
-    return compiler.expr(node, scope)
+        return compiler.stmt(lowered(parse(text, "stmt"), scope))
+    return compiler.expr(lowered(node, scope))
 
 
 @pytest.mark.parametrize("form", list(_forms()))

@@ -1,4 +1,4 @@
-"""The compiler: AST -> Python source (rulesdsl/lang/compiler.py), checked by rulesdsl/lang/verify.py.
+"""The Python printed from the IR (rulesdsl/ir/python.py): IR -> Python source, checked by rulesdsl/lang/verify.py.
 
 What belongs here: how names are resolved (scopes, constants, options, comprehension variables), constant
 folding, the problems the compiler reports with their character span [start, end) in the expression
@@ -17,12 +17,15 @@ import warnings
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from rulesdsl.ir.python import Compiler
+from rulesdsl.ir.lower import Lowerer
 from rulesdsl.lang.builtins import RuleValueError, pure_builtins
-from rulesdsl.lang.compiler import Binding, CompileProblem, Compiler, Scope
+from rulesdsl.lang.compiler import Binding, CompileProblem, Scope
 from rulesdsl.lang.evaluator import evaluate
 from rulesdsl.lang.parser import parse
 from rulesdsl.lang.verify import UnsafeCode, namespace_builtins, verify
 
+from .helpers import lowered
 from .test_lang_properties import expressions
 
 ENV = {"a": 3, "b": -2, "xs": [3, 1, 2], "s": "abc", "t": {"k": 1, "j": 2}}
@@ -40,7 +43,7 @@ def function(text: str, names=tuple(ENV), comp: Compiler | None = None, where: S
     """The compiled expression as the model defines it: a generated function, verified, then run in the
     namespace generated code gets (only the Python built-ins verify allows)."""
     comp = comp or compiler()
-    code = comp.expr(parse(text), where or scope(names))
+    code = comp.expr(lowered(parse(text), where or scope(names)))
     source = f"def expr_1({', '.join('L_' + n for n in names)}):\n    return {code}\n"
     verify(source)
     with warnings.catch_warnings():  # '3 == none' is '3 is None': Python warns of 'is' with a literal
@@ -51,7 +54,7 @@ def function(text: str, names=tuple(ENV), comp: Compiler | None = None, where: S
 
 def problem(text: str, where: Scope | None = None, attributes=None) -> CompileProblem:
     with pytest.raises(CompileProblem) as info:
-        compiler(attributes).expr(parse(text), where or scope())
+        compiler(attributes).expr(lowered(parse(text), where or scope()))
     return info.value
 
 
@@ -274,9 +277,9 @@ def test_a_folded_list_cannot_be_changed():
 # -- statements (effects) ---------------------------------------------------------------------------------------
 
 def test_an_assignment_to_a_new_name_declares_a_local():
-    where = scope(("a",))
-    lines = compiler().stmt(parse("fresh = a + 1", "stmt"), where)
-    assert where.lookup("fresh") is not None and where.lookup("fresh").assignable
+    lowerer = Lowerer((), {}, scope(("a",)))
+    lines = compiler().stmt(lowerer.stmt(parse("fresh = a + 1", "stmt")))
+    assert lowerer.new["fresh"].assignable and lowerer.new["fresh"].code == "L_fresh"
     namespace: dict = {}
     exec("def proc_1(L_a):\n    " + "\n    ".join(lines) + "\n    return L_fresh\n", namespace)  # noqa: S102
     assert namespace["proc_1"](4) == 5
@@ -289,7 +292,7 @@ def test_an_assignment_to_a_new_name_declares_a_local():
 ])
 def test_what_cannot_be_assigned(text, message, span):
     with pytest.raises(CompileProblem) as info:
-        compiler().stmt(parse(text, "stmt"), Scope({"a": Binding("L_a"), "xs": Binding("L_xs")}))
+        compiler().stmt(lowered(parse(text, "stmt"), Scope({"a": Binding("L_a"), "xs": Binding("L_xs")})))
     assert (info.value.message, (info.value.start, info.value.end)) == (message, span)
 
 
@@ -319,7 +322,7 @@ def test_python_written_as_text_stays_text(text, value):
 
 @pytest.mark.parametrize("swap", [("L_a", "open"), ("L_a", "L_a.__class__"), ("(L_a + 1)", "__import__('os')")])
 def test_verify_refuses_the_compiled_code_with_one_name_changed(swap):
-    code = compiler().expr(parse("a + 1"), scope())
+    code = compiler().expr(lowered(parse("a + 1"), scope()))
     verify(f"def expr_1(L_a):\n    return {code}\n")
     assert swap[0] in code
     with pytest.raises(UnsafeCode):

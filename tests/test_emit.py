@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 import rulesdsl
+from rulesdsl.ir.python import Compiler
 from rulesdsl.lang.builtins import pure_builtins
-from rulesdsl.lang.compiler import Binding, Compiler, Scope, loops_called
+from rulesdsl.lang.compiler import Binding, Scope, loops_called
 from rulesdsl.lang.evaluator import evaluate
 from rulesdsl.lang.parser import parse
 from rulesdsl.lang.verify import namespace_builtins, verify
@@ -14,6 +15,7 @@ from rulesdsl.loading import bundled_games
 from rulesdsl.lang.emit import (Append, Assign, Comment, Continue, Effect, For, Function, Guard, If, Return, Try,
                                  Yield, expressions, outline, render)
 
+from .helpers import lowered
 from .helpers import run_cli as run
 
 # A move whose checks each use a different last name: one uses none, one the first param, one the second
@@ -193,7 +195,7 @@ def test_compile_of_an_unknown_name_lists_the_names_with_a_hint(capsys):
 def _loop_function(text, env):
     """(value, source of the loop functions) of `text` compiled with locals `env`."""
     namespace = {"__builtins__": namespace_builtins()}
-    code = Compiler(pure_builtins(), namespace).expr(parse(text), Scope({n: Binding(f"L_{n}") for n in env}))
+    code = Compiler(pure_builtins(), namespace).expr(lowered(parse(text), Scope({n: Binding(f"L_{n}") for n in env})))
     fn = eval("lambda " + ", ".join(f"L_{n}" for n in env) + ": " + code, namespace)  # noqa: S307
     return fn(*env.values()), "".join(loop.source for loop in loops_called(fn, namespace))
 

@@ -1,4 +1,5 @@
-"""The typed rules IR: every bundled game and example lowers whole, with every name resolved to its declaration."""
+"""The typed rules IR: every bundled game and example lowers whole, with every name resolved to its declaration and
+to the compiler binding its Python is printed from."""
 
 from pathlib import Path
 
@@ -6,7 +7,7 @@ import pytest
 
 import rulesdsl
 from rulesdsl.ir import nodes as N
-from rulesdsl.ir.build import spec_at
+from rulesdsl.ir.naming import spec_at
 from rulesdsl.lang import types as T
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,6 +24,7 @@ def test_every_name_is_resolved_to_what_declares_it(game):
     refs = [n for n in ir.nodes() if isinstance(n, N.Ref)]
     assert refs
     assert not [r.name for r in refs if r.kind == "unknown"]
+    assert not [r.name for r in refs if r.binding is None or r.binding.kind == "unknown"]
     for ref in refs:
         if ref.decl is not None:  # the key that declares it is in the file
             assert spec_at(data, ref.decl[:-1]) is not None, (ref.name, ref.decl)
@@ -125,3 +127,49 @@ def test_one_check_written_alone_is_a_check():
     assert isinstance(check.test, N.Compare) and check.decl == ("moves", "split", "parts", 1, "when")
     assert (second.move, [(g.name, type(g.value).__name__) for g in second.given]) == ("split_part", [("steps", "Binary")])
     assert first.checks == []
+
+
+def test_names_the_effects_assign_are_theirs_from_where_first_assigned():
+    ir = rulesdsl.load_game("mark").rules.ir
+    squares = [n for n in ir.nodes() if isinstance(n, N.Ref) and n.name == "square"]
+    assert len(squares) > 1
+    assert all(r.kind == "temp" and r.decl_at == (("moves", "sell", "do", 0), 0, 6) for r in squares)
+    assert len({id(r.binding) for r in squares}) == 1  # one name of the effects: one binding, read where assigned
+
+
+LOOPS = """
+game: loops
+players: {count: 2}
+board: {cells: [a, b, c]}
+vars:
+  total: 0
+moves:
+  add:
+    params: {n: {in: "[1, 2, 3]"}}
+    do:
+      - for: "k in [1, 2, 3] if k != n"
+        do: ["total += k"]
+      - "total += sum(k * 2 for k in [n] if k > 0)"
+flow:
+  steps:
+    play: {moves: [add], next: play}
+end:
+  - when: "total > 9"
+    winners: "[]"
+"""
+
+
+def test_a_loop_reads_its_names_as_its_own_in_its_conditions_and_body(tmp_path):
+    (tmp_path / "loops.yaml").write_text(LOOPS, encoding="utf-8")
+    ir = rulesdsl.load_game(tmp_path / "loops.yaml").rules.ir
+    loop, total = ir.moves["add"].effects
+    [target] = loop.clause.targets
+    [cond] = loop.clause.conds
+    assert isinstance(loop, N.Loop) and cond.operands[0].kind == "loop" and cond.operands[0].binding is target.binding
+    [body] = loop.body
+    assert body.value.kind == "loop" and body.value.binding is target.binding
+    assert cond.operands[1].kind == "param"  # the move's n, around the loop
+    [comp] = total.value.args
+    [inner] = comp.clauses
+    assert inner.targets[0].binding is not target.binding  # a comprehension's k: a name of its own
+    assert all(r.binding is inner.targets[0].binding for r in N.walk(comp) if isinstance(r, N.Ref) and r.name == "k")

@@ -12,10 +12,11 @@ from hypothesis import HealthCheck, example, given, settings
 import rulesdsl
 from rulesdsl.ir import nodes as N
 from rulesdsl.ir import subset
-from rulesdsl.ir.lower import Lowerer, Name
+from rulesdsl.ir.lower import Lowerer
 from rulesdsl.ir.show import outline, source, type_text
 from rulesdsl.lang import ast as A
 from rulesdsl.lang import types as T
+from rulesdsl.lang.compiler import Scope
 from rulesdsl.lang.parser import parse
 from rulesdsl.loading import load_document, with_variant
 
@@ -29,8 +30,8 @@ CORPUS = sorted((ROOT / "tests" / "fuzz_corpus").rglob("*.yaml"))
 
 # -- source: the IR back as rules-language text ------------------------------------------------------------------
 def lowered(node, text: str = "", statement: bool = False):
-    """The IR of a parsed expression (or statement), every name read as the engine's."""
-    lowerer = Lowerer((), {}, {}, lambda name: Name("engine"), text=text)
+    """The IR of a parsed expression (or statement), lowered where no name is declared."""
+    lowerer = Lowerer((), {}, Scope(), text=text)
     return lowerer.stmt(node) if statement else lowerer.expr(node)
 
 

@@ -12,11 +12,14 @@ import warnings
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from rulesdsl.ir.python import Compiler
 from rulesdsl.lang import ast as A
 from rulesdsl.lang.builtins import pure_builtins
-from rulesdsl.lang.compiler import Binding, CompileProblem, Compiler, Scope
+from rulesdsl.lang.compiler import Binding, CompileProblem, Scope
 from rulesdsl.lang.evaluator import evaluate
 from rulesdsl.lang.parser import parse
+
+from .helpers import lowered
 
 # Precedence levels of the grammar, lowest first (a slot needing level p takes an expression of level >= p).
 IFELSE, OR, AND, NOT, CMP, RANGE, SUM, TERM, FACTOR, POWER, ATOM = range(11)
@@ -295,7 +298,7 @@ def compiled_function(ast, env):
     namespace: dict = {}
     compiler = Compiler(builtins, namespace)
     scope = Scope({name: Binding(f"L_{name}") for name in env})
-    code = compiler.expr(ast, scope)
+    code = compiler.expr(lowered(ast, scope))
     with warnings.catch_warnings():  # e.g. "list indices must be integers": a TypeError both ways at run time
         warnings.simplefilter("ignore", SyntaxWarning)
         fn = eval("lambda " + ", ".join("L_" + n for n in env) + ": " + code, namespace)  # noqa: S307

@@ -16,10 +16,13 @@ from hypothesis import strategies as st
 import rulesdsl
 from rulesdsl.errors import RulesError
 from rulesdsl.lang import types as T
+from rulesdsl.ir.python import Compiler
+from rulesdsl.ir.infer import Typer
 from rulesdsl.lang.builtins import pure_builtins
-from rulesdsl.lang.compiler import Binding, CompileProblem, Compiler, Scope
-from rulesdsl.lang.infer import Typer
+from rulesdsl.lang.compiler import Binding, CompileProblem, Scope
 from rulesdsl.lang.parser import parse
+
+from .helpers import lowered
 
 ENV = {"n": 3, "f": 2.5, "s": "ab", "xs": [1, 2], "ts": (1, "a"), "t": {"k": 1}, "nothing": None, "yes": True}
 
@@ -32,7 +35,7 @@ def typer_and_scope(env=ENV):
 
 def infer(text: str, env=ENV) -> T.Type:
     typer, scope, _ = typer_and_scope(env)
-    return typer.expr(parse(text), scope)
+    return typer.expr(lowered(parse(text), scope))
 
 
 def refused(text: str) -> CompileProblem:
@@ -139,7 +142,7 @@ def _run(text: str):
     namespace: dict = {}
     compiler = Compiler(builtins, namespace)
     try:
-        code = compiler.expr(parse(text), scope)
+        code = compiler.expr(lowered(parse(text), scope))
     except CompileProblem as exc:  # constants that can never work, found while folding them
         return False, exc
     with warnings.catch_warnings():
@@ -158,7 +161,7 @@ def test_the_checker_refuses_only_what_fails(text):
     # typed language: so this holds for expressions that evaluate every part)
     typer, scope, _ = typer_and_scope()
     try:
-        typer.expr(parse(text), scope)
+        typer.expr(lowered(parse(text), scope))
     except CompileProblem as problem:
         assert problem.code == "type_error"
         ran, _ = _run(text)
@@ -170,7 +173,7 @@ def test_the_checker_refuses_only_what_fails(text):
 def test_what_runs_is_of_the_kind_inferred(text):
     typer, scope, _ = typer_and_scope()
     try:
-        inferred = typer.expr(parse(text), scope)
+        inferred = typer.expr(lowered(parse(text), scope))
     except CompileProblem:
         return
     ran, value = _run(text)

@@ -1,164 +1,61 @@
-"""Building a game's IR from what the model compiler recorded: every expression and statement with the names
-around it, lowered once the type pass has settled every type."""
+"""Building a game's IR from the nodes the model compiler lowered as it compiled each expression and statement,
+once the type pass has settled every type."""
 
 from __future__ import annotations
 
 from ..lang import types as T
 from . import nodes as N
 from .game import Board, Branch, Chance, Check, EndRule, Function, GameIR, Holder, Let, MovePlan, Param, Step
-from .lower import Lowerer, Name
-
-# the sections whose keys are names the rules read, and what each names
-_SECTIONS = {"data": "data", "let": "global", "vars": "var", "zones": "zone", "functions": "function",
-             "procedures": "procedure"}
-_BOARD_SECTIONS = {"regions": "region", "directions": "direction"}
-
-
-def spec_at(data, path: tuple):
-    """The rule file's value at `path` (None where there is none)."""
-    for key in path:
-        if isinstance(data, dict):
-            data = data.get(key)
-        elif isinstance(data, list) and isinstance(key, int) and 0 <= key < len(data):
-            data = data[key]
-        else:
-            return None
-    return data
 
 
 class Builder:
-    """Lowers the records of one compiled file (see model/compile_types.py) and puts them together as a GameIR.
+    """Files the IR nodes of one compiled file by where they are written, typed, and puts them together as a
+    GameIR.
 
-    `records`: (path, node, scope, is_statement) in the order compiled (the scope says what the engine's names
-    mean there); `types`: the type pass's id(node) ->
-    Type; `loop_heads`: the path of each `for:` effect's head -> its parsed clause; `offsets`: id(node) -> where
-    in its string a node parsed from part of it starts (a notation field)."""
+    `records`: (path, node) in the order compiled (a node lowered as a param's inferred bound is filed under the
+    param's `among`); `types`: the type pass's id(node) -> Type; `loop_heads`: the path of each `for:` effect's head
+    -> its clause (its collection and conditions are recorded at that path too, and filed as the clause)."""
 
-    def __init__(self, data: dict, file: str, records: list, types: dict, loop_heads: dict, offsets: dict,
-                 binding_type=lambda b: b.type, holder_type=lambda name: T.ANY):
-        self.data, self.file, self.types, self.binding_type = data, file, types, binding_type
-        self.holder_type = holder_type  # name -> the type the type pass gave a variable, zone or constant
-        self.records, self.loop_heads, self.offsets = records, loop_heads, offsets
-        self.game_names = self._game_names()
-        self.loop_names: dict = {}  # path of a `for:` effect -> the names its head binds
-        self.temps: dict = {}  # path of a rule -> the names its effects assign
+    def __init__(self, records: list, types: dict, loop_heads: dict, binding_type=lambda b: b.type):
+        self.types, self.binding_type = types, binding_type
         self.exprs: dict = {}
+        for path, node in records:
+            if path in loop_heads:
+                self.exprs[path] = [loop_heads[path]]
+            else:
+                self.exprs.setdefault(path, []).append(node)
+        nodes = [node for found in self.exprs.values() for top in found for node in N.walk(top)]
+        # where a name the effects assign is first assigned -> the value it is given there, which types it where it
+        # is assigned (where it is read, the type pass types it by every value it is given)
+        self.first = {}
+        for node in nodes:
+            if isinstance(node, N.Assign) and isinstance(node.target, N.Ref) and node.target.kind == "temp" \
+                    and node.target.at == node.target.decl_at:
+                self.first.setdefault(node.target.decl_at, node.value)
+        for node in reversed(nodes):  # (the items of a node before the node)
+            self._type(node)
+        for node in nodes:
+            if isinstance(node, N.Ref) and id(node) not in self.types:
+                N.typed(node, self._unread(node))
 
-    def _game_names(self) -> dict:
-        names = {}
-        for section, kind in _SECTIONS.items():
-            for name in (self.data.get(section) or {}) if isinstance(self.data.get(section), dict) else ():
-                typed = self.holder_type(name) if kind in ("data", "global", "var", "zone") else T.ANY
-                names[name] = Name(kind, (section, name), const=kind in ("data", "global"), type=typed)
-        board = self.data.get("board") if isinstance(self.data.get("board"), dict) else {}
-        for section, kind in _BOARD_SECTIONS.items():
-            for name in board.get(section) or {} if isinstance(board.get(section), dict) else ():
-                names.setdefault(name, Name(kind, ("board", section, name), const=True))
-        return names
+    def _type(self, node: N.Node) -> None:
+        """Give `node` the type the type pass found for it: a comprehension handed to an aggregate, a list of its
+        items; a call made for what it does, what it gives (none where it gives nothing known)."""
+        found = self.types.get(id(node))
+        if found in (None, T.ANY) and isinstance(node, N.Comp) and node.generator:
+            found = T.list_(T.widen(node.elt.type))
+        elif isinstance(node, N.Do) and node.call.type == T.ANY:
+            N.typed(node.call, T.NONE_T)
+        if found is not None:
+            N.typed(node, found)
 
-    def _type_of_name(self, scope):
-        def type_of(name: str) -> T.Type:
-            b = scope.lookup(name) if scope is not None else None
-            return T.ANY if b is None else self.binding_type(b)
-        return type_of
-
-    def _fallback(self, scope, path: tuple):
-        """What names neither the file's sections nor its rules declare mean in `scope` (at `path`): the engine's,
-        and the names the engine gives a rule, declared by the key that introduces them (see _given)."""
-        def meaning(name: str) -> Name:
-            b = scope.lookup(name) if scope is not None else None
-            if b is None:
-                return Name("unknown")
-            if b.kind in ("var", "zone", "option"):
-                return Name(b.kind, const=b.kind == "option", type=b.type)
-            if b.is_const and b.type == T.CELL:
-                return Name("cell", const=True, type=b.type)
-            if b.kind == "local":
-                return Name("local", self._given(name, path), type=b.type)
-            return Name("engine", const=b.is_const, type=b.type)
-        return meaning
-
-    def _given(self, name: str, path: tuple) -> tuple | None:
-        """The key that introduces a name the engine gives the rule at `path`: a compound move's `parts`, a part's
-        `part`, a step's `move` (after:) or `choices` (resolve:), a chance step's `outcome`, a `key` (of keys:),
-        the cell `c` a board attribute, link or picture position is worked out for, a place's `owner`."""
-        for n in range(len(path), 0, -1):
-            prefix, spec = path[:n], spec_at(self.data, path[:n])
-            if name == "part" and len(prefix) >= 2 and prefix[-2] == "parts":
-                return prefix
-            if not isinstance(spec, dict):
-                continue
-            for key, gives in (("parts", "parts"), ("after", "move"), ("resolve", "choices"), ("keys", "key"),
-                               ("arrangement", "outcome"), ("draw", "outcome")):
-                if name == gives and key in spec:
-                    return prefix + (key,)
-            if name in ("c", "owner") and (prefix[:2] in (("board", "attributes"), ("board", "links")) and n == 3
-                                           or prefix[:1] in (("vars",), ("zones",)) and n == 2):
-                return prefix
-        if name == "c" and path[:1] == ("render",):
-            return path
-        return None
-
-    def _locals(self, path: tuple) -> tuple[dict, tuple]:
-        """The names a rule declares around `path` (params, lets, inputs, loop variables), and the path of the
-        innermost rule (whose effects' new names are shared)."""
-        names, rule = {}, path[:2]
-        for n in range(1, len(path) + 1):
-            prefix = path[:n]
-            spec = spec_at(self.data, prefix)
-            if prefix in self.loop_names:
-                names.update(self.loop_names[prefix])
-            if not isinstance(spec, dict) or n < 2 or isinstance(path[n - 1], int):
-                continue
-            params = spec.get("params")
-            if isinstance(params, list):
-                rule = prefix
-                names.update({p: Name("arg", prefix + ("params", i)) for i, p in enumerate(params) if isinstance(p, str)})
-            elif isinstance(params, dict):
-                rule = prefix
-                names.update({p: Name("param", prefix + ("params", p)) for p in params})
-            if isinstance(spec.get("inputs"), list):
-                names.update({p: Name("input", prefix + ("inputs", i)) for i, p in enumerate(spec["inputs"])
-                              if isinstance(p, str)})
-            if isinstance(spec.get("let"), dict) and prefix != ("let",):
-                names.update({p: Name("let", prefix + ("let", p)) for p in spec["let"]})
-        return names, rule
-
-    def lower_all(self) -> None:
-        for path, node, scope, is_stmt in self.records:
-            if path in self.loop_heads:
-                if path not in self.loop_names:
-                    self._head(path, scope)
-                continue
-            found = self._lower(path, node, scope, is_stmt)
-            if self.offsets.get(id(node)) == "among":  # a bound worked out for a param: its `among`
-                path = (path[:-1] if path[-1] == "in" else path) + ("among",)
-            self.exprs.setdefault(path, []).append(found)
-
-    def _lowerer(self, path: tuple, node, scope) -> tuple[Lowerer, dict, tuple]:
-        local, rule = self._locals(path)
-        temps = self.temps.setdefault(rule, {})
-        names = {**self.game_names, **temps, **local}
-        text = spec_at(self.data, path)
-        offset = self.offsets.get(id(node), 0)
-        offset = offset if isinstance(offset, int) else 0
-        return Lowerer(path, names, self.types, self._fallback(scope, path), offset,
-                       text[offset:] if isinstance(text, str) else "", self._type_of_name(scope)), temps, tuple(names)
-
-    def _lower(self, path: tuple, node, scope, is_stmt: bool):
-        lowerer, temps, before = self._lowerer(path, node, scope)
-        found = lowerer.stmt(node) if is_stmt else lowerer.expr(node)
-        temps.update({k: v for k, v in lowerer.names.items() if k not in before})
-        return found
-
-    def _head(self, path: tuple, scope) -> None:
-        """A `for:` effect's head: one clause, whose names its body reads."""
-        head = self.loop_heads[path]
-        lowerer, _, _ = self._lowerer(path, head, scope)
-        frame = {}
-        clause = lowerer.clause(head, frame)
-        self.loop_names[path[:-1]] = frame
-        self.exprs[path] = [clause]
+    def _unread(self, ref: N.Ref) -> T.Type:
+        """The type of a name the type pass does not read (one assigned): of a name of the effects, the value it is
+        first given; else what it names."""
+        first = self.first.get(ref.decl_at) if ref.kind == "temp" else None
+        if first is not None and first.type != T.ANY:
+            return first.type
+        return T.ANY if ref.binding is None else self.binding_type(ref.binding)
 
     # -- the parts of the game ------------------------------------------------------------------------
     def one(self, path: tuple):
@@ -274,9 +171,7 @@ def _indices(region):
 def build(compiler) -> GameIR:
     """The IR of the game `compiler` (a model/compile.py ModelCompiler whose type pass has run) compiled."""
     rules, data = compiler.rules, compiler.data
-    builder = Builder(data, compiler.doc.file, compiler.ir_records(), compiler.typer.types or {},
-                      compiler.loop_heads, compiler.ir_offsets, compiler.typer.binding_type, compiler.holder_type)
-    builder.lower_all()
+    builder = Builder(compiler.ir_records(), compiler.typer.types or {}, compiler.loop_heads, compiler.typer.binding_type)
     cells = rules.board.cells
     board = Board([c.name for c in cells], directions=dict(rules.board.directions),
                   regions={n: _indices(r) for n, r in rules.board.regions.items()},

@@ -3,6 +3,9 @@
 Each node has a static type (lang/types.py) and `at`, where it is written: the path of the rule-file string it
 comes from and its character span in that string (see source.Document.locate). A name is resolved to a Ref
 that says what kind of thing it names and where that is declared, so a reader needs no scope of its own.
+
+The model compiler lowers each expression and statement once, as it compiles it (see lower.py); the backends print
+code from these nodes. A node's type is settled by the type pass, after every rule is lowered (see typed()).
 """
 
 from __future__ import annotations
@@ -45,6 +48,9 @@ class Ref(Node):
     decl: tuple | None = None
     decl_at: tuple | None = None  # (path, start, end) of the binding occurrence, for names bound inside strings
     const: bool = False  # a value fixed when the game loads
+    # what the compiler's scope says of the name where it is written (lang.compiler.Binding): how the Python
+    # backend reads it, whether it may be assigned, its value when it is a constant
+    binding: object = field(default=None, compare=False, repr=False, kw_only=True)
 
 
 @dataclass(frozen=True, eq=False)
@@ -153,6 +159,8 @@ class Call(Node):
     kwargs: tuple  # ((name, node), ...)
     target: str = "builtin"
     decl: tuple | None = None
+    # name -> (start, end) of each keyword where it is written, for a problem with it
+    keyword_at: dict = field(default_factory=dict, compare=False, repr=False, kw_only=True)
 
     def children(self):
         return self.args + tuple(v for _, v in self.kwargs)
@@ -222,6 +230,11 @@ class Loop(Node):
 
     def children(self):
         return (self.clause,) + self.body
+
+
+def typed(node: Node, found: T.Type) -> None:
+    """Give `node` the type the type pass settled on: the one change a node sees once it is made."""
+    object.__setattr__(node, "type", found)
 
 
 def walk(node):

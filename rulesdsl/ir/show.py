@@ -7,7 +7,7 @@ from decimal import Decimal
 
 from ..lang import types as T
 from . import nodes as N
-from .build import spec_at
+from .naming import spec_at
 from .game import Chance, GameIR, MovePlan, Step
 
 # The grammar's precedence levels (lang/grammar.lark), lowest first: a slot that needs level p takes an expression

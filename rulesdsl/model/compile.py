@@ -7,16 +7,20 @@ from dataclasses import replace
 
 from .. import budget
 from ..errors import Location, Problem, RulesError, close_names, suggestion
+from ..ir import nodes as N
+from ..ir.build import build as build_ir
+from ..ir.infer import Typer
+from ..ir.lower import Lowerer
+from ..ir.naming import Naming, spec_at
+from ..ir.python import INLINE_NODES, Compiler
 from ..lang import ast as A
 from ..lang import checked
 from ..lang.builtins import Builtin, pure_builtins
 from ..lang import types as T
-from ..lang.compiler import (ABSENT, EXISTING, INLINE_NODES, RULE_CODE_FILE, SCALAR, Binding, CompileProblem, Compiler,
-                             Scope, is_name, local, typed_local)
-from ..lang.infer import Typer
+from ..lang.compiler import (ABSENT, EXISTING, RULE_CODE_FILE, SCALAR, Binding, CompileProblem, Scope, is_name, local,
+                             typed_local)
 from ..lang.emit import Assign, Comment, Function, Return, expressions, render
 from ..lang.parser import SyntaxProblem, parse
-from ..ir.build import build as build_ir
 from ..lang.verify import namespace_builtins, verify
 from ..limits import (LOAD_SECONDS, MAX_KEYS, MAX_OPTION_ITEMS, MAX_PLAYERS, MAX_VALUE_DEPTH, VALUE_SECONDS,
                       LimitExceeded)
@@ -60,6 +64,8 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
         self.rules.variant = variant
         self.namespace: dict = {"__builtins__": namespace_builtins()}
         self._fn_count = 0
+        self.naming = Naming(self.data)  # what each name means where it is written, for the IR
+        self._expanded: dict = {}  # name -> (params' bindings, body's IR) of a function compiled into its callers
         self._reads: ReadAnalysis | None = None
         self._stopped_at = None  # the part being worked out when the load's budget ran out
 
@@ -124,19 +130,41 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
                 sub.keyword_spans = {k: (a - len(prefix), b - len(prefix)) for k, (a, b) in spans.items()}
         return node
 
-    def code(self, path, node, scope, then=None, transient: bool = False) -> str | object:
-        """The Python source of an expression's AST (or _FAIL, its problem recorded); `transient`: of a value used
-        and dropped (see Compiler.transient). Its type is worked out in the type pass (see compile_types.py),
-        which calls then(type) if given."""
+    def lowerer(self, path, scope, offset: int = 0) -> Lowerer:
+        """The Lowerer of what is written at `path` (from character `offset` of its string), in `scope`."""
+        names, temps = self.naming.around(path)
+        text = spec_at(self.data, path)
+        return Lowerer(path, names, scope, offset, text[offset:] if isinstance(text, str) else "", temps,
+                       lambda name: self.naming.given(name, path))
+
+    def code(self, path, node, scope, then=None, transient: bool = False, filed=None) -> str | object:
+        """The Python source of an expression's AST (or _FAIL, its problem recorded), lowered to the IR where it is
+        written, then printed; `transient`: of a value used and dropped (see the Python backend's transient). Its
+        type is worked out in the type pass (see compile_types.py), which calls then(type) if given; the IR files
+        it at `path` (else at `filed`)."""
+        found = self.lowered(path, node, scope, then, transient, filed)
+        return found if found is _FAIL else found[0]
+
+    def lowered(self, path, node, scope, then=None, transient: bool = False, filed=None) -> tuple | object:
+        """(Python source, IR) of an expression's AST, or _FAIL: see code()."""
         if node is _FAIL:
             return _FAIL
         try:
-            code = (self.compiler.transient if transient else self.compiler.expr)(node, scope)
+            lowered = self.lowerer(path, scope).expr(node)
+        except CompileProblem as exc:  # nested too deeply to lower
+            self._expr_problem(path, exc, None)
+            return _FAIL
+        return self.printed(path, lowered, then, transient, filed)
+
+    def printed(self, path, node: N.Node, then=None, transient: bool = False, filed=None) -> tuple | object:
+        """(Python source, IR) of an expression lowered already, or _FAIL: see code()."""
+        try:
+            code = (self.compiler.transient if transient else self.compiler.expr)(node)
         except CompileProblem as exc:
             self._expr_problem(path, exc, None)
             return _FAIL
-        self.record_expr(path, node, scope, then)
-        return code
+        self.record_expr(filed or path, node, then)
+        return code, node
 
     def expr(self, path, text, scope, then=None):
         """Compile the expression at `path` to Python source (or _FAIL); see code()."""
@@ -610,13 +638,17 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
                 if b is None or b.category != section:
                     continue
                 params = [str(p) for p in spec.get("params") or []]
-                bindings = {p: local(p) for p in params}
+                bindings, lowered = self._expanded.get(name) or ({p: local(p) for p in params}, None)
                 self.typed_function(name, list(bindings.values()))
                 scope = self.root.child(**bindings)
                 if section == "functions":
                     lets, scope = self.let_block((section, name), spec.get("let"), scope)
-                    code = self.expr((section, name, body_key), spec.get(body_key), scope,
-                                     then=self.function_value(name))
+                    path = (section, name, body_key)
+                    if lowered is None:
+                        code = self.expr(path, spec.get(body_key), scope, then=self.function_value(name))
+                    else:  # (lowered already, to be compiled into its callers: see _expansion)
+                        code = self.printed(path, lowered, then=self.function_value(name))
+                        code = code if code is _FAIL else code[0]
                     body = _FAIL if code is _FAIL or lets is _FAIL else lets + [Return(code)]
                 else:
                     body = self.effects((section, name, body_key), spec.get(body_key) or [], scope)
@@ -645,25 +677,30 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
                 continue
             node = self.parse_at(path + ("let", name), text)
             binding = local(name)
-            code = self.code(path + ("let", name), node, scope, then=lambda found, b=binding: setattr(b, "type", found))
-            if code is _FAIL:
+            found = self.lowered(path + ("let", name), node, scope,
+                                 then=lambda typed, b=binding: setattr(b, "type", typed))
+            if found is _FAIL:
                 statements = _FAIL
             elif statements is not _FAIL:
-                statements.append(Assign(f"L_{name}", code))
-            binding = _BROKEN if code is _FAIL else binding
-            if code is not _FAIL:  # nothing assigns it again (a function or end rule is an expression)
-                binding.depth = self.compiler.depth_of(node, scope)
+                statements.append(Assign(f"L_{name}", found[0]))
+            binding = _BROKEN if found is _FAIL else binding
+            if found is not _FAIL:  # nothing assigns it again (a function or end rule is an expression)
+                binding.depth = self.compiler.depth_of(found[1])
             scope = scope.child(**{name: binding})
         return statements, scope
 
     def _expansion(self, name: str, params: list, text) -> None:
-        """Let calls of a function with a short body be compiled into their callers (Compiler._inline)."""
+        """Let calls of a function with a short body be compiled into their callers (the Python backend's _inline):
+        its body lowered now, with the bindings of its params, as it is compiled for itself later."""
         try:
             body = parse(text) if isinstance(text, str) else None
         except SyntaxProblem:  # reported where the body is compiled
             return
-        if body is not None and sum(1 for _ in A.walk(body)) <= INLINE_NODES:
-            self.compiler.expansions[name] = (params, body, self.root)
+        if body is not None and sum(1 for _ in A.walk(body)) <= INLINE_NODES:  # (so not nested too deeply to lower)
+            bindings = {p: local(p) for p in params}
+            lowered = self.lowerer(("functions", name, "value"), self.root.child(**bindings)).expr(body)
+            self._expanded[name] = (bindings, lowered)
+            self.compiler.expansions[name] = (list(bindings.values()), lowered)
 
     # -- end and scoring ---------------------------------------------------------------------
     def unchanged(self, spec: dict, keys: tuple, label: str | None = None):

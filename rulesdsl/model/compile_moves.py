@@ -7,9 +7,11 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ..errors import close_names, suggestion
+from ..ir import nodes as N
+from ..ir.python import Compiler
 from ..lang import ast as A
 from ..lang import types as T
-from ..lang.compiler import CompileProblem, Compiler, Scope, built, local
+from ..lang.compiler import CompileProblem, Scope, built, local
 from ..lang.emit import Append, Assign, Comment, Continue, Effect, For, Guard, If, Return, Stmt, Try, Yield
 from ..lang.held import items
 from ..lang.parser import SyntaxProblem, parse
@@ -308,11 +310,11 @@ class MoveCompiler:
         node = inferred_bound(level.node, analysis, self.builtins)
         if node is None:
             return None
-        # the IR files it as the param's `among`, as if written there (see ir/build.py)
-        self.ir_offsets[id(node)] = "among"
+        # the IR files it as the param's `among`, as if written there
+        among = (level.path[:-1] if level.path[-1] == "in" else level.path) + ("among",)
         # all cells or all players mean the game's, whatever the params are named
-        code = self.code(level.path, node, self.root if node.id in ("cells", "players") else level.scope) \
-            if isinstance(node, A.Name) else self.code(level.path, node, level.scope)
+        scope = self.root if isinstance(node, A.Name) and node.id in ("cells", "players") else level.scope
+        code = self.code(level.path, node, scope, filed=among)
         return None if code is _FAIL else code
 
     def _move_objects(self, rule: MoveRule) -> str:
@@ -366,11 +368,12 @@ class MoveCompiler:
                     among = self.parse_at(among_path, dom["among"])
                 dom, why, ppath = dom.get("in"), dom.get("why"), ppath + ("in",)
             node = self.parse_at(ppath, dom)
-            code = self.code(ppath, node, scope.child(**seen.names),
-                             then=_typing(seen.names[pname], inner.names[pname], item=True))
-            if code is _FAIL or among is _FAIL:
+            found = self.lowered(ppath, node, scope.child(**seen.names),
+                                 then=_typing(seen.names[pname], inner.names[pname], item=True))
+            if found is _FAIL or among is _FAIL:
                 ok = False
                 continue
+            code, lowered = found
             binders = rule.params + rule.lets
             later = (self._free_names(node) & set(binders)) - set(binders[:i])
             if later:
@@ -379,9 +382,9 @@ class MoveCompiler:
                 ok = False
             search.levels[i + 1] = _Level(pname, code, len(search.checks), node=node, path=ppath,
                                           scope=scope.child(**seen.names), among=among, among_path=among_path)
-            known, values = self.compiler.const_value(node, scope.child(**seen.names))
-            if not known and isinstance(node, (A.ListExpr, A.TupleExpr)):  # a list written out: ['red', 'blue']
-                found = [self.compiler.const_value(item, scope) for item in node.items]
+            known, values = self.compiler.const_value(lowered)
+            if not known and isinstance(lowered, N.Display) and lowered.kind != "table":  # written out: ['red', 'blue']
+                found = [self.compiler.const_value(item) for item in lowered.items]
                 known, values = all(k for k, _ in found), [v for _, v in found]
             if known and isinstance(values, range):  # values known now: what each holds is too
                 search.held[pname] = 0
@@ -459,11 +462,12 @@ class MoveCompiler:
                 # notation is printed without a state: names read from it (vars, zones, player, turn) are out
                 no_state = Scope({n: b for n, b in _flatten(scope).items()
                                   if b.kind not in ("var", "zone") and not re.search(r"\bS\b", b.code)})
+                lowered = self.lowerer(path, no_state, offset=j + 1).expr(node)
                 saved = {n: b for n, b in self.builtins.items() if b.state}
                 for n in saved:
                     del self.builtins[n]
                 try:
-                    code = self.compiler.expr(node, no_state)
+                    code = self.compiler.expr(lowered)
                 finally:
                     self.builtins.update(saved)
             except SyntaxProblem as exc:
@@ -482,24 +486,21 @@ class MoveCompiler:
                         (f" ({', '.join(usable)})" if usable else "") + " and 'me'"
                 elif exc.code in _UNKNOWN:
                     hint = (hint + "; " if hint else "") + "notation may use only the move's params, lets and 'me'"
-                self.problems.append(self.doc.problem(path, exc.message, hint, offset=j + 1 + exc.start,
+                # (where in the whole template: the field's IR is placed there)
+                self.problems.append(self.doc.problem(path, exc.message, hint, offset=exc.start,
                                                       width=max(1, exc.end - exc.start), code=exc.code, fields=fields))
                 return _FAIL
             parts.append(f"F_text({code})")
-            self.record_expr(path, node, no_state)
-            self.ir_offsets[id(node)] = j + 1
+            self.record_expr(path, lowered)
             if found is not None:
                 found.append((inner_text, code, self._free_names(node)))
             i = k + 1
         self.namespace["F_text"] = text_of
         return f"''.join(({''.join(p + ', ' for p in parts)}))" if parts else "''"  # flat: any number of fields
 
-    def _loop_typing(self, clause, bindings: list):
+    def _loop_typing(self, clause: N.Clause):
         """then() of a `for:` effect's collection (see code()): its type gives the loop names theirs."""
-        def then(iterable):
-            for binding, typed in zip(bindings, self.typer.targets(clause, iterable)):
-                binding.type = typed
-        return then
+        return lambda iterable: self.typer.targets(clause, iterable)
 
     def effects(self, path, items, scope) -> list | object:
         """The statements (emit form) of a list of effects (statements, if/else, for loops); _FAIL if one does
@@ -514,9 +515,12 @@ class MoveCompiler:
                 if node is _FAIL:
                     ok = False
                     continue
+                lowerer = self.lowerer(ipath, scope)
                 try:
-                    stmts.extend(Effect(code, ipath) for code in self.compiler.stmt(node, scope))
-                    self.record_stmt(ipath, node, scope)
+                    lowered = lowerer.stmt(node)
+                    stmts.extend(Effect(code, ipath) for code in self.compiler.stmt(lowered))
+                    scope.names.update(lowerer.new)  # the names it assigns first are the effects' own from here on
+                    self.record_stmt(ipath, lowered)
                 except CompileProblem as exc:
                     self._expr_problem(ipath, exc, item)
                     ok = False
@@ -539,21 +543,27 @@ class MoveCompiler:
                         self.problem(ipath + ("for",), "write the loop as 'name in collection'")
                     ok = False
                     continue
-                clause = node.fors[0]
-                self.loop_heads[ipath + ("for",)] = clause
+                head = ipath + ("for",)
                 # a loop variable never overwrites a parameter or local of the same name outside the loop
-                targets = {t: self.compiler.loop_local(t, scope) for t in clause.targets}
-                iterable = self.code(ipath + ("for",), clause.iterable, scope, transient=True,
-                                     then=self._loop_typing(clause, [targets[t] for t in clause.targets]))
+                targets = {t: self.compiler.loop_local(t, scope.lookup(t) is not None) for t in node.fors[0].targets}
+                frame: dict = {}  # (the names the body reads, for the IR)
+                try:
+                    clause = self.lowerer(head, scope).clause(node.fors[0], frame, targets)
+                except CompileProblem as exc:  # nested too deeply to lower
+                    self._expr_problem(head, exc, None)
+                    ok = False
+                    continue
+                self.naming.loops[ipath] = frame
+                self.loop_heads[head] = clause
+                iterable = self.printed(head, clause.iterable, then=self._loop_typing(clause), transient=True)
                 body_scope = scope.child(**targets)
-                conds = [self.code(ipath + ("for",), c, body_scope) for c in clause.conds]
+                conds = [self.printed(head, c) for c in clause.conds]
                 body = self.effects(ipath + ("do",), item.get("do") or [], body_scope)
                 if _FAIL in [iterable, body, *conds]:
                     ok = False
                     continue
-                stmts.append(For(tuple(targets[t].code for t in clause.targets), iterable,
-                                 [Guard(c, Continue(), ipath + ("for",)) for c in conds] + body,
-                                 where=ipath + ("for",)))
+                stmts.append(For(tuple(targets[t.name].code for t in clause.targets), iterable[0],
+                                 [Guard(c[0], Continue(), head) for c in conds] + body, where=head))
             else:
                 self.problem(ipath, "an effect is a statement string, or a mapping with 'if:' or 'for:'",
                              "e.g.  - \"move(from, to)\"   or   - if: \"cond\"\\n    then: [...]")

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Callable
 
 from ..lang import types as T
+from ..ir.infer import Typer
 from ..lang.compiler import Binding, CompileProblem
-from ..lang.infer import Typer
 
 ROUNDS = 8  # passes to settle variables' types; one still changing after them is left unknown (ANY)
 
@@ -29,7 +29,7 @@ class TypeChecker:
         self._functions_typed: dict = {}  # name of a function or procedure of the file -> its params' bindings
         self._calls: dict = {}  # name -> the join of the argument types of its calls, per param, in this pass
         self._returned: dict = {}  # name -> the join of the types its value was found to have in this pass
-        self._typing: list = []  # (path, node, scope, what, then) in the order compiled
+        self._typing: list = []  # (path, IR node, what, then) in the order compiled
         self._var_places: dict = {}  # id(binding of a variable) -> (binding, (place type) -> binding type)
         self._given: dict = {}  # id(binding) -> the join of the place values given to it in this pass
         # (id(binding), levels) -> the join of the values given to items that many levels inside its places
@@ -38,24 +38,22 @@ class TypeChecker:
         self._capacities: dict = {}  # id(binding) -> the capacity a variable declares
         self._keys_given: dict = {}  # (id(binding), levels) -> the join of the keys of the table entries given there
         self.loop_heads: dict = {}  # path of a `for:` effect's head -> its clause (for the IR)
-        # id(node) -> where in its string a node parsed from a part of it starts (a notation field); or "among":
-        # the bound the compiler worked out for a param with none written (filed as the param's `among`)
-        self.ir_offsets: dict = {}
 
     # -- recording -----------------------------------------------------------------------------------------
-    def record_expr(self, path, node, scope, then: Callable | None = None) -> None:
-        """Type `node` in the type pass; `then(type)` is called with its type (to type a name bound to it)."""
-        self._typing.append((path, node, scope, self.typer.expr, then))
+    def record_expr(self, path, node, then: Callable | None = None) -> None:
+        """Type `node` (an IR expression, filed in the IR at `path`) in the type pass; `then(type)` is called with its
+        type (to type a name bound to it)."""
+        self._typing.append((path, node, self.typer.expr, then))
 
-    def record_stmt(self, path, node, scope) -> None:
-        self._typing.append((path, node, scope, self.typer.stmt, None))
+    def record_stmt(self, path, node) -> None:
+        self._typing.append((path, node, self.typer.stmt, None))
 
     def type_now(self) -> T.Type:
         """Type the expression recorded last now, instead of in the type pass (a value worked out at load time,
         before it is evaluated: it reads no variable, so its type is known already). CompileProblem if it is a
         type error."""
-        path, node, scope, what, then = self._typing.pop()
-        found = what(node, scope)
+        path, node, what, then = self._typing.pop()
+        found = what(node)
         if then is not None:
             then(found)
         return found
@@ -155,7 +153,7 @@ class TypeChecker:
         # a function never called, or whose value no pass could type, is typed by none of its calls: ANY
         self._set_function_types({n: [T.ANY if a is None else a for a in found] for n, found in args.items()},
                                  {n: T.ANY if g is None else g for n, g in gives.items()})
-        self.typer.types = {}  # the last pass's types are the IR's (see ir/build.py)
+        self.typer.types = {}  # the last pass's types are the IR's nodes' (see ir/build.py)
         self._pass(report=True)
 
     def record_of(self, rules):
@@ -178,9 +176,8 @@ class TypeChecker:
             self.typer.returns[name] = T.NOTHING if gives[name] is None else gives[name]
 
     def ir_records(self) -> list:
-        """Every expression and statement recorded: (path, node, scope, whether a statement), for the IR."""
-        return [(path, node, scope, getattr(what, "__func__", None) is Typer.stmt)
-                for path, node, scope, what, _ in self._typing]
+        """Every expression and statement recorded: (path, IR node), for the IR."""
+        return [(path, node) for path, node, _, _ in self._typing]
 
     def holder_type(self, name: str) -> T.Type:
         """The type the type pass gave a name of the file (a variable, a zone, a constant)."""
@@ -188,9 +185,9 @@ class TypeChecker:
         return T.ANY if b is None else self.typer.binding_type(b)
 
     def _pass(self, report: bool) -> None:
-        for path, node, scope, what, then in self._typing:
+        for path, node, what, then in self._typing:
             try:
-                found = what(node, scope)
+                found = what(node)
             except CompileProblem as exc:
                 if report:
                     self._expr_problem(path, exc, None)

@@ -1,10 +1,10 @@
-"""Static types of expressions and statements, and the type errors found at load time rather than in play."""
+"""Static types of the IR's expressions and statements, and the type errors found at load time rather than in play."""
 
 from __future__ import annotations
 
-from . import ast as A
-from . import types as T
-from .compiler import Binding, CompileProblem, Scope
+from ..lang import types as T
+from ..lang.compiler import Binding, CompileProblem
+from . import nodes as N
 
 # Which kinds of value each operator takes (see types.kinds): pairs (left, right) that Python runs.
 _NUM = T.NUMBERS
@@ -24,8 +24,9 @@ _WITH_FIELDS = frozenset({T.PIECE, T.RECORD, T.INT})  # an int may be a cell, wh
 _CELL_FIELDS = {"x": T.INT_T, "y": T.INT_T, "index": T.INT_T, "col": T.INT_T, "row": T.INT_T, "name": T.TEXT_T}
 
 
-def _problem(message: str, node: A.Node, hint: str | None = None) -> CompileProblem:
-    return CompileProblem(message, node.start, max(node.start + 1, node.end), hint, code="type_error")
+def _problem(message: str, node: N.Node, hint: str | None = None) -> CompileProblem:
+    _, start, end = node.at
+    return CompileProblem(message, start, max(start + 1, end), hint, code="type_error")
 
 
 def _possible(pairs: set, left: T.Type, right: T.Type) -> bool:
@@ -34,10 +35,11 @@ def _possible(pairs: set, left: T.Type, right: T.Type) -> bool:
 
 
 class Typer:
-    """Works out the static type of each expression in a compiler Scope, and refuses (CompileProblem, code
-    'type_error') an operation that no value of its operands' types could run: a list added to a tuple, none
-    compared by order, an attribute of a number, a pair unpacked from triples. What is not known at load time
-    is ANY and checked as the game runs, so a file that loads is never refused for what it might do."""
+    """Works out the static type of each IR expression, its names typed by their compiler bindings, and refuses
+    (CompileProblem, code 'type_error') an operation that no value of its operands' types could run: a list added
+    to a tuple, none compared by order, an attribute of a number, a pair unpacked from triples. What is not known
+    at load time is ANY and checked as the game runs, so a file that loads is never refused for what it might do.
+    A loop variable's binding is given the type of the items it runs over."""
 
     def __init__(self, builtins: dict):
         self.builtins = builtins  # name -> Builtin (the compiler's own table: the file's functions come later)
@@ -51,8 +53,8 @@ class Typer:
         # on_call(name, argument types); returns[name] is what a function gives, as the type pass finds it
         self.on_call = None
         self.returns: dict = {}
-        # when set, id(node) -> the type found for each node typed (and id(clause) -> its names' types): what
-        # the IR is built from, once the types are settled (see ir/build.py)
+        # when set, id(node) -> the type found for each node typed: what the IR's nodes are given once the types
+        # are settled (see build.py)
         self.types: dict | None = None
 
     # -- names ---------------------------------------------------------------------------------------
@@ -65,48 +67,46 @@ class Typer:
         return b.type if b.typed_by is None else b.typed_by()
 
     # -- expressions ---------------------------------------------------------------------------------
-    def expr(self, node: A.Node, scope: Scope) -> T.Type:
+    def expr(self, node: N.Node) -> T.Type:
         """The static type of `node`; CompileProblem if it can never be worked out."""
         method = getattr(self, "_" + type(node).__name__, None)
-        found = T.ANY if method is None else method(node, scope)
+        found = T.ANY if method is None else method(node)
         if self.types is not None:
             self.types[id(node)] = found
         return found
 
-    def _Const(self, node, scope):
+    def _Const(self, node):
         return T.type_of_value(node.value)
 
-    def _Name(self, node, scope):
-        b = scope.lookup(node.id)
-        return T.ANY if b is None else self.binding_type(b)
+    def _Ref(self, node):
+        b = node.binding
+        return T.ANY if b is None or b.kind == "unknown" else self.binding_type(b)
 
-    def _ListExpr(self, node, scope):
-        types = [self.expr(i, scope) for i in node.items]
-        return T.list_(T.widen(_joined(types)), len(types))
-
-    def _TupleExpr(self, node, scope):
-        return T.tuple_(*(self.expr(i, scope) for i in node.items))
-
-    def _DictExpr(self, node, scope):
-        keys = [self.expr(k, scope) for k, _ in node.pairs]
-        values = [self.expr(v, scope) for _, v in node.pairs]
+    def _Display(self, node):
+        if node.kind == "list":
+            types = [self.expr(i) for i in node.items]
+            return T.list_(T.widen(_joined(types)), len(types))
+        if node.kind == "tuple":
+            return T.tuple_(*(self.expr(i) for i in node.items))
+        keys = [self.expr(k) for k, _ in node.items]
+        values = [self.expr(v) for _, v in node.items]
         return T.table(T.widen(_joined(keys)), T.widen(_joined(values)))
 
-    def _BinOp(self, node, scope):
+    def _Binary(self, node):
         # a long run of one operator is a deep left-leaning tree: walk it as a loop, not by recursion
         chain = []
         left = node
-        while isinstance(left, A.BinOp):
+        while isinstance(left, N.Binary):
             chain.append(left)
             left = left.left
-        value = self.expr(left, scope)
+        value = self.expr(left)
         for op_node in reversed(chain):
-            value = self.binary(op_node, value, self.expr(op_node.right, scope))
+            value = self.binary(op_node, value, self.expr(op_node.right))
             if self.types is not None:  # (each step of the run is a node of its own)
                 self.types[id(op_node)] = value
         return value
 
-    def binary(self, node: A.Node, left: T.Type, right: T.Type, op: str | None = None) -> T.Type:
+    def binary(self, node: N.Node, left: T.Type, right: T.Type, op: str | None = None) -> T.Type:
         """The type of `left op right` (op: node.op unless given), refusing operands that never go together."""
         op = op or node.op
         if T.NOTHING in (left, right):
@@ -136,8 +136,8 @@ class Typer:
             return T.TEXT_T
         return T.ANY
 
-    def _UnaryOp(self, node, scope):
-        operand = self.expr(node.operand, scope)
+    def _Unary(self, node):
+        operand = self.expr(node.operand)
         if node.op == "not":
             return T.BOOL_T
         if operand == T.NOTHING:
@@ -150,24 +150,24 @@ class Typer:
             return T.INT_T
         return T.FLOAT_T if T.kinds(operand) == {T.FLOAT} else T.NUMBER if T.numeric(operand) else T.ANY
 
-    def _BoolOp(self, node, scope):
+    def _Logic(self, node):
         # `a or b or ...` gives one of its operands; a long run is a deep tree: walked as a loop
         found, runs, todo = {}, [], [node]
         while todo:  # the operands typed from left to right
             item = todo.pop()
-            if isinstance(item, A.BoolOp):
+            if isinstance(item, N.Logic):
                 runs.append(item)
                 todo += [item.right, item.left]
             else:
-                found[id(item)] = self.expr(item, scope)
+                found[id(item)] = self.expr(item)
         for item in reversed(runs):  # then each step of the run, from the innermost out
             found[id(item)] = T.union(found[id(item.left)], found[id(item.right)])
             if self.types is not None:
                 self.types[id(item)] = found[id(item)]
         return found[id(node)]
 
-    def _Compare(self, node, scope):
-        types = [self.expr(o, scope) for o in node.operands]
+    def _Compare(self, node):
+        types = [self.expr(o) for o in node.operands]
         for op, left, right in zip(node.ops, types, types[1:]):
             if op in ("<", "<=", ">", ">=") and not _possible(_ORDERED, left, right):
                 raise _problem(f"cannot compare {T.describe(left)} with {T.describe(right)} by '{op}'", node,
@@ -181,25 +181,25 @@ class Typer:
                     raise _problem(f"text can only contain text, not {T.describe(left)}", node)
         return T.BOOL_T
 
-    def _IfElse(self, node, scope):
-        self.expr(node.cond, scope)
-        return T.join(self.expr(node.then, scope), self.expr(node.other, scope))
+    def _Cond(self, node):
+        self.expr(node.test)
+        return T.join(self.expr(node.then), self.expr(node.other))
 
-    def _Range(self, node, scope):
-        low, high = self.expr(node.low, scope), self.expr(node.high, scope)
+    def _Range(self, node):
+        low, high = self.expr(node.low), self.expr(node.high)
         for end, t in ((node.low, low), (node.high, high)):
             if not T.kinds(t) & {T.INT, T.BOOL}:
                 raise _problem(f"a range runs between whole numbers, not {T.describe(t)}", end)
         exact = all(t.name == "int" and t.low is not None and t.low == t.high for t in (low, high))
         return T.range_(low.low, high.high) if exact else T.range_()
 
-    def _Attr(self, node, scope):
-        if isinstance(node.obj, A.Name):
-            b = scope.lookup(node.obj.id)
+    def _Attr(self, node):
+        if isinstance(node.obj, N.Ref):
+            b = node.obj.binding
             if b is not None and b.kind == "option":
                 value = (b.const or {}).get(node.name) if isinstance(b.const, dict) else None
                 return T.type_of_value(value) if value is not None else T.ANY
-        obj = self.expr(node.obj, scope)
+        obj = self.expr(node.obj)
         if obj == T.NOTHING:
             return obj
         if not T.kinds(obj) & _WITH_FIELDS or obj.name in ("int", "seat", "bool"):
@@ -218,8 +218,8 @@ class Typer:
             return self.piece_fields.get(name, T.ANY)
         return T.ANY
 
-    def _Index(self, node, scope):
-        obj, index = self.expr(node.obj, scope), self.expr(node.index, scope)
+    def _Index(self, node):
+        obj, index = self.expr(node.obj), self.expr(node.index)
         if obj == T.NOTHING:
             return obj
         if not T.kinds(obj) & _INDEXED:
@@ -237,11 +237,11 @@ class Typer:
             return T.union(*found) if found else T.ANY
         return _item_at(obj, index)
 
-    def _Slice(self, node, scope):
-        obj = self.expr(node.obj, scope)
+    def _Slice(self, node):
+        obj = self.expr(node.obj)
         for end in (node.low, node.high):
             if end is not None:
-                t = self.expr(end, scope)
+                t = self.expr(end)
                 if not T.kinds(t) & {T.INT, T.BOOL, T.NONE}:
                     raise _problem(f"a slice is bounded by whole numbers, not {T.describe(t)}", end)
         if obj == T.NOTHING:
@@ -250,42 +250,38 @@ class Typer:
             raise _problem(f"{T.describe(obj)} cannot be sliced", node, "lists, tuples and texts are: xs[a:b]")
         return obj if obj.name in ("list", "seq", "text", "range") else T.ANY
 
-    def _Comprehension(self, node, scope):
+    def _Comp(self, node):
         bounds: list = []
-        inner = self.clauses(node.fors, scope, bounds)
+        self.clauses(node.clauses, bounds)
         most = None if None in bounds else _product(bounds)  # at most one item per value its loops run over
-        return T.list_(T.widen(self.expr(node.elt, inner)), most)
+        return T.list_(T.widen(self.expr(node.elt)), most)
 
-    def clauses(self, fors, scope: Scope, bounds: list | None = None) -> Scope:
-        """The scope inside the `for` clauses of a comprehension (or a `for:` effect), their conditions typed; the
-        most values each clause runs over is added to `bounds` (None: not known)."""
-        for clause in fors:
-            iterable = self.expr(clause.iterable, scope)
+    def clauses(self, clauses, bounds: list | None = None) -> None:
+        """Type the `for` clauses of a comprehension: their names, then their conditions; the most values each
+        clause runs over is added to `bounds` (None: not known)."""
+        for clause in clauses:
+            iterable = self.expr(clause.iterable)
             if bounds is not None:
                 bounds.append(_length_bound(iterable))
-            scope = self.loop(clause, iterable, scope)
+            self.targets(clause, iterable)
             for cond in clause.conds:
-                self.expr(cond, scope)
-        return scope
+                self.expr(cond)
 
-    def loop(self, clause: A.For, iterable: T.Type, scope: Scope) -> Scope:
-        """The scope inside one `for` clause over a value of type `iterable`."""
-        found = self.targets(clause, iterable)
-        return scope.child(**{t: _local(i) for t, i in zip(clause.targets, found)})
-
-    def targets(self, clause: A.For, iterable: T.Type) -> list[T.Type]:
-        """The types of the names of a `for` clause over a value of type `iterable`."""
+    def targets(self, clause: N.Clause, iterable: T.Type) -> list[T.Type]:
+        """The types of the names of a `for` clause over a value of type `iterable`, given to their bindings."""
         if not T.kinds(iterable) & _CONTAINERS:
             raise _problem(f"cannot loop over {T.describe(iterable)}", clause.iterable,
                            "a loop runs over a list, a tuple, a range, a table's keys or text")
         found = self.unpack(clause, T.item_type(iterable))
-        if self.types is not None:
-            self.types[id(clause)] = found
+        for target, typed in zip(clause.targets, found):
+            target.binding.type = typed
+            if self.types is not None:
+                self.types[id(target)] = typed
         return found
 
-    def unpack(self, clause: A.For, item: T.Type) -> list[T.Type]:
+    def unpack(self, clause: N.Clause, item: T.Type) -> list[T.Type]:
         """The types of a loop's targets, from the type of the items it runs over."""
-        targets = clause.targets
+        targets = [t.name for t in clause.targets]
         if len(targets) == 1:
             return [item]
         if item.name == "tuple" and len(item.items) != len(targets):
@@ -299,18 +295,19 @@ class Typer:
                            "each item must be a tuple or list of as many values as names")
         return [T.item_type(item)] * len(targets)
 
-    def _Call(self, node, scope):
+    def _Call(self, node):
         b = self.builtins.get(node.func)
         arg_types = []
         for a in node.args:
-            if isinstance(a, A.Comprehension) and a.generator:
-                arg_types.append(T.list_(self.expr(a.elt, self.clauses(a.fors, scope))))
+            if isinstance(a, N.Comp) and a.generator:
+                self.clauses(a.clauses)
+                arg_types.append(T.list_(self.expr(a.elt)))
             else:
-                arg_types.append(self.expr(a, scope))
-        kw_types = {k: self.expr(v, scope) for k, v in node.kwargs}
+                arg_types.append(self.expr(a))
+        kw_types = {k: self.expr(v) for k, v in node.kwargs}
         if b is None:
             return T.ANY
-        if b.name == "chance" and node.args and isinstance(node.args[0], A.Const) and self.on_call is not None:
+        if b.name == "chance" and node.args and isinstance(node.args[0], N.Const) and self.on_call is not None:
             self.on_call(("inputs", node.args[0].value), arg_types[1:])  # a chance step's inputs, given here
         if b.category in ("functions", "procedures"):  # the file's own: typed from the calls (see TypeChecker)
             if self.on_call is not None:
@@ -332,40 +329,40 @@ class Typer:
         return found
 
     # -- statements ------------------------------------------------------------------------------------
-    def stmt(self, node: A.Node, scope: Scope) -> None:
+    def stmt(self, node: N.Node) -> None:
         """Check one statement of an effect (its values and, for `+=` and the like, the operation)."""
-        if isinstance(node, A.Assign):
-            value = self.expr(node.value, scope)
+        if isinstance(node, N.Assign):
+            value = self.expr(node.value)
             if node.op != "=":
-                target = self.expr(node.target, scope) if _bound(node.target, scope) else T.ANY
+                target = self.expr(node.target) if _bound(node.target) else T.ANY
                 value = self.binary(node, target, value, node.op[:-1])
-            elif isinstance(node.target, A.Index) and _bound(node.target, scope):
-                self.expr(node.target, scope)
-            self._given(node.target, value, scope)
-        elif isinstance(node, A.CallStmt):
-            self._Call(node.call, scope)
+            elif isinstance(node.target, N.Index) and _bound(node.target):
+                self.expr(node.target)
+            self._given(node.target, value)
+        elif isinstance(node, N.Do):
+            self._Call(node.call)
 
-    def _given(self, target: A.Node, value: T.Type, scope: Scope) -> None:
-        if isinstance(target, A.Name):  # a name of the effects' own: it holds every value they give it
-            b = scope.lookup(target.id)
+    def _given(self, target: N.Node, value: T.Type) -> None:
+        if isinstance(target, N.Ref):  # a name of the effects' own: it holds every value they give it
+            b = target.binding
             if b is not None and b.temp:
                 b.type = T.join(b.type, T.widen(value))
                 return
-        self._variable_given(target, value, scope)
+        self._variable_given(target, value)
 
-    def _variable_given(self, target: A.Node, value: T.Type, scope: Scope) -> None:
+    def _variable_given(self, target: N.Node, value: T.Type) -> None:
         """Tell on_assign of a value given to a place of a variable: the variable itself (`v = ...`), or one of
         its places per seat or per key (`v[p] = ...`), or inside a place (`v[p][i] = ...`: on_assign(b, value,
         levels below the place)). An item given through any other name (`xs[i] = ...`) may change a list a
         variable holds too: on_assign(None, value, levels)."""
         depth, key = 0, None
-        if isinstance(target, A.Index) and self.on_assign is not None:  # (the key of a table's entry given)
+        if isinstance(target, N.Index) and self.on_assign is not None:  # (the key of a table's entry given)
             key = self.types.get(id(target.index)) if self.types else None
-            key = key if key is not None else self.expr(target.index, scope)
-        while isinstance(target, A.Index):
+            key = key if key is not None else self.expr(target.index)
+        while isinstance(target, N.Index):
             target, depth = target.obj, depth + 1
-        b = scope.lookup(target.id) if isinstance(target, A.Name) else None
-        if self.on_assign is None or b is None:
+        b = target.binding if isinstance(target, N.Ref) else None
+        if self.on_assign is None or b is None or b.kind == "unknown":
             return
         place = 0 if b.assignable else 1
         if b.kind == "var" and depth > place:
@@ -411,11 +408,11 @@ def _resolved(t: T.Type, b, arg_types: list, kw_types: dict) -> T.Type:
     return T.union(*items) if t.name == "union" else T.Type(t.name, items, t.names, t.low, t.high)
 
 
-def _bound(target: A.Node, scope: Scope) -> bool:
-    """Whether the name at the root of an assignment target already exists (a new local has no type yet)."""
-    while isinstance(target, (A.Index, A.Attr)):
+def _bound(target: N.Node) -> bool:
+    """Whether the name at the root of an assignment target is declared (a new local has no type yet)."""
+    while isinstance(target, (N.Index, N.Attr)):
         target = target.obj
-    return isinstance(target, A.Name) and scope.lookup(target.id) is not None
+    return isinstance(target, N.Ref) and target.binding is not None and target.binding.kind != "unknown"
 
 
 def _item_at(obj: T.Type, index: T.Type) -> T.Type:
@@ -453,10 +450,6 @@ def _present(t: T.Type) -> T.Type:
     if t.name == "union" and any(m.name == "none" for m in t.items) and len(t.items) > 1:
         return T.union(*(m for m in t.items if m.name != "none"))
     return t
-
-
-def _local(t: T.Type) -> Binding:
-    return Binding("", kind="local", type=t)
 
 
 def _joined(types: list) -> T.Type:
