@@ -225,6 +225,19 @@ def test_any_all_first_compile_to_loops_that_stop_at_the_answer(text, value):
     verify(source)
 
 
+@pytest.mark.parametrize("text, heads", [
+    ("any(x > 2 for x in xs)", ["def H_0(L_xs):"]),
+    ("any(x > 2 for x in xs if x in ys)", ["def H_0(L_xs, L_ys):"]),
+    ("[any(x > k for x in xs) for k in [1, 5]]", ["def H_0(C1_k, L_xs):"]),  # the outer loop's k, renamed
+    ("any(x == 'L_ys' or 'me' in 'S.me' for x in xs)", ["def H_0(L_xs):"]),  # text that looks like names: text
+    ("first(x for x in xs if any(y == x for y in ys))", ["def H_1(L_xs, L_ys):", "def H_0(C1_x, L_ys):"]),
+])
+def test_a_loop_function_takes_the_locals_its_code_reads(text, heads):
+    env = {"xs": [1, 3, 2], "ys": [3, 5], "x": 4, "k": 2}
+    _, source = _loop_function(text, env)
+    assert [line for line in source.splitlines() if line.startswith("def ")] == heads
+
+
 def test_an_any_of_alls_runs_the_inner_loop_in_place():
     _, source = _loop_function("any(all(c in xs for c in row) for row in rows)", {"xs": [1], "rows": [[1]]})
     assert source.count("def H_") == 1 and ": break" in source and "else:\n            return True" in source
