@@ -4,12 +4,16 @@ and a random playout loop, all over the packed state vector `s` (packing.py).
 A move inside compiled code is a row of whole numbers: its kind (its index in the layout's moves), then its
 arguments as the layout numbers them. The flow machine is Python's (engine/state.py `_go`): end_turn checks the
 end, passes the turn, counts it and stops at the turn cap; every step reached checks the end once play has begun.
-Chance steps are left to the Python engine: play stops at one and the caller draws it (only a game's first step
-may be one yet). What the module does not take raises Unsupported, located.
+A game's first step may be a chance step drawing an arrangement of a fixed list of items: it is drawn here, from
+the chance stream exactly as engine/arrange.py draws it, and applied; the playout loop draws it too. What the module
+does not take raises Unsupported, located.
 """
 
 from __future__ import annotations
 
+from ...engine.arrange import TRIES, two_kinds
+from ...engine.nodes import CHANCE as CHANCE_SEAT
+from ...errors import RulesDslError
 from ...ir import nodes as N
 from ...ir.forms import Atom, Many, OneOf
 from .printer import Module, Printer
@@ -34,13 +38,15 @@ class Program:
         self.players = [i for i, k in enumerate(self.kinds) if k.player]
         self.width = 1 + max((len(self.kinds[i].args) for i in self.players), default=0)
         self.capacity = 0
+        self.log_width = max(self.width + 1, 3)  # a row of a playout's log: the seat and the move, or an outcome
         self.steps = list(layout.steps)
+        self.arrangements = {}  # step name -> Arrangement
         self.source = self._print()
 
     # -- the whole module -----------------------------------------------------------------------------------------
     def _print(self) -> str:
         self._check_flow()
-        parts = [self._legal(), self._apply(), self._flow(), self._end(), self._by_score()]
+        parts = [self._legal(), self._apply(), self._flow(), self._end(), self._by_score(), self._chance()]
         exists = []
         while set(self.p.steps_exist) - set(exists):  # can_move() asked for these
             name = next(n for n in self.p.steps_exist if n not in exists)
@@ -56,6 +62,11 @@ class Program:
                 *fields, *(source for _, source in self.m.tables.values()), f"TEXT_DIRECTION = {texts}", HELPERS]
         functions = [source for _, source in self.m.functions.values()]
         return "\n".join(head) + "\n\n\n" + "\n\n\n".join(functions + parts + [PLAYOUT]) + "\n"
+
+    @property
+    def drawn(self) -> int:
+        """The most items the chance steps of one playout draw (the arrangement at the start)."""
+        return sum(a.size for a in self.arrangements.values())
 
     def _kind(self, name: str) -> int:
         return CHANCE if self.ir.steps[name].kind == "chance" else DECISION
@@ -75,8 +86,9 @@ class Program:
                 raise Unsupported(self._at(step.decl), f"{step.kind} steps")
             model = rules.steps[name]
             if step.kind == "chance":
-                if name != rules.start or model.arrangement is None:
+                if name != rules.start or step.chance.kind != "arrangement":
                     raise Unsupported(self._at(step.decl), "a chance step other than an arrangement at the start")
+                self.arrangements[name] = Arrangement(self, name)
                 continue
             if step.effects or model.tiers or model.after is not None:
                 raise Unsupported(self._at(step.decl), "a step's own effects or fallback tiers")
@@ -239,8 +251,6 @@ class Program:
     def _flow(self) -> str:
         parts = []
         for name, step in self.ir.steps.items():
-            if step.kind != "decision":
-                continue
             lines = [f"@_jit\ndef N_{self.t.step_index[name]}(s, me):"]
             for branch in step.next:
                 target = len(self.steps) if branch.to == "end_turn" else self.t.step_index[branch.to]
@@ -296,6 +306,104 @@ class Program:
         wrap = f"_single({code})" if got == "i" and rep is None else code
         self.m.functions[("score", id(node))] = (name, f"@_jit\ndef {name}(s, me):\n    return {wrap}")
         return f"{name}(s, p)" if rep == "i" else name
+
+
+    # -- chance ---------------------------------------------------------------------------------------------------
+    def _chance(self) -> str:
+        """Each arrangement's draw and its outcome applied, and `chance`, which the playout loop calls at a chance
+        step: the items drawn written to `drawn` from `at`; the index of the move kind drawn."""
+        parts, lines = [], ["@_jit", "def chance(s, rng, drawn, at):", "    st = s[O_step]"]
+        for name, arrangement in self.arrangements.items():
+            index = self.t.step_index[name]
+            parts.append(arrangement.source(index))
+            lines += [f"    if st == {index}:", f"        order = drawn[at:at + {arrangement.size}]",
+                      f"        D_{index}(s, rng, order)", f"        E_{index}(s, {CHANCE_SEAT}, order)",
+                      f"        return {self.kind_index[name + '.arrangement']}, {arrangement.size}"]
+        lines += ["    if st >= 0:  # (always: the return after it types the function)",
+                  "        " + self.m.error("no outcome is drawn at this step", ("flow",)), "    return -1, 0"]
+        return "\n\n\n".join(parts + ["\n".join(lines)])
+
+
+class Arrangement:
+    """A chance step drawing an arrangement of a fixed list of items (numbers, or texts by their numbers): its
+    requirements, its draw (engine/arrange.py's, bit for bit) and its effects, printed."""
+
+    def __init__(self, program, name):
+        self.program, self.name = program, name
+        step, p = program.ir.steps[name], program.p
+        chance, self.decl = step.chance, step.decl
+        items = chance.exprs["arrangement"]
+        if not all(getattr(n, "const", True) for n in N.walk(items) if isinstance(n, N.Ref)) or any(
+                isinstance(n, N.Call) and not (n.target == "builtin" and getattr(program.ir.builtins.get(n.func),
+                                                                                 "fold", False))
+                for n in N.walk(items)):
+            raise Unsupported(program.m.locate(items), "an arrangement of items that depend on the position")
+        model = program.rules.steps[name].arrangement
+        try:
+            values = list(model.items(program.game.new_initial_state(0), CHANCE_SEAT))
+        except (RulesDslError, TypeError):
+            raise Unsupported(program.m.locate(items), "an arrangement of items that are not a list") from None
+        if all(isinstance(v, str) for v in values):
+            self.numbers = [program.m.text(v) for v in values]
+        elif all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+            self.numbers = [int(v) for v in values]
+        else:
+            raise Unsupported(program.m.locate(items), "an arrangement of items that are not all numbers or all texts")
+        self.values = dict(zip(self.numbers, values))  # number -> the item, as the Python engine holds it
+        self.number_of = dict(zip(values, self.numbers))
+        self.size = len(values)
+        self.shape = two_kinds(values)
+        if self.shape is not None and self.size > 64:
+            raise Unsupported(program.m.locate(items), "an arrangement of more than 64 items of two kinds")
+        env = {"outcome": ("outcome", "a")}
+        self.tests = [p.scalar(check.test, env) for check in chance.require]
+        self.effects = [line for stmt in chance.effects for line in p.st(stmt, env, "    ")]
+        self.error = program.m.error("no arrangement meets the requirements", step.decl)
+
+    def source(self, index: int) -> str:
+        accept = ["@_jit", f"def Q_{index}(s, me, outcome):"]
+        accept += [f"    if not {test}:\n        return False" for test in self.tests] + ["    return True"]
+        if self.shape is not None:
+            kinds, n, count = self.shape
+            first, second = (self.number_of[k] for k in kinds)
+            mask = (1 << n) - 1
+            draw = TWO_KINDS.format(index=index, fields=64 // n, n=n, mask=mask, count=count, first=first,
+                                    second=second, tries=TRIES, error=self.error)
+        else:
+            draw = SHUFFLED.format(index=index, items=self.program.m.table(("arrangement", self.name), self.numbers),
+                                   tries=TRIES, error=self.error)
+        apply = [f"@_jit\ndef E_{index}(s, me, outcome):", "    s[O_ply] += 1", *self.effects,
+                 f"    go(s, N_{index}(s, s[O_player]))"]
+        return "\n\n\n".join(["\n".join(accept), draw, "\n".join(apply)])
+
+    def move(self, drawn) -> tuple:
+        """The outcome (the items drawn, as the Python engine holds them) of numbers `drawn`."""
+        return tuple(self.values[int(n)] for n in drawn)
+
+
+TWO_KINDS = '''@_jit
+def D_{index}(s, rng, order):
+    tries = {tries}
+    while True:
+        w = _rt.next64(rng, 0)
+        for f in range({fields}):
+            x = (w >> np.uint64(64 - {n} * (f + 1))) & np.uint64({mask})
+            if _rt.ones(x) == {count}:
+                _rt.fill(order, x, {n}, {first}, {second})
+                if Q_{index}(s, -1, order):
+                    return
+                tries -= 1
+                if tries <= 0:
+                    {error}'''
+
+SHUFFLED = '''@_jit
+def D_{index}(s, rng, order):
+    order[:] = {items}
+    for _ in range({tries}):
+        _rt.shuffle(rng, 0, order)
+        if Q_{index}(s, -1, order):
+            return
+    {error}'''
 
 
 def _member(form, cls) -> int:
@@ -523,17 +631,26 @@ def decider(s):
 
 
 @_jit
-def playout(s, rng, max_steps, out, log):
-    """Random moves from the seats' streams rng[1 + seat], each written to a row of `log` (the seat, then the move),
-    until the end (0), a chance step (1), max_steps (2) or the end of the log (3)."""
+def playout(s, rng, max_steps, out, log, drawn):
+    """Random moves from the seats' streams rng[1 + seat] and chance outcomes from rng[0], each written to a row of
+    `log` (the seat, then the move; an outcome drawn: its kind, then where its items start in `drawn`), until the
+    end (0), max_steps (2) or the end of the log (3)."""
     done = 0
+    at = 0
     while not s[O_terminal]:
-        if KIND[s[O_step]] != 0:
-            return done, 1
         if done >= max_steps:
             return done, 2
         if done >= log.shape[0]:
             return done, 3
+        if KIND[s[O_step]] != 0:
+            log[done, 0] = -1
+            kind, size = chance(s, rng, drawn, at)
+            log[done, 1] = kind
+            log[done, 2:] = 0
+            log[done, 2] = at
+            at += size
+            done += 1
+            continue
         me = decider(s)
         n = legal(s, me, out)
         k = _rt.below(rng, 1 + me, n)

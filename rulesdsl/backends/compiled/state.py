@@ -1,9 +1,9 @@
 """A game and its states on the compiled backend: the Game/State API of engine/, over the packed state vector.
 
 A state is the vector its compiled code reads and writes, and the history beside it (Python Moves, as the Python
-engine keeps them). It converts to and from the Python engine's State through the layout's arrays, losslessly;
-what the compiled code does not do (chance steps, reading a move's notation, observations) is done by that State
-and converted back.
+engine keeps them; those a compiled playout made are kept as its log until asked for). It converts to and from the
+Python engine's State through the layout's arrays, losslessly; what the compiled code does not do outside a playout
+(chance steps, reading a move's notation, observations) is done by that State and converted back.
 """
 
 from __future__ import annotations
@@ -33,7 +33,9 @@ class CompiledGame:
                 self._rules.append(rules.moves[kind.path[1]])
             else:
                 step = rules.steps[kind.path[2]]
-                self._rules.append(step.pass_rule if kind.label.endswith(".pass") else None)
+                self._rules.append(step.pass_rule if kind.label.endswith(".pass") else
+                                   game.arrangement_rule(step) if kind.label.endswith(".arrangement") else None)
+        self._drawn = {program.kind_index[name + ".arrangement"]: a for name, a in program.arrangements.items()}
         self._kind_of = {id(rule): k for k, rule in enumerate(self._rules) if rule is not None}
         self._cells = rules.board.cells
         self._start = None  # the first position's vector and history (states differ only in their seed)
@@ -101,6 +103,19 @@ class CompiledGame:
             row[j + 1] = int(value)
         return row
 
+    def logged(self, log, drawn) -> list:
+        """The Moves of a compiled playout's log (rows of the seat and the move, or of an outcome drawn: its kind
+        and where its items start in `drawn`)."""
+        moves = []
+        for row in log:
+            seat, k = int(row[0]), int(row[1])
+            if seat >= 0:
+                moves.append(self.move(row[1:], seat))
+                continue
+            arrangement, at = self._drawn[k], int(row[2])
+            moves.append(Move(self._rules[k], (arrangement.move(drawn[at:at + arrangement.size]),), seat))
+        return moves
+
     def _atoms(self, k: int) -> tuple:
         last = self.layout.slots["last"].form
         place = self.program.players.index(k)
@@ -134,9 +149,8 @@ class CompiledState:
     def history(self) -> list:
         """Every move and outcome so far (those a compiled playout made are read when first asked for)."""
         if self._made:
-            move = self.game.move
-            for log in self._made:
-                self._history.extend(move(row[1:], int(row[0])) for row in log)
+            for log, drawn in self._made:
+                self._history.extend(self.game.logged(log, drawn))
             self._made = []
         return self._history
 
@@ -254,21 +268,19 @@ class CompiledState:
         seats' choices drawn in compiled code: the moves made (at most `limit`)."""
         import numpy as np
         game, made = self.game, 0
+        program = game.program
         left = (1 << 62) if limit is None else limit
         rng = np.array([chance.getstate()] + [seat.getstate() for seat in seats], np.uint64)
-        out, log = self._rows(), np.empty((min(left, 4096), self.game.program.width + 1), np.int64)
+        out, log = self._rows(), np.empty((min(left, 4096), program.log_width), np.int64)
+        drawn = np.empty(program.drawn, np.int64)
         while left > 0 and not self.terminal:
-            if self._at_chance():  # drawn and applied by the Python engine, in one conversion
-                chance.setstate(tuple(int(v) for v in rng[0]))
-                self._through_python(lambda state: state.apply(state.sample_chance(chance)))
-                rng[0] = chance.getstate()
-                done = 1
-            else:
-                done, _ = game.call(self, self.step, game.fn["playout"], self.s, rng, left, out, log)
-                if done:
-                    self._made.append(log[:done].copy())
-                    self.s[game.packing.fields["last_row"].offset] = len(self._history) + \
-                        sum(len(made) for made in self._made) - 1
+            base = len(self._history) + sum(len(log) for log, _ in self._made)
+            done, _ = game.call(self, self.step, game.fn["playout"], self.s, rng, left, out, log, drawn)
+            if done:
+                self._made.append((log[:done].copy(), drawn.copy()))
+                seated = np.flatnonzero(log[:done, 0] >= 0)
+                if seated.size:  # where the last move a seat made is in the history
+                    self.s[game.packing.fields["last_row"].offset] = base + int(seated[-1])
             made, left = made + done, left - done
         for stream, state in zip([chance, *seats], rng):
             stream.setstate(tuple(int(v) for v in state))
