@@ -70,6 +70,21 @@ def test_whole_playouts_in_compiled_code_are_the_python_play_loops(name, variant
         assert [s.getstate() for s in [chance_b, *seats_b]] == [s.getstate() for s in [chance_a, *seats_a]]
 
 
+@pytest.mark.parametrize("name, variant", SUPPORTED)
+def test_playouts_in_one_call_are_the_python_play_loops_one_after_another(name, variant):
+    python, compiled = _games(name, variant)
+    (chance_a, seats_a), (chance_b, seats_b) = streams(7, 2), streams(7, 2)
+    plies, returns = [], []
+    for seed in range(30):
+        state = python.new_initial_state(seed)
+        play(state, uniform, chance_a, seats_a)
+        plies.append(state.ply)
+        returns.append(state.returns())
+    got_plies, got_returns = compiled.playouts(range(30), chance_b, seats_b)
+    assert got_plies.tolist() == plies and got_returns.tolist() == returns
+    assert [s.getstate() for s in [chance_b, *seats_b]] == [s.getstate() for s in [chance_a, *seats_a]]
+
+
 def test_a_playout_stops_at_its_step_limit_where_the_python_loop_does():
     python, compiled = _games(TUTORIAL, None)
     a, b = python.new_initial_state(3), compiled.new_initial_state(3)

@@ -401,14 +401,25 @@ class Printer:
         return f"_group_sizes({seq}, {self.m.table('adjacency', self.t.adjacency(), 2)})", "a"
 
     def b_push_targets(self, node, env):
+        return f"_push_targets({self._push_targets_args(node, env)})", "a"
+
+    def _push_targets_args(self, node, env) -> str:
         self._arity(node, 3)
         region = node.args[2]
         if not (isinstance(region, N.Ref) and region.kind == "region" and region.name in self.t.regions):
             raise self.unsupported(node, "push_targets() within anything but a region")
         mask = self.m.table(("mask", region.name), self.t.mask(region.name))
         direction = f"_direction({self.scalar(node.args[1], env)})"
-        return (f"_push_targets(s, {self.fields['cells'].ident}, {self.rays()}, {direction}, "
-                f"_cell({self.scalar(node.args[0], env)}), {mask})"), "a"
+        frm = f"_cell({self.scalar(node.args[0], env)})"
+        return f"s, {self.fields['cells'].ident}, {self.rays()}, {direction}, {frm}, {mask}"
+
+    def into(self, node, env, buffer: str):
+        """(code writing the list `node` into `buffer` and giving its length, the buffer's size) for the built-ins
+        that can fill a buffer made once rather than a list per call; None for the others."""
+        if isinstance(node, N.Call) and node.target == "builtin" and node.func == "push_targets":
+            args = self._push_targets_args(node, env)
+            return f"_rt.push_targets_into({buffer}, {args})", f"{self.m.table('rays', self.t.rays()[0], 3)}.shape[2]"
+        return None
 
     def b_can_move(self, node, env):
         if len(node.args) != 2 or node.kwargs or not isinstance(node.args[1], N.Const) \

@@ -21,6 +21,7 @@ from .tables import Tables
 from .unsupported import Unsupported
 
 DECISION, CHANCE = 0, 1
+_BOARD_ONLY = frozenset({"at", "empty", "occupied", "owned", "pieces", "can_push", "push_targets"})  # read no turn
 
 
 class Program:
@@ -41,6 +42,7 @@ class Program:
         self.log_width = max(self.width + 1, 3)  # a row of a playout's log: the seat and the move, or an outcome
         self.steps = list(layout.steps)
         self.arrangements = {}  # step name -> Arrangement
+        self.terminal, self.last_row = packing.fields["terminal"].offset, packing.fields["last_row"].offset
         self.source = self._print()
 
     # -- the whole module -----------------------------------------------------------------------------------------
@@ -59,6 +61,7 @@ class Program:
                 f"W = {self.width}  # a move's row: its kind, then its arguments",
                 f"CAPACITY = {self.capacity}  # the most moves legal at once",
                 f"KIND = _table({[self._kind(s) for s in self.steps]!r}, 1)  # per step: 0 decision, 1 chance",
+                f"DRAWN = _table({[int(bool(e.draw)) for e in self.rules.end_rules]!r}, 1)  # per end rule: a draw",
                 *fields, *(source for _, source in self.m.tables.values()), f"TEXT_DIRECTION = {texts}", HELPERS]
         functions = [source for _, source in self.m.functions.values()]
         return "\n".join(head) + "\n\n\n" + "\n\n\n".join(functions + parts + [PLAYOUT]) + "\n"
@@ -155,10 +158,16 @@ class Program:
             lines.append(f"{pad}for _once in range(1):")
             pad += "    "
         for i, param in enumerate(plan.params):
-            domain, rep = self.p.ex(param.domain, env)
-            if rep != "a":
-                raise Unsupported(self._at(param.decl), "a param whose values are not a list of single values")
-            lines += [f"{pad}d{i} = {domain}", f"{pad}for i{i} in range(d{i}.shape[0]):", f"{pad}    v{i} = d{i}[i{i}]"]
+            filled = self.p.into(param.domain, env, f"b{i}")
+            if filled is not None:  # the buffer is made once, before the loops
+                lines.insert(0, f"    b{i} = np.empty({filled[1]}, np.int64)")
+                lines += [f"{pad}m{i} = {filled[0]}", f"{pad}for i{i} in range(m{i}):", f"{pad}    v{i} = b{i}[i{i}]"]
+            else:
+                domain, rep = self.p.ex(param.domain, env)
+                if rep != "a":
+                    raise Unsupported(self._at(param.decl), "a param whose values are not a list of single values")
+                lines += [f"{pad}d{i} = {domain}", f"{pad}for i{i} in range(d{i}.shape[0]):",
+                          f"{pad}    v{i} = d{i}[i{i}]"]
             pad += "    "
             env[param.name] = (f"v{i}", "i")
             bound_count *= self._bound(param)
@@ -264,12 +273,41 @@ class Program:
         start = self.t.step_index[self.rules.turn_start]
         winners = self.layout.slots["winners"].form
         listed = _member(winners, Many)
-        parts.append(GO.format(turn_start=start, capped_tag=listed,
+        parts.append(GO.format(turn_start=start, capped_tag=listed, unchanged=not self._end_reads_turn(),
                                error=self.m.error("the flow went round automatic steps without reaching a decision",
                                                   ("flow",))))
         return "\n\n\n".join(parts)
 
     # -- the end --------------------------------------------------------------------------------------------------
+    def _end_reads_turn(self) -> bool:
+        """Whether the end rules' conditions may read what passing the turn changes (whose turn it is, the turn's
+        number, the step): when not, the end is not checked again on reaching the next turn's first step, just after
+        it was checked at the end of the turn. A built-in not known to read only the board and zones counts as
+        reading it."""
+        todo = [(end.when, False) for end in self.ir.end]  # (node, whether `me` there is an argument's value)
+        seen = set()
+        while todo:
+            node, bound = todo.pop()
+            for n in N.walk(node):
+                if isinstance(n, N.Ref) and n.kind == "engine" and not n.const and not (n.name == "me" and bound):
+                    return True
+                if not isinstance(n, N.Call) or (n.func, bound) in seen:
+                    continue
+                seen.add((n.func, bound))
+                if n.target == "function" and n.func in self.ir.functions:
+                    fn = self.ir.functions[n.func]
+                    todo += [(let.value, bound) for let in fn.lets] + [(fn.value, bound)]
+                elif n.target == "builtin" and n.func == "can_move" and len(n.args) == 2 \
+                        and isinstance(n.args[1], N.Const) and n.args[1].value in self.ir.steps:
+                    for move in self.ir.steps[n.args[1].value].moves:  # listed for the seat given: `me` is it
+                        plan = self.ir.moves[move]
+                        todo += [(x, True) for p in plan.params for x in (p.domain, p.among) if x is not None]
+                        todo += [(let.value, True) for let in plan.lets] + [(c.test, True) for c in plan.checks]
+                elif n.target != "builtin" or not (getattr(self.ir.builtins.get(n.func), "fold", False)
+                                                   or n.func in _BOARD_ONLY):
+                    return True
+        return False
+
     def _end(self) -> str:
         winners, ended = self.layout.slots["winners"].form, self.layout.slots["ended_by"].form
         lines = ["@_jit", "def check_end(s):", "    me = s[O_player]"]
@@ -570,10 +608,12 @@ def _won(s, winners, list_tag, int_tag, rule):
 
 GO = '''@_jit
 def go(s, target):
+    checked = False  # the end was checked just before the turn passed
     for _ in range(10000):
         if target == END_TURN:
             if s[O_ply] and check_end(s):
                 return
+            checked = {unchanged}
             s[O_player] = (s[O_player] + 1) % NS
             s[O_turn] += 1
             target = {turn_start}
@@ -586,7 +626,7 @@ def go(s, target):
                     s[O_winners_list_len] = 0
                 return
         s[O_step] = target
-        if s[O_ply] and check_end(s):
+        if s[O_ply] and not checked and check_end(s):
             return
         return
     {error}'''
@@ -631,31 +671,67 @@ def decider(s):
 
 
 @_jit
-def playout(s, rng, max_steps, out, log, drawn):
-    """Random moves from the seats' streams rng[1 + seat] and chance outcomes from rng[0], each written to a row of
-    `log` (the seat, then the move; an outcome drawn: its kind, then where its items start in `drawn`), until the
-    end (0), max_steps (2) or the end of the log (3)."""
+def playout(s, rng, max_steps, out, log, drawn, keep):
+    """Random moves from the seats' streams rng[1 + seat] and chance outcomes from rng[0] until the end (0),
+    max_steps (2) or the end of the log (3): (moves made, why it stopped, the row of the last seat's move or -1).
+    With `keep`, each is written to a row of `log` (the seat, then the move; an outcome drawn: -1, its kind, then
+    where its items start in `drawn`)."""
     done = 0
     at = 0
+    last = -1
     while not s[O_terminal]:
         if done >= max_steps:
-            return done, 2
-        if done >= log.shape[0]:
-            return done, 3
+            return done, 2, last
+        if keep and done >= log.shape[0]:
+            return done, 3, last
         if KIND[s[O_step]] != 0:
-            log[done, 0] = -1
-            kind, size = chance(s, rng, drawn, at)
-            log[done, 1] = kind
-            log[done, 2:] = 0
-            log[done, 2] = at
-            at += size
+            kind, size = chance(s, rng, drawn, at if keep else 0)
+            if keep:
+                log[done, 0] = -1
+                log[done, 1] = kind
+                log[done, 2] = at
+                at += size
             done += 1
             continue
         me = decider(s)
         n = legal(s, me, out)
         k = _rt.below(rng, 1 + me, n)
         apply(s, out[k], me)
-        log[done, 0] = me
-        log[done, 1:] = out[k]
+        if keep:
+            log[done, 0] = me
+            for j in range(W):
+                log[done, 1 + j] = out[k, j]
+        last = done
         done += 1
-    return done, 0'''
+    return done, 0, last
+
+
+@_jit
+def returns(s, into):
+    """What each seat gets at the end (engine/state.py returns()): 1 each winner, -1 the others; a lone seat that
+    neither won nor drew -1; else 0 each (0 too before the end)."""
+    into[:] = 0.0
+    if not s[O_terminal]:
+        return
+    n = s[O_winners_list_len] if s[O_winners_tag] else 0
+    if n > 0:
+        into[:] = -1.0
+        for i in range(n):
+            into[_seat(s[O_winners_list + i])] = 1.0
+        return
+    if NS == 1 and not s[O_capped] and not (s[O_ended_by_tag] and DRAWN[s[O_ended_by_int]]):
+        into[0] = -1.0
+
+
+@_jit
+def playouts(start, seeds, rng, out, drawn, plies, results):
+    """A random playout from `start` for each seed (the state's own stream keyed by it, counter 0), the streams in
+    `rng` running on from one to the next: each one's moves in `plies`, what each seat got in `results`."""
+    log = np.empty((0, 3), np.int64)
+    for g in range(seeds.shape[0]):
+        s = start.copy()
+        s[O_rng] = seeds[g]
+        s[O_rng + 1] = 0
+        done, _, _ = playout(s, rng, 1 << 62, out, log, drawn, False)
+        plies[g] = s[O_ply]
+        returns(s, results[g])'''

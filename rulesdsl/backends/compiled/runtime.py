@@ -130,9 +130,15 @@ def push_targets(cells, base, rays, lengths, direction, frm, within):
     for each run of cells of `within` (a mask) ending at k, the run's cells before the k-th empty one of ray[0:k].
     `direction` -1 is none (no targets)."""
     out = np.empty(rays.shape[2], np.int64)
+    return out[:push_targets_into(out, cells, base, rays, lengths, direction, frm, within)]
+
+
+@njit(**_JIT)
+def push_targets_into(out, cells, base, rays, lengths, direction, frm, within):
+    """push_targets written to `out` (as long as the longest ray): how many there are."""
     n = 0
     if direction < 0:
-        return out[:0]
+        return 0
     length = lengths[direction, frm]
     start = -1
     free = 0
@@ -147,7 +153,7 @@ def push_targets(cells, base, rays, lengths, direction, frm, within):
             start = -1
         if k < length and cells[base + rays[direction, frm, k]] == 0:
             free += 1
-    return out[:n]
+    return n
 
 
 @njit(**_JIT)
@@ -220,12 +226,11 @@ def enumerated(xs):
 
 @njit(**_JIT)
 def ones(x):
-    """The number of bits set in x (a uint64)."""
-    count = 0
-    while x:
-        x &= x - uint64(1)
-        count += 1
-    return count
+    """The number of bits set in x (a uint64), counted in parallel within the word."""
+    x = x - ((x >> uint64(1)) & uint64(0x5555555555555555))
+    x = (x & uint64(0x3333333333333333)) + ((x >> uint64(2)) & uint64(0x3333333333333333))
+    x = (x + (x >> uint64(4))) & uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((x * uint64(0x0101010101010101)) >> uint64(56))
 
 
 @njit(**_JIT)
