@@ -458,7 +458,7 @@ from numba import njit
 
 from rulesdsl.backends.compiled import runtime as _rt
 
-_jit = njit(boundscheck=True, cache=False, nogil=True)
+_jit = njit(boundscheck=True, cache="__file__" in globals(), nogil=True)  # cached when read from a file
 
 
 def _table(rows, dims):
