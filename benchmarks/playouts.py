@@ -12,8 +12,10 @@ tests) plays the same random policy: a legal-move list and a uniform choice.
 
 The two are measured in alternating slices of CPU time (time.process_time, so other processes on a shared
 machine do not count), and the ratio is the steadier figure. With `--backend compiled`, the compiled backend's
-playouts (the whole loop in compiled code, State.playout) are measured in the same slices, beside both, with the
-time its first load took (printing and compiling the game: cold) and a second load in the same process (warm).
+playouts are measured in the same slices, beside both: one State.playout call per playout (a fresh state, the whole
+loop in compiled code), and batches of playouts in one call (Game.playouts: the first position's vector copied per
+playout, no Python state at all); with the time its first load took in this process (cold, or read from the
+on-disk cache) and a second load in the same process (warm).
 """
 
 from __future__ import annotations
@@ -72,7 +74,8 @@ DIRECT = {"mabula": _mabula_loop, "mark": mark_direct.random_playout,
 
 
 def measure(fns: list, seconds: float, slices: int = 6) -> list[tuple[float, float]]:
-    """(playouts, plies) per CPU second of each fn(i) -> plies, measured in turn in `slices` rounds."""
+    """(playouts, plies) per CPU second of each fn(i) -> plies (or (playouts, plies) for a batch), measured in turn
+    in `slices` rounds."""
     done = [[0, 0, 0.0] for _ in fns]  # playouts, plies, CPU seconds
     for i, fn in enumerate(fns):
         fn(10**6 + i)  # warm-up: tables a game fills on first use
@@ -80,8 +83,10 @@ def measure(fns: list, seconds: float, slices: int = 6) -> list[tuple[float, flo
         for fn, tally in zip(fns, done):
             start = time.process_time()
             while True:
-                tally[1] += fn(tally[0])
-                tally[0] += 1
+                got = fn(tally[0])  # plies, or (playouts, plies) of a batch
+                count, plies = got if isinstance(got, tuple) else (1, got)
+                tally[1] += plies
+                tally[0] += count
                 spent = time.process_time() - start
                 if spent >= seconds / slices:
                     break
@@ -144,6 +149,17 @@ def compiled_playouts(game):
     def one(i: int) -> int:
         return game.new_initial_state(i).playout(chance, seats)
     return one
+
+
+def compiled_batches(game, size: int = 100):
+    """fn(i) -> (playouts, plies) for measure(): random playouts i to i + size of `game` on the compiled backend, in
+    one call."""
+    chance, seats = streams(0, game.num_players)
+
+    def some(i: int) -> tuple:
+        plies, _ = game.playouts(range(i, i + size), chance, seats)
+        return size, int(plies.sum())
+    return some
 
 
 def compiled(game):
@@ -212,7 +228,8 @@ def main(argv=None) -> int:
     games = bundled_games()
     configs = [c for c in CONFIGS if not args.game or c[1] in args.game]
     configs += [(name, name, {}) for name in args.game or [] if name not in games]  # a rule file of one's own
-    extra = f" {'compiled':>9} {'c/direct':>8} {'c/interp':>8} {'cold s':>6} {'warm s':>6}" \
+    extra = f" {'compiled':>9} {'c/direct':>8} {'c/interp':>8} {'batched':>9} {'b/direct':>8} {'cold s':>6} " \
+        f"{'warm s':>6}" \
         if args.backend == "compiled" else ""
     print(f"{'configuration':<32} {'interpreter':>11} {'direct':>8} {'ratio':>6} {'plies':>7} {'plies/s':>9}{extra}")
     for label, name, options in configs:
@@ -220,7 +237,7 @@ def main(argv=None) -> int:
         direct = DIRECT.get(name)
         fast, cold, warm, why = compiled(game) if args.backend == "compiled" else (None, 0, 0, "")
         fns = [playouts(game)] + ([lambda i, d=direct: d(i, **options)[1]] if direct else []) + \
-            ([compiled_playouts(fast)] if fast is not None else [])
+            ([compiled_playouts(fast), compiled_batches(fast)] if fast is not None else [])
         rates = measure(fns, args.seconds)
         (engine, plies_per_s), shown = rates[0], ["-", "-"]
         if direct:
@@ -228,9 +245,10 @@ def main(argv=None) -> int:
         line = f"{label:<32} {engine:>11,.0f} {shown[0]:>8} {shown[1]:>6} {plies_per_s / engine:>7,.0f} " \
             f"{plies_per_s:>9,.0f}"
         if fast is not None:
-            rate = rates[-1][0]
-            versus = f"{rate / rates[1][0]:.1f}" if direct else "-"
-            line += f" {rate:>9,.0f} {versus:>8} {rate / engine:>8.1f} {cold:>6.1f} {warm:>6.2f}"
+            rate, batched = rates[-2][0], rates[-1][0]
+            versus = [f"{r / rates[1][0]:.1f}" if direct else "-" for r in (rate, batched)]
+            line += f" {rate:>9,.0f} {versus[0]:>8} {rate / engine:>8.1f} {batched:>9,.0f} {versus[1]:>8} " \
+                f"{cold:>6.1f} {warm:>6.2f}"
         elif args.backend == "compiled":
             line += f"  (Python only: {why[:100]})"
         print(line, flush=True)

@@ -70,6 +70,21 @@ def test_whole_playouts_in_compiled_code_are_the_python_play_loops(name, variant
         assert [s.getstate() for s in [chance_b, *seats_b]] == [s.getstate() for s in [chance_a, *seats_a]]
 
 
+@pytest.mark.parametrize("name, variant", SUPPORTED)
+def test_playouts_in_one_call_are_the_python_play_loops_one_after_another(name, variant):
+    python, compiled = _games(name, variant)
+    (chance_a, seats_a), (chance_b, seats_b) = streams(7, 2), streams(7, 2)
+    plies, returns = [], []
+    for seed in range(30):
+        state = python.new_initial_state(seed)
+        play(state, uniform, chance_a, seats_a)
+        plies.append(state.ply)
+        returns.append(state.returns())
+    got_plies, got_returns = compiled.playouts(range(30), chance_b, seats_b)
+    assert got_plies.tolist() == plies and got_returns.tolist() == returns
+    assert [s.getstate() for s in [chance_b, *seats_b]] == [s.getstate() for s in [chance_a, *seats_a]]
+
+
 def test_a_playout_stops_at_its_step_limit_where_the_python_loop_does():
     python, compiled = _games(TUTORIAL, None)
     a, b = python.new_initial_state(3), compiled.new_initial_state(3)
@@ -144,3 +159,27 @@ def test_an_index_out_of_range_in_a_rule_is_a_located_error_never_a_crash(write)
     chance, seats = streams(0, 2)
     with pytest.raises(GameRuntimeError):
         state.playout(chance, seats)
+
+
+def test_a_cached_module_is_read_back_and_one_whose_source_differs_is_written_again(tmp_path, monkeypatch):
+    from rulesdsl.backends.compiled import cache
+    monkeypatch.setenv("RULESDSL_CACHE", str(tmp_path / "cache"))
+    first = cache.load("X = 1\n")
+    assert first["X"] == 1 and first["__file__"].startswith(str(tmp_path / "cache"))
+    path = first["__file__"]
+    with open(path, "w") as out:  # someone changed the file: it is not trusted
+        out.write("X = 2\n")
+    again = cache.load("X = 1\n")
+    assert again["X"] == 1 and open(path).read() == "X = 1\n"
+    assert cache.load("X = 3\n")["__file__"] != path  # another source, another file
+
+
+def test_a_cache_folder_others_may_write_is_not_used(tmp_path, monkeypatch):
+    from rulesdsl.backends.compiled import cache
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    monkeypatch.setenv("RULESDSL_CACHE", str(shared))
+    assert cache.folder() is None and cache.load("X = 1\n") is None
+    monkeypatch.setenv("RULESDSL_CACHE", "off")
+    assert cache.folder() is None

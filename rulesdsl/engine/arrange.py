@@ -9,9 +9,10 @@ from ..lang.emit import Assign, Effect, For, Function, If, Return, render
 from ..lang.verify import namespace_builtins, verify
 
 _CHUNK = 8  # bits decoded per table lookup
+TRIES = 1_000_000  # draws refused before an arrangement is given up
 
 
-def sample_arrangement(items: list, accept, rng, tries: int = 1_000_000) -> list | None:
+def sample_arrangement(items: list, accept, rng, tries: int = TRIES) -> list | None:
     """A uniformly random order of `items` for which accept(order) holds; None if `tries` draws find none.
 
     Every draw is uniform over the distinct orders, so keeping the first accepted one is uniform over
@@ -19,7 +20,7 @@ def sample_arrangement(items: list, accept, rng, tries: int = 1_000_000) -> list
     bit strings with the right number of ones: much cheaper than a shuffle, and the same distribution.
     The bit strings are the n-bit fields of the stream's words (Rng.words), the most significant first.
     """
-    shape = _two_kinds(items)
+    shape = two_kinds(items)
     if shape is not None:
         words, width = rng.words(shape[1])
         return _bit_string_sampler(*shape, width)(words, accept, tries)
@@ -32,7 +33,7 @@ def sample_arrangement(items: list, accept, rng, tries: int = 1_000_000) -> list
     return None
 
 
-def _two_kinds(items: list) -> tuple | None:
+def two_kinds(items: list) -> tuple | None:
     """(the two kinds, number of items, how many of the first kind) for items of exactly two distinct kinds, or
     None when the bit-string method does not fit."""
     try:

@@ -1,6 +1,6 @@
-"""Compiling a loaded game for the compiled backend, once per process for each printed module, and choosing a
-backend: `compiled` (an error where the backend does not take the game), `auto` (the Python engine then, saying
-why), `python`."""
+"""Compiling a loaded game for the compiled backend, once per process for each printed module (its machine code read
+from the on-disk cache when an earlier process compiled it: cache.py), and choosing a backend: `compiled` (an error
+where the backend does not take the game), `auto` (the Python engine then, saying why), `python`."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import time
 
 from ...engine.rng import Rng
 from ...errors import Location, Problem, RulesDslError, RulesError
+from . import cache
 from .packing import Packing
 from .program import Program
 from .state import CompiledGame
@@ -42,8 +43,10 @@ def compile_game(game):
     key = hashlib.sha256(program.source.encode()).hexdigest()
     functions = _modules.get(key)
     if functions is None:
-        functions = {"__name__": f"rulesdsl_compiled_{key[:12]}"}
-        exec(compile(program.source, f"<compiled {key[:12]}>", "exec"), functions)  # noqa: S102 - printed from IR
+        functions = cache.load(program.source)
+        if functions is None:  # no cache folder to use: compiled in memory
+            functions = {"__name__": f"rulesdsl_compiled_{key[:12]}"}
+            exec(compile(program.source, f"<compiled {key[:12]}>", "exec"), functions)  # noqa: S102 - printed
         compiled = CompiledGame(game, program, functions)
         _warm(compiled)
         _modules[key] = functions
@@ -53,14 +56,17 @@ def compile_game(game):
 
 
 def _warm(game) -> None:
-    """Compile every function now (numba compiles a function and all it calls at its first call): a short playout
-    from the first position. A rule that fails in it fails again, located, when played."""
+    """Compile every function now (numba compiles a function and all it calls at its first call; from the on-disk
+    cache it reads them): a short playout from the first position, its moves listed, and a whole playout of a batch.
+    A rule that fails in it fails again, located, when played."""
+    seats = [Rng(2 + p) for p in range(game.num_players)]
     try:
         state = game.new_initial_state(0)
-        if state.is_chance_node():
-            state.apply(state.sample_chance(Rng(0)))
+        state.playout(Rng(1), seats, limit=4)
         if not state.terminal:
-            state.playout(Rng(1), [Rng(2 + p) for p in range(game.num_players)], limit=4)
+            state.legal_moves()
+        state.returns()
+        game.playouts([0], Rng(1), seats)
     except RulesDslError:
         pass
 

@@ -86,6 +86,7 @@ class Printer:
         self.fields = packing.fields
         self.builtins = {name[2:]: getattr(self, name) for name in dir(self) if name.startswith("b_")}
         self.steps_exist = {}  # step name -> whether its moves exist (can_move), asked for
+        self.loops = 0  # `for:` effects printed, which number their names
 
     def unsupported(self, node, why: str) -> Unsupported:
         return Unsupported(self.m.locate(node), why)
@@ -122,7 +123,7 @@ class Printer:
         raise self.unsupported(node, f"a constant of type {T.describe(node.type)}")
 
     def x_Ref(self, node, env):
-        if node.kind in N.LOCAL_KINDS:
+        if node.kind in N.LOCAL_KINDS or node.kind == "local":  # local: what a chance step's rules are given
             if node.name not in env:
                 raise self.unsupported(node, f"'{node.name}' read where it is not bound")
             return env[node.name]
@@ -251,14 +252,8 @@ class Printer:
         for c, clause in enumerate(comp.clauses):
             pad = "    " * depth
             seq, rep = self.ex(clause.iterable, inner)
-            if rep not in ("a", "a2") or len(clause.targets) != 1:
-                raise self.unsupported(clause, "a loop over this (one name over a list is taken)")
-            target = clause.targets[0]
-            lines.append(f"{pad}it{c} = {seq}")
-            lines.append(f"{pad}for i{c} in range(it{c}.shape[0]):")
             inner = dict(inner)
-            inner[target.name] = (f"l{c}", "i" if rep == "a" else "a")
-            lines.append(f"{pad}    l{c} = it{c}[i{c}]")
+            lines += self._loop_head(clause, seq, rep, inner, f"{c}", pad)
             depth += 1
             for cond in clause.conds:
                 lines.append(f"{'    ' * depth}if not {self.scalar(cond, inner)}:")
@@ -279,6 +274,23 @@ class Printer:
                       f"{pad}out[n] = {self.scalar(elt, inner)}", f"{pad}n += 1"]
             tail = "    return out[:n]"
         return "\n".join([f"@_jit\ndef {fname}(s, me{params}):", *lines, tail])
+
+    def _loop_head(self, clause, seq, rep, env, tag: str, pad: str) -> list:
+        """The head of a loop over `seq` binding the clause's targets in `env`: one name over a list or a list of
+        rows, or one name per item of each row."""
+        targets = clause.targets
+        if rep not in ("a", "a2") or len(targets) != 1 and rep != "a2":
+            raise self.unsupported(clause, "a loop over this (names over a list, or over a list of rows)")
+        lines = [f"{pad}it{tag} = {seq}", f"{pad}for i{tag} in range(it{tag}.shape[0]):"]
+        if len(targets) == 1:
+            env[targets[0].name] = (f"l{tag}", "i" if rep == "a" else "a")
+            return lines + [f"{pad}    l{tag} = it{tag}[i{tag}]"]
+        lines.append(f"{pad}    if it{tag}.shape[1] != {len(targets)}:")
+        lines.append(f"{pad}        raise IndexError(\"rows of another length than the names given them\")")
+        for j, target in enumerate(targets):
+            env[target.name] = (f"l{tag}_{j}", "i")
+            lines.append(f"{pad}    l{tag}_{j} = it{tag}[i{tag}, {j}]")
+        return lines
 
     def call_function(self, node, env):
         fn = self.ir.functions.get(node.func)
@@ -364,6 +376,23 @@ class Printer:
             raise self.unsupported(node, "lines() of anything but a fixed length")
         return self.m.table(("lines", node.args[0].value), self.t.lines(node.args[0].value), 2), "a2"
 
+    def b_enumerate(self, node, env):
+        self._arity(node, 1)
+        seq, rep = self.ex(node.args[0], env)
+        if rep != "a":
+            raise self.unsupported(node, "enumerate() of this")
+        return f"_rt.enumerated({seq})", "a2"
+
+    def b_has_run(self, node, env):
+        kwargs = dict(node.kwargs)
+        if len(node.args) != 2 or set(kwargs) - {"cyclic"}:
+            raise self.unsupported(node, "has_run() with these arguments")
+        seq, rep = self.ex(node.args[0], env)
+        if rep != "a":
+            raise self.unsupported(node, "has_run() of this")
+        cyclic = self.scalar(kwargs["cyclic"], env) if "cyclic" in kwargs else "False"
+        return f"_rt.has_run({seq}, {self.scalar(node.args[1], env)}, {cyclic})", "i"
+
     def b_group_sizes(self, node, env):
         self._arity(node, 1)
         seq, rep = self.ex(node.args[0], env)
@@ -372,14 +401,25 @@ class Printer:
         return f"_group_sizes({seq}, {self.m.table('adjacency', self.t.adjacency(), 2)})", "a"
 
     def b_push_targets(self, node, env):
+        return f"_push_targets({self._push_targets_args(node, env)})", "a"
+
+    def _push_targets_args(self, node, env) -> str:
         self._arity(node, 3)
         region = node.args[2]
         if not (isinstance(region, N.Ref) and region.kind == "region" and region.name in self.t.regions):
             raise self.unsupported(node, "push_targets() within anything but a region")
         mask = self.m.table(("mask", region.name), self.t.mask(region.name))
         direction = f"_direction({self.scalar(node.args[1], env)})"
-        return (f"_push_targets(s, {self.fields['cells'].ident}, {self.rays()}, {direction}, "
-                f"_cell({self.scalar(node.args[0], env)}), {mask})"), "a"
+        frm = f"_cell({self.scalar(node.args[0], env)})"
+        return f"s, {self.fields['cells'].ident}, {self.rays()}, {direction}, {frm}, {mask}"
+
+    def into(self, node, env, buffer: str):
+        """(code writing the list `node` into `buffer` and giving its length, the buffer's size) for the built-ins
+        that can fill a buffer made once rather than a list per call; None for the others."""
+        if isinstance(node, N.Call) and node.target == "builtin" and node.func == "push_targets":
+            args = self._push_targets_args(node, env)
+            return f"_rt.push_targets_into({buffer}, {args})", f"{self.m.table('rays', self.t.rays()[0], 3)}.shape[2]"
+        return None
 
     def b_can_move(self, node, env):
         if len(node.args) != 2 or node.kwargs or not isinstance(node.args[1], N.Const) \
@@ -412,7 +452,20 @@ class Printer:
                 lines.append(f"{pad}else:")
                 lines += [line for s in node.other for line in self.st(s, env, pad + "    ")]
             return lines
+        if isinstance(node, N.Loop):
+            return self._loop(node, env, pad)
         raise self.unsupported(node, f"the statement {node.__class__.__name__.lower()}")
+
+    def _loop(self, node, env, pad: str) -> list:
+        """A `for:` effect: its body once per item (its names bound) that meets the clause's conditions."""
+        self.loops += 1
+        tag, clause, inner = f"f{self.loops}", node.clause, dict(env)
+        seq, rep = self.ex(clause.iterable, env)
+        lines = self._loop_head(clause, seq, rep, inner, tag, pad)
+        body = pad + "    "
+        for cond in clause.conds:
+            lines += [f"{body}if not {self.scalar(cond, inner)}:", f"{body}    continue"]
+        return lines + ([line for s in node.body for line in self.st(s, inner, body)] or [body + "pass"])
 
     def e_place(self, call, env) -> list:
         self._arity(call, 2)

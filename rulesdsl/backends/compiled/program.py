@@ -4,12 +4,16 @@ and a random playout loop, all over the packed state vector `s` (packing.py).
 A move inside compiled code is a row of whole numbers: its kind (its index in the layout's moves), then its
 arguments as the layout numbers them. The flow machine is Python's (engine/state.py `_go`): end_turn checks the
 end, passes the turn, counts it and stops at the turn cap; every step reached checks the end once play has begun.
-Chance steps are left to the Python engine: play stops at one and the caller draws it (only a game's first step
-may be one yet). What the module does not take raises Unsupported, located.
+A game's first step may be a chance step drawing an arrangement of a fixed list of items: it is drawn here, from
+the chance stream exactly as engine/arrange.py draws it, and applied; the playout loop draws it too. What the module
+does not take raises Unsupported, located.
 """
 
 from __future__ import annotations
 
+from ...engine.arrange import TRIES, two_kinds
+from ...engine.nodes import CHANCE as CHANCE_SEAT
+from ...errors import RulesDslError
 from ...ir import nodes as N
 from ...ir.forms import Atom, Many, OneOf
 from .printer import Module, Printer
@@ -17,6 +21,7 @@ from .tables import Tables
 from .unsupported import Unsupported
 
 DECISION, CHANCE = 0, 1
+_BOARD_ONLY = frozenset({"at", "empty", "occupied", "owned", "pieces", "can_push", "push_targets"})  # read no turn
 
 
 class Program:
@@ -34,13 +39,16 @@ class Program:
         self.players = [i for i, k in enumerate(self.kinds) if k.player]
         self.width = 1 + max((len(self.kinds[i].args) for i in self.players), default=0)
         self.capacity = 0
+        self.log_width = max(self.width + 1, 3)  # a row of a playout's log: the seat and the move, or an outcome
         self.steps = list(layout.steps)
+        self.arrangements = {}  # step name -> Arrangement
+        self.terminal, self.last_row = packing.fields["terminal"].offset, packing.fields["last_row"].offset
         self.source = self._print()
 
     # -- the whole module -----------------------------------------------------------------------------------------
     def _print(self) -> str:
         self._check_flow()
-        parts = [self._legal(), self._apply(), self._flow(), self._end(), self._by_score()]
+        parts = [self._legal(), self._apply(), self._flow(), self._end(), self._by_score(), self._chance()]
         exists = []
         while set(self.p.steps_exist) - set(exists):  # can_move() asked for these
             name = next(n for n in self.p.steps_exist if n not in exists)
@@ -53,9 +61,15 @@ class Program:
                 f"W = {self.width}  # a move's row: its kind, then its arguments",
                 f"CAPACITY = {self.capacity}  # the most moves legal at once",
                 f"KIND = _table({[self._kind(s) for s in self.steps]!r}, 1)  # per step: 0 decision, 1 chance",
+                f"DRAWN = _table({[int(bool(e.draw)) for e in self.rules.end_rules]!r}, 1)  # per end rule: a draw",
                 *fields, *(source for _, source in self.m.tables.values()), f"TEXT_DIRECTION = {texts}", HELPERS]
         functions = [source for _, source in self.m.functions.values()]
         return "\n".join(head) + "\n\n\n" + "\n\n\n".join(functions + parts + [PLAYOUT]) + "\n"
+
+    @property
+    def drawn(self) -> int:
+        """The most items the chance steps of one playout draw (the arrangement at the start)."""
+        return sum(a.size for a in self.arrangements.values())
 
     def _kind(self, name: str) -> int:
         return CHANCE if self.ir.steps[name].kind == "chance" else DECISION
@@ -75,8 +89,9 @@ class Program:
                 raise Unsupported(self._at(step.decl), f"{step.kind} steps")
             model = rules.steps[name]
             if step.kind == "chance":
-                if name != rules.start or model.arrangement is None:
+                if name != rules.start or step.chance.kind != "arrangement":
                     raise Unsupported(self._at(step.decl), "a chance step other than an arrangement at the start")
+                self.arrangements[name] = Arrangement(self, name)
                 continue
             if step.effects or model.tiers or model.after is not None:
                 raise Unsupported(self._at(step.decl), "a step's own effects or fallback tiers")
@@ -143,10 +158,16 @@ class Program:
             lines.append(f"{pad}for _once in range(1):")
             pad += "    "
         for i, param in enumerate(plan.params):
-            domain, rep = self.p.ex(param.domain, env)
-            if rep != "a":
-                raise Unsupported(self._at(param.decl), "a param whose values are not a list of single values")
-            lines += [f"{pad}d{i} = {domain}", f"{pad}for i{i} in range(d{i}.shape[0]):", f"{pad}    v{i} = d{i}[i{i}]"]
+            filled = self.p.into(param.domain, env, f"b{i}")
+            if filled is not None:  # the buffer is made once, before the loops
+                lines.insert(0, f"    b{i} = np.empty({filled[1]}, np.int64)")
+                lines += [f"{pad}m{i} = {filled[0]}", f"{pad}for i{i} in range(m{i}):", f"{pad}    v{i} = b{i}[i{i}]"]
+            else:
+                domain, rep = self.p.ex(param.domain, env)
+                if rep != "a":
+                    raise Unsupported(self._at(param.decl), "a param whose values are not a list of single values")
+                lines += [f"{pad}d{i} = {domain}", f"{pad}for i{i} in range(d{i}.shape[0]):",
+                          f"{pad}    v{i} = d{i}[i{i}]"]
             pad += "    "
             env[param.name] = (f"v{i}", "i")
             bound_count *= self._bound(param)
@@ -239,8 +260,6 @@ class Program:
     def _flow(self) -> str:
         parts = []
         for name, step in self.ir.steps.items():
-            if step.kind != "decision":
-                continue
             lines = [f"@_jit\ndef N_{self.t.step_index[name]}(s, me):"]
             for branch in step.next:
                 target = len(self.steps) if branch.to == "end_turn" else self.t.step_index[branch.to]
@@ -254,12 +273,41 @@ class Program:
         start = self.t.step_index[self.rules.turn_start]
         winners = self.layout.slots["winners"].form
         listed = _member(winners, Many)
-        parts.append(GO.format(turn_start=start, capped_tag=listed,
+        parts.append(GO.format(turn_start=start, capped_tag=listed, unchanged=not self._end_reads_turn(),
                                error=self.m.error("the flow went round automatic steps without reaching a decision",
                                                   ("flow",))))
         return "\n\n\n".join(parts)
 
     # -- the end --------------------------------------------------------------------------------------------------
+    def _end_reads_turn(self) -> bool:
+        """Whether the end rules' conditions may read what passing the turn changes (whose turn it is, the turn's
+        number, the step): when not, the end is not checked again on reaching the next turn's first step, just after
+        it was checked at the end of the turn. A built-in not known to read only the board and zones counts as
+        reading it."""
+        todo = [(end.when, False) for end in self.ir.end]  # (node, whether `me` there is an argument's value)
+        seen = set()
+        while todo:
+            node, bound = todo.pop()
+            for n in N.walk(node):
+                if isinstance(n, N.Ref) and n.kind == "engine" and not n.const and not (n.name == "me" and bound):
+                    return True
+                if not isinstance(n, N.Call) or (n.func, bound) in seen:
+                    continue
+                seen.add((n.func, bound))
+                if n.target == "function" and n.func in self.ir.functions:
+                    fn = self.ir.functions[n.func]
+                    todo += [(let.value, bound) for let in fn.lets] + [(fn.value, bound)]
+                elif n.target == "builtin" and n.func == "can_move" and len(n.args) == 2 \
+                        and isinstance(n.args[1], N.Const) and n.args[1].value in self.ir.steps:
+                    for move in self.ir.steps[n.args[1].value].moves:  # listed for the seat given: `me` is it
+                        plan = self.ir.moves[move]
+                        todo += [(x, True) for p in plan.params for x in (p.domain, p.among) if x is not None]
+                        todo += [(let.value, True) for let in plan.lets] + [(c.test, True) for c in plan.checks]
+                elif n.target != "builtin" or not (getattr(self.ir.builtins.get(n.func), "fold", False)
+                                                   or n.func in _BOARD_ONLY):
+                    return True
+        return False
+
     def _end(self) -> str:
         winners, ended = self.layout.slots["winners"].form, self.layout.slots["ended_by"].form
         lines = ["@_jit", "def check_end(s):", "    me = s[O_player]"]
@@ -298,6 +346,104 @@ class Program:
         return f"{name}(s, p)" if rep == "i" else name
 
 
+    # -- chance ---------------------------------------------------------------------------------------------------
+    def _chance(self) -> str:
+        """Each arrangement's draw and its outcome applied, and `chance`, which the playout loop calls at a chance
+        step: the items drawn written to `drawn` from `at`; the index of the move kind drawn."""
+        parts, lines = [], ["@_jit", "def chance(s, rng, drawn, at):", "    st = s[O_step]"]
+        for name, arrangement in self.arrangements.items():
+            index = self.t.step_index[name]
+            parts.append(arrangement.source(index))
+            lines += [f"    if st == {index}:", f"        order = drawn[at:at + {arrangement.size}]",
+                      f"        D_{index}(s, rng, order)", f"        E_{index}(s, {CHANCE_SEAT}, order)",
+                      f"        return {self.kind_index[name + '.arrangement']}, {arrangement.size}"]
+        lines += ["    if st >= 0:  # (always: the return after it types the function)",
+                  "        " + self.m.error("no outcome is drawn at this step", ("flow",)), "    return -1, 0"]
+        return "\n\n\n".join(parts + ["\n".join(lines)])
+
+
+class Arrangement:
+    """A chance step drawing an arrangement of a fixed list of items (numbers, or texts by their numbers): its
+    requirements, its draw (engine/arrange.py's, bit for bit) and its effects, printed."""
+
+    def __init__(self, program, name):
+        self.program, self.name = program, name
+        step, p = program.ir.steps[name], program.p
+        chance, self.decl = step.chance, step.decl
+        items = chance.exprs["arrangement"]
+        if not all(getattr(n, "const", True) for n in N.walk(items) if isinstance(n, N.Ref)) or any(
+                isinstance(n, N.Call) and not (n.target == "builtin" and getattr(program.ir.builtins.get(n.func),
+                                                                                 "fold", False))
+                for n in N.walk(items)):
+            raise Unsupported(program.m.locate(items), "an arrangement of items that depend on the position")
+        model = program.rules.steps[name].arrangement
+        try:
+            values = list(model.items(program.game.new_initial_state(0), CHANCE_SEAT))
+        except (RulesDslError, TypeError):
+            raise Unsupported(program.m.locate(items), "an arrangement of items that are not a list") from None
+        if all(isinstance(v, str) for v in values):
+            self.numbers = [program.m.text(v) for v in values]
+        elif all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+            self.numbers = [int(v) for v in values]
+        else:
+            raise Unsupported(program.m.locate(items), "an arrangement of items that are not all numbers or all texts")
+        self.values = dict(zip(self.numbers, values))  # number -> the item, as the Python engine holds it
+        self.number_of = dict(zip(values, self.numbers))
+        self.size = len(values)
+        self.shape = two_kinds(values)
+        if self.shape is not None and self.size > 64:
+            raise Unsupported(program.m.locate(items), "an arrangement of more than 64 items of two kinds")
+        env = {"outcome": ("outcome", "a")}
+        self.tests = [p.scalar(check.test, env) for check in chance.require]
+        self.effects = [line for stmt in chance.effects for line in p.st(stmt, env, "    ")]
+        self.error = program.m.error("no arrangement meets the requirements", step.decl)
+
+    def source(self, index: int) -> str:
+        accept = ["@_jit", f"def Q_{index}(s, me, outcome):"]
+        accept += [f"    if not {test}:\n        return False" for test in self.tests] + ["    return True"]
+        if self.shape is not None:
+            kinds, n, count = self.shape
+            first, second = (self.number_of[k] for k in kinds)
+            mask = (1 << n) - 1
+            draw = TWO_KINDS.format(index=index, fields=64 // n, n=n, mask=mask, count=count, first=first,
+                                    second=second, tries=TRIES, error=self.error)
+        else:
+            draw = SHUFFLED.format(index=index, items=self.program.m.table(("arrangement", self.name), self.numbers),
+                                   tries=TRIES, error=self.error)
+        apply = [f"@_jit\ndef E_{index}(s, me, outcome):", "    s[O_ply] += 1", *self.effects,
+                 f"    go(s, N_{index}(s, s[O_player]))"]
+        return "\n\n\n".join(["\n".join(accept), draw, "\n".join(apply)])
+
+    def move(self, drawn) -> tuple:
+        """The outcome (the items drawn, as the Python engine holds them) of numbers `drawn`."""
+        return tuple(self.values[int(n)] for n in drawn)
+
+
+TWO_KINDS = '''@_jit
+def D_{index}(s, rng, order):
+    tries = {tries}
+    while True:
+        w = _rt.next64(rng, 0)
+        for f in range({fields}):
+            x = (w >> np.uint64(64 - {n} * (f + 1))) & np.uint64({mask})
+            if _rt.ones(x) == {count}:
+                _rt.fill(order, x, {n}, {first}, {second})
+                if Q_{index}(s, -1, order):
+                    return
+                tries -= 1
+                if tries <= 0:
+                    {error}'''
+
+SHUFFLED = '''@_jit
+def D_{index}(s, rng, order):
+    order[:] = {items}
+    for _ in range({tries}):
+        _rt.shuffle(rng, 0, order)
+        if Q_{index}(s, -1, order):
+            return
+    {error}'''
+
+
 def _member(form, cls) -> int:
     """The tag of a OneOf's member of class `cls`."""
     if not isinstance(form, OneOf):
@@ -312,7 +458,7 @@ from numba import njit
 
 from rulesdsl.backends.compiled import runtime as _rt
 
-_jit = njit(boundscheck=True, cache=False, nogil=True)
+_jit = njit(boundscheck=True, cache="__file__" in globals(), nogil=True)  # cached when read from a file
 
 
 def _table(rows, dims):
@@ -462,10 +608,12 @@ def _won(s, winners, list_tag, int_tag, rule):
 
 GO = '''@_jit
 def go(s, target):
+    checked = False  # the end was checked just before the turn passed
     for _ in range(10000):
         if target == END_TURN:
             if s[O_ply] and check_end(s):
                 return
+            checked = {unchanged}
             s[O_player] = (s[O_player] + 1) % NS
             s[O_turn] += 1
             target = {turn_start}
@@ -478,7 +626,7 @@ def go(s, target):
                     s[O_winners_list_len] = 0
                 return
         s[O_step] = target
-        if s[O_ply] and check_end(s):
+        if s[O_ply] and not checked and check_end(s):
             return
         return
     {error}'''
@@ -523,22 +671,67 @@ def decider(s):
 
 
 @_jit
-def playout(s, rng, max_steps, out, log):
-    """Random moves from the seats' streams rng[1 + seat], each written to a row of `log` (the seat, then the move),
-    until the end (0), a chance step (1), max_steps (2) or the end of the log (3)."""
+def playout(s, rng, max_steps, out, log, drawn, keep):
+    """Random moves from the seats' streams rng[1 + seat] and chance outcomes from rng[0] until the end (0),
+    max_steps (2) or the end of the log (3): (moves made, why it stopped, the row of the last seat's move or -1).
+    With `keep`, each is written to a row of `log` (the seat, then the move; an outcome drawn: -1, its kind, then
+    where its items start in `drawn`)."""
     done = 0
+    at = 0
+    last = -1
     while not s[O_terminal]:
-        if KIND[s[O_step]] != 0:
-            return done, 1
         if done >= max_steps:
-            return done, 2
-        if done >= log.shape[0]:
-            return done, 3
+            return done, 2, last
+        if keep and done >= log.shape[0]:
+            return done, 3, last
+        if KIND[s[O_step]] != 0:
+            kind, size = chance(s, rng, drawn, at if keep else 0)
+            if keep:
+                log[done, 0] = -1
+                log[done, 1] = kind
+                log[done, 2] = at
+                at += size
+            done += 1
+            continue
         me = decider(s)
         n = legal(s, me, out)
         k = _rt.below(rng, 1 + me, n)
         apply(s, out[k], me)
-        log[done, 0] = me
-        log[done, 1:] = out[k]
+        if keep:
+            log[done, 0] = me
+            for j in range(W):
+                log[done, 1 + j] = out[k, j]
+        last = done
         done += 1
-    return done, 0'''
+    return done, 0, last
+
+
+@_jit
+def returns(s, into):
+    """What each seat gets at the end (engine/state.py returns()): 1 each winner, -1 the others; a lone seat that
+    neither won nor drew -1; else 0 each (0 too before the end)."""
+    into[:] = 0.0
+    if not s[O_terminal]:
+        return
+    n = s[O_winners_list_len] if s[O_winners_tag] else 0
+    if n > 0:
+        into[:] = -1.0
+        for i in range(n):
+            into[_seat(s[O_winners_list + i])] = 1.0
+        return
+    if NS == 1 and not s[O_capped] and not (s[O_ended_by_tag] and DRAWN[s[O_ended_by_int]]):
+        into[0] = -1.0
+
+
+@_jit
+def playouts(start, seeds, rng, out, drawn, plies, results):
+    """A random playout from `start` for each seed (the state's own stream keyed by it, counter 0), the streams in
+    `rng` running on from one to the next: each one's moves in `plies`, what each seat got in `results`."""
+    log = np.empty((0, 3), np.int64)
+    for g in range(seeds.shape[0]):
+        s = start.copy()
+        s[O_rng] = seeds[g]
+        s[O_rng + 1] = 0
+        done, _, _ = playout(s, rng, 1 << 62, out, log, drawn, False)
+        plies[g] = s[O_ply]
+        returns(s, results[g])'''

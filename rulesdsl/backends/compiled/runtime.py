@@ -130,9 +130,15 @@ def push_targets(cells, base, rays, lengths, direction, frm, within):
     for each run of cells of `within` (a mask) ending at k, the run's cells before the k-th empty one of ray[0:k].
     `direction` -1 is none (no targets)."""
     out = np.empty(rays.shape[2], np.int64)
+    return out[:push_targets_into(out, cells, base, rays, lengths, direction, frm, within)]
+
+
+@njit(**_JIT)
+def push_targets_into(out, cells, base, rays, lengths, direction, frm, within):
+    """push_targets written to `out` (as long as the longest ray): how many there are."""
     n = 0
     if direction < 0:
-        return out[:0]
+        return 0
     length = lengths[direction, frm]
     start = -1
     free = 0
@@ -147,7 +153,7 @@ def push_targets(cells, base, rays, lengths, direction, frm, within):
             start = -1
         if k < length and cells[base + rays[direction, frm, k]] == 0:
             free += 1
-    return out[:n]
+    return n
 
 
 @njit(**_JIT)
@@ -182,3 +188,61 @@ def push(cells, base, rays, lengths, frm, to):
         cells[base + c] = carried[head]
         head += 1
     return 0 if head == tail else 2
+
+
+@njit(**_JIT)
+def has_run(xs, length, cyclic):
+    """has_run(xs, length, cyclic=...) (lang/builtins.py): `length` equal neighbours in a row."""
+    n = xs.shape[0]
+    if length <= 1:
+        return n >= length
+    if n == 0:
+        return False
+    run, prev = 0, xs[0]
+    for i in range(n):
+        if xs[i] == prev:
+            run += 1
+            if run >= length:
+                return True
+        else:
+            run, prev = 1, xs[i]
+    if cyclic and run < n and xs[0] == prev:  # the last run goes on round the wrap into the first
+        lead = 1
+        while xs[lead] == prev:
+            lead += 1
+        return run + lead >= length
+    return False
+
+
+@njit(**_JIT)
+def enumerated(xs):
+    """enumerate(xs) as rows (index, item)."""
+    out = np.empty((xs.shape[0], 2), np.int64)
+    for i in range(xs.shape[0]):
+        out[i, 0] = i
+        out[i, 1] = xs[i]
+    return out
+
+
+@njit(**_JIT)
+def ones(x):
+    """The number of bits set in x (a uint64), counted in parallel within the word."""
+    x = x - ((x >> uint64(1)) & uint64(0x5555555555555555))
+    x = (x & uint64(0x3333333333333333)) + ((x >> uint64(2)) & uint64(0x3333333333333333))
+    x = (x + (x >> uint64(4))) & uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((x * uint64(0x0101010101010101)) >> uint64(56))
+
+
+@njit(**_JIT)
+def fill(order, x, n, first, second):
+    """Item i of `order`: `first` where bit i of x is set, else `second`."""
+    for i in range(n):
+        order[i] = first if (x >> uint64(i)) & uint64(1) else second
+
+
+@njit(**_JIT)
+def shuffle(rng, row, items):
+    """SplitMix64.shuffle: Fisher-Yates from the end, item i swapped with item below(i + 1)."""
+    for i in range(items.shape[0] - 1, 0, -1):
+        j = below(rng, row, i + 1)
+        items[i], items[j] = items[j], items[i]

@@ -1,9 +1,9 @@
 """A game and its states on the compiled backend: the Game/State API of engine/, over the packed state vector.
 
 A state is the vector its compiled code reads and writes, and the history beside it (Python Moves, as the Python
-engine keeps them). It converts to and from the Python engine's State through the layout's arrays, losslessly;
-what the compiled code does not do (chance steps, reading a move's notation, observations) is done by that State
-and converted back.
+engine keeps them; those a compiled playout made are kept as its log until asked for). It converts to and from the
+Python engine's State through the layout's arrays, losslessly; what the compiled code does not do outside a playout
+(chance steps, reading a move's notation, observations) is done by that State and converted back.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from .program import CHANCE as CHANCE_STEP
 
 
 _FAILED = (ValueError, IndexError, ZeroDivisionError, OverflowError)
+_LOG_ROWS = 4096  # moves a playout's log holds before compiled code hands back to write another
 
 
 class CompiledGame:
@@ -33,7 +34,9 @@ class CompiledGame:
                 self._rules.append(rules.moves[kind.path[1]])
             else:
                 step = rules.steps[kind.path[2]]
-                self._rules.append(step.pass_rule if kind.label.endswith(".pass") else None)
+                self._rules.append(step.pass_rule if kind.label.endswith(".pass") else
+                                   game.arrangement_rule(step) if kind.label.endswith(".arrangement") else None)
+        self._drawn = {program.kind_index[name + ".arrangement"]: a for name, a in program.arrangements.items()}
         self._kind_of = {id(rule): k for k, rule in enumerate(self._rules) if rule is not None}
         self._cells = rules.board.cells
         self._start = None  # the first position's vector and history (states differ only in their seed)
@@ -50,6 +53,21 @@ class CompiledGame:
         state.s[key.offset:key.offset + 2] = np.array([(0 if seed is None else seed) & ((1 << 64) - 1), 0],
                                                       np.uint64).view(np.int64)
         return state
+
+    def playouts(self, seeds, chance, seats) -> tuple:
+        """A random playout from new_initial_state(seed) for each seed, all in one call of compiled code, the streams
+        running on from one playout to the next (as playout() of each state in turn leaves them): (the moves of each
+        playout, what each seat got in each), numpy arrays. Nothing of a playout but its result is kept."""
+        import numpy as np
+        start = self.new_initial_state(0)
+        seeds = np.array([int(seed) & ((1 << 64) - 1) for seed in seeds], np.uint64).view(np.int64)
+        rng = np.array([chance.getstate(), *(seat.getstate() for seat in seats)], np.uint64)
+        plies, results = np.zeros(len(seeds), np.int64), np.zeros((len(seeds), self.num_players), np.float64)
+        drawn = np.empty(self.program.drawn, np.int64)
+        self.call(start, start.step, self.fn["playouts"], start.s, seeds, rng, start._rows(), drawn, plies, results)
+        for stream, state in zip([chance, *seats], rng):
+            stream.setstate(tuple(int(v) for v in state))
+        return plies, results
 
     def state_from_json(self, data: dict, source: str = "state", text: str | None = None) -> "CompiledState":
         return CompiledState.of(self, self.python.state_from_json(data, source, text))
@@ -101,6 +119,19 @@ class CompiledGame:
             row[j + 1] = int(value)
         return row
 
+    def logged(self, log, drawn) -> list:
+        """The Moves of a compiled playout's log (rows of the seat and the move, or of an outcome drawn: its kind
+        and where its items start in `drawn`)."""
+        moves = []
+        for row in log:
+            seat, k = int(row[0]), int(row[1])
+            if seat >= 0:
+                moves.append(self.move(row[1:], seat))
+                continue
+            arrangement, at = self._drawn[k], int(row[2])
+            moves.append(Move(self._rules[k], (arrangement.move(drawn[at:at + arrangement.size]),), seat))
+        return moves
+
     def _atoms(self, k: int) -> tuple:
         last = self.layout.slots["last"].form
         place = self.program.players.index(k)
@@ -134,9 +165,8 @@ class CompiledState:
     def history(self) -> list:
         """Every move and outcome so far (those a compiled playout made are read when first asked for)."""
         if self._made:
-            move = self.game.move
-            for log in self._made:
-                self._history.extend(move(row[1:], int(row[0])) for row in log)
+            for log, drawn in self._made:
+                self._history.extend(self.game.logged(log, drawn))
             self._made = []
         return self._history
 
@@ -228,7 +258,7 @@ class CompiledState:
     def _rows(self) -> np.ndarray:
         import numpy as np
         if self._out is None:
-            self._out = np.zeros((max(self.game.program.capacity, 1), self.game.program.width), np.int64)
+            self._out = np.empty((max(self.game.program.capacity, 1), self.game.program.width), np.int64)
         return self._out
 
     def apply(self, move, player: int | None = None) -> None:
@@ -254,21 +284,17 @@ class CompiledState:
         seats' choices drawn in compiled code: the moves made (at most `limit`)."""
         import numpy as np
         game, made = self.game, 0
+        program, playout = game.program, game.fn["playout"]
         left = (1 << 62) if limit is None else limit
-        rng = np.array([chance.getstate()] + [seat.getstate() for seat in seats], np.uint64)
-        out, log = self._rows(), np.empty((min(left, 4096), self.game.program.width + 1), np.int64)
-        while left > 0 and not self.terminal:
-            if self._at_chance():  # drawn and applied by the Python engine, in one conversion
-                chance.setstate(tuple(int(v) for v in rng[0]))
-                self._through_python(lambda state: state.apply(state.sample_chance(chance)))
-                rng[0] = chance.getstate()
-                done = 1
-            else:
-                done, _ = game.call(self, self.step, game.fn["playout"], self.s, rng, left, out, log)
-                if done:
-                    self._made.append(log[:done].copy())
-                    self.s[game.packing.fields["last_row"].offset] = len(self._history) + \
-                        sum(len(made) for made in self._made) - 1
+        rng = np.array([chance.getstate(), *(seat.getstate() for seat in seats)], np.uint64)
+        out, log = self._rows(), np.empty((min(left, _LOG_ROWS), program.log_width), np.int64)
+        drawn = np.empty(program.drawn, np.int64)
+        while left > 0 and not self.s[program.terminal]:
+            done, _, last = game.call(self, self.step, playout, self.s, rng, left, out, log, drawn, True)
+            if done:
+                if last >= 0:  # where the last move a seat made is in the history
+                    self.s[program.last_row] = len(self._history) + sum(len(log) for log, _ in self._made) + last
+                self._made.append((log[:done].copy(), drawn.copy()))
             made, left = made + done, left - done
         for stream, state in zip([chance, *seats], rng):
             stream.setstate(tuple(int(v) for v in state))
@@ -276,19 +302,10 @@ class CompiledState:
 
     # -- results and views --------------------------------------------------------------------------------------
     def returns(self) -> list:
-        n = self.game.num_players
-        if not self.terminal:
-            return [0.0] * n
-        fields = self.game.packing.fields
-        length = self._get("winners.list.len") if self._get("winners.tag") else 0
-        start = fields["winners.list"].offset
-        winners = [int(w) for w in self.s[start:start + length]]
-        if winners:
-            return [1.0 if p in winners else -1.0 for p in range(n)]
-        ended = self._get("ended_by.int") if self._get("ended_by.tag") else None
-        if n == 1 and not self._get("capped") and (ended is None or not self.game.rules.end_rules[ended].draw):
-            return [-1.0]
-        return [0.0] * n
+        import numpy as np
+        into = np.empty(self.game.num_players, np.float64)
+        self.game.fn["returns"](self.s, into)
+        return into.tolist()
 
     def to_json(self) -> dict:
         return self.python().to_json()

@@ -1,0 +1,110 @@
+"""The on-disk cache of compiled games: each printed module kept as a file in a folder only its user can write, numba
+keeping its machine code beside it (`cache=True`), so that a later process loads a game without compiling it again.
+
+A module's file is named by the hash of its source, of the generator (the code that prints it and the helpers it
+calls) and of numba's and Python's versions; the source is a function of the rule bundle, its variant and options,
+so those key it too. A file is never trusted because of its name: the source printed now is compared with it, and a
+file that differs is written again (numba then sees a changed file and compiles afresh). A folder that another user
+owns, or that others may write, is not used: the game is compiled in memory, as with `RULESDSL_CACHE=off`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import stat
+import sys
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+
+_GENERATOR = ("printer.py", "program.py", "runtime.py", "tables.py", "cache.py")  # what makes or runs a module
+
+
+def folder() -> Path | None:
+    """The cache folder ($RULESDSL_CACHE, else rulesdsl/compiled under the user's cache folder), made if need be;
+    None when caching is off or the folder is not safe to read code from."""
+    given = os.environ.get("RULESDSL_CACHE")
+    if given is not None and given.strip().lower() in ("", "off", "0", "no"):
+        return None
+    if given:
+        path = Path(given).expanduser()
+    else:
+        base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+        path = Path(base) / "rulesdsl" / "compiled"
+    try:
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return path if _private(path) else None
+
+
+def _private(path: Path) -> bool:
+    """Whether `path` is a folder of this user that no one else may write (where it exists)."""
+    try:
+        info = path.lstat()
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    if not stat.S_ISDIR(info.st_mode) or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return False
+    return not hasattr(os, "getuid") or info.st_uid == os.getuid()
+
+
+@lru_cache(maxsize=None)
+def generator() -> str:
+    """A hash of the code that prints modules and that they call, and of numba's and Python's versions."""
+    import numba
+    digest = hashlib.sha256(f"{numba.__version__}\0{sys.version}".encode())
+    here = Path(__file__).parent
+    for name in _GENERATOR:
+        digest.update((here / name).read_bytes())
+    return digest.hexdigest()
+
+
+def load(source: str) -> dict | None:
+    """The namespace of the module `source`, imported from its cached file (written first when it is missing or
+    differs); None when there is no cache folder to use (see folder())."""
+    base = folder()
+    if base is None:
+        return None
+    key = hashlib.sha256(f"{generator()}\0{source}".encode()).hexdigest()[:40]
+    path = base / f"m_{key}.py"
+    try:
+        kept = path.read_text("utf-8") if path.is_file() and not path.is_symlink() else None
+    except (OSError, UnicodeDecodeError):
+        kept = None
+    try:
+        if kept != source:
+            _write(base, path, source)
+    except OSError:
+        return None
+    if not _private(base / "__pycache__"):  # numba's index files are read back as pickles
+        return None
+    name = f"rulesdsl_compiled_{key}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # numba finds a cached function's module by its name
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    return vars(module)
+
+
+def _write(base: Path, path: Path, source: str) -> None:
+    """Write `source` to `path` whole (a reader sees the old file or the new one), and drop numba's machine code of
+    the old one."""
+    handle, temporary = tempfile.mkstemp(dir=base, prefix=".m_", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(source)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    for stale in (base / "__pycache__").glob(f"{path.stem}.*"):
+        stale.unlink(missing_ok=True)
