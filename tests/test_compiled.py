@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from pathlib import Path
 
 import pytest
 
@@ -19,6 +20,7 @@ from rulesdsl.engine.play import play, streams, uniform  # noqa: E402
 from rulesdsl.engine.rng import Rng  # noqa: E402
 from rulesdsl.loading import bundled_games  # noqa: E402
 
+ROOT = Path(__file__).resolve().parent.parent
 TUTORIAL = "examples/tutorial/three-in-a-row.yaml"
 SUPPORTED = [(TUTORIAL, None), (TUTORIAL, "misere"), ("mabula", None)]
 MABULA_SETUP = "WBWBWBWBWBWBBWBWBWBWBWBW"  # an explicit setup: no chance step
@@ -183,3 +185,13 @@ def test_a_cache_folder_others_may_write_is_not_used(tmp_path, monkeypatch):
     assert cache.folder() is None and cache.load("X = 1\n") is None
     monkeypatch.setenv("RULESDSL_CACHE", "off")
     assert cache.folder() is None
+
+
+def test_a_capacity_the_compiled_code_does_not_keep_yet_falls_back_at_its_declaration(tmp_path):
+    text = (ROOT / TUTORIAL).read_text(encoding="utf-8").replace(
+        "\nmoves:", "\nzones:\n  box: {capacity: 3}\n\nmoves:", 1)
+    path = tmp_path / "boxed.yaml"
+    path.write_text(text, encoding="utf-8")
+    game = load_game(str(path), backend="auto")
+    assert not isinstance(game, CompiledGame)
+    assert re.search(r"boxed\.yaml:\d+:\d+: a capacity:", game.backend_note)

@@ -82,6 +82,8 @@ class Program:
 
     def _check_flow(self) -> None:
         rules = self.rules
+        for _, holder in rules.bounded:  # (kept after each move by the Python engine: not yet by compiled code)
+            raise Unsupported(self._at(("zones" if holder.zone else "vars", holder.name)), "a capacity:")
         if rules.next_player is not None:
             raise Unsupported(self._at(("flow", "next_player")), "flow: next_player")
         for name, step in self.ir.steps.items():
