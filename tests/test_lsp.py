@@ -137,9 +137,8 @@ def folder(tmp_path_factory):
     return tmp_path_factory.mktemp("lsp")
 
 
-@pytest.fixture(scope="module")
-def client(folder):
-    client = Client(folder)
+def session(client, folder):
+    """Open a language-server session for `client` over `folder`, yield it, and close it as an editor does."""
     result = client.request("initialize", {"processId": None, "rootUri": folder.as_uri(), "capabilities": {}})
     assert result["serverInfo"]["name"] == "rulesdsl"
     client.notify("initialized", {})
@@ -148,6 +147,11 @@ def client(folder):
     client.notify("exit", None)
     assert client.process.wait(timeout=WAIT) == 0
     client.process.stderr.close()
+
+
+@pytest.fixture(scope="module")
+def client(folder):
+    yield from session(Client(folder), folder)
 
 
 def _validate_json(path: Path) -> list[dict]:

@@ -15,7 +15,7 @@ import pytest
 from rulesdsl.budget import TIME_SCALE_VARIABLE
 
 from .helpers import ROOT
-from .test_lsp import GAME, WAIT, Client  # (skipped without pygls)
+from .test_lsp import GAME, WAIT, Client, session  # (skipped without pygls)
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="the workers are watched in /proc")
 
@@ -110,14 +110,7 @@ class Watched(Client):
 @pytest.fixture(scope="module")
 def client(tmp_path_factory):
     folder = tmp_path_factory.mktemp("lsp_jail")
-    client = Watched(folder)
-    client.request("initialize", {"processId": None, "rootUri": folder.as_uri(), "capabilities": {}})
-    client.notify("initialized", {})
-    yield client
-    client.request("shutdown", None)
-    client.notify("exit", None)
-    assert client.process.wait(timeout=WAIT) == 0
-    client.process.stderr.close()
+    yield from session(Watched(folder), folder)
 
 
 def open_beside(client: Watched, name: str, text: str, busy: bool = True) -> tuple[str, float]:
