@@ -100,12 +100,25 @@ class BoardCompiler:
 
     def _cell_field_types(self, board) -> None:
         """Each attribute of cells has the type of its values on the cells that have it."""
-        found: dict = {}
+        values: dict = {}
         for c in board.cells:
             for name, value in vars(c).items():
-                typed = T.type_of_value(value)
-                found[name] = typed if name not in found else T.join(found[name], typed)
-        self.typer.cell_fields.update(found)
+                values.setdefault(name, []).append(value)
+        for name, found in values.items():
+            # texts and whole numbers gathered first (joining one cell's at a time grows an enumeration cell by
+            # cell: quadratic on a large board), each other kind of value typed once
+            texts = {v for v in found if v.__class__ is str}
+            numbers = [v for v in found if v.__class__ is int]
+            typed = T.enum(*texts) if texts else T.NOTHING
+            if numbers:
+                typed = T.join(typed, T.int_(min(numbers), max(numbers)))
+            others = {}
+            for v in found:
+                if v.__class__ not in (str, int):
+                    others.setdefault(T.type_of_value(v), None)
+            for other in others:
+                typed = T.join(typed, other)
+            self.typer.cell_fields[name] = typed
 
     def _board_init(self):
         """The pieces on the board when a game starts (`board: init`), worked out once, at load."""
