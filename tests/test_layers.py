@@ -167,3 +167,14 @@ def test_generated_code_names_only_the_model_position():
                     named.add(node.attr)
     assert named, "no generated code found: the check would pass vacuously"
     assert named <= allowed, f"generated code names state attributes the model does not declare: {named - allowed}"
+
+
+def test_every_package_is_installed():
+    # (a package the list leaves out is missing from an installed rulesdsl: its import fails after pip install)
+    import tomllib
+
+    listed = set(tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text(encoding="utf-8"))
+                 ["tool"]["setuptools"]["packages"])
+    found = {".".join(p.relative_to(PACKAGE.parent).parts[:-1]) for p in PACKAGE.rglob("__init__.py")
+             if "__pycache__" not in p.parts}
+    assert found <= listed, f"packages missing from pyproject.toml: {sorted(found - listed)}"
