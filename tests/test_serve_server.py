@@ -228,6 +228,8 @@ def test_rule_code_that_crashes_spins_in_c_or_fills_memory_stops_its_jail_not_th
             continue
         wanted = said[move] if isinstance(said[move], tuple) else (said[move],)
         assert status == 400 and "internal" not in body and any(w in body["error"] for w in wanted), (name, move, body)
+        if "memory allowed" in body["error"]:  # the hint speaks of memory, not of a slow loop
+            assert "builds values too large" in body["error"], body
         line = where(("moves", move)).line
         assert re.match(rf"(.*/)?attack\.yaml:{line}:\d+: error: ", body["error"]), (move, body)  # located
         if move in ("crash", "spin"):  # stopped by the jail, which says where

@@ -831,6 +831,9 @@ def _runtime_error(state, what, exc) -> GameRuntimeError:
         raise exc
     if isinstance(exc, budget.TotalBudgetExceeded):
         return _flow_error(state, what, str(exc), _TOTAL_HINT)
+    if isinstance(exc, budget.MemoryBudgetExceeded):
+        return _flow_error(state, what, str(exc), "this rule builds values too large: build smaller lists and "
+                           "tables, or keep counts rather than lists")
     if isinstance(exc, budget.TimeBudgetExceeded):
         return _flow_error(state, what, str(exc), "a loop in this rule runs too long: loop over fewer items, or "
                            "keep what a loop works out in a variable")
