@@ -340,10 +340,11 @@ def cmd_compile(args) -> int:
 def _compiled(args) -> tuple[str, int]:
     """In a jail: what `compile` prints, and its exit code."""
     base = load_document(args.file)
-    rules = _load(args, base=base).rules
+    game = _load(args, base=base)
+    rules = game.rules
     heartbeat(f"printing what {args.file} compiles to", LOAD_SECONDS)
     if args.check:
-        return _check(args, rules.ir, with_variant(base, args.variant))
+        return _check(args, rules.ir, game.layout, with_variant(base, args.variant))
     if args.ir:
         shown = [None] if args.show is None else _rules_named(args, find_rule(rules.ir, args.show), labels(rules.ir))
         return "\n".join(outline(rules.ir, label, data=rules.ir_data) for label in shown), 0
@@ -372,10 +373,13 @@ def _rules_named(args, found: list, known) -> list:
     return found
 
 
-def _check(args, ir, doc) -> tuple[str, int]:
-    """`compile --check`: each rule (or the one --show names) in the compiled subset or not, and why not, located."""
+def _check(args, ir, layout, doc) -> tuple[str, int]:
+    """`compile --check`: each rule (or the one --show names) in the compiled subset or not, and why not, located;
+    then each part of the state arrays of a fixed size cannot hold."""
     verdicts = subset.check(ir)
-    if args.show is not None:
+    if args.show is None:
+        verdicts += subset.state(layout)
+    else:
         named = set(_rules_named(args, find_rule(ir, args.show), labels(ir)))
         verdicts = [v for v in verdicts if v.rule in named]
     code = 0 if all(v.compiled for v in verdicts) else 1

@@ -129,8 +129,7 @@ scoring:
 UNFIT = {name: {} for name in ("fast-track", "mabula", "marble-chase", "mark", "sealed-bids", "sowing",
                                  "three-in-a-row")}
 # (its dice are drawn by chance('dice', 5 - aside): how many, load cannot bound)
-UNFIT["sixes"] = {"var.last_roll": "a list of numbers of unknown length",
-                  "history": "the draw of chance step 'dice', its outcome: a tuple of numbers of unknown length"}
+UNFIT["sixes"] = {"history": "the draw of chance step 'dice', its outcome: a tuple of numbers of unknown length"}
 UNFIT["mabula-no-tiebreak"] = UNFIT["mabula"]
 UNFIT["mark-rich-start"] = UNFIT["mark"]
 

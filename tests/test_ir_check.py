@@ -24,7 +24,7 @@ from .helpers import ROOT, run_cli
 from .test_lang_properties import expressions
 from .test_parser import trees
 
-FILES = sorted((ROOT / "games").glob("*.yaml")) + sorted((ROOT / "examples" / "games").glob("*.yaml"))
+FILES = sorted((ROOT / "games").glob("*.yaml")) + sorted((ROOT / "examples").glob("*/*.yaml"))
 CORPUS = sorted((ROOT / "tests" / "fuzz_corpus").rglob("*.yaml"))
 
 
@@ -128,7 +128,6 @@ pieces:
 vars:
   points: {per: player, init: 0}
   log: {init: "''"}
-  played: {init: "[]"}
   word: {init: "'a,b'"}
 FUNCTIONS
 moves:
@@ -150,9 +149,10 @@ scoring:
 """
 
 
-def probe(write, do: str = "points[me] += 0", functions: str = "") -> str:
-    """The probe game (every rule in the subset) with one more effect of `put`, and functions."""
-    return write(PROBE.replace("DO", f'"{do}"').replace("FUNCTIONS", functions), "probe")
+def probe(write, do: str = "points[me] += 0", functions: str = "", var: str = "") -> str:
+    """The probe game (every rule in the subset) with one more effect of `put`, functions, and one more var."""
+    text = PROBE.replace("DO", f'"{do}"').replace("FUNCTIONS", functions)
+    return write(text.replace("  word:", f"  {var}\n  word:") if var else text, "probe")
 
 
 def checked(capsys, path: str) -> tuple[int, dict]:
@@ -168,27 +168,40 @@ def test_a_file_in_the_subset_passes(capsys, write):
                                 "end 1: compiled", "scoring score: compiled", "probe.yaml: 5 of 5 rules compiled"]
 
 
-@pytest.mark.parametrize("do, functions, rule, code, line, col, says", [
-    ("points[me] += 0", "functions:\n  double: {params: [n], value: \"n * 2\"}", "function double", "untyped", 12, 33,
-     "the type of the argument 'n' is not known at load"),
-    ("log = log + str(c)", "", "move put", "runtime_text", 19, 16, "text is built while playing ('+' on text)"),
-    ("played = played + [c]", "", "move put", "unbounded_list", 19, 10,
+PLAYED = 'played: {init: "[]"}'
+
+
+@pytest.mark.parametrize("do, functions, var, rules, code, line, col, says", [
+    ("points[me] += 0", "functions:\n  double: {params: [n], value: \"n * 2\"}", "", ["function double"], "untyped",
+     11, 33, "the type of the argument 'n' is not known at load"),
+    ("log = log + str(c)", "", "", ["move put", "var.log"], "runtime_text", 18, 16,
+     "text is built while playing ('+' on text)"),
+    ("played = played + [c]", "", PLAYED, ["move put", "var.played"], "unbounded_list", 19, 10,
      "the variable 'played' grows here, and no bound on its length is known"),
-    ("points[me] += size(split(word, ','))", "", "move put", "unsupported", 19, 29, "'split()' has no compiled form"),
+    ("points[me] += size(split(word, ','))", "", "", ["move put"], "unsupported", 18, 29,
+     "'split()' has no compiled form"),
+    ("points[me] += 0", "", PLAYED, ["var.played"], "unfit_state", 9, 11,
+     "'var.played' cannot be held in a fixed size: its type is not known when the game loads"),
 ])
-def test_each_reason_is_located_at_what_causes_it(capsys, write, do, functions, rule, code, line, col, says):
-    exit_code, report = checked(capsys, probe(write, do, functions))
+def test_each_reason_is_located_at_what_causes_it(capsys, write, do, functions, var, rules, code, line, col, says):
+    path = probe(write, do, functions, var)
+    exit_code, report = checked(capsys, path)
     assert exit_code == 1 and report["compiled"] is False
     failing = [r for r in report["rules"] if not r["compiled"]]
-    assert [r["rule"] for r in failing] == [rule]
+    assert [r["rule"] for r in failing] == rules  # a rule, then the state it leaves unfit
     [reason] = failing[0]["reasons"]
     assert (reason["code"], reason["line"], reason["column"], reason["severity"]) == (code, line, col, "warning")
     assert reason["message"].startswith(says) and reason["hint"]
-    assert report["counts"][code] == 1 and sum(report["counts"].values()) == 1
-    path = probe(write, do, functions)
-    [verdict] = [v for v in subset.check(rulesdsl.load_game(path).rules.ir) if not v.compiled]
+    assert report["counts"][code] == 1 and sum(report["counts"].values()) == len(rules)
+    game = rulesdsl.load_game(path)
+    verdict = next(v for v in subset.check(game.rules.ir) + subset.state(game.layout) if not v.compiled)
     [problem] = subset.problems(verdict, with_variant(load_document(path), None))
     assert problem.format().startswith(f"{path}:{line}:{col}: warning: {says}")
+
+
+def test_a_capacity_bounds_a_list_that_grows(capsys, write):
+    code, report = checked(capsys, probe(write, "played = played + [c]", var='played: {init: "[]", capacity: 3}'))
+    assert code == 0 and report["compiled"] is True
 
 
 def test_check_of_one_rule(capsys, write):
@@ -219,7 +232,7 @@ def _located(path) -> tuple[list, dict]:
     game = rulesdsl.load_game(path)
     doc = with_variant(load_document(path), None)
     lines = Path(path).read_text(encoding="utf-8").splitlines()
-    verdicts = subset.check(game.rules.ir)
+    verdicts = subset.check(game.rules.ir) + subset.state(game.layout)
     for verdict in verdicts:
         problems = subset.problems(verdict, doc)
         assert len(problems) == len(verdict.reasons)

@@ -7,7 +7,9 @@ The contract, one stable code a reason:
   render and features (texts only compared are interned, and fine);
 - `unbounded_list`: a variable or zone whose type is a list with no bound on its length, that the rule grows
   (`+=`, `x = x + ...`, `place` into a zone);
-- `unsupported`: a call of a built-in declared `compiled=False` (lang/declare.py), with its reason.
+- `unsupported`: a call of a built-in declared `compiled=False` (lang/declare.py), with its reason;
+- `unfit_state`: a part of the state that arrays of a size fixed at load cannot hold (layout.py says why),
+  reported at its declaration as a rule of its own (`var x`, `zone x`, `pieces`).
 What play never runs compiled is left out: how a move is printed (`notation`) and the bound its actions are
 numbered by (`among`), worked out at load like every value of data, lets, the board and pieces.
 """
@@ -23,8 +25,9 @@ from . import nodes as N
 from .game import GameIR, MovePlan
 from .show import labels, source, type_text
 
-UNTYPED, RUNTIME_TEXT, UNBOUNDED_LIST, UNSUPPORTED = "untyped", "runtime_text", "unbounded_list", "unsupported"
-CODES = (UNTYPED, RUNTIME_TEXT, UNBOUNDED_LIST, UNSUPPORTED)
+UNTYPED, RUNTIME_TEXT, UNBOUNDED_LIST, UNSUPPORTED, UNFIT_STATE = \
+    "untyped", "runtime_text", "unbounded_list", "unsupported", "unfit_state"
+CODES = (UNTYPED, RUNTIME_TEXT, UNBOUNDED_LIST, UNSUPPORTED, UNFIT_STATE)
 _STATEMENTS = (N.Assign, N.Do, N.If, N.Loop, N.Clause)
 _TEXT_OPS = ("+", "*", "%")
 _ASSIGNED = ("temp", "local")  # names a rule's effects give a value (`local`: known to the compiler's scope)
@@ -38,6 +41,8 @@ _HINTS = {
     UNBOUNDED_LIST: "a compiled backend holds a list in a size fixed at load: keep a count, or a table keyed by "
                     "a fixed set, instead of a list that grows",
     UNSUPPORTED: "compute it another way, or only where play does not run it (notation, render, features)",
+    UNFIT_STATE: "a compiled backend holds the state in arrays of a size fixed at load: declare capacity: on a "
+                 "list or zone that grows, and values: on a piece attribute",
 }
 
 
@@ -78,12 +83,24 @@ def check(game: GameIR) -> list[Verdict]:
     return verdicts
 
 
+def state(layout) -> list[Verdict]:
+    """The parts of the state (layout.py) a compiled backend cannot hold, each as a rule of its own."""
+    verdicts = [Verdict(slot.name, [Reason(UNFIT_STATE, f"'{slot.name}' cannot be held "
+                                                             f"in a fixed size: {slot.why}", (slot.decl, None, None))])
+                for slot in layout.unfit() if slot.kind != "log"]
+    if layout.pieces_unfit:
+        verdicts.append(Verdict("pieces", [Reason(UNFIT_STATE, f"pieces cannot be numbered: {layout.pieces_unfit}",
+                                                  (("pieces",), None, None))]))
+    return verdicts
+
+
 def problems(verdict: Verdict, doc: Document) -> list[Problem]:
     """A verdict's reasons as problems located in the rule file (`doc`, the file as it was compiled)."""
     found = []
     for reason in verdict.reasons:
         path, start, end = reason.at
-        problem = doc.problem(path, reason.message, reason.hint, offset=start, width=max(1, end - start),
+        width = 1 if start is None else max(1, end - start)
+        problem = doc.problem(path or ("game",), reason.message, reason.hint, offset=start, width=width,
                               code=reason.code, fields=(("rule", verdict.rule),))
         found.append(replace(problem, severity="warning"))  # the rule runs, in Python
     return found
