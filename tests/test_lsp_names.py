@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from rulesdsl.engine.load import compile_game
-from rulesdsl.ir.names import occurrences
+from rulesdsl.ir.occurrences import occurrences
 from rulesdsl.loading import load_document
 from rulesdsl.lsp.index import FileIndex
 

@@ -6,7 +6,7 @@ from .. import budget
 from ..budget import TimeBudgetExceeded
 from ..errors import Location, Problem, RulesError
 from ..findings import check_file
-from ..ir.names import occurrences
+from ..ir.occurrences import occurrences
 from ..limits import CHECK_SECONDS
 from ..loading import load_document
 from ..source import Document
@@ -20,7 +20,7 @@ BUG_HINT = ("this is a bug in rulesdsl, not in your file: 'rulesdsl --debug vali
 def check_buffer(file: str, text: str) -> tuple[list[Problem], Document | None, list | None]:
     """The problems `rulesdsl validate FILE` reports for `text` as the content of `file` (static checks, no
     games played), the file as loaded (None when it cannot be read as YAML or its base cannot be found), and
-    every name its rules write, resolved (ir/names.py; None when it does not compile).
+    every name its rules write, resolved (ir/occurrences.py; None when it does not compile).
 
     A check that overruns the budget of loading a file, or fails inside rulesdsl, is one problem saying so:
     an editor's server must outlive any buffer. Running out of memory or stack is left to the jail the check runs

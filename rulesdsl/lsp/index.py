@@ -117,7 +117,7 @@ _IR_KINDS = {"param": "parameter", "arg": "parameter", "input": "parameter", "le
 
 class FileIndex:
     """The names a loaded rule file declares (an overlay's base file's too), with their definitions; and, when
-    the file compiled, every name its rules write as the typed IR resolved it (`names`: ir/names.py
+    the file compiled, every name its rules write as the typed IR resolved it (`names`: ir/occurrences.py
     Occurrences), which hover and go-to-definition read first."""
 
     def __init__(self, doc: Document, names: list | None = None):
