@@ -46,13 +46,14 @@ def merge(base: Document, patch, patch_nodes: dict, at: tuple = ()) -> None:
 
     What each key of the patch does is noted in `base.overrides` (see Document.overrides), so that an
     override that changes nothing can be reported. Node positions are moved subtree by subtree, so that
-    merging is linear in the size of the two files."""
+    merging is linear in the size of the two files. Under a variant's `changes:` a null is a value, kept: the
+    variant deletes that key when it is applied, not the overlay now."""
     target = base.data
     for key in at:
         target = target[key]
     for key, value in patch.items():
         path = at + (key,)
-        if value is None:
+        if value is None and not _in_variant_changes(path):
             if isinstance(target, dict) and key in target:
                 _drop(base, path, target.pop(key))
                 base.overrides.append((path, "deleted"))
@@ -85,6 +86,11 @@ def merge(base: Document, patch, patch_nodes: dict, at: tuple = ()) -> None:
                 _drop(base, path, target[key])
             target[key] = value
             base.nodes.update((p, patch_nodes[p]) for p in _paths(value, path) if p in patch_nodes)
+
+
+def _in_variant_changes(path: tuple) -> bool:
+    """Whether `path` lies inside a variant's changes (variants: NAME: changes: ...)."""
+    return len(path) > 3 and path[0] == "variants" and path[2] == "changes"
 
 
 def _paths(value, path: tuple):

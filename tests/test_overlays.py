@@ -227,3 +227,15 @@ def test_merged_positions_follow_the_file_that_wrote_each_key(tmp_path):
     assert doc.info(("let", "rows_to_end")).loc.file == str(path)
     assert doc.info(("let", "extra", 0)).loc.line == 5
     assert doc.info(("data", "market")).loc.file.endswith("mark.yaml")
+
+
+def test_a_variant_an_overlay_adds_may_delete_a_key_of_the_base_with_null(tmp_path):
+    # a copy of the bundled variant 'product' under a new name: its null deletes the tie-break when applied
+    path = tmp_path / "overlay.yaml"
+    path.write_text("extends: mabula\nvariants:\n  mine:\n    description: copy\n    changes:\n      scoring:\n"
+                    "        score: \"product(group_sizes(owned(me)))\"\n        tiebreak: null\n", encoding="utf-8")
+    assert main(["validate", str(path)]) == 0
+    assert "tiebreak" not in load_document(path, variant="mine").data["scoring"]
+    mine = rulesdsl.simulate(path, games=6, agents=["random", "random"], variant="mine", seed=3)
+    product = rulesdsl.simulate("mabula", games=6, agents=["random", "random"], variant="product", seed=3)
+    assert (mine.wins, mine.draws) == (product.wins, product.draws) and mine.draws > 0  # equal products draw
