@@ -67,7 +67,8 @@ def test_the_page_and_its_editor_are_served(served):
 
 def test_config_lists_the_folder_files(served):
     (served.folder / "game.log.json").write_text("{}", encoding="utf-8")
-    assert served("config") == (200, {"first": "line.yaml", "folder": "served", "rules": ["line.yaml"],
+    assert served("config") == (200, {"first": "line.yaml", "folder": "served", "copies_to": None,
+                                      "rules": ["line.yaml"],
                                       "logs": ["game.log.json"], "skipped": [], "view_as": False})
 
 
@@ -123,6 +124,29 @@ def test_unsaved_text_is_played_and_save_writes_only_in_the_folder(served):
     assert "red" in (served.folder / "line.yaml").read_text(encoding="utf-8")
     status, error = served("save", path="notes.txt", text="x")
     assert status == 400 and not (served.folder / "notes.txt").exists()
+
+
+def test_a_read_only_folder_is_saved_as_a_copy_in_the_working_folder(tmp_path, monkeypatch):
+    from rulesdsl.serve.command import copies_folder, where
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    bundled, first = where("mabula")  # the installed package's games are never written by the playground
+    assert first == "mabula.yaml" and copies_folder(bundled) == work.resolve()
+    assert copies_folder(work.resolve()) is None  # the working folder itself is written
+    before = (bundled / "mabula.yaml").read_bytes()
+    with TestClient(create_app(bundled, first, copies=work), base_url="http://127.0.0.1:8000") as client:
+        def call(name, **data):
+            response = client.post(f"/api/{name}", json=data)
+            return response.status_code, response.json()
+        assert call("config")[1]["copies_to"] == str(work.resolve())
+        edited = before.decode("utf-8").replace("game: Mabula", "game: My Mabula")
+        assert call("save", path="mabula.yaml", text=edited) == \
+            (200, {"saved": "mabula.yaml", "copy": str(work.resolve() / "mabula.yaml")})
+        status, error = call("save", path="../mabula.yaml", text=edited)
+        assert status == 400 and "not a file of the served folder" in error["error"]
+    assert (bundled / "mabula.yaml").read_bytes() == before
+    assert (work / "mabula.yaml").read_text(encoding="utf-8") == edited
 
 
 @pytest.mark.parametrize("path", ["../outside.yaml", "sub/../../outside.yaml", "/etc/passwd", "link.yaml",

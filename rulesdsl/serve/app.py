@@ -43,10 +43,12 @@ class _Answer(Exception):
 
 
 def create_app(folder: str | Path, first_file: str | None = None, host: str = "127.0.0.1", *,
-               caps: Caps = Caps(), view_as: bool = False, hosts: list[str] | None = None):
+               caps: Caps = Caps(), view_as: bool = False, hosts: list[str] | None = None,
+               copies: str | Path | None = None):
     """The Starlette app serving the playground of `folder` (opening `first_file`, relative to it, first),
     answering requests addressed to this machine, to `host` (the address it listens on) or to `hosts`.
-    `view_as`: clients may view their games as any seat. Its Workspace is `app.state.workspace`: its jails start
+    `view_as`: clients may view their games as any seat; `copies`: `folder` is read-only, Save writes copies into
+    this folder. Its Workspace is `app.state.workspace`: its jails start
     with their first jobs unless started before (Workspace.start), and stop when the app shuts down."""
     from starlette.applications import Starlette  # the optional extra 'serve'
     from starlette.middleware import Middleware
@@ -56,7 +58,7 @@ def create_app(folder: str | Path, first_file: str | None = None, host: str = "1
     from starlette.routing import Mount, Route
     from starlette.staticfiles import StaticFiles
 
-    workspace = Workspace(folder, caps, view_as)
+    workspace = Workspace(folder, caps, view_as, copies)
     page = (STATIC / "index.html").read_bytes()  # served from memory: the page never waits for a thread
 
     def answer(body: dict, status: int = 200, headers: dict | None = None) -> Response:
@@ -129,7 +131,9 @@ def create_app(folder: str | Path, first_file: str | None = None, host: str = "1
         return run
 
     async def config(data, client):
-        return {"first": first_file, "folder": workspace.root.name, "view_as": view_as, **await workspace.files()}
+        copies = str(workspace.copies.root) if workspace.copies is not None else None
+        return {"first": first_file, "folder": workspace.root.name, "view_as": view_as, "copies_to": copies,
+                **await workspace.files()}
 
     async def read(data, client):
         path = fields.text_field(data, "path")
@@ -137,8 +141,8 @@ def create_app(folder: str | Path, first_file: str | None = None, host: str = "1
 
     async def save(data, client):
         path = fields.text_field(data, "path")
-        await workspace.save(path, fields.text_field(data, "text", limit=caps.request_bytes))
-        return {"saved": path}
+        copy = await workspace.save(path, fields.text_field(data, "text", limit=caps.request_bytes))
+        return {"saved": path} if copy is None else {"saved": path, "copy": copy}
 
     async def source(data):
         return await workspace.source(fields.text_field(data, "path"),

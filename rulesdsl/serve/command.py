@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import webbrowser
@@ -9,6 +10,7 @@ from pathlib import Path
 
 from ..errors import UsageError
 from ..loading import resolve_path
+from ..resources import package_dir
 from .app import INSTALL_HINT, available, create_app
 from .hosts import allowed_hosts, is_loopback
 
@@ -30,12 +32,15 @@ def serve(target: str | None, host: str = LOCAL, port: int = 8000, open_page: bo
                          f"{host}:{port}", "serve on 127.0.0.1 to view games as any seat, or add "
                          "--view-as-beyond-loopback if that is what you want")
     folder, first = where(target)
+    copies = copies_folder(folder)
     url = f"http://{host}:{port}/"
     print(f"rulesdsl playground of {folder} at {url} (Ctrl-C stops it)", flush=True)
+    if copies is not None:
+        print(f"{folder} is read-only here: Save writes a copy of the file into {copies}", flush=True)
     hosts = allowed_hosts(host, list(allow_hosts or []))
     if not local:
         print(exposure(folder, host, port, hosts, view_as), file=sys.stderr, flush=True)
-    app = create_app(folder, first, host, view_as=view_as, hosts=hosts)
+    app = create_app(folder, first, host, view_as=view_as, hosts=hosts, copies=copies)
     app.state.workspace.start()  # the jails' children: forks of this process while it runs one thread (see jail.py)
     if open_page:
         threading.Timer(1.0, webbrowser.open, (url,)).start()
@@ -54,6 +59,17 @@ def exposure(folder: Path, host: str, port: int, hosts: list[str], view_as: bool
             "(add a name with --allow-host NAME).\n"
             "  hint: serve a folder that holds nothing else, on a network you trust; or keep 127.0.0.1 and reach "
             f"it from elsewhere through an SSH tunnel (ssh -L {port}:127.0.0.1:{port} THIS-MACHINE).")
+
+
+def copies_folder(folder: Path) -> Path | None:
+    """Where Save writes copies when `folder` is not to be written (the installed package's games, which every
+    later run would use, or a folder this user cannot write): the working folder; None when `folder` is writable."""
+    here = Path.cwd().resolve()
+    if folder == here:
+        return None
+    if folder == package_dir("games").resolve() or not os.access(folder, os.W_OK):
+        return here
+    return None
 
 
 def where(target: str | None) -> tuple[Path, str | None]:

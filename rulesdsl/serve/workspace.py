@@ -39,11 +39,13 @@ class _Game:
 class Workspace:
     """The playground of one folder: only files under it are read or written; every rule file is run as
     untrusted input (sandboxed compiled code, under the budgets), in the runner's jails, never here.
-    `view_as`: a client may view a game as any seat, not only as the seats it plays."""
+    `view_as`: a client may view a game as any seat, not only as the seats it plays. `copies`: the folder is read
+    only (the installed package's games), and Save writes a copy of the file into this folder instead."""
 
-    def __init__(self, folder: str | Path, caps: Caps = Caps(), view_as: bool = False):
+    def __init__(self, folder: str | Path, caps: Caps = Caps(), view_as: bool = False, copies: str | Path | None = None):
         self.folder = Folder(folder, caps.path_chars)
         self.root = self.folder.root
+        self.copies = Folder(copies, caps.path_chars) if copies is not None else None
         self.caps, self.view_as = caps, view_as
         self.pool = Pool(caps.workers, caps.queued)
         self.games = Kept(caps.games_per_client, caps.games, caps.idle_seconds)
@@ -85,8 +87,14 @@ class Workspace:
     async def read(self, relative: str) -> str:
         return await self._file(self.folder.read, relative)
 
-    async def save(self, relative: str, text: str) -> None:
-        await self._file(self.folder.save, relative, text)
+    async def save(self, relative: str, text: str) -> str | None:
+        """Save the editor's text; in a read-only folder, as a copy: then the path of the copy, else None."""
+        if self.copies is None:
+            await self._file(self.folder.save, relative, text)
+            return None
+        self.folder.path(relative)  # a file of the served folder, or refused
+        await self._file(self.copies.save, relative, text)
+        return str(self.copies.path(relative))
 
     async def source(self, relative: str, text: str | None, variant: str | None, options: dict | None) -> work.Source:
         """The rule file a request names, with the editor's text (else the saved one)."""

@@ -350,11 +350,15 @@ async function start() {
     $("skipped").textContent = `${config.skipped.length} not listed`;
     $("skipped").title = config.skipped.join("\n");
   }
+  if (config.copies_to) { // the installed games are read-only: Save writes a copy
+    $("save").textContent = "Save a copy";
+    $("save").title = `these files are read-only: Save writes a copy into ${config.copies_to}`;
+  }
   $("file").onchange = () => { page.lastValid = null; page.game = null; openFile($("file").value); };
   $("save").onclick = async () => {
     try {
-      await api("save", { path: page.path, text: RulesEditor.getText(page.editor) });
-      $("saved").textContent = "saved";
+      const done = await api("save", { path: page.path, text: RulesEditor.getText(page.editor) });
+      $("saved").textContent = done.copy ? `saved a copy: ${done.copy}` : "saved";
     } catch (e) { $("saved").textContent = e.error; }
   };
   $("new").onclick = newGame;
