@@ -82,3 +82,32 @@ def bundle_document(bundle: RuleBundle, variant: str | None = None) -> Document:
             raise RulesError([doc.problem((), "the files of the rule bundle do not extend one another in order",
                                           code="bad_bundle")])
     return merge_chain(chain, variant)
+
+
+def bundle_json(bundle: RuleBundle) -> dict:
+    """The bundle as logs and results files carry it: each file's name and text, and the content hash."""
+    return {"sha256": bundle.digest,
+            "files": [{"name": name, "text": data.decode("utf-8", "surrogateescape")} for name, data in bundle.files]}
+
+
+def bundle_from_json(data) -> RuleBundle | str:
+    """A bundle read back from a log or results file (untrusted): the RuleBundle, or what is wrong with it."""
+    if not isinstance(data, dict) or not isinstance(data.get("files"), list) or not isinstance(data.get("sha256"), str):
+        return "should be an object with 'files' (a list of {name, text}) and 'sha256'"
+    files = data["files"]
+    if not 1 <= len(files) <= MAX_EXTENDS + 1:
+        return f"should hold 1 to {MAX_EXTENDS + 1} files, not {len(files)}"
+    read = []
+    for entry in files:
+        name, text = (entry.get("name"), entry.get("text")) if isinstance(entry, dict) else (None, None)
+        if not isinstance(name, str) or len(name) > 4096 or not isinstance(text, str) or len(text) > MAX_FILE_BYTES:
+            return f"each file should be {{name, text}}: a name of at most 4,096 characters, a text of at most " \
+                   f"{MAX_FILE_BYTES:,} characters"
+        try:
+            read.append((name, text.encode("utf-8", "surrogateescape")))
+        except UnicodeEncodeError:
+            return "a file's text is not text a rule file can hold"
+    bundle = RuleBundle.of(read)
+    if bundle.digest != data["sha256"]:
+        return "its files do not match its content hash (sha256): the file was damaged or edited"
+    return bundle

@@ -39,7 +39,7 @@ from .render import render_state
 from .schema import schema_path
 from .sim.log import make_log, read_log, replay
 from .sim.profile import profile_games
-from .sim.records import MAX_COUNT, MAX_SEED, RESULTS_HINT, numbered_results, read_text
+from .sim.records import MAX_COUNT, MAX_SEED, RESULTS_HINT, numbered_results, read_text, rules_line
 from .sim.progress import show_progress
 from .sim.replay_all import verify_all
 from .sim.report import analyse, text_report
@@ -433,7 +433,8 @@ def _per_seat(text: str | None, game, option: str, what: str, default: str | Non
 
 
 def cmd_play(args) -> int:
-    game = _load(args)  # played here, as a person answers: the budgets of every move and of the game hold
+    bundle = read_bundle(args.file)  # the rules the game is played with, which its log carries
+    game = _load(args, base=bundle_document(bundle))  # played here, as a person answers: the budgets hold
     _warn(game.rules.warnings)
     seats = _per_seat(args.seats, game, "--seats", "seats", "human")
     agents = [None if s == "human" else _agent(s) for s in seats]
@@ -484,7 +485,7 @@ def cmd_play(args) -> int:
     tell_outcomes()
     print(render_state(state))
     if args.log:
-        log = dict(make_log(game, record, state), rule_counts=record.rule_counts)  # as a results line counts them
+        log = dict(make_log(game, record, state, bundle), rule_counts=record.rule_counts)  # as a results line counts them
         Path(args.log).write_text(json.dumps(log, indent=1) + "\n", encoding="utf-8")
         print(f"log written to {args.log}")
     return 0
@@ -525,13 +526,17 @@ def _simulated(args, agents: tuple, bundle, jails: list) -> int:
         _per_seat(args.agents, info, "--agents", "agents")
         _warn(info.warnings)
         specs.append(spec)
-    done, specs = _earlier_results(args, specs)
+    done, specs, carried = _earlier_results(args, specs)
+    carried.setdefault(bundle.digest, bundle)  # the file carries the rules its games were played with
     if done:  # keep the complete lines only (a line cut short by a stopped run is dropped)
-        Path(args.out).write_text("".join(json.dumps(line) + "\n" for line in done), encoding="utf-8")
+        Path(args.out).write_text("".join(json.dumps(line) + "\n" for line in
+                                          [rules_line(b) for b in carried.values()] + done), encoding="utf-8")
     progress = not args.quiet
     folder = Path(args.out).absolute().parent if args.out else None
     summaries = []
     out = open(args.out, "a" if done else "w", encoding="utf-8") if args.out else None
+    if out is not None and not done:
+        out.write(json.dumps(rules_line(bundle)) + "\n")
     try:
         for spec in specs:
             summary = simulate(spec, args.games, out, args.workers, args.dask, done, progress, folder,
@@ -558,25 +563,26 @@ def _simulated(args, agents: tuple, bundle, jails: list) -> int:
     return 0
 
 
-def _earlier_results(args, specs: list) -> tuple[list[dict], list]:
-    """The games already in --out that this run continues ([] when it starts afresh), and the run's specs,
-    which continue the random stream those games were played with; an existing file is replaced only with
-    --force, and continued only with --resume by the run it holds."""
+def _earlier_results(args, specs: list) -> tuple[list[dict], list, dict]:
+    """The games already in --out that this run continues ([] when it starts afresh), the run's specs, which
+    continue the random stream those games were played with, and the rules the file carries (hash -> bundle);
+    an existing file is replaced only with --force, and continued only with --resume by the run it holds."""
     if not args.out:
-        return [], specs
+        return [], specs, {}
     out = Path(args.out)
     if out.is_dir():
         raise UsageError(f"--out {out} is a folder", "name a file, e.g. --out results.jsonl")
     if not out.is_file() or out.stat().st_size == 0 or args.force:
-        return [], specs
+        return [], specs, {}
     if not args.resume:
         raise UsageError(f"--out {out} already exists", "add --resume to complete the run it holds, --force to "
                          "replace it, or name another file")
-    numbered = numbered_results(out)
+    carried = {}
+    numbered = numbered_results(out, carried)
     if numbered:
         specs = [replace(spec, stream=_recorded_stream(numbered[0], out)) for spec in specs]
     _check_same_run(numbered, specs, args.games, out)
-    return [line for _, line in numbered], specs
+    return [line for _, line in numbered], specs, carried
 
 
 def _recorded_stream(numbered: tuple, path: Path) -> str:
@@ -658,8 +664,10 @@ def _show_game(state, log: dict, step: bool) -> None:
 def cmd_replay(args) -> int:
     rules = _given_rules(args.rules)
     if Path(args.log).suffix == ".jsonl":
-        logs = [(dict(line, rulesdsl_log=1), Location(args.log, number))
-                for number, line in numbered_results(args.log)]
+        carried = {}
+        numbered = numbered_results(args.log, carried)
+        logs = [(dict(line, rulesdsl_log=1, rules=carried.get(line.get("rules_sha256"))), Location(args.log, number))
+                for number, line in numbered]
     else:
         logs = [(read_log(args.log), Location(args.log))]
     if not logs:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -101,3 +102,15 @@ def serving(target: str, env: dict | None = None, preload: str | None = None, pr
         except subprocess.TimeoutExpired:  # a server that cannot answer a signal (held in a step of C code)
             server.kill()
             server.wait(10)
+
+
+def game_lines(path) -> list[dict]:
+    """The games of a results file, each line as JSON (the rules lines it carries left out)."""
+    rows = [json.loads(row) for row in Path(path).read_text(encoding="utf-8").splitlines() if row.strip()]
+    return [row for row in rows if "rulesdsl_rules" not in row]
+
+
+def game_rows(path) -> list[str]:
+    """The text of each game line of a results file (the rules lines left out), with their newlines."""
+    return [row for row in Path(path).read_text(encoding="utf-8").splitlines(keepends=True)
+            if not row.startswith('{"rulesdsl_rules"')]

@@ -14,7 +14,7 @@ from rulesdsl.engine.load import compile_game
 from rulesdsl.errors import RulesError
 from rulesdsl.sim.simulate import RunSpec, simulate
 
-from .helpers import notations, run_cli as run
+from .helpers import game_lines, notations, run_cli as run
 
 BASE = """\
 game: Fill the row
@@ -106,11 +106,11 @@ def test_results_record_the_hash_and_resume_refuses_rules_changed_since(capsys, 
             "--out", str(out)]
     assert run(capsys, *base, "--games", "3")[0] == 0
     digest = read_bundle(chain / "top.yaml").digest
-    assert [json.loads(line)["rules_sha256"] for line in out.read_text().splitlines()] == [digest] * 3
+    assert [line["rules_sha256"] for line in game_lines(out)] == [digest] * 3
     (chain / "sub" / "base.yaml").write_text(BASE + "\n# a comment is a change too\n")
     code, _, err = run(capsys, *base, "--games", "5", "--resume")
     assert code == 2
-    assert f"{out}:1 holds another run: rules with content hash {digest[:12]}..." in err
+    assert f"{out}:2 holds another run: rules with content hash {digest[:12]}..." in err
     assert "changed since the run began" in err
     (chain / "sub" / "base.yaml").write_text(BASE)  # the same rules again: the run completes
     code, text, _ = run(capsys, *base, "--games", "5", "--resume")
@@ -121,9 +121,9 @@ def test_results_files_that_record_no_hash_still_resume(capsys, tmp_path):
     out, full = tmp_path / "old.jsonl", tmp_path / "full.jsonl"
     base = ["simulate", "mabula", "--seed", "4", "--agents", "random,random", "--quiet"]
     run(capsys, *base, "--games", "4", "--out", str(full))
-    lines = [json.loads(line) for line in full.read_text().splitlines()]
+    lines = game_lines(full)
     out.write_text("".join(json.dumps({k: v for k, v in line.items() if k != "rules_sha256"}) + "\n"
                            for line in lines[:2]))
     code, text, _ = run(capsys, *base, "--games", "4", "--out", str(out), "--resume")
     assert code == 0 and "Mabula: 4 games" in text
-    assert [json.loads(line)["seed"] for line in out.read_text().splitlines()] == [line["seed"] for line in lines]
+    assert [line["seed"] for line in game_lines(out)] == [line["seed"] for line in lines]

@@ -12,7 +12,7 @@ import yaml
 
 from rulesdsl.cli import main
 
-from .helpers import ROOT, game_path, run_cli as run
+from .helpers import ROOT, game_lines, game_path, run_cli as run
 
 ALT = "WBWBWBWBWBWBWBWBWBWBWBWB"
 
@@ -70,7 +70,7 @@ def test_simulate_reports_and_writes_results(capsys, tmp_path):
                        "--out", str(results))
     assert code == 0
     assert "Mabula: 30 games" in out and "95% CI" in out and "games/s" in out and "draws" in out
-    lines = [json.loads(line) for line in results.read_text().splitlines()]
+    lines = game_lines(results)
     assert len(lines) == 30 and lines[0]["index"] == 0 and lines[0]["moves"][0].count("W") == 12
     code, out, _ = run(capsys, "replay", str(results))
     assert code == 0 and "30 of 30 games replayed and verified" in out

@@ -15,7 +15,7 @@ from rulesdsl.engine.rng import Rng
 from rulesdsl.engine.state import CHANCE, SIMULTANEOUS
 from rulesdsl.sim.runner import play_game, random_playout, random_step
 
-from .helpers import ROOT, load, run_cli as run
+from .helpers import ROOT, game_lines, load, run_cli as run
 
 SEALED_BIDS = str(ROOT / "examples" / "games" / "sealed-bids.yaml")
 
@@ -125,7 +125,7 @@ def test_play_with_agents_plays_the_game_simulate_played_with_that_seed(capsys, 
     results, log = tmp_path / "r.jsonl", tmp_path / "game.json"
     assert run(capsys, "simulate", file, "--games", "3", "--seed", "6", "--agents", agents, "--out", str(results),
                "--quiet")[0] == 0
-    line = json.loads(results.read_text().splitlines()[index])
+    line = game_lines(results)[index]
     code, out, _ = run(capsys, "play", file, "--seats", agents, "--seed", str(line["seed"]), "--log", str(log))
     assert code == 0
     data = json.loads(log.read_text())
@@ -138,7 +138,7 @@ def test_a_human_seat_leaves_chance_to_the_seeds_chance_stream(capsys, monkeypat
     results = tmp_path / "r.jsonl"
     run(capsys, "simulate", "mabula", "--games", "2", "--seed", "1", "--agents", "random,random", "--out",
         str(results), "--quiet")
-    line = json.loads(results.read_text().splitlines()[1])
+    line = game_lines(results)[1]
     monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
     code, out, _ = run(capsys, "play", "mabula", "--seats", "human,random", "--seed", str(line["seed"]))
     assert code == 130 and f"[setup] {line['moves'][0]}\n" in out  # the same setup as the simulated game
@@ -153,7 +153,7 @@ def mabula_results(capsys, tmp_path):
 
 
 def test_replay_show_prints_every_move_and_each_position_and_ends_with_the_result(capsys, mabula_results):
-    line = json.loads(mabula_results.read_text().splitlines()[2])
+    line = game_lines(mabula_results)[2]
     code, out, _ = run(capsys, "replay", str(mabula_results), "--game", "2", "--show")
     assert code == 0 and out.startswith("game 2: 25 moves replayed and verified\n")
     shown = re.findall(r"^(\d+)\. (?:chance|white|black): (.*)$", out, re.M)
@@ -167,8 +167,7 @@ def test_replay_show_prints_every_move_and_each_position_and_ends_with_the_resul
 def test_replay_step_waits_for_enter_and_q_stops(capsys, monkeypatch, mabula_results):
     monkeypatch.setattr("sys.stdin", io.StringIO("\n" * 40))
     code, out, _ = run(capsys, "replay", str(mabula_results), "--game", "0", "--step")
-    assert code == 0 and out.count("(Enter: next move, q: stop)") == json.loads(
-        mabula_results.read_text().splitlines()[0])["plies"]
+    assert code == 0 and out.count("(Enter: next move, q: stop)") == game_lines(mabula_results)[0]["plies"]
     monkeypatch.setattr("sys.stdin", io.StringIO("\n\nq\n"))
     code, out, _ = run(capsys, "replay", str(mabula_results), "--game", "0", "--step")
     assert code == 130 and "\n2. " in out and "\n3. " not in out

@@ -11,7 +11,7 @@ import pytest
 import rulesdsl
 from rulesdsl.errors import GameRuntimeError, RulesError
 
-from .helpers import run_cli
+from .helpers import game_lines, run_cli
 
 # Four players with coins: `spend n` pays n coins, and a player left with none leaves the game.
 COINS = """
@@ -283,7 +283,7 @@ def test_simulate_reports_wins_losses_draws_and_the_mean_return_of_one_seat(writ
     code, out, _ = run_cli(capsys, "simulate", path, "--agents", "random", "--games", "40", "--seed", "3",
                            "--out", path + ".jsonl")
     assert code == 0
-    lines = [json.loads(row) for row in open(path + ".jsonl")]
+    lines = game_lines(path + ".jsonl")
     wins = sum(line["returns"] == [1.0] for line in lines)
     losses = sum(line["returns"] == [-1.0] for line in lines)
     draws = sum(line["returns"] == [0.0] for line in lines)

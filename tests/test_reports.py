@@ -19,7 +19,7 @@ from rulesdsl import load_game
 from rulesdsl.sim.report import analyse, analysed, games_rows, text_report
 from rulesdsl.sim.report_html import html_report, render
 
-from .helpers import run_cli as run
+from .helpers import game_lines, run_cli as run
 
 scipy_stats = pytest.importorskip("scipy.stats")
 special = pytest.importorskip("scipy.special")
@@ -92,7 +92,7 @@ def coin(tmp_path, capsys):
 
 
 def lines_of(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    return game_lines(path)
 
 
 def heads(line: dict) -> bool:

@@ -4,6 +4,7 @@ located error, quickly, with nothing executed."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -14,7 +15,7 @@ from hypothesis import strategies as st
 
 import rulesdsl
 from rulesdsl.errors import GameRuntimeError, RulesError
-from rulesdsl import limits
+from rulesdsl import budget, limits
 from rulesdsl.lang import checked
 from rulesdsl.lang.parser import SyntaxProblem, parse
 from rulesdsl.lang.verify import UnsafeCode, namespace_builtins, verify
@@ -555,5 +556,7 @@ def test_a_value_that_fills_memory_is_interrupted(write):
     script = ("import sys, rulesdsl\nfrom rulesdsl import limits\nlimits.MEMORY_BYTES = 100 << 20\n"
               "try:\n    rulesdsl.load_game(sys.argv[1])\nexcept rulesdsl.RulesError as exc:\n"
               "    print('\\n'.join(p.message for p in exc.problems))\n")
-    done = subprocess.run([sys.executable, "-c", script, path], capture_output=True, text=True, timeout=120)
+    # time budgets scaled far up: on a loaded machine the load's 20 s must not end it before its memory does
+    env = {**os.environ, budget.TIME_SCALE_VARIABLE: "30"}
+    done = subprocess.run([sys.executable, "-c", script, path], capture_output=True, text=True, timeout=600, env=env)
     assert "MiB of memory allowed" in done.stdout, (done.stdout, done.stderr)

@@ -18,7 +18,7 @@ from rulesdsl.serve.app import create_app  # noqa: E402
 from rulesdsl.sim.report import analyse  # noqa: E402
 from rulesdsl.sim.report_html import render  # noqa: E402
 
-from .helpers import run_cli as run  # noqa: E402
+from .helpers import game_lines, run_cli as run  # noqa: E402
 
 # A coin is tossed, then heads (who always decides first) calls: heads wins on a 1, tails on a 2. The variant
 # (named by each test) makes heads win every game.
@@ -96,7 +96,7 @@ def results_file(served, capsys, *args) -> list[dict]:
     code, _, err = run(capsys, "simulate", str(served.folder / "toss.yaml"), "--games", str(GAMES), "--agents",
                        "random,random", "--quiet", "--out", str(out), *args)
     assert code == 0, err
-    return [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    return game_lines(out)
 
 
 def win_row(seat: str, wins: int) -> str:

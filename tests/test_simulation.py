@@ -10,11 +10,11 @@ import pytest
 import rulesdsl
 from rulesdsl.sim.simulate import read_results
 
-from .helpers import ROOT, game_path, run_cli as run
+from .helpers import ROOT, game_lines, game_path, run_cli as run
 
 
 def results(path):
-    return [json.loads(line) for line in path.read_text().splitlines()]
+    return game_lines(path)
 
 
 def test_results_do_not_depend_on_the_number_of_workers(capsys, tmp_path):
@@ -44,7 +44,8 @@ def test_an_interrupted_run_resumes_without_repeating_or_losing_games(capsys, tm
     base = ["simulate", "mabula", "--games", "10", "--seed", "9", "--agents", "random,random", "--quiet"]
     run(capsys, *base, "--out", str(full))
     lines = full.read_text().splitlines(keepends=True)
-    cut.write_text("".join(lines[:4]) + lines[4][: len(lines[4]) // 2])  # a run killed mid-line
+    assert "rulesdsl_rules" in json.loads(lines[0])  # the rules the run played come first, then a line per game
+    cut.write_text("".join(lines[:5]) + lines[5][: len(lines[5]) // 2])  # a run killed mid-line
     assert len(read_results(cut)) == 4
     code, out, _ = run(capsys, *base, "--out", str(cut), "--resume")
     assert code == 0 and "Mabula: 10 games" in out

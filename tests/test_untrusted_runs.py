@@ -19,7 +19,7 @@ from rulesdsl.budget import TIME_SCALE_VARIABLE
 from rulesdsl.cli import main
 from rulesdsl.limits import DEFAULT_MAX_TURNS, MAX_TURNS_CAP
 
-from .helpers import ROOT, game_path, run_cli as run
+from .helpers import ROOT, game_lines, game_path, run_cli as run
 
 ALT = "WBWBWBWBWBWBWBWBWBWBWBWB"
 HUGE = "9" * 5000
@@ -50,7 +50,7 @@ def simulated(capsys, folder: Path, game: str = "mabula", games: int = 3, name: 
 
 
 def lines_of(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text().splitlines()]
+    return game_lines(path)
 
 
 def write_lines(path: Path, rows) -> Path:
@@ -105,6 +105,10 @@ def test_a_log_naming_a_system_file_is_refused_and_rules_can_be_given(capsys, tm
     assert data["file"] == "mabula"  # bundled games are recorded by name
     data["file"] = "/etc/passwd"
     log.write_text(json.dumps(data, indent=1))
+    code, out, _ = run(capsys, "replay", str(log))  # the rules it carries are played; the file named is not read
+    assert code == 0 and "replayed and verified" in out
+    del data["rules"]  # a log without its rules: the file it names is read only if it may be
+    log.write_text(json.dumps(data, indent=1))
     code, out, err = run(capsys, "replay", str(log))
     assert code == 1 and "root:" not in out + err and "--rules" in err
     code, out, _ = run(capsys, "replay", str(log), "--rules", "mabula")
@@ -138,6 +142,73 @@ def test_a_rule_file_beside_the_results_is_used(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(Path(game_path("mabula")).parent)
     code, text, _ = run(capsys, "replay", str(out))
     assert code == 0 and "2 of 2 games replayed and verified" in text
+
+
+# -- results and logs carry the rules they were played with ----------------------------------------------------
+def _own_rules(folder: Path) -> Path:
+    """A user's copy of Mabula, under another name, in `folder`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    own = folder / "mine.yaml"
+    own.write_text(Path(game_path("mabula")).read_text().replace("game: Mabula", "game: Mine", 1))
+    return own
+
+
+def test_results_moved_away_from_deleted_rules_still_replay_and_report(capsys, tmp_path, monkeypatch):
+    own = _own_rules(tmp_path / "work")
+    out = tmp_path / "work" / "r.jsonl"
+    assert run(capsys, "simulate", str(own), "--games", "3", "--seed", "2", "--agents", "random,random", "--quiet",
+               "--out", str(out))[0] == 0
+    first = json.loads(out.read_text().splitlines()[0])
+    assert first["rulesdsl_rules"] == 1 and [Path(f["name"]).name for f in first["files"]] == ["mine.yaml"]
+    moved = tmp_path / "elsewhere" / "r.jsonl"
+    moved.parent.mkdir()
+    shutil.move(out, moved)
+    own.unlink()  # nothing but the results file is left
+    monkeypatch.chdir(tmp_path)
+    code, text, _ = run(capsys, "replay", str(moved))
+    assert code == 0 and "3 of 3 games replayed and verified" in text
+    code, text, _ = run(capsys, "report", str(moved))
+    assert code == 0 and "Mine: 3 games" in text
+
+
+def test_a_log_replays_after_its_rule_file_is_deleted(capsys, tmp_path):
+    own = _own_rules(tmp_path / "work")
+    log = tmp_path / "game.json"
+    assert run(capsys, "play", str(own), "--seats", "random,random", "--seed", "3", "--log", str(log))[0] == 0
+    own.unlink()
+    code, text, _ = run(capsys, "replay", str(log))
+    assert code == 0 and "replayed and verified" in text
+
+
+def test_a_resumed_run_keeps_one_rules_line(capsys, tmp_path):
+    own = _own_rules(tmp_path)
+    out = tmp_path / "r.jsonl"
+    base = ["simulate", str(own), "--seed", "4", "--agents", "random,random", "--quiet", "--out", str(out)]
+    assert run(capsys, *base, "--games", "2")[0] == 0
+    assert run(capsys, *base, "--games", "4", "--resume")[0] == 0
+    rows = [json.loads(row) for row in out.read_text().splitlines()]
+    assert ["rulesdsl_rules" in row for row in rows] == [True, False, False, False, False]
+    assert [row["index"] for row in rows[1:]] == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda rules: rules["files"][0].update(text=rules["files"][0]["text"] + "# edited\n"),
+     "do not match its content hash"),
+    (lambda rules: rules.update(files="mine.yaml"), "should be an object with 'files'"),
+    (lambda rules: rules.update(rulesdsl_rules=99), "a rules line of format 99"),
+])
+@pytest.mark.parametrize("command", ["replay", "report"])
+def test_a_damaged_rules_line_is_one_located_error(capsys, tmp_path, damage, message, command):
+    own = _own_rules(tmp_path)
+    out = tmp_path / "r.jsonl"
+    assert run(capsys, "simulate", str(own), "--games", "2", "--agents", "random,random", "--quiet",
+               "--out", str(out))[0] == 0
+    rows = [json.loads(row) for row in out.read_text().splitlines()]
+    damage(rows[0])
+    write_lines(out, rows)
+    code, _, err = run(capsys, command, str(out))
+    assert code == 1 and message in err
+    one_line_error(err, f"{out}:1")
 
 
 # -- malformed results, logs and states: one line, located, exit 1 ------------------------------------------
@@ -303,7 +374,7 @@ def test_a_pipe_that_never_ends_is_read_no_further_than_the_limit(capsys, tmp_pa
 
 
 def test_a_results_file_is_read_line_by_line_and_each_line_is_bounded(capsys, tmp_path, monkeypatch):
-    results = simulated(capsys, tmp_path, games=6)
+    results = simulated(capsys, tmp_path, games=16)  # a rules line, then a line per game
     longest = max(len(line) + 1 for line in results.read_bytes().splitlines())
     assert results.stat().st_size > 3 * longest
     monkeypatch.setattr("rulesdsl.sim.records.MAX_RESULTS_LINE_BYTES", longest)  # far below the file's size
@@ -311,7 +382,7 @@ def test_a_results_file_is_read_line_by_line_and_each_line_is_bounded(capsys, tm
     with results.open("a") as out:
         out.write(json.dumps(lines_of(results)[0] | {"agents": ["random", "x" * longest]}) + "\n")
     code, _, err = run(capsys, "report", str(results))
-    assert code == 1 and err.startswith(f"{results}:7: error: the line is longer than {longest:,} bytes")
+    assert code == 1 and err.startswith(f"{results}:18: error: the line is longer than {longest:,} bytes")
 
 
 def test_a_state_holding_more_than_a_game_may_keep_is_refused(capsys, tmp_path, monkeypatch):
@@ -607,7 +678,8 @@ def test_a_killed_worker_ends_the_run_with_a_resume_hint(tmp_path):
     out = tmp_path / "r.jsonl"
     run_ = start_run(tmp_path, out)
     try:
-        workers = workers_of(run_, lambda: out.exists() and out.stat().st_size > 0)
+        # once a game is written (after the rules line the file starts with)
+        workers = workers_of(run_, lambda: out.exists() and out.read_text().count("\n") > 1)
         os.kill(workers[0], signal.SIGKILL)
         _, err = run_.communicate(timeout=20)
     finally:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..bundle import RuleBundle, bundle_document
 from ..errors import RulesError, did_you_mean
 from ..loading import load_document, with_variant
 from ..model.compile import ModelCompiler, coerce_option
@@ -13,9 +14,10 @@ from ..source import Document
 from .game import Game
 
 
-def load_game(path: str | Path, variant: str | None = None, options: dict | None = None,
+def load_game(path: str | Path | RuleBundle, variant: str | None = None, options: dict | None = None,
               max_turns: int | None = None, inline: bool = True) -> Game:
-    """Load, validate and compile a rule file; raises RulesError listing every problem found.
+    """Load, validate and compile a rule file (or a RuleBundle: the files a results file or log carries);
+    raises RulesError listing every problem found.
 
     `inline=False` compiles every call of the file's own functions as a call, even of a short one (which is
     otherwise compiled into its caller): for a profile that counts each function's calls and time.
@@ -24,6 +26,8 @@ def load_game(path: str | Path, variant: str | None = None, options: dict | None
     >>> game.num_players, game.player_names
     (2, ['cross', 'nought'])
     """
+    if isinstance(path, RuleBundle):
+        return compile_game(bundle_document(path), path.files[0][0], variant, options, max_turns, inline)
     return compile_game(load_document(path), path, variant, options, max_turns, inline)
 
 
@@ -38,15 +42,16 @@ def compile_game(base: Document, path: str | Path, variant: str | None = None, o
     return Game(rules, str(path), variant, options or {}, max_turns)
 
 
-def argument_problems(source: str | Path | Document, variant: str | None,
+def argument_problems(source: str | Path | Document | RuleBundle, variant: str | None,
                       options: dict | None) -> tuple[str, str] | None:
     """(what is wrong, hint) when a variant or option names or values do not fit the rule file, else None.
 
     The caller decides whose mistake it is: the command line's (a usage error) or a log's. A file that
     cannot be read gives None: load_game reports it, located in the file. `source` is the file's path, or
-    the file as load_document gave it."""
+    the file as load_document gave it, or a RuleBundle."""
     try:
-        doc = source if isinstance(source, Document) else load_document(source)
+        doc = source if isinstance(source, Document) else \
+            bundle_document(source) if isinstance(source, RuleBundle) else load_document(source)
     except RulesError:
         return None
     data = doc.data if isinstance(doc.data, dict) else {}

@@ -174,10 +174,11 @@ def replay_view(path: str, index: int, ply: int) -> dict:
     kept = _replays.take(key)
     if kept is None:
         if file.suffix == ".jsonl":
-            lines = [line for _, line in numbered_results(file)]
+            carried = {}
+            lines = [line for _, line in numbered_results(file, carried)]
             if not 0 <= index < len(lines):
                 raise UsageError(f"{file.name} holds {len(lines)} games: choose 0 to {len(lines) - 1}")
-            log = lines[index]
+            log = dict(lines[index], rules=carried.get(lines[index].get("rules_sha256")))
         else:
             log = read_log(file)
         game, positions = replay_positions(log, str(file))
@@ -193,8 +194,8 @@ def replay_view(path: str, index: int, ply: int) -> dict:
 
 
 def report(path: str) -> str:
-    """The HTML balance report of a results file (`rulesdsl report --format html`), read with the rule file it
-    names (which must lie beside it, or be a bundled game: see records.rules_named_by)."""
+    """The HTML balance report of a results file (`rulesdsl report --format html`), read with the rules it carries
+    (or, in an older file, the rule file it names, which must lie beside it or be a bundled game)."""
     return render(analyse(path))
 
 

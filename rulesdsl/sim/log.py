@@ -12,7 +12,8 @@ from ..engine.serialize import encode, parse_json, shown
 from ..errors import GameRuntimeError, Location, MoveError, Problem, RulesError
 from ..limits import GAME_SECONDS, MAX_LOG_BYTES
 from ..source import read_bytes
-from .records import LOG_FORMAT, LOG_HINT, check_log, read_text, rules_label, rules_named_by
+from ..bundle import RuleBundle, bundle_json, read_bundle
+from .records import LOG_FORMAT, LOG_HINT, check_log, read_text, rules_label, rules_of
 
 
 def state_digest(state) -> str:
@@ -29,8 +30,10 @@ def file_digest(path) -> str | None:
         return None
 
 
-def make_log(game, record, final_state) -> dict:
-    """The log of one game: which rules, variant, options, seed and agents, every move, and the result."""
+def make_log(game, record, final_state, bundle: RuleBundle | None = None) -> dict:
+    """The log of one game: which rules (`bundle`, the rules it was played with: else read from the game's file
+    now), variant, options, seed and agents, every move, and the result."""
+    bundle = bundle or read_bundle(game.path)
     return {
         "rulesdsl_log": LOG_FORMAT,
         "game": game.name,
@@ -46,6 +49,7 @@ def make_log(game, record, final_state) -> dict:
         "result": {"winners": record.winners, "scores": [encode(s) for s in record.scores],
                    "plies": record.plies, "turns": record.turns, "capped": record.capped},
         "final_state": state_digest(final_state),
+        "rules": bundle_json(bundle),  # the log replays wherever it is moved, with no other file
     }
 
 
@@ -58,14 +62,15 @@ def read_log(path) -> dict:
 def replay(log: dict, source: str = "log", rules_path=None, where: Location | None = None) -> tuple:
     """Re-run a logged game; returns (final state, list of mismatches). Raises on an illegal move.
 
-    `source` is the log's path: the rule file it names is read only if it is a bundled game or lies in the
-    log's folder (see records.rules_named_by); `rules_path` overrides it. `where` locates the log in messages
-    (a line of a results file)."""
+    `source` is the log's path. The rules are those the log carries; a log without them names a rule file, read
+    only if it is a bundled game or lies in the log's folder (see records.rules_of); `rules_path` overrides
+    both. `where` locates the log in messages (a line of a results file)."""
     where = where or Location(str(source))
-    path = rules_path or rules_named_by(log["file"], source, where)
+    path = rules_path or rules_of(log, source, where)
     game = _game_of(path, log.get("variant"), log.get("options") or {}, log.get("max_turns"), where)
     problems = []
-    if rules_path is None and log.get("file_sha256") and file_digest(path) != log["file_sha256"]:
+    if rules_path is None and not isinstance(path, RuleBundle) and log.get("file_sha256") and \
+            file_digest(path) != log["file_sha256"]:
         problems.append("the rule file has changed since the game was logged")
     try:
         state = _replayed(game, log, where)
@@ -85,8 +90,8 @@ def replay_positions(log: dict, source: str) -> tuple:
     """(the game a log names, every position of the logged game, the start first): for stepping through it.
     The rule file is found as replay() finds it; a move that does not replay is the log's problem."""
     where = Location(str(source))
-    game = _game_of(rules_named_by(log["file"], source, where), log.get("variant"), log.get("options") or {},
-                    log.get("max_turns"), where)
+    game = _game_of(rules_of(log, source, where), log.get("variant"), log.get("options") or {}, log.get("max_turns"),
+                    where)
     positions = []
     _replayed(game, log, where, lambda state: positions.append(state.clone()))
     return game, positions
@@ -124,13 +129,15 @@ _games: dict = {}  # (rule file, variant, options, turn cap) -> Game: every line
 
 def _game_of(path, variant, options: dict, max_turns, where: Location):
     """The game a log names, compiled once per process; a variant or option the file lacks is the log's problem."""
-    key = (str(path), file_digest(path), variant, tuple(sorted(options.items())), max_turns)  # an edited file
-    if key not in _games:  # is compiled afresh
+    digest = path.digest if isinstance(path, RuleBundle) else file_digest(path)
+    key = (digest if isinstance(path, RuleBundle) else str(path), digest, variant, tuple(sorted(options.items())), max_turns)
+    if key not in _games:  # an edited file is compiled afresh
         if len(_games) >= 32:  # lines naming ever other options must not fill the memory
             _games.clear()
         wrong = argument_problems(path, variant, options)
         if wrong:
-            raise RulesError([Problem(f"{wrong[0]} (in {Path(path).name})", where, wrong[1])])
+            name = Path(path.files[0][0] if isinstance(path, RuleBundle) else path).name
+            raise RulesError([Problem(f"{wrong[0]} (in {name})", where, wrong[1])])
         _games[key] = load_game(path, variant, options, max_turns)
     return _games[key]
 

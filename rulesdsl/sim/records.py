@@ -1,5 +1,6 @@
-"""Logs and results files read as untrusted data: parsed with limits, checked field by field, and the rule
-file they name used only when it is a bundled game or lies in their own folder."""
+"""Logs and results files read as untrusted data: parsed with limits, checked field by field. The rules they were
+played with travel inside them (a rules line of a results file, a log's `rules`); a file without them names a rule
+file, used only when it is a bundled game or lies in their own folder."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import stat
 from itertools import count
 from pathlib import Path
 
+from ..bundle import RuleBundle, bundle_from_json, bundle_json
 from ..engine.serialize import key_line, kind_of, parse_json, shown
 from ..errors import Location, Problem, RulesError, UsageError
 from ..limits import MAX_RESULTS_LINE_BYTES
@@ -15,6 +17,7 @@ from ..loading import bundled_games
 from ..resources import package_dir
 
 LOG_FORMAT = 1  # the version of the game log format ("rulesdsl_log")
+RULES_FORMAT = 1  # the version of a results file's rules line ("rulesdsl_rules")
 
 MAX_SEED = 2 ** 64 - 1  # seeds are whole numbers of at most 20 digits
 MAX_COUNT = 10 ** 12  # indices, plies, turns, rule counts
@@ -135,6 +138,7 @@ LOG_FIELDS = {
     "variant": (optional(text(200)), False), "options": (optional(OPTIONS), False),
     "max_turns": (optional(whole(1, MAX_COUNT)), False), "seed": (optional(SEED), False),
     "rng": (text(64), False), "agents": (optional(AGENTS), False), "moves": (MOVES, True), "final_state": (optional(text(64)), False),
+    "rules": (anything, False),  # the rule bundle (bundle.bundle_json), checked when it is read
 }
 
 
@@ -249,9 +253,14 @@ def read_results(path) -> list[dict]:
     return [line for _, line in numbered_results(path)]
 
 
-def numbered_results(path) -> list[tuple[int, dict]]:
+def rules_line(bundle: RuleBundle) -> dict:
+    """The line of a results file that carries the rules its games were played with."""
+    return {"rulesdsl_rules": RULES_FORMAT, **bundle_json(bundle)}
+
+
+def numbered_results(path, bundles: dict | None = None) -> list[tuple[int, dict]]:
     """(line number, checked line) for each game of a results file, read line by line; a last line cut short is
-    dropped."""
+    dropped. The rules lines go to `bundles` (content hash -> RuleBundle), each checked against its hash."""
     lines = []
     for number, row, ended in read_lines(path, RESULTS_HINT, MAX_RESULTS_LINE_BYTES):
         if not row.strip():
@@ -259,8 +268,42 @@ def numbered_results(path) -> list[tuple[int, dict]]:
         if not ended and not _complete_json(row):  # the last line, written in part when the run stopped
             break
         data = parse_json(row, str(path), number, RESULTS_HINT)
+        if isinstance(data, dict) and "rulesdsl_rules" in data:
+            bundle = _rules_of_line(data, path, number)
+            if bundles is not None:
+                bundles[bundle.digest] = bundle
+            continue
         lines.append((number, check_line(data, path, number)))
     return lines
+
+
+def _rules_of_line(data: dict, path, number: int) -> RuleBundle:
+    """The rules a rules line carries; a RulesError at PATH:NUMBER when it is damaged."""
+    if data.get("rulesdsl_rules") != RULES_FORMAT:
+        wrong = f"a rules line of format {shown(data.get('rulesdsl_rules'))}, which this version does not read"
+    else:
+        found = bundle_from_json(data)
+        if isinstance(found, RuleBundle):
+            return found
+        wrong = f"the rules it carries {found}"
+    raise RulesError([Problem(wrong, Location(str(path), number), RESULTS_HINT + "; this line is damaged")])
+
+
+def rules_of(record: dict, data_path, where: Location, bundles: dict | None = None) -> RuleBundle | Path:
+    """The rules a log or results line was played with: those it carries (a log's `rules`, a results file's rules
+    line of its content hash, in `bundles`), else the rule file it names if that may be read (rules_named_by)."""
+    carried = record.get("rules")
+    if isinstance(carried, RuleBundle):  # a results line given the rules of its file's rules line
+        return carried
+    if carried is not None:
+        found = bundle_from_json(carried)
+        if not isinstance(found, RuleBundle):
+            raise RulesError([Problem(f"'rules' {found}", where, LOG_HINT + "; this log is damaged")])
+        return found
+    recorded = record.get("rules_sha256")
+    if bundles and recorded in bundles:
+        return bundles[recorded]
+    return rules_named_by(record["file"], data_path, where)
 
 
 def _complete_json(row: str) -> bool:

@@ -9,13 +9,14 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..bundle import RuleBundle
 from ..engine.load import argument_problems, load_game
 from ..engine.serialize import shown
 from ..errors import GameRuntimeError, Location, MoveError, Problem, RulesError
 from ..terminal import safe_text
 from .compare import BASE, Games, compare_text
 from .coverage import dead_rules, steps_reached
-from .records import RESULTS_HINT, numbered_results, rules_named_by, same_rules
+from .records import RESULTS_HINT, numbered_results, rules_of, same_rules
 from .simulate import Summary
 from .stats import mean_interval, wilson
 
@@ -97,10 +98,12 @@ class Analysis:
         return compare_text(groups, self.variants[0].seats)
 
 
-def results_and_rules(path: str, rules: str | None) -> tuple[list, str]:
-    """The numbered lines of a results file and the rule file to read them with (`rules`, else the one they name
-    if it may be read: see records.rules_named_by). Every line must name one rule file and number of seats."""
-    numbered = numbered_results(path)
+def results_and_rules(path: str, rules: str | None) -> tuple[list, str | RuleBundle]:
+    """The numbered lines of a results file and the rules to read them with (`rules`, else those the file carries,
+    else the rule file they name if it may be read: see records.rules_of). Every line must name one rule file and
+    number of seats."""
+    carried = {}
+    numbered = numbered_results(path, carried)
     if not numbered:
         raise RulesError([Problem("holds no games", Location(path), RESULTS_HINT)])
     number, first = numbered[0]
@@ -114,12 +117,16 @@ def results_and_rules(path: str, rules: str | None) -> tuple[list, str]:
             continue
         raise RulesError([Problem(wrong, Location(path, n), "a report covers the games of one game and number of "
                                   "players: report each run on its own")])
-    return numbered, rules or str(rules_named_by(first["file"], path, Location(path, number)))
+    if rules:
+        return numbered, rules
+    found = rules_of(first, path, Location(path, number), carried)
+    return numbered, found if isinstance(found, RuleBundle) else str(found)
 
 
 def analyse(path: str, rules: str | None = None) -> Analysis:
     """A results file read as untrusted data and analysed with the rule file it may name (or `rules`)."""
     numbered, rules_path = results_and_rules(path, rules)
+    named = Path(rules_path.files[0][0] if isinstance(rules_path, RuleBundle) else rules_path).name
     firsts = {}  # the first line of each variant decides its game: check the variant and options it names
     for number, line in numbered:
         firsts.setdefault(line.get("variant"), (number, line))
@@ -127,14 +134,16 @@ def analyse(path: str, rules: str | None = None) -> Analysis:
     for variant, (number, line) in firsts.items():
         wrong = argument_problems(rules_path, variant, line.get("options") or {})
         if wrong:
-            raise RulesError([Problem(f"{wrong[0]} (in {Path(rules_path).name})", Location(path, number), wrong[1])])
+            raise RulesError([Problem(f"{wrong[0]} (in {named})", Location(path, number), wrong[1])])
         game = games[variant or BASE] = load_game(rules_path, variant, line.get("options") or {},
                                                   line.get("max_turns"))
         if len(line["agents"]) != game.num_players:  # the seats the report counts are the game's
             raise RulesError([Problem(f"this line has {len(line['agents'])} agents, but {shown(game.name)} has "
                                       f"{game.num_players} players", Location(path, number),
                                       f"{RESULTS_HINT}; this line is damaged, or read with another rule file")])
-    return analysed([line for _, line in numbered], games, path, rules_path)
+    shown_as = f"{rules_path.files[0][0]} (carried in the results file)" if isinstance(rules_path, RuleBundle) \
+        else rules_path
+    return analysed([line for _, line in numbered], games, path, shown_as)
 
 
 def analysed(lines: list[dict], games: dict, path: str, rules_path: str) -> Analysis:
