@@ -673,7 +673,7 @@ class State(Position):
                 elif not end.when(self):
                     continue
                 if end.winners is not None:
-                    winners = rule_values.winners(end.winners(self))
+                    winners = rule_values.winners(end.winners(self), self.rules.num_players)
                 else:
                     winners = self._by_score(end.ties)
             except _CONVERTED as exc:
