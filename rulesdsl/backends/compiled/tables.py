@@ -113,18 +113,21 @@ class Tables:
             raise printer.unsupported(node, "piece() of a kind or attributes not declared, or not all given")
         terms, stride = [], 1
         for attribute, values in reversed(kind.attributes):
-            numbers = [self._number(printer, node, v) for v in values]
+            numbers = [self._number(printer, node, v, attribute) for v in values]
             table = printer.m.table(("place", name, attribute), numbers)
             terms.append(f"{stride} * _place({table}, {given[attribute]})")
             stride *= len(values)
         return f"({kind.first} + {' + '.join(terms) if terms else '0'})"
 
     @staticmethod
-    def _number(printer, node, value) -> int:
+    def _number(printer, node, value, name: str | None = None) -> int:
+        """A value as the whole number a table holds: a text by its number, none as -1; Unsupported at `node` (of
+        the attribute `name`, else the node's own) for any other."""
         if value is None:
             return -1
         if isinstance(value, str):
             return printer.m.text(value)
         if isinstance(value, int):
             return int(value)
-        raise Unsupported(printer.m.locate(node), f"a value of '{node.name}' that is not a whole number or text")
+        raise Unsupported(printer.m.locate(node), f"a value of '{name or node.name}' that is not a whole number or "
+                          "text")
