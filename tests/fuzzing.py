@@ -1451,7 +1451,8 @@ def op_nudge_number(m: Mutation) -> None:
     if not found:
         return
     path, value = found
-    new = lambda n: m.rnd.choice([n + 1, n - 1, 0, -1, -n, n * 2, 2 ** 31, 2 ** 63 - 1, 2 ** 63, -2 ** 63, 99])  # noqa: E731
+    new = lambda n: m.rnd.choice([n + 1, n - 1, 0, -1, -n, n * 2, 2 ** 31,  # noqa: E731
+                                  2 ** 63 - 1, 2 ** 63, -2 ** 63, 99])
     if isinstance(value, int):
         set_at(m.data, path, new(value))
     else:

@@ -41,7 +41,8 @@ end:
 
 
 def game(write, when="true", do="total += 1", params=0, notation="{c}", name="{col}{row}") -> str:
-    text = GAME.replace("WHEN", json.dumps(when)).replace("DO", json.dumps(do)).replace("NOTATION", json.dumps(notation))
+    text = GAME.replace("WHEN", json.dumps(when)).replace("DO", json.dumps(do))
+    text = text.replace("NOTATION", json.dumps(notation))
     text = text.replace("PARAMS", "".join(f"      p{i}: {{in: \"[0]\"}}\n" for i in range(params)))
     return write(text.replace("NAME", json.dumps(name)))
 
