@@ -1447,7 +1447,7 @@ COMPILED_DECISIONS = 120  # moves of each
 def op_nudge_number(m: Mutation) -> None:
     """Change a number, in the data or inside an expression, by a little or to an edge (0, -1, 2**31, 2**63)."""
     found = pick_node(m.rnd, m.data, lambda v: isinstance(v, int) and not isinstance(v, bool)
-                      or isinstance(v, str) and re.search(r"\b\d+\b", v))
+                      or isinstance(v, str) and re.search(r"\b\d{1,18}\b", v))
     if not found:
         return
     path, value = found
@@ -1456,7 +1456,7 @@ def op_nudge_number(m: Mutation) -> None:
     if isinstance(value, int):
         set_at(m.data, path, new(value))
     else:
-        numbers = list(re.finditer(r"\b\d+\b", value))
+        numbers = list(re.finditer(r"\b\d{1,18}\b", value))  # (not a huge one: Python reads 4,300 digits)
         hit = m.rnd.choice(numbers)
         set_at(m.data, path, value[:hit.start()] + str(new(int(hit.group()))) + value[hit.end():])
     m.changed()
