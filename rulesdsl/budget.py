@@ -113,6 +113,19 @@ def overrun(fn) -> bool:
     return frame is not None and frame in spent
 
 
+def exhausted() -> bool:
+    """Whether any registered call running in this thread, however far out, has overrun its budget: work that
+    records a failure and carries on (a load, for each value) asks this to stop instead when a budget around it,
+    its own or a larger one, is spent."""
+    spent = _spent[0].get(threading.get_ident())
+    frame = sys._getframe(1) if spent else None
+    while frame is not None:
+        if frame in spent:
+            return True
+        frame = frame.f_back
+    return False
+
+
 def locate_with(locator) -> None:
     """Register `locator(frame)`: (what the frame runs, its Location in a rule file), or None when it knows
     nothing of it. The layers that compile and run rule code register one each (this layer knows no rule file)."""

@@ -7,6 +7,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import budget
+from .budget import TimeBudgetExceeded
 from .engine.load import compile_game
 from .errors import Problem, RulesError
 from .jail import heartbeat
@@ -42,7 +44,7 @@ def check_file(file: str, variant: str | None = None, options: dict | None = Non
     """Everything validate finds in one rule file: the game's problems, then each variant's (all of them,
     unless `variant` names one), then the overrides that change nothing and what `games` random games of
     each found. `text`: the file's content when it is not what is on disk (an editor's buffer). In a jail
-    (jail.py), each load (the game's, each variant's) and each game played is a unit of work of its own."""
+    (jail.py), the game's load, its variants' loads together, and each game played are units of work of their own."""
     report = FileReport(file)
     try:
         doc = load_document(file, text=text)
@@ -55,24 +57,51 @@ def check_file(file: str, variant: str | None = None, options: dict | None = Non
     played = []  # problems found by playing
     report.lines.append(_play_check(lambda: compile_game(doc, file, variant, options, inline=False), file, games,
                                     played))
-    for name, spec in (doc.data.get("variants") or {}).items() if variant is None else ():
-        heartbeat(f"loading variant {name} of {file}", LOAD_SECONDS)
-        try:
-            warnings += compile_game(doc, file, name, options).rules.warnings  # raises its problems, if any
-            report.variants[name] = 0
-            report.lines.append(f"  variant {name}: ok - {(spec or {}).get('description', '')}")
-            warnings += override_problems(with_variant(doc, name))
-            report.lines.append(_play_check(lambda: compile_game(doc, file, name, options, inline=False), file,
-                                            games, played))
-        except RulesError as exc:
-            report.variants[name] = len(exc.problems)
-            report.broken[name] = exc.problems
-            report.problems += exc.problems
-            report.lines.append(f"  variant {name}: {count_problems(len(exc.problems))}")
+    variants = doc.data.get("variants") or {} if variant is None else {}
+    for name, loaded in _load_variants(doc, file, list(variants), options).items():
+        if isinstance(loaded, RulesError):
+            report.variants[name] = len(loaded.problems)
+            report.broken[name] = loaded.problems
+            report.problems += loaded.problems
+            report.lines.append(f"  variant {name}: {count_problems(len(loaded.problems))}")
+            continue
+        warnings += loaded
+        report.variants[name] = 0
+        report.lines.append(f"  variant {name}: ok - {(variants[name] or {}).get('description', '')}")
+        warnings += override_problems(with_variant(doc, name))
+        report.lines.append(_play_check(lambda name=name: compile_game(doc, file, name, options, inline=False),
+                                        file, games, played))
     # a variant's warnings repeat its overlay's: once each
     warnings = sorted({p for p in warnings if p.severity == "warning"}, key=Problem.sort_key)
     report.problems += warnings + played
     return report
+
+
+def _load_variants(doc: Document, file: str, names: list, options: dict | None) -> dict:
+    """Each variant compiled (name -> its warnings, or the RulesError of its problems), all of them within one load
+    budget: a file may declare thousands of variants, and a budget each would let it run for hours. Those left
+    when the budget runs out are each one problem, at the variant."""
+    heartbeat(f"loading the variants of {file}", LOAD_SECONDS)
+    loaded: dict = {}
+    try:
+        for name in names:
+            if budget.exhausted():
+                break
+            try:
+                loaded[name] = compile_game(doc, file, name, options).rules.warnings  # (the game is let go)
+            except RulesError as exc:
+                loaded[name] = exc
+    except TimeBudgetExceeded:  # (between two loads)
+        pass
+    for name in names[len(loaded):]:
+        loaded[name] = RulesError([doc.problem(("variants", name), "this variant was not loaded: loading the "
+                                               f"variants before it took the {LOAD_SECONDS:g} s they share",
+                                               "declare fewer variants, or make them quicker to load", key=True,
+                                               code="limit_exceeded", fields={"limit": "LOAD_SECONDS"})])
+    return loaded
+
+
+budget.guard(_load_variants, LOAD_SECONDS, "loading the variants of the rule file")
 
 
 def _play_check(compile_once, file: str, games: int, found: list) -> str | None:

@@ -17,6 +17,12 @@ MAX_RESULTS_LINE_BYTES = 32_000_000  # one line of a results file, a game; the f
 # Expressions and the values they build
 MAX_EXPR_CHARS = 20_000  # characters of one expression string
 MAX_EXPR_DEPTH = 50  # brackets or operators nested in one expression (Python's own parser allows 200 brackets)
+# loops nested in each other in one expression (the `for` clauses of comprehensions, comprehensions inside them)
+# or in one list of effects (`for:` blocks): each is a block of the Python printed for it, and Python refuses a
+# function nesting more than 20 blocks (the printer adds a few of its own around them)
+MAX_LOOP_DEPTH = 16
+MAX_PARAMS = 16  # params of one move or chance outcome: each is a loop of the search for its legal moves
+MAX_TEMPLATE_CHARS = 10_000  # characters of a notation or cell-name template (a real one has a few dozen)
 MAX_INT_BITS = 8192  # about 2,466 decimal digits: far beyond any score, far below a slow multiplication
 MAX_ITEMS = 1_000_000  # items of one list or tuple, characters of one string, numbers in one range
 # lists, tuples, tables and records inside each other, in a value rule code builds: hashing, comparing and printing

@@ -25,6 +25,7 @@ SLOW = {
     "test_gymnasium.py": {"test_gymnasiums_env_checker_passes"},
     "test_ir_check.py": {"test_hostile_files_that_load_are_checked_and_outlined"},
     "test_layers.py": {"test_a_checked_module_is_found", "test_no_imports_inside_functions"},
+    "test_load_limits.py": {"test_the_variants_of_a_file_share_one_load_budget"},
     "test_lists_lines_options.py": {"test_distinct_keeps_the_first_of_each_equal_value"},
     "test_lockstep_fast_track.py": ALL,
     "test_lockstep_marble_chase.py": ALL,

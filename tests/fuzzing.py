@@ -45,6 +45,8 @@ TIMEOUT = 15.0  # CPU seconds per phase of a case (each load, each playout, the 
 MEMORY = 3 << 30  # bytes a worker may allocate beyond what it inherits from the fork
 WALL_FACTOR = 4  # a phase blocked without using CPU times out after this many times its CPU limit
 BUDGET_SCALE = 0.25  # rulesdsl's budgets in the workers: 1.25 s a move, 0.75 s a load-time value, 5 s a load
+# phases that take longer than TIMEOUT by nature: numba compiles a game in 5 to 25 s of processor time
+PHASE_TIMEOUT = {"compile": 150.0}
 
 # The worst outcome of a case wins: a finding outranks a timeout, which outranks an ordinary error.
 RANK = {"ok": 0, "located": 1, "runtime": 2, "timeout": 3, "finding": 4}
@@ -62,6 +64,7 @@ class Case:
     seed: int = 0
     must_reject: bool = False  # a sandbox probe: the file must not load
     marker: str | None = None  # text of a file outside the overlay's folder that must never be read
+    backend: str = "python"  # compiled: load on the compiled backend too, and play both backends in lockstep
 
     def __repr__(self) -> str:  # the files can be megabytes: show their names and sizes only
         sizes = ", ".join(f"{n}: {len(d)} B" for n, d in list(self.files.items())[:4])
@@ -76,7 +79,8 @@ class Case:
             target.write_bytes(data)
         outcome = outcome or Outcome("ok")
         note = (f"{outcome.bucket()}\ncase: {self.label}\nseed: {self.seed}  must_reject: {self.must_reject}  "
-                f"marker: {self.marker}\nmain: {self.main}\nrerun: python tests/fuzz_campaign.py --replay {folder}"
+                f"marker: {self.marker}  backend: {self.backend}\nmain: {self.main}\n"
+                f"rerun: python tests/fuzz_campaign.py --replay {folder}"
                 f"\n\n{outcome.detail}\n")
         (folder / "finding.txt").write_text(note, encoding="utf-8", errors="replace")
         return folder / self.main
@@ -92,8 +96,9 @@ class Case:
         if main.is_absolute():  # older notes gave the full path, perhaps of a folder since moved
             tails = (Path(*main.parts[k:]) for k in range(1, len(main.parts)))
             main = next((t for t in tails if (folder / t).is_file()), Path(main.name))
+        backend = re.search(r"\bbackend: (\S+)", note)  # (notes of older runs say none: python)
         return cls(files, str(main), folder.name, int(field_("seed")), field_("must_reject") == "True",
-                   None if marker == "None" else marker)
+                   None if marker == "None" else marker, backend.group(1) if backend else "python")
 
 
 @dataclass
@@ -137,7 +142,10 @@ def run_case(case: Case, workdir: str, phase=lambda name: None) -> Outcome:
         os.chdir(folder)  # a shell command smuggled in through a YAML tag would write PWNED here
         tempfile.tempdir = str(folder)  # the CLI's crash reports land here, and go with the folder
         path = str(folder / case.main)
-        outcome = worst([_api_round(case, path, phase), _cli_round(case, path, folder, phase)])
+        if case.backend == "compiled":
+            outcome = _compiled_round(case, path, phase)
+        else:
+            outcome = worst([_api_round(case, path, phase), _cli_round(case, path, folder, phase)])
         if (folder / PWNED).exists():
             outcome = Outcome("finding", "code execution: a YAML tag ran a command", str(folder / PWNED))
     finally:
@@ -203,6 +211,135 @@ def play(game, seed: int, decisions: int) -> None:
     state.scores()
     if state.terminal:
         state.returns()
+
+
+def _compiled_round(case: Case, path: str, phase) -> Outcome:
+    """Load the file, then on the compiled backend: a located error either time (the compiled backend's
+    "does not take this yet" included) is fine; a game both take must play the same seeded games on both, move for
+    move, and the same whole playouts."""
+    from rulesdsl.api import load_game
+    from rulesdsl.backends.compiled import build
+
+    games = []
+    phase("load")
+    loaded = _guard(case, lambda: games.append(load_game(path)))
+    if loaded.kind != "ok":
+        return loaded
+    phase("compile")
+    compiled = _guard(case, lambda: games.append(build.with_backend(games[0], "compiled")))
+    if compiled.kind != "ok":
+        return compiled
+    outcomes = []
+    for seed in range(COMPILED_SEEDS):
+        phase("play")
+        outcomes.append(_lockstep(case, *games, seed))
+        phase("playout")
+        outcomes.append(_playouts(case, *games, seed))
+    return worst(outcomes)
+
+
+class _Stop(Exception):
+    """A lockstep comparison ends: `outcome` says how."""
+
+    def __init__(self, outcome: Outcome):
+        super().__init__(outcome.key)
+        self.outcome = outcome
+
+
+def _both(case: Case, what: str, python_call, compiled_call, same: bool = True) -> tuple:
+    """(python_call(), compiled_call()): both return, equal when `same`; or both fail with a located error (the
+    comparison ends, _Stop); or it is a finding (_Stop)."""
+    results, errors = [], []
+    for call in (python_call, compiled_call):
+        try:
+            results.append(call())
+            errors.append(None)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - sorted out below
+            results.append(None)
+            errors.append(exc)
+    if errors[0] is None and errors[1] is None:
+        if same and results[0] != results[1]:
+            raise _Stop(Outcome("finding", f"compiled: {what} differs from python's",
+                                f"python:   {str(results[0])[:1500]}\ncompiled: {str(results[1])[:1500]}"))
+        return tuple(results)
+    outcomes = [_guard(case, _raiser(exc)) for exc in errors if exc is not None]
+    found = worst(outcomes)
+    if found.is_finding:
+        raise _Stop(found)
+    if any(_out_of_budget(exc) for exc in errors if exc is not None):
+        raise _Stop(Outcome("runtime", "budget"))  # the Python engine's budgets are not the compiled code's
+    if None in errors:
+        backend = "python" if errors[0] is None else "compiled"
+        failed = next(exc for exc in errors if exc is not None)
+        raise _Stop(Outcome("finding", f"compiled: {what} failed on one backend only ({backend} did not)",
+                            f"{type(failed).__name__}: {str(failed)[:2000]}"))
+    raise _Stop(found)
+
+
+def _raiser(exc: BaseException):
+    def again():
+        raise exc
+    return again
+
+
+def _out_of_budget(exc: BaseException) -> bool:
+    """Whether an error is a budget's (time or memory), which only the Python engine keeps within a call."""
+    from rulesdsl.budget import TimeBudgetExceeded
+
+    return isinstance(exc, TimeBudgetExceeded) or isinstance(exc.__cause__, TimeBudgetExceeded) or \
+        "took longer than" in str(exc) or "of memory allowed" in str(exc)
+
+
+def _lockstep(case: Case, python, compiled, seed: int) -> Outcome:
+    """A seeded random game on both backends at once: the same legal moves, outcomes drawn, states and returns."""
+    from rulesdsl.engine.rng import Rng
+
+    try:
+        a, b = _both(case, "the first position", lambda: python.new_initial_state(seed),
+                     lambda: compiled.new_initial_state(seed), same=False)
+        _both(case, "the first position", a.to_json, b.to_json)
+        chance_a, chance_b, pick = Rng(seed), Rng(seed), Rng(1000 + seed)
+        for _ in range(COMPILED_DECISIONS):
+            if _both(case, "whether the game is over", lambda: a.terminal, lambda: b.terminal)[0]:
+                _both(case, "the returns", a.returns, b.returns)
+                break
+            _both(case, "the player to move", a.current_player, b.current_player)
+            if _both(case, "whether it is chance's turn", a.is_chance_node, b.is_chance_node)[0]:
+                move = _both(case, "the outcome drawn", lambda: a.sample_chance(chance_a),
+                             lambda: b.sample_chance(chance_b))[0]
+            else:
+                legal = _both(case, "the legal moves", a.legal_moves, b.legal_moves)[0]
+                if not legal:
+                    break
+                move = legal[pick.below(len(legal))]
+            _both(case, f"applying {str(move)[:60]!r}", lambda: a.apply(move), lambda: b.apply(move))
+            _both(case, f"the position after {str(move)[:60]!r}", a.to_json, b.to_json)
+    except _Stop as stop:
+        return stop.outcome
+    return Outcome("ok")
+
+
+def _playouts(case: Case, python, compiled, seed: int) -> Outcome:
+    """A whole random playout, at most COMPILED_DECISIONS moves, in compiled code against the Python play loop."""
+    from rulesdsl.engine.play import play, streams, uniform
+
+    try:
+        a, b = _both(case, "the first position", lambda: python.new_initial_state(seed),
+                     lambda: compiled.new_initial_state(seed), same=False)
+        (chance_a, seats_a), (chance_b, seats_b) = streams(seed, python.num_players), streams(seed, python.num_players)
+        start = a.ply
+        _both(case, "a playout", lambda: play(a, uniform, chance_a, seats_a, limit=COMPILED_DECISIONS) or a.ply - start,
+              lambda: b.playout(chance_b, seats_b, limit=COMPILED_DECISIONS))
+        _both(case, "the position after a playout", a.to_json, b.to_json)
+        _both(case, "the streams after a playout", lambda: [s.getstate() for s in [chance_a, *seats_a]],
+              lambda: [s.getstate() for s in [chance_b, *seats_b]])
+        if a.terminal:
+            _both(case, "the returns after a playout", a.returns, b.returns)
+    except _Stop as stop:
+        return stop.outcome
+    return Outcome("ok")
 
 
 def _cli_round(case: Case, path: str, folder: Path, phase) -> Outcome:
@@ -428,7 +565,7 @@ class Worker:
         self.workdir = tempfile.mkdtemp(prefix="rulesdsl-fuzz-")
         self.proc = self.conn = None
         self.case, self.deadline, self.started, self.served = None, 0.0, 0.0, 0
-        self.timeout, self.cpu_start, self.phase = TIMEOUT, 0.0, ""
+        self.timeout, self.cpu_start, self.phase, self.limit = TIMEOUT, 0.0, "", TIMEOUT
 
     def _start(self) -> None:
         """Fork a fresh child."""
@@ -457,7 +594,8 @@ class Worker:
     def _begin(self, phase: str) -> None:
         """Start the clocks of a phase."""
         self.phase, self.cpu_start = phase, _cpu_seconds(self.proc.pid)
-        self.deadline = time.monotonic() + self.timeout * WALL_FACTOR
+        self.limit = max(self.timeout, PHASE_TIMEOUT.get(phase, 0.0))
+        self.deadline = time.monotonic() + self.limit * WALL_FACTOR
 
     def step(self) -> Outcome | None:
         """Read what the child has sent: the case's outcome once it is known (or a timeout, or a crash)."""
@@ -490,7 +628,7 @@ class Worker:
         """True when the phase has used its CPU time, or many times that in wall time (blocked, or a starved
         machine): counting CPU time keeps a noisy two-core machine from turning slow cases into hangs."""
         cpu = _cpu_seconds(self.proc.pid) - self.cpu_start
-        return cpu > self.timeout or time.monotonic() > self.deadline
+        return cpu > self.limit or time.monotonic() > self.deadline
 
     def run(self, case: Case, timeout: float = TIMEOUT) -> Outcome:
         """Run one case and wait for its outcome."""
@@ -1299,6 +1437,79 @@ def random_ops(rnd: random.Random) -> list:
     return rnd.choices(list(weights), list(weights.values()), k=rnd.randint(1, 3))
 
 
+# -- the compiled backend ------------------------------------------------------------------------------------
+
+COMPILED_SOURCES = ("tutorial/three-in-a-row.yaml", "games/mabula.yaml")  # games the compiled backend takes
+COMPILED_SEEDS = 3  # games played on both backends, move for move, and as many whole playouts
+COMPILED_DECISIONS = 120  # moves of each
+
+
+def op_nudge_number(m: Mutation) -> None:
+    """Change a number, in the data or inside an expression, by a little or to an edge (0, -1, 2**31, 2**63)."""
+    found = pick_node(m.rnd, m.data, lambda v: isinstance(v, int) and not isinstance(v, bool)
+                      or isinstance(v, str) and re.search(r"\b\d{1,18}\b", v))
+    if not found:
+        return
+    path, value = found
+    new = lambda n: m.rnd.choice([n + 1, n - 1, 0, -1, -n, n * 2, 2 ** 31,  # noqa: E731
+                                  2 ** 63 - 1, 2 ** 63, -2 ** 63, 99])
+    if isinstance(value, int):
+        set_at(m.data, path, new(value))
+    else:
+        numbers = list(re.finditer(r"\b\d{1,18}\b", value))  # (not a huge one: Python reads 4,300 digits)
+        hit = m.rnd.choice(numbers)
+        set_at(m.data, path, value[:hit.start()] + str(new(int(hit.group()))) + value[hit.end():])
+    m.changed()
+
+
+def op_index(m: Mutation) -> None:
+    """Index a name of an expression, or a list or region, out of its range or with a negative number."""
+    found = pick_node(m.rnd, m.data, lambda v: isinstance(v, str) and re.search(r"[A-Za-z_]\w*", v))
+    if not found:
+        return
+    path, value = found
+    names = list(re.finditer(r"\b[A-Za-z_]\w*\b(?!\s*\()", value))
+    if not names:
+        return
+    hit = m.rnd.choice(names)
+    index = m.rnd.choice(["0", "1", "-1", "2", "8", "-9", "100", "size(cells)", "2 ** 62", "-(2 ** 63)", "turn",
+                          "me", "me - 2", "size(occupied())"])
+    set_at(m.data, path, value[:hit.end()] + f"[{index}]" + value[hit.end():])
+    m.changed()
+
+
+OPS.update(nudge_number=op_nudge_number, index=op_index)
+DATA_OPS += [op_nudge_number, op_index]
+COMPILED_OPS = ("expr_tokens", "huge_number", "nudge_number", "nudge_number", "index", "index", "change_type",
+                "delete_key")
+
+
+def compiled_case(rnd: random.Random) -> Case:
+    """A game the compiled backend takes, with expression, number and list mutations, to load on both backends."""
+    source = rnd.choice(COMPILED_SOURCES)
+    ops = [rnd.choice(COMPILED_OPS) for _ in range(rnd.randint(1, 2))]
+    files, main = SOURCES[source]
+    text = mutate_text(rnd, files[main], ops)
+    return Case({main: encode(text)}, main, f"compiled {source} {'+'.join(ops)}", rnd.randrange(1000),
+                backend="compiled")
+
+
+def compiled_available() -> bool:
+    """Whether the compiled backend can run here (numba installed)."""
+    from rulesdsl.backends.compiled.build import available
+
+    return available() is None
+
+
+def warm_up_compiled() -> None:
+    """Import numba and the compiled backend once in the parent, so each forked worker starts with them."""
+    warm_up()
+    if compiled_available():
+        import numba  # noqa: F401
+
+        import rulesdsl.backends.compiled.state  # noqa: F401
+
+
 # -- the regression corpus ------------------------------------------------------------------------------------
 
 def corpus_cases() -> list:
@@ -1314,7 +1525,9 @@ def case_from_path(path: Path) -> Case:
         main = next(name for name in files if Path(name).name == "main.yaml")
         return Case(files, main, path.name, marker=_marker(files))
     text = path.read_bytes()
-    return Case({"game.yaml": text}, "game.yaml", path.name, must_reject=b"must-reject" in text.split(b"\n")[0])
+    first = text.split(b"\n")[0]  # what it attacks; 'must-reject' or 'backend: compiled' say how to run it
+    return Case({"game.yaml": text}, "game.yaml", path.name, must_reject=b"must-reject" in first,
+                backend="compiled" if b"backend: compiled" in first else "python")
 
 
 def _marker(files: dict) -> str | None:

@@ -6,6 +6,7 @@ deadline and a memory cap; `python tests/fuzz_campaign.py` runs the same operato
 from __future__ import annotations
 
 import os
+import random
 import signal
 import tempfile
 from pathlib import Path
@@ -165,3 +166,48 @@ def test_harness_flags_a_crash(monkeypatch):
 def test_harness_accepts_a_located_error(worker):
     case = F.Case({"game.yaml": b"game: x\nflow: 3\n"}, "game.yaml", "schema error")
     assert check(worker, case).kind == "located"
+
+
+# -- the compiled backend: mutated games it takes, played on both backends in lockstep ------------------------
+
+needs_numba = pytest.mark.skipif(not F.compiled_available(), reason="the compiled backend needs numba")
+
+
+@pytest.fixture(scope="module")
+def compiled_worker():
+    """A worker forked with numba and the compiled backend already imported."""
+    F.warm_up_compiled()
+    w = F.Worker()
+    yield w
+    w.close()
+
+
+@needs_numba
+@pytest.mark.parametrize("source", F.COMPILED_SOURCES)
+def test_unmutated_games_play_alike_on_both_backends(compiled_worker, source):
+    files, main = F.SOURCES[source]
+    case = F.Case({main: files[main].encode()}, main, source, backend="compiled")
+    assert check(compiled_worker, case).kind == "ok"  # compiled, and compared move for move
+
+
+@needs_numba
+@pytest.mark.parametrize("index", [4, 5, 6])  # 4 compiles a changed game; 5 and 6 are located errors
+def test_mutated_games_fail_cleanly_or_play_alike_on_both_backends(compiled_worker, index):
+    check(compiled_worker, F.compiled_case(random.Random(f"test:compiled:{index}")))
+
+
+@needs_numba
+def test_harness_flags_a_compiled_game_that_plays_differently(monkeypatch):
+    import rulesdsl
+    from rulesdsl.backends.compiled import build
+
+    F.warm_up_compiled()
+    other = rulesdsl.load_game(F.ROOT / "examples" / "tutorial" / "three-in-a-row.yaml", "misere")
+    monkeypatch.setattr(build, "with_backend", lambda game, backend: other)  # another game: the returns differ
+    files, main = F.SOURCES["tutorial/three-in-a-row.yaml"]
+    w = F.Worker()
+    try:
+        outcome = w.run(F.Case({main: files[main].encode()}, main, "planted", backend="compiled"))
+    finally:
+        w.close()
+    assert outcome.is_finding and outcome.key.startswith("compiled: "), outcome

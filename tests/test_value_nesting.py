@@ -221,3 +221,33 @@ def test_a_number_kept_small_in_a_loop_is_fine(write, statement, value):
     state = rulesdsl.load_game(numbers(write, statement, start=3, name="small")).new_initial_state()
     state.apply("go a")
     assert state.vars[0] == value
+
+
+# -- a list deepened from inside, where its item check cannot see what holds it ------------------------------
+@pytest.mark.parametrize("statements", [
+    ["xs = [[0]]", "ys = xs[0]", "ys[0] = t", "out = xs"],  # through a second name for the inner list
+    ["out = [[0]]", "ys = out[0]", "ys[0] = t"],  # the inner list of a variable, through a local
+    ["out = [[0]]", "out[0][0] = t"],  # down two indexes
+    ["xs = [[0]]", "out = xs", "ys = xs[0]", {"for": "i in 1..2000", "do": ["ys[0] = [0]", "ys = ys[0]"]}],
+])
+def test_a_value_deepened_from_inside_is_a_located_error_after_the_move(write, statements):
+    path = write(ONE_MORE.replace("STATEMENTS", ", ".join(json.dumps(s) for s in statements)), "inside")
+    state = rulesdsl.load_game(path).new_initial_state()
+    with pytest.raises(GameRuntimeError, match=f"variable 'out' holds a value nested more than {MAX_VALUE_DEPTH}") \
+            as info:
+        state.apply("go a")
+    assert (info.value.rule, info.value.turn, info.value.location.file) == ("go", 0, path)
+
+
+@pytest.mark.parametrize("statements", [
+    ["xs = [[0]]", "ys = xs[0]", "ys[0] = t[0]", "out = xs"], ["out = [[0]]", "out[0][0] = t[0]"],
+    ["xs = [[0]]", "out = xs", "ys = xs[0]", {"for": "i in 1..20", "do": ["ys[0] = [0]", "ys = ys[0]"]}],
+])
+def test_a_value_deepened_from_inside_within_the_limit_is_saved_and_read_back(write, statements):
+    path = write(ONE_MORE.replace("STATEMENTS", ", ".join(json.dumps(s) for s in statements)), "inside_within")
+    state = rulesdsl.load_game(path).new_initial_state()
+    state.apply("go a")
+    assert checked.depth(state.vars[0]) <= MAX_VALUE_DEPTH
+    saved = json.dumps(state.to_json())
+    again = state.game.state_from_json(parse_json(saved, "state.json"), "state.json", saved)
+    assert json.dumps(again.to_json()) == saved

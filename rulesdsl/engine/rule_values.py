@@ -33,13 +33,18 @@ def seen_by(value) -> list:
             from None
 
 
-def winners(value) -> list:
-    """The winners an end rule names (a player, a list of players, or none), sorted and without repeats."""
+def winners(value, seats: int) -> list:
+    """The winners an end rule names (a player, a list of players, or none), sorted and without repeats; each
+    must be one of the `seats` players (a number that names none would be a winner no result can hold)."""
     try:
-        return sorted(set([value] if isinstance(value, int) else list(value or [])))
+        found = sorted(set([value] if isinstance(value, int) else list(value or [])))
     except TypeError as exc:  # not a list, or players of different kinds
         raise RuleValueError(f"the winners should be a player or a list of players, not {_shown(value)} ({exc})") \
             from None
+    for seat in found:
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < seats:
+            raise RuleValueError(f"the winners should be players (seats 0 to {seats - 1}), not {_shown(seat)}")
+    return [int(seat) for seat in found]
 
 
 def items(value) -> list:

@@ -8,9 +8,11 @@ from itertools import accumulate
 from .. import budget, limits
 from ..errors import GameRuntimeError, IllegalMove, MoveError
 from ..lang.builtins import RuleValueError, value_key
+from ..lang.checked import deepenings, depth
 from ..lang.compiler import GUARDS
 from ..lang.held import items
-from ..limits import GAME_SECONDS, MAX_AUTO_STEPS, MAX_CALLS, MAX_STATE_ITEMS, MOVE_SECONDS, LimitExceeded
+from ..limits import (GAME_SECONDS, MAX_AUTO_STEPS, MAX_CALLS, MAX_STATE_ITEMS, MAX_VALUE_DEPTH, MOVE_SECONDS,
+                      LimitExceeded)
 from ..lang.compiler import RULE_CODE_FILE
 from ..model.position import Position
 from ..model.rules import END_TURN, Move, MoveRule
@@ -118,8 +120,11 @@ class State(Position):
             if rules.first_player is not None:
                 S.player = rules.first_player(S, None)
         S._check_player("first_player")
+        deepened = deepenings()
         S._go(rules.start)
         S.check_held(None)
+        if deepenings() != deepened:
+            S.check_nesting(None)
         if S.rules.bounded:
             S.check_capacity(None)
         return S
@@ -404,7 +409,7 @@ class State(Position):
         if isinstance(move, str):
             move = self.parse_move(move, player)
         rule, args, who = move
-        step, turn = self.rules.steps[self.step], self.turn
+        step, turn, deepened = self.rules.steps[self.step], self.turn, deepenings()
         if rule.visible_to is not None:
             try:
                 # a tuple: the entry is shared by the state's clones, which copy only the table
@@ -443,6 +448,8 @@ class State(Position):
                 self._go(target)
         if self.held > MAX_STATE_ITEMS:  # perhaps: Position.held never falls short of what the position holds
             self.check_held(rule, turn)
+        if deepenings() != deepened:  # a list held elsewhere was given an item that holds values
+            self.check_nesting(rule, turn)
         if self.rules.bounded and self._over_capacity():
             self.check_capacity(rule, turn)
 
@@ -471,6 +478,24 @@ class State(Position):
                     raise _flow_error(self, what or f"{kind} '{holder.name}'",
                                       f"{kind} '{shown}' holds {len(place):,} items, more than its capacity "
                                       f"{holder.capacity:,}", "raise its capacity: (or empty it sooner)",
+                                      None if what else ("zones" if holder.zone else "vars", holder.name), turn)
+
+    def check_nesting(self, what: MoveRule | None, turn: int = 0) -> None:
+        """A located error naming `what` (the rule of the move just made on `turn`; None: the initial state, blamed
+        on the zone or variable) when a value of a zone or variable nests deeper than limits.MAX_VALUE_DEPTH: an
+        item stored in a list through a second name for it (or down several indexes) deepens what holds that list
+        unseen by the item's own check, and a value nested without bound cannot be copied, saved or drawn."""
+        values = self.zones + self.vars
+        for holder, value in zip(self.rules.zones + self.rules.vars, values):
+            for key, place in holder.places(value):
+                if depth(place) > MAX_VALUE_DEPTH:
+                    kind = "zone" if holder.zone else "variable"
+                    shown = holder.name if key is None else f"{holder.name}[{text_of(key)}]"
+                    raise _flow_error(self, what or f"{kind} '{holder.name}'",
+                                      f"{kind} '{shown}' holds a value nested more than {MAX_VALUE_DEPTH} deep "
+                                      "(lists, tuples, tables and records inside each other), the most the language "
+                                      "allows", "a list changed through a second name for it deepens whatever "
+                                      "holds it: build nested values with fewer levels",
                                       None if what else ("zones" if holder.zone else "vars", holder.name), turn)
 
     def check_held(self, what: MoveRule | None, turn: int = 0) -> None:
@@ -648,7 +673,7 @@ class State(Position):
                 elif not end.when(self):
                     continue
                 if end.winners is not None:
-                    winners = rule_values.winners(end.winners(self))
+                    winners = rule_values.winners(end.winners(self), self.rules.num_players)
                 else:
                     winners = self._by_score(end.ties)
             except _CONVERTED as exc:

@@ -14,7 +14,7 @@ from typing import Callable
 from ..lang import ast as A
 from ..lang.compiler import Binding, CompileProblem, Scope, local, unknown
 from ..lang.types import NOTHING
-from ..limits import MAX_EXPR_DEPTH
+from ..limits import MAX_EXPR_DEPTH, MAX_LOOP_DEPTH
 from . import nodes as N
 from .naming import Name, meaning
 
@@ -42,6 +42,7 @@ class Lowerer:
     frames: list = field(default_factory=list)  # the names comprehension clauses bind, innermost last
     new: dict = field(default_factory=dict)  # the names a statement assigns first: name -> Binding
     depth: int = 0  # nesting of the expression being lowered
+    loops: int = 0  # `for` clauses of the comprehensions around the node being lowered
 
     def at(self, node: A.Node) -> tuple:
         return (self.path, node.start + self.offset, node.end + self.offset)
@@ -134,15 +135,27 @@ class Lowerer:
         return N.Call(node.func, args, kwargs, target, decl, keyword_at=spans, at=self.at(node))
 
     def _Comprehension(self, node):
-        outer = self.scope
+        outer, loops = self.scope, self.loops
         self.frames.append({})
         try:
-            clauses = tuple(self.clause(c, self.frames[-1]) for c in node.fors)
+            clauses = tuple(self._counted(c) for c in node.fors)
             elt = self.expr(node.elt)
         finally:
             self.frames.pop()
-            self.scope = outer
+            self.scope, self.loops = outer, loops
         return N.Comp(elt, clauses, node.generator, at=self.at(node))
+
+    def _counted(self, clause: A.For) -> N.Clause:
+        """A comprehension's clause, counted among the loops around it: each is a loop of the code printed for
+        the expression, and Python nests at most 20 blocks in a function."""
+        self.loops += 1
+        if self.loops > MAX_LOOP_DEPTH:
+            _, start, end = self.at(clause)
+            raise CompileProblem(f"loops are nested more than {MAX_LOOP_DEPTH} deep in this expression (each `for` "
+                                 "of a comprehension, and of one inside it, is a loop)", start, max(start + 1, end),
+                                 "work out the inner part in a function of its own, or a let",
+                                 code="limit_exceeded", limit="MAX_LOOP_DEPTH")
+        return self.clause(clause, self.frames[-1])
 
     def clause(self, clause: A.For, frame: dict, bindings: dict | None = None) -> N.Clause:
         """One `for` clause: its iterable read outside its names, its conditions inside; the names go in `frame`

@@ -878,6 +878,17 @@ class Compiler:
             return "S.changed()"  # an item of a local value, which may be a zone's or variable's own table
         return None
 
+    def _may_deepen(self, node: N.Assign) -> bool:
+        """Whether storing this item may make a value nest deeper than its item check sees: the list or table it
+        goes into is not a variable's own place (an item of a local, which may be held by a variable or by another
+        list, or an item down several indexes), and the value may hold lists, tuples, tables or records."""
+        root, depth = _root(node.target)
+        binding = self.binding(root) if isinstance(root, N.Ref) else None
+        if depth == 1 and binding is not None and binding.part is not None:
+            return False  # (a place of a variable: the item check sees the whole of what it adds)
+        absolute, relative = self.depth_of(node.value)
+        return absolute > 0 or relative > ABSENT // 2
+
     def _fits_in_item(self, node: N.Node) -> bool:
         """Whether a value is known to fit as an item of any list or table: built from numbers and constants only
         (so it cannot hold the list or table itself), it nests less deep than the limit."""
@@ -951,6 +962,8 @@ class Compiler:
                     lines.append(f"{target} = {nest(value)}" if nests else f"{target} {node.op} {value}")
                     if counts and entry + bound:
                         lines.append(f"S.held += {entry + bound}")
+            if holder is not None and node.op in ("=", "+=") and self._may_deepen(node):
+                lines.append("G_deepen()")
             counted = self._counted_write(node.target)
             return lines if counted is None else lines + [counted]
         if isinstance(node, N.Do):

@@ -204,6 +204,23 @@ def item(holder, value):
     return value
 
 
+# Stores that may have deepened a value from inside (see deepen), counted by the process: the engine compares the
+# count before and after a move, and looks at how deep the position's values nest when it has moved.
+_deepened = [0]
+
+
+def deepen() -> None:
+    """Rule code stored a value as an item of a list or table that may itself lie inside another (reached
+    through a second name for it, or down several indexes): the check of the item (see item) sees only the list
+    it is stored in, so what holds that list may now nest deeper than the limit."""
+    _deepened[0] += 1
+
+
+def deepenings() -> int:
+    """How many such stores the process has made (see deepen)."""
+    return _deepened[0]
+
+
 def depth(value) -> int:
     """How deep `value` nests (0: it holds no other values), counted up to MAX_VALUE_DEPTH + 1."""
     return _levels(value, MAX_VALUE_DEPTH)

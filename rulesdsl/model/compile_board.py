@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..lang import types as T
 from ..lang.compiler import Binding, local, typed_local
 from ..lang.constants import frozen
-from ..limits import MAX_CELLS, LimitExceeded
+from ..limits import MAX_CELLS, MAX_TEMPLATE_CHARS, LimitExceeded
 from .board import Region
 from .values import Cell, Piece, text_of
 from .compile_support import _BROKEN, _FAIL, _describe
@@ -33,6 +33,10 @@ class BoardCompiler:
             if len(columns) * len(rows) > MAX_CELLS:
                 self.problem(("board", "grid"), f"a grid of {len(columns):,} x {len(rows):,} cells is larger than "
                              f"the {MAX_CELLS:,} cells a board may have", "use a smaller grid")
+            elif len(template) > MAX_TEMPLATE_CHARS:  # (copied into every cell's name)
+                self.problem(("board", "grid", "name"), f"a cell-name template has at most {MAX_TEMPLATE_CHARS:,} "
+                             f"characters; this one has {len(template):,}", "name cells with a short template, e.g. "
+                             "'{col}{row}'", code="limit_exceeded", fields={"limit": "MAX_TEMPLATE_CHARS"})
             elif "{" in template.replace("{col}", "").replace("{row}", "") or \
                     "}" in template.replace("{col}", "").replace("{row}", ""):
                 self.problem(("board", "grid", "name"), f"cannot name cells with {template!r}",

@@ -15,6 +15,7 @@ from ..lang.compiler import CompileProblem, Scope, built, local
 from ..lang.emit import Append, Assign, Comment, Continue, Effect, For, Guard, If, Return, Stmt, Try, Yield
 from ..lang.held import items
 from ..lang.parser import SyntaxProblem, parse
+from ..limits import MAX_LOOP_DEPTH, MAX_PARAMS, MAX_TEMPLATE_CHARS
 from .compile_support import _FAIL, _flatten, _ident
 from .bounds import inferred_bound
 from .game import Rules
@@ -229,6 +230,14 @@ class MoveCompiler:
 
     def move_rule(self, path, name, spec, scope, label: str) -> MoveRule | None:
         """Compile one move (or chance outcome) definition into a MoveRule; its functions are filed under `label`."""
+        params = spec.get("params") or {}
+        if isinstance(params, dict) and len(params) > MAX_PARAMS:
+            # each param is a loop of the search for legal moves, and Python nests at most 20 blocks
+            self.problem(path + ("params", list(params)[MAX_PARAMS]), f"a move has at most {MAX_PARAMS} params; "
+                         f"this one has {len(params)}", "gather several choices in one param (a cell, a list, a "
+                         "record), or split the move into steps", key=True, code="limit_exceeded",
+                         fields={"limit": "MAX_PARAMS"})
+            return None
         rule = MoveRule(name, path, list(spec.get("params") or {}), list(spec.get("let") or {}),
                         notation_at=self.rules.where(path + ("notation",)))
         rule.inputs = [str(i) for i in spec.get("inputs") or []]
@@ -443,6 +452,12 @@ class MoveCompiler:
     def template(self, path, template: str, scope, found: list | None = None):
         """Compile a notation template such as '{from}-{to}' into a Python string expression; each field's
         (text, Python, names it reads) is added to `found`, if given."""
+        if len(template) > MAX_TEMPLATE_CHARS:  # (printed for every move listed, and read against typed moves)
+            self.problems.append(self.doc.problem(
+                path, f"a notation template has at most {MAX_TEMPLATE_CHARS:,} characters; this one has "
+                f"{len(template):,}", "write a short notation, such as '{from}-{to}'", code="limit_exceeded",
+                fields={"limit": "MAX_TEMPLATE_CHARS"}))
+            return _FAIL
         parts, i = [], 0
         while i < len(template):
             j = template.find("{", i)
@@ -502,9 +517,9 @@ class MoveCompiler:
         """then() of a `for:` effect's collection (see code()): its type gives the loop names theirs."""
         return lambda iterable: self.typer.targets(clause, iterable)
 
-    def effects(self, path, items, scope) -> list | object:
-        """The statements (emit form) of a list of effects (statements, if/else, for loops); _FAIL if one does
-        not compile."""
+    def effects(self, path, items, scope, loops: int = 0) -> list | object:
+        """The statements (emit form) of a list of effects (statements, if/else, for loops) inside `loops` `for:`
+        blocks; _FAIL if one does not compile."""
         if isinstance(items, (str, dict)):
             items = [items]
         stmts, ok = [], True
@@ -530,12 +545,18 @@ class MoveCompiler:
 
             elif isinstance(item, dict) and "if" in item:
                 cond = self.expr(ipath + ("if",), item["if"], scope)
-                then = self.effects(ipath + ("then",), item.get("then") or [], scope.child())
-                other = self.effects(ipath + ("else",), item.get("else") or [], scope.child())
+                then = self.effects(ipath + ("then",), item.get("then") or [], scope.child(), loops)
+                other = self.effects(ipath + ("else",), item.get("else") or [], scope.child(), loops)
                 if _FAIL in (cond, then, other):
                     ok = False
                     continue
                 stmts.append(If(cond, then, other, ipath + ("if",)))
+            elif isinstance(item, dict) and "for" in item and loops >= MAX_LOOP_DEPTH:
+                # each block is a loop of the Python printed for the effects, which nests at most 20 blocks
+                self.problem(ipath + ("for",), f"'for:' blocks are nested more than {MAX_LOOP_DEPTH} deep",
+                             "move the inner loops into a procedure of their own", code="limit_exceeded",
+                             fields={"limit": "MAX_LOOP_DEPTH"})
+                ok = False
             elif isinstance(item, dict) and "for" in item:
                 node = self.loop_head(ipath + ("for",), item["for"])
                 if node is _FAIL or not isinstance(node, A.Comprehension) or len(node.fors) != 1:
@@ -558,7 +579,7 @@ class MoveCompiler:
                 iterable = self.printed(head, clause.iterable, then=self._loop_typing(clause), transient=True)
                 body_scope = scope.child(**targets)
                 conds = [self.printed(head, c) for c in clause.conds]
-                body = self.effects(ipath + ("do",), item.get("do") or [], body_scope)
+                body = self.effects(ipath + ("do",), item.get("do") or [], body_scope, loops + 1)
                 if _FAIL in [iterable, body, *conds]:
                     ok = False
                     continue

@@ -7,7 +7,8 @@ as a whole number (a float, a list) raises Unsupported at the expression that re
 
 from __future__ import annotations
 
-from ...model.values import Cell
+from ...errors import RulesDslError
+from ...model.values import Cell, text_of
 from .unsupported import Unsupported
 
 
@@ -67,8 +68,10 @@ class Tables:
             values.append(self._number(printer, node, cell.__dict__[node.name]))
         return printer.m.table(("cell", node.name), values)
 
-    def pieces(self) -> list:
-        """Every piece of the layout's table by id (None for id 0, no piece)."""
+    def pieces(self, printer, node) -> list:
+        """Every piece of the layout's table by id (None for id 0, no piece). A piece whose derived attributes
+        cannot be worked out (rule code that fails for some value its attributes allow, such as seat() of a colour
+        no player is named) is Unsupported at `node`, the expression that reads the table: its entries are unknown."""
         if self._pieces is None:
             found = [None]
             for kind in self.layout.kinds:
@@ -77,13 +80,20 @@ class Tables:
                     for attribute, values in reversed(kind.attributes):
                         given[attribute] = values[rest % len(values)]
                         rest //= len(values)
-                    found.append(self.rules.kinds[kind.name].make(dict(reversed(given.items()))))
+                    try:
+                        found.append(self.rules.kinds[kind.name].make(dict(reversed(given.items()))))
+                    except RulesDslError:  # a budget ran out: the load stops, as it would anywhere
+                        raise
+                    except Exception as exc:  # noqa: BLE001 - the rule file's code failed for these attributes
+                        shown = ", ".join(f"{a}={text_of(v)}" for a, v in given.items())
+                        raise printer.unsupported(node, f"the piece of kind '{kind.name}' with {shown} cannot be "
+                                                  f"made ({exc}), so its attributes cannot be tabled") from None
             self._pieces = found
         return self._pieces
 
     def piece_attribute(self, printer, node) -> str:
         values = [0]
-        for piece in self.pieces()[1:]:
+        for piece in self.pieces(printer, node)[1:]:
             if node.name not in piece.__dict__:
                 raise printer.unsupported(node, f"the attribute '{node.name}' of pieces of kind '{piece.kind}'")
             values.append(self._number(printer, node, piece.__dict__[node.name]))
@@ -92,7 +102,7 @@ class Tables:
     def owner_table(self, printer, node) -> str:
         """Each piece's owner (-1 where it has none), for owned()."""
         values = [-1] + [self._number(printer, node, p.__dict__["owner"]) if "owner" in p.__dict__ else -1
-                         for p in self.pieces()[1:]]
+                         for p in self.pieces(printer, node)[1:]]
         return printer.m.table(("piece", "owner?"), values)
 
     def piece_id(self, printer, node, given: dict) -> str:
@@ -103,18 +113,21 @@ class Tables:
             raise printer.unsupported(node, "piece() of a kind or attributes not declared, or not all given")
         terms, stride = [], 1
         for attribute, values in reversed(kind.attributes):
-            numbers = [self._number(printer, node, v) for v in values]
+            numbers = [self._number(printer, node, v, attribute) for v in values]
             table = printer.m.table(("place", name, attribute), numbers)
             terms.append(f"{stride} * _place({table}, {given[attribute]})")
             stride *= len(values)
         return f"({kind.first} + {' + '.join(terms) if terms else '0'})"
 
     @staticmethod
-    def _number(printer, node, value) -> int:
+    def _number(printer, node, value, name: str | None = None) -> int:
+        """A value as the whole number a table holds: a text by its number, none as -1; Unsupported at `node` (of
+        the attribute `name`, else the node's own) for any other."""
         if value is None:
             return -1
         if isinstance(value, str):
             return printer.m.text(value)
         if isinstance(value, int):
             return int(value)
-        raise Unsupported(printer.m.locate(node), f"a value of '{node.name}' that is not a whole number or text")
+        raise Unsupported(printer.m.locate(node), f"a value of '{name or node.name}' that is not a whole number or "
+                          "text")

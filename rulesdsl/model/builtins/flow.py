@@ -23,13 +23,26 @@ def specialise_can_move(g, known, keywords, given):
     step = steps.get(name)
     if step is None or len(step.moves) != 1 or step.moves[0].exists is None:
         return None  # e.g. a step compiled later: the general form looks it up when called
-    return step.moves[0].exists, {1}
+    exists, seats = step.moves[0].exists, g.game.num_players
+
+    def exists_for(S, player):
+        """The move's own existence test, for a seat."""
+        return exists(S, _seat(player, seats))
+    return exists_for, {1}
+
+
+def _seat(player, seats: int) -> int:
+    """`player`, a seat of a game of `seats` players; a RuleValueError for any other value (a number past the
+    players would ask about a player the game does not have)."""
+    if not isinstance(player, int) or isinstance(player, bool) or not 0 <= player < seats:
+        raise RuleValueError(f"can_move(): {text_of(player)[:40]} is not a seat (seats are 0 to {seats - 1})")
+    return player
 
 
 @builtin("flow", specialise=specialise_can_move, shown={"step": "current step"})
 def can_move(g, S, player: "seat", step=None) -> "bool":
     """True when the player would have a legal move (a pass does not count)."""
-    return g.game.has_moves(S, player, step)
+    return g.game.has_moves(S, _seat(player, g.game.num_players), step)
 
 
 def _no_step(name, steps) -> RuleValueError:
