@@ -19,6 +19,7 @@ SLOW = {
     "test_cluster.py": ALL,
     "test_compiled.py": ALL,
     "test_vector.py": ALL,
+    "test_cli_backends.py": ALL,
     "test_contract.py": {"test_many_playouts_end", "test_random_playouts_keep_the_contract"},
     "test_examples.py": ALL,
     "test_fast_track.py": {"test_random_games_follow_the_spec"},

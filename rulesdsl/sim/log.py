@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from .. import budget
+from ..backends.compiled.build import with_backend
 from ..engine.load import argument_problems, load_game
 from ..engine.serialize import encode, parse_json, shown
 from ..errors import GameRuntimeError, Location, MoveError, Problem, RulesError
@@ -55,15 +56,16 @@ def read_log(path) -> dict:
     return check_log(parse_json(text, str(path), hint=LOG_HINT), path, text)
 
 
-def replay(log: dict, source: str = "log", rules_path=None, where: Location | None = None) -> tuple:
+def replay(log: dict, source: str = "log", rules_path=None, where: Location | None = None,
+           backend: str = "python") -> tuple:
     """Re-run a logged game; returns (final state, list of mismatches). Raises on an illegal move.
 
     `source` is the log's path: the rule file it names is read only if it is a bundled game or lies in the
     log's folder (see records.rules_named_by); `rules_path` overrides it. `where` locates the log in messages
-    (a line of a results file)."""
+    (a line of a results file). `backend` plays it (python, compiled or auto, as api.load_game)."""
     where = where or Location(str(source))
     path = rules_path or rules_named_by(log["file"], source, where)
-    game = _game_of(path, log.get("variant"), log.get("options") or {}, log.get("max_turns"), where)
+    game = _game_of(path, log.get("variant"), log.get("options") or {}, log.get("max_turns"), where, backend)
     problems = []
     if rules_path is None and log.get("file_sha256") and file_digest(path) != log["file_sha256"]:
         problems.append("the rule file has changed since the game was logged")
@@ -122,16 +124,24 @@ budget.total(_replayed, GAME_SECONDS, "the game's moves together")
 _games: dict = {}  # (rule file, variant, options, turn cap) -> Game: every line of a results file shares one
 
 
-def _game_of(path, variant, options: dict, max_turns, where: Location):
-    """The game a log names, compiled once per process; a variant or option the file lacks is the log's problem."""
-    key = (str(path), file_digest(path), variant, tuple(sorted(options.items())), max_turns)  # an edited file
+def logged_game(log: dict, source: str, rules_path=None, where: Location | None = None, backend: str = "python"):
+    """The game a log names (found as replay() finds it), on `backend`: compiled once per process."""
+    where = where or Location(str(source))
+    path = rules_path or rules_named_by(log["file"], source, where)
+    return _game_of(path, log.get("variant"), log.get("options") or {}, log.get("max_turns"), where, backend)
+
+
+def _game_of(path, variant, options: dict, max_turns, where: Location, backend: str = "python"):
+    """The game a log names, compiled once per process (on `backend`); a variant or option the file lacks is the
+    log's problem."""
+    key = (str(path), file_digest(path), variant, tuple(sorted(options.items())), max_turns, backend)  # an edited
     if key not in _games:  # is compiled afresh
         if len(_games) >= 32:  # lines naming ever other options must not fill the memory
             _games.clear()
         wrong = argument_problems(path, variant, options)
         if wrong:
             raise RulesError([Problem(f"{wrong[0]} (in {Path(path).name})", where, wrong[1])])
-        _games[key] = load_game(path, variant, options, max_turns)
+        _games[key] = with_backend(load_game(path, variant, options, max_turns), backend)
     return _games[key]
 
 
