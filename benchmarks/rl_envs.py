@@ -9,7 +9,8 @@ tensors and legal-action masks of all N games made as NumPy arrays, random legal
 NumPy. `SeatVectorEnv` (one learning seat, a random opponent played inside the step: two moves a step in a game of
 turns) and `TurnBatch` (every seat learns: one move a step). OpenSpiel connect_four: a step is legal_actions(),
 observation_tensor() and apply_action() of a random legal action on one pyspiel state (C++), from Python, as an
-agent steps it (tic_tac_toe is the game three-in-a-row describes). One process, one core: steps per second of processor time.
+agent steps it (tic_tac_toe is the game three-in-a-row describes). One process, one core: steps per second of
+processor time.
 
 A PettingZoo step is one call of env.step with a random action of the mask, after env.last() (an observation
 tensor and a mask, as a learning agent reads them each step); chance is drawn inside step. An API step is one

@@ -77,8 +77,9 @@ def check_by_playing(compile_game, games: int, file: str, backend: str = "python
             problems.append(Problem(f"{message} in {games} random games", where,
                                     "a rule no game uses may be unreachable: check the conditions that lead to it",
                                     code="dead_rule", severity="warning"))
-    summary = f"played {games} random game{'s' if games != 1 else ''}{' on the compiled backend' if compiled else ''}: " \
-              f"{failures} failed, {capped} reached the turn cap"
+    where = " on the compiled backend" if compiled else ""
+    summary = f"played {games} random game{'s' if games != 1 else ''}{where}: {failures} failed, {capped} reached " \
+              "the turn cap"
     return problems, summary, game.variant
 
 

@@ -205,7 +205,8 @@ def kernels(game) -> dict:
     if found is None or found.get("_base") is not game.fn:
         found = dict(game.fn)
         found["_base"] = game.fn
-        exec(compile(HEADER + TEMPLATE, f"<batch kernels of {found.get('__name__', 'a game')}>", "exec"), found)  # noqa: S102 - a fixed template
+        code = compile(HEADER + TEMPLATE, f"<batch kernels of {found.get('__name__', 'a game')}>", "exec")
+        exec(code, found)  # noqa: S102 - a fixed template, no text of the rule file in it
         _extras[key] = found
     return found
 
