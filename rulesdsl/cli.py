@@ -16,7 +16,8 @@ from pathlib import Path
 from . import __version__
 from .agents import AGENTS, PlayerView, make_agent
 from .api import argument_problems, load_game
-from .backends.compiled.build import BACKENDS, with_backend
+from .backends.compiled.build import BACKENDS, describe as backend_of, program_of, with_backend
+from .backends.compiled.unsupported import Unsupported
 from .bundle import bundle_document, read_bundle
 from .engine.load import compile_game
 from .engine.nodes import CHANCE
@@ -37,7 +38,7 @@ from .lsp.server import serve as serve_lsp
 from .model.builtins import builtin_reference
 from .render import render_state
 from .schema import schema_path
-from .sim.log import make_log, read_log, replay
+from .sim.log import logged_game, make_log, read_log, replay
 from .sim.profile import profile_games
 from .sim.records import MAX_COUNT, MAX_SEED, RESULTS_HINT, numbered_results, read_text, rules_line
 from .sim.progress import show_progress
@@ -189,16 +190,31 @@ def _jailed(fn, *args, what: str):
         return jail.run(fn, *args, seconds=LOAD_SECONDS, what=what)
 
 
-def backend_arg(p) -> None:
-    p.add_argument("--backend", choices=BACKENDS, default="python", help="what plays the games: the Python "
-                   "engine, the compiled backend (numba), or auto (compiled where it takes the game)")
+def backend_arg(p, default: str | None = "python", verbose: bool = True) -> None:
+    p.add_argument("--backend", choices=BACKENDS, default=default, help="what plays the games: the Python "
+                   "engine, the compiled backend (numba), or auto (compiled where it takes the game, else Python, "
+                   "saying why)" + (f"; default {default}" if default else ""))
+    if verbose:
+        p.add_argument("--verbose", action="store_true", help="say which backend plays the games, and why")
+
+
+def _on_backend(game, args):
+    """`game` on the --backend asked for; which one, and why, said on stderr with --verbose (a fallback always)."""
+    game = with_backend(game, getattr(args, "backend", None) or "python")
+    if getattr(args, "verbose", False) or getattr(game, "backend_note", None):
+        print(f"backend: {backend_of(game)}", file=sys.stderr)
+    return game
+
+
+def _picture(state, viewer=None) -> str:
+    """render_state of a state of either backend (the compiled one drawn through the Python engine's State)."""
+    convert = getattr(state, "python", None)
+    return render_state(convert() if convert is not None else state, viewer=viewer)
 
 
 def _position(args):
     """In a jail: the game loaded on its --backend, then the starting position set up (a unit of work of its own)."""
-    game = with_backend(_load(args), getattr(args, "backend", "python"))
-    if getattr(game, "backend_note", None):
-        print(f"backend: {game.backend_note}", file=sys.stderr)
+    game = _on_backend(_load(args), args)
     heartbeat(f"setting up the position of {args.file}", 2 * MOVE_SECONDS)  # the start, and --setup's outcome
     return _start_state(game, args)
 
@@ -218,8 +234,8 @@ def cmd_validate(args) -> int:
     with Jail() as jail:
         for file in args.file:
             try:  # the whole check of a file is one job (each load and game in it a unit of work)
-                report = jail.run(check_file, file, args.variant, _options(args.option), games, seconds=LOAD_SECONDS,
-                                  what=f"checking {file}")
+                report = jail.run(check_file, file, args.variant, _options(args.option), games, None, args.backend,
+                                  seconds=LOAD_SECONDS, what=f"checking {file}")
             except JobKilled as exc:
                 report = FileReport(file, problems=[exc.problem(file)])
             reports.append(report)
@@ -298,7 +314,7 @@ def _shown(args) -> str:
     """In a jail: what `show` prints (JSON alone, so that the output can be saved and read back with --state)."""
     state = _position(args)
     heartbeat(f"drawing a position of {args.file}", MOVE_SECONDS)
-    return json.dumps(state.to_json(), indent=2) if args.json else render_state(state)
+    return json.dumps(state.to_json(), indent=2) if args.json else _picture(state)
 
 
 def cmd_perft(args) -> int:
@@ -332,6 +348,13 @@ def cmd_compile(args) -> int:
         raise UsageError("--emit prints the form one rule's Python is printed from: name it with --show RULE")
     if args.format != "text" and not args.check:
         raise UsageError("--format applies to --check", "rulesdsl compile FILE --check --format json")
+    if args.backend == "compiled" and (args.ir or args.check or args.emit or args.show):
+        raise UsageError("--backend compiled prints the compiled module: whole with --show (no RULE), else its "
+                         "functions; --ir, --check and --emit are about the Python the interpreter runs",
+                         "rulesdsl compile FILE --show --backend compiled")
+    if args.show == "" and args.backend != "compiled":
+        raise UsageError("--show needs a RULE, except with --backend compiled (the whole module)",
+                         "rulesdsl compile FILE --show RULE, or --show --backend compiled")
     text, code = _jailed(_compiled, args, what=f"compiling {args.file}")
     print(text)
     return code
@@ -343,6 +366,8 @@ def _compiled(args) -> tuple[str, int]:
     game = _load(args, base=base)
     rules = game.rules
     heartbeat(f"printing what {args.file} compiles to", LOAD_SECONDS)
+    if args.backend == "compiled":
+        return _compiled_module(args, game), 0
     if args.check:
         return _check(args, rules.ir, game.layout, with_variant(base, args.variant))
     if args.ir:
@@ -362,6 +387,20 @@ def _compiled(args) -> tuple[str, int]:
                     shown.add(each)
                     out.append("\n".join(emitted(each.tree)) + "\n" if args.emit else each.source)
     return "\n".join(out), 0
+
+
+def _compiled_module(args, game) -> str:
+    """`compile --backend compiled`: the module the compiled backend prints for the game (plain Python for numba),
+    whole with --show, else the names of its functions; a game it does not take is a located error."""
+    try:
+        program = program_of(game)
+    except Unsupported as exc:
+        raise exc.error() from None
+    if args.show is not None:
+        return program.source
+    names = [line[4:line.index("(")] for line in program.source.splitlines() if line.startswith("def ")]
+    return "\n".join([f"{len(names)} functions, {program.source.count(chr(10))} lines "
+                      "(--show prints the module):", *names])
 
 
 def _rules_named(args, found: list, known) -> list:
@@ -434,7 +473,7 @@ def _per_seat(text: str | None, game, option: str, what: str, default: str | Non
 
 def cmd_play(args) -> int:
     bundle = read_bundle(args.file)  # the rules the game is played with, which its log carries
-    game = _load(args, base=bundle_document(bundle))  # played here, as a person answers: the budgets hold
+    game = _on_backend(_load(args, base=bundle_document(bundle)), args)  # played as a person answers: budgets hold
     _warn(game.rules.warnings)
     seats = _per_seat(args.seats, game, "--seats", "seats", "human")
     agents = [None if s == "human" else _agent(s) for s in seats]
@@ -464,10 +503,10 @@ def cmd_play(args) -> int:
         tell_outcomes()
         if watcher is not None and drawn != now.ply:  # once a position, before its first choice
             drawn = now.ply
-            print(render_state(now, viewer=watcher))
+            print(_picture(now, viewer=watcher))
         if agents[p] is None:
             if watcher is None:
-                print(render_state(now, viewer=p))
+                print(_picture(now, viewer=p))
             return _human_move(now, p, legal, names, sys.stdin)
         move = agents[p].choose(PlayerView(now, p), legal, rng)
         print(f"{names[p]} plays {'(secret)' if now.is_simultaneous_node() else move}")
@@ -483,7 +522,7 @@ def cmd_play(args) -> int:
         print("\ngame stopped")
         return 130
     tell_outcomes()
-    print(render_state(state))
+    print(_picture(state))
     if args.log:
         log = dict(make_log(game, record, state, bundle), rule_counts=record.rule_counts)  # as a results line counts them
         Path(args.log).write_text(json.dumps(log, indent=1) + "\n", encoding="utf-8")
@@ -523,6 +562,8 @@ def _simulated(args, agents: tuple, bundle, jails: list) -> int:
         spec = RunSpec(args.file, variant, tuple(sorted(options.items())), args.max_turns, agents, args.seed, bundle,
                        backend=args.backend)
         info = jails[0].run(describe, prepared(spec), seconds=LOAD_SECONDS, what=f"loading {args.file}")
+        if args.verbose or info.fallback:
+            print(f"backend: {info.backend}", file=sys.stderr)
         _per_seat(args.agents, info, "--agents", "agents")
         _warn(info.warnings)
         specs.append(spec)
@@ -649,7 +690,7 @@ def _show_game(state, log: dict, step: bool) -> None:
     shown = state.game.new_initial_state(log.get("seed"))
     seats = ", ".join(f"{n}={a}" for n, a in zip(names, log.get("agents") or ["?"] * len(names)))
     print(f"\n{state.rules.name} - seed {log.get('seed')}, seats: {seats}")
-    print(render_state(shown))
+    print(_picture(shown))
     for number, move in enumerate(state.history, 1):
         if step:
             print("(Enter: next move, q: stop) ", end="", flush=True)
@@ -658,7 +699,7 @@ def _show_game(state, log: dict, step: bool) -> None:
                 raise KeyboardInterrupt
         shown.apply(move)
         print(f"\n{number}. {'chance' if move.player == CHANCE else names[move.player]}: {move}")
-        print(render_state(shown))
+        print(_picture(shown))
 
 
 def cmd_replay(args) -> int:
@@ -693,8 +734,10 @@ def _replayed_one_by_one(args, logs: list, rules: str | None, jail, show: bool) 
     bad = 0
     for i, (log, where) in enumerate(logs):
         picture = len(logs) == 1 and not show
-        problems, drawn = jail.run(_replay_checked, log, args.log, rules, where, picture,
-                                   seconds=LOAD_SECONDS + GAME_SECONDS, what=f"replaying {where}")
+        problems, drawn, backend = jail.run(_replay_checked, log, args.log, rules, where, picture, args.backend,
+                                            seconds=LOAD_SECONDS + GAME_SECONDS, what=f"replaying {where}")
+        if i == 0 and (args.verbose or args.backend != "python"):
+            print(f"backend: {backend}", file=sys.stderr)
         label = f"game {log.get('index', i)}" if len(logs) > 1 or args.game is not None else args.log
         if problems:
             bad += 1
@@ -705,16 +748,24 @@ def _replayed_one_by_one(args, logs: list, rules: str | None, jail, show: bool) 
             if picture:
                 print(drawn)
         if show:  # the final picture ends with the result
-            _show_game(replay(log, args.log, rules, where)[0], log, args.step)
+            _show_game(replay(log, args.log, rules, where, args.backend)[0], log, args.step)
     if len(logs) > 1:
         print(f"{len(logs) - bad} of {len(logs)} games replayed and verified")
     return 1 if bad else 0
 
 
-def _replay_checked(log: dict, source: str, rules: str | None, where: Location, picture: bool) -> tuple:
-    """In a jail: a log's mismatches (see replay), and the final position drawn if `picture`."""
-    state, problems = replay(log, source, rules, where)
-    return problems, render_state(state) if picture and not problems else None
+def _replay_checked(log: dict, source: str, rules: str | None, where: Location, picture: bool,
+                    backend: str = "python") -> tuple:
+    """In a jail: a log's mismatches (see replay), the final position drawn if `picture`, and which backend
+    replayed it (and why)."""
+    state, problems = replay(log, source, rules, where, backend)
+    return problems, _picture(state) if picture and not problems else None, backend_of(state.game)
+
+
+def _replay_backend(entry: tuple, source: str, rules: str | None, backend: str) -> str:
+    """In a jail: which backend replays the game of a (log, location) entry, and why (its load is kept for it)."""
+    log, where = entry
+    return backend_of(logged_game(log, source, rules, where, backend))
 
 
 def _verify_all(args, logs: list, rules: str | None, jails: list) -> int:
@@ -722,7 +773,11 @@ def _verify_all(args, logs: list, rules: str | None, jails: list) -> int:
     bad = 0
     bar = None if args.quiet else show_progress(len(logs), f"replaying {Path(args.log).name}")
     try:
-        checked = verify_all(logs, args.log, rules, jails=jails)
+        if args.verbose or args.backend != "python":  # which backend replays them: the first game's load says
+            backend = jails[0].run(_replay_backend, logs[0], args.log, rules, args.backend, seconds=LOAD_SECONDS,
+                                   what=f"loading the rules of {args.log}")
+            print(f"backend: {backend}", file=sys.stderr)
+        checked = verify_all(logs, args.log, rules, jails=jails, backend=args.backend)
         for i, ((log, _), (moves, problems)) in enumerate(zip(logs, checked)):
             label = f"game {log.get('index', i)}"
             if problems:
@@ -831,6 +886,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=FORMATS, default="text",
                    help="text (default), json (every problem with file, line, column, code, severity and hint), "
                         "github (annotations for GitHub Actions) or sarif (SARIF 2.1.0, for code scanning)")
+    backend_arg(p, default=None, verbose=False)
     p.set_defaults(func=cmd_validate)
 
     p = sub.add_parser("play", help="play in the terminal")
@@ -840,6 +896,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--log", help="write the game's log to this file")
     p.add_argument("--max-turns", type=_at_least(1), help="stop after this many turns (a draw); default: the "
                    f"rule file's flow: max_turns, else {DEFAULT_MAX_TURNS:,}")
+    backend_arg(p)
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("simulate", help="run many seeded games and report statistics")
@@ -880,12 +937,14 @@ def build_parser() -> argparse.ArgumentParser:
     game_args(p)
     start_args(p)
     p.add_argument("--json", action="store_true", help="JSON output")
+    backend_arg(p)
     p.set_defaults(func=cmd_moves)
 
     p = sub.add_parser("show", help="print a position")
     game_args(p)
     start_args(p)
     p.add_argument("--json", action="store_true", help="print the state as JSON instead (to read back with --state)")
+    backend_arg(p)
     p.set_defaults(func=cmd_show)
 
     p = sub.add_parser("perft", help="count move paths to a depth")
@@ -899,9 +958,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("compile", help="what a rule file compiles to: its Python, its typed rules IR, and whether "
                        "a compiled backend can take each rule")
     game_args(p)
-    p.add_argument("--show", metavar="RULE", help="print the functions generated for this move, step, function, "
-                   "procedure or end rule (end rules by number: 'end 1'); without it, list what was generated; "
-                   "with --ir or --check, that rule alone")
+    p.add_argument("--show", metavar="RULE", nargs="?", const="", help="print the functions generated for this "
+                   "move, step, function, procedure or end rule (end rules by number: 'end 1'); without it, list what "
+                   "was generated; with --ir or --check, that rule alone; with --backend compiled (no RULE), the "
+                   "whole module the compiled backend prints")
     shown = p.add_mutually_exclusive_group()
     shown.add_argument("--ir", action="store_true", help="the typed rules IR as an outline: params with their "
                        "types and domains, checks, lets, notation, effects, steps, end rules, scoring, each "
@@ -912,6 +972,8 @@ def build_parser() -> argparse.ArgumentParser:
                        "backend can take, and if not why, located (exit 1 when one does not)")
     p.add_argument("--format", choices=("text", "json"), default="text", help="with --check: text (default) or "
                    "json (each rule with its reasons: file, line, column, code, severity, message, hint)")
+    p.add_argument("--backend", choices=("python", "compiled"), default="python", help="python (default): the "
+                   "Python the interpreter runs; compiled: the module the compiled backend prints for numba")
     p.set_defaults(func=cmd_compile)
 
     p = sub.add_parser("report", help="a balance report on a results file: win rates, variants compared, first "
@@ -937,6 +999,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="replay a results file's games on this many processes (the output does not depend on it)")
     p.add_argument("--quiet", action="store_true", help="no progress (a bar on a terminal, else a line every few "
                    "seconds on stderr)")
+    backend_arg(p, verbose=False)  # --verbose above says which backend replays too
     p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser("functions", help="list the built-in functions of the rules language")

@@ -4,11 +4,12 @@ SARIF 2.1.0 for code scanning."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import budget
 from .budget import TimeBudgetExceeded
+from .backends.compiled.build import takes
 from .engine.load import compile_game
 from .errors import Problem, RulesError
 from .jail import heartbeat
@@ -40,11 +41,13 @@ class FileReport:
 
 
 def check_file(file: str, variant: str | None = None, options: dict | None = None, games: int = 0,
-               text: str | None = None) -> FileReport:
+               text: str | None = None, backend: str | None = None) -> FileReport:
     """Everything validate finds in one rule file: the game's problems, then each variant's (all of them,
     unless `variant` names one), then the overrides that change nothing and what `games` random games of
-    each found. `text`: the file's content when it is not what is on disk (an editor's buffer). In a jail
-    (jail.py), the game's load, its variants' loads together, and each game played are units of work of their own."""
+    each found. `text`: the file's content when it is not what is on disk (an editor's buffer). `backend` (python,
+    compiled or auto): which backend plays the games, said in a line (where it falls back, why, located; where
+    `compiled` was asked for and does not take the game, that is an error). In a jail (jail.py), the game's load,
+    its variants' loads together, and each game played are units of work of their own."""
     report = FileReport(file)
     try:
         doc = load_document(file, text=text)
@@ -55,8 +58,13 @@ def check_file(file: str, variant: str | None = None, options: dict | None = Non
     report.doc, report.game, report.summary = doc, game, game.summary()
     warnings = override_problems(with_variant(doc, variant)) + inherited_variant_problems(doc) + game.rules.warnings
     played = []  # problems found by playing
+    if backend is not None:
+        report.lines.append(_backend_line(game, backend, report))
+        if report.problems:  # compiled asked for, and not taken: nothing is played
+            return report
+    backend = backend or "python"
     report.lines.append(_play_check(lambda: compile_game(doc, file, variant, options, inline=False), file, games,
-                                    played))
+                                    played, backend))
     variants = doc.data.get("variants") or {} if variant is None else {}
     for name, loaded in _load_variants(doc, file, list(variants), options).items():
         if isinstance(loaded, RulesError):
@@ -70,7 +78,7 @@ def check_file(file: str, variant: str | None = None, options: dict | None = Non
         report.lines.append(f"  variant {name}: ok - {(variants[name] or {}).get('description', '')}")
         warnings += override_problems(with_variant(doc, name))
         report.lines.append(_play_check(lambda name=name: compile_game(doc, file, name, options, inline=False),
-                                        file, games, played))
+                                        file, games, played, backend))
     # a variant's warnings repeat its overlay's: once each
     warnings = sorted({p for p in warnings if p.severity == "warning"}, key=Problem.sort_key)
     report.problems += warnings + played
@@ -104,12 +112,26 @@ def _load_variants(doc: Document, file: str, names: list, options: dict | None) 
 budget.guard(_load_variants, LOAD_SECONDS, "loading the variants of the rule file")
 
 
-def _play_check(compile_once, file: str, games: int, found: list) -> str | None:
+def _backend_line(game, backend: str, report: FileReport) -> str:
+    """The line saying which backend plays the game; `compiled` that does not take it is an error of the report."""
+    if backend == "python":
+        return "  backend: python (as asked)"
+    why = takes(game)
+    if why is None:
+        return "  backend: compiled (the compiled backend takes every rule)"
+    if backend == "compiled":
+        report.problems += [replace(p, hint="use --backend auto (the Python engine where it does not) or python",
+                                    code="not_compiled") for p in why.error().problems]
+        return "  backend: compiled refused (see the error above)"
+    return f"  backend: python (auto: the compiled backend does not take it yet: {why})"
+
+
+def _play_check(compile_once, file: str, games: int, found: list, backend: str = "python") -> str | None:
     """validate --play: random games of one game (a variant's too, compiled by `compile_once()`); their problems
     are added to `found`, and the line saying what was played is returned (None: no games asked for)."""
     if games <= 0:
         return None
-    problems, summary, variant = check_by_playing(compile_once, games, file)
+    problems, summary, variant = check_by_playing(compile_once, games, file, backend)
     found += problems
     return f"  {'variant ' + variant + ': ' if variant else ''}{summary}"
 

@@ -18,6 +18,8 @@ SLOW = {
     "test_bundle.py": {"test_games_are_played_from_the_bundle_not_from_the_file_edited_since"},
     "test_cluster.py": ALL,
     "test_compiled.py": ALL,
+    "test_vector.py": ALL,
+    "test_cli_backends.py": ALL,
     "test_contract.py": {"test_many_playouts_end", "test_random_playouts_keep_the_contract"},
     "test_examples.py": ALL,
     "test_fast_track.py": {"test_random_games_follow_the_spec"},

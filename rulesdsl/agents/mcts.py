@@ -111,6 +111,11 @@ class MctsAgent(Agent):
         return player, state.legal_moves(player)
 
     def _rollout(self, state, rng) -> list[float]:
-        # random moves and outcomes for at most `depth` moves, all drawn from the agent's own stream
-        play(state, uniform, rng, [rng] * state.rules.num_players, limit=self.depth)
+        # random moves and outcomes for at most `depth` moves, all drawn from the agent's own stream; a state of
+        # the compiled backend plays them in one call of compiled code, drawing exactly what play() draws
+        rollout = getattr(state, "rollout", None)
+        if rollout is not None:
+            rollout(rng, self.depth)
+        else:
+            play(state, uniform, rng, [rng] * state.rules.num_players, limit=self.depth)
         return shares(state)

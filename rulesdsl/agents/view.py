@@ -34,7 +34,14 @@ class PlayerView:
         face-down card). Other players' pending secret choices are forgotten. The result depends only on
         the view and `rng`.
         """
-        S = self._state.clone()
+        given = self._state
+        compiled = getattr(given, "python", None)  # a state of the compiled backend: sampled as the engine's
+        rules = given.rules
+        if compiled is not None and not rules.has_hidden_information and not rules.has_simultaneous:
+            S = given.clone()  # nothing is hidden: the copy with a stream of its own, drawn as below
+            S.reseed(rng.below(1 << 62))
+            return S
+        S = compiled() if compiled is not None else given.clone()
         S.rng = type(rng)(rng.below(1 << 62))  # the same stream as `rng` (see engine.rng)
         me = self.player
         seen = Observer(S.rules, me, S.revealed)
@@ -57,4 +64,4 @@ class PlayerView:
                 for (owner, _), value in zip(unseen, pool):
                     S.vars[i][owner] = value
         S.changed()
-        return S
+        return given.game.compiled_state(S) if compiled is not None else S

@@ -58,6 +58,22 @@ class ObservationTensor:
         return len(self._names)
 
     @property
+    def planes(self) -> list:
+        """The board planes in order: (piece kind, attribute or None, value or None)."""
+        return list(self._planes)
+
+    @property
+    def steps(self) -> list:
+        """The step names of the one-hot entries of the current step, in order."""
+        return list(self._steps)
+
+    @property
+    def board_only(self) -> bool:
+        """Whether the vector reads only the board, who is to move and the step (no zone, variable or feature):
+        then every seat observes the same vector, and it is a function of those arrays alone."""
+        return not self._zone_places and not self._var_places and not self.rules.features
+
+    @property
     def shape(self) -> tuple[int]:
         return (len(self._names),)
 

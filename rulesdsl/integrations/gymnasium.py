@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..agents import PlayerView, make_agent
 from ..engine.rng import Rng, derive_seed
 from ..render import render_state
-from .common import Loaded
+from .common import Loaded, engine_state, next_seed
 
 try:  # optional: the `rl` extra
     import gymnasium
@@ -16,19 +16,22 @@ except ImportError:  # pragma: no cover - without the extra the module is not us
 
 
 def make(path_or_name, seat: int = 0, opponents=("random",), variant: str | None = None,
-         options: dict | None = None, render_mode: str | None = None):
+         options: dict | None = None, render_mode: str | None = None, backend: str = "python"):
     """The environment of `seat` in a rule file's game, the other seats played by `opponents` (agent specs
-    such as 'random' or 'mcts:iterations=50', one for all or one per other seat)."""
+    such as 'random' or 'mcts:iterations=50', one for all or one per other seat), on `backend` (python, compiled
+    or auto: see api.load_game)."""
     if gymnasium is None:
         raise ImportError("the Gymnasium environment needs the 'rl' extra: pip install 'rulesdsl[rl]'")
-    return SeatEnv(Loaded(path_or_name, variant, options), seat, list(opponents), render_mode)
+    return SeatEnv(Loaded(path_or_name, variant, options, backend=backend), seat, list(opponents), render_mode)
 
 
 class SeatEnv(gymnasium.Env if gymnasium is not None else object):
     """Observations are {"observation": the seat's tensor, "action_mask": its legal actions}; the reward is the
     seat's return when the game ends (+1 win, -1 loss, 0 draw). An action that is not legal ends the episode
     as a loss (-1), so that every action of the space is a valid step. Chance and the opponents' choices are
-    seeded by `reset(seed)`: the same seed and actions give the same game."""
+    seeded by `reset(seed)`: the same seed and actions give the same game; `reset()` without a seed starts the game
+    after the last one (seed 0 at first, then common.next_seed of the last), as a vector environment's autoreset
+    does."""
 
     metadata = {"render_modes": ["ansi"]}
 
@@ -43,11 +46,13 @@ class SeatEnv(gymnasium.Env if gymnasium is not None else object):
             "observation": spaces.Box(-np.inf, np.inf, (loaded.tensor.size,), np.float32),
             "action_mask": spaces.Box(0, 1, (loaded.num_actions,), np.int8)})
         self.action_space = spaces.Discrete(loaded.num_actions)
-        self.state, self._rngs = None, {}
+        self.state, self._rngs, self._seed = None, {}, None
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
-        seed = 0 if seed is None else seed
+        if seed is None:  # the game after the last one (as a vector environment's autoreset starts it)
+            seed = 0 if self._seed is None else next_seed(self._seed)
+        self._seed = seed
         self.state = self.loaded.game.new_initial_state(seed=seed)
         self._rngs = {p: Rng(derive_seed(seed, "agent", p)) for p in self.opponents}
         self._others_play()
@@ -83,8 +88,7 @@ class SeatEnv(gymnasium.Env if gymnasium is not None else object):
         mask = np.zeros(self.loaded.num_actions, np.int8)
         if self.seat in self.state.acting_players():
             mask[list(self.loaded.actions.legal(self.state, self.seat))] = 1
-        tensor = np.asarray(self.loaded.tensor.values(self.state, self.seat), np.float32)
-        return {"observation": tensor, "action_mask": mask}
+        return {"observation": self.loaded.observe(self.state, self.seat), "action_mask": mask}
 
     def render(self):
-        return render_state(self.state, self.seat)
+        return render_state(engine_state(self.state), self.seat)

@@ -8,7 +8,7 @@ import re
 from ..engine.nodes import CHANCE, SIMULTANEOUS, TERMINAL
 from ..errors import IllegalMove
 from ..engine.tensor import information_state_string, observation_string
-from .common import Loaded
+from .common import Loaded, engine_state
 
 try:  # optional: the `rl` extra
     import numpy as np
@@ -19,17 +19,19 @@ except ImportError:  # pragma: no cover - without the extra the module is not us
 _registered: dict = {}  # short name -> (game type, game info), one per rule file, variant and options
 
 
-def load_game(path_or_name, variant: str | None = None, options: dict | None = None):
-    """The OpenSpiel game of a rule file (a path, or a bundled game's name) with its variant and options.
+def load_game(path_or_name, variant: str | None = None, options: dict | None = None, backend: str = "python"):
+    """The OpenSpiel game of a rule file (a path, or a bundled game's name) with its variant and options, played
+    on `backend` (python, compiled or auto: see api.load_game).
 
     It is registered with pyspiel under `python_rulesdsl_<name>_<digest>` (the digest of the file's text,
     variant and options), so `pyspiel.load_game` finds it by that name afterwards too. A RulesError located
     at the rule file says which move or chance step keeps its moves from being numbered."""
     if pyspiel is None:
         raise ImportError("the OpenSpiel game needs the 'rl' extra: pip install 'rulesdsl[rl]'")
-    loaded = Loaded(path_or_name, variant, options, outcomes=True)
+    loaded = Loaded(path_or_name, variant, options, outcomes=True, backend=backend)
     rules, game = loaded.game.rules, loaded.game
-    digest = hashlib.sha256(repr((rules.source, variant, sorted((options or {}).items()))).encode()).hexdigest()[:12]
+    digest = hashlib.sha256(repr((rules.source, variant, sorted((options or {}).items()), loaded.backend))
+                            .encode()).hexdigest()[:12]
     short = f"python_rulesdsl_{re.sub(r'[^a-z0-9]+', '_', rules.name.lower()).strip('_')}_{digest}"
     two_sided = rules.num_players == 2
     game_type = pyspiel.GameType(
@@ -143,11 +145,11 @@ if pyspiel is not None:
             self.dict = {"observation": self.tensor}
 
         def set_from(self, state, player):
-            self.tensor[:] = self.loaded.tensor.values(state.state, player)
+            self.tensor[:] = self.loaded.observe(state.state, player)
 
         def string_from(self, state, player):
             text = information_state_string if self.perfect_recall else observation_string
-            return text(state.state, player)
+            return text(engine_state(state.state), player)
 else:  # pragma: no cover
     RulesGame = RulesState = RulesObserver = None
 

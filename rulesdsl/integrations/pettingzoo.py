@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..render import render_state
-from .common import Loaded
+from .common import Loaded, engine_state
 
 try:  # optional: the `rl` extra
     import numpy as np
@@ -14,20 +14,22 @@ except ImportError:  # pragma: no cover - without the extra the module is not us
     AECEnv = ParallelEnv = object
 
 
-def env(path_or_name, variant: str | None = None, options: dict | None = None, render_mode: str | None = None):
-    """The AEC environment of a rule file (a path, or a bundled game's name) with its variant and options."""
+def env(path_or_name, variant: str | None = None, options: dict | None = None, render_mode: str | None = None,
+        backend: str = "python"):
+    """The AEC environment of a rule file (a path, or a bundled game's name) with its variant and options, on
+    `backend` (python, compiled or auto: see api.load_game)."""
     if np is None:
         raise ImportError("the PettingZoo environment needs the 'rl' extra: pip install 'rulesdsl[rl]'")
-    return RulesEnv(Loaded(path_or_name, variant, options), render_mode)
+    return RulesEnv(Loaded(path_or_name, variant, options, backend=backend), render_mode)
 
 
 def parallel_env(path_or_name, variant: str | None = None, options: dict | None = None,
-                 render_mode: str | None = None):
+                 render_mode: str | None = None, backend: str = "python"):
     """The parallel environment of a game whose players always choose at once (every step with moves is a
     simultaneous step); ValueError for a game with turns."""
     if np is None:
         raise ImportError("the PettingZoo environment needs the 'rl' extra: pip install 'rulesdsl[rl]'")
-    loaded = Loaded(path_or_name, variant, options)
+    loaded = Loaded(path_or_name, variant, options, backend=backend)
     turns = [name for name, step in loaded.game.rules.steps.items() if step.kind == "decision"]
     if turns:
         raise ValueError(f"{loaded.game.name} has steps where one player decides ('{turns[0]}'): it is no parallel "
@@ -48,7 +50,7 @@ def _observe(loaded: Loaded, state, seat: int) -> dict:
     mask = np.zeros(loaded.num_actions, np.int8)
     if seat in state.acting_players():
         mask[list(loaded.actions.legal(state, seat))] = 1
-    return {"observation": np.asarray(loaded.tensor.values(state, seat), np.float32), "action_mask": mask}
+    return {"observation": loaded.observe(state, seat), "action_mask": mask}
 
 
 class _Table:
@@ -73,7 +75,7 @@ class _Table:
         return self._action_space
 
     def render(self):
-        return render_state(self.state)
+        return render_state(engine_state(self.state))
 
     def close(self):
         pass

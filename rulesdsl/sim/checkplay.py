@@ -6,6 +6,7 @@ from __future__ import annotations
 import cProfile
 
 from ..agents import make_agent
+from ..backends.compiled.build import with_backend
 from ..errors import GameRuntimeError, Location, Problem
 from ..jail import heartbeat
 from ..limits import GAME_SECONDS, LOAD_SECONDS
@@ -16,7 +17,8 @@ _SHOWN = 12  # moves up to a failure shown in its hint
 _EVALUATE_EVERY = 8  # plies between two evaluations of the position (a rule file's 'scoring: evaluation')
 
 
-def check_by_playing(compile_game, games: int, file: str) -> tuple[list[Problem], str, str | None]:
+def check_by_playing(compile_game, games: int, file: str, backend: str = "python") -> tuple[list[Problem], str,
+                                                                                           str | None]:
     """(problems, one-line summary, variant) of `games` random games of the game `compile_game()` compiles (with
     inline=False, so that each call of a function is a call), game i played from seed i as
     `rulesdsl play FILE --seats random,... --seed i` plays it: a failure is an error located at the failing
@@ -25,6 +27,10 @@ def check_by_playing(compile_game, games: int, file: str) -> tuple[list[Problem]
     and each game are units of work of their own."""
     heartbeat(f"loading {file} to play it", LOAD_SECONDS)
     game, called = _compiled_watching(compile_game)
+    game = with_backend(game, backend)
+    compiled = getattr(game, "backend", "python") == "compiled"
+    if compiled:
+        called = None  # compiled code calls no function of the Python game: which were used is not known
     rules = game.rules
     agents = [make_agent("random")] * game.num_players
     made, reached, ended_by, capped, failures, problems = set(), set(), set(), 0, 0, []
@@ -71,7 +77,9 @@ def check_by_playing(compile_game, games: int, file: str) -> tuple[list[Problem]
             problems.append(Problem(f"{message} in {games} random games", where,
                                     "a rule no game uses may be unreachable: check the conditions that lead to it",
                                     code="dead_rule", severity="warning"))
-    summary = f"played {games} random game{'s' if games != 1 else ''}: {failures} failed, {capped} reached the turn cap"
+    where = " on the compiled backend" if compiled else ""
+    summary = f"played {games} random game{'s' if games != 1 else ''}{where}: {failures} failed, {capped} reached " \
+              "the turn cap"
     return problems, summary, game.variant
 
 

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from .. import budget
+from ..backends.compiled.build import with_backend
 from ..engine.load import argument_problems, load_game
 from ..engine.serialize import encode, parse_json, shown
 from ..errors import GameRuntimeError, Location, MoveError, Problem, RulesError
@@ -59,15 +60,17 @@ def read_log(path) -> dict:
     return check_log(parse_json(text, str(path), hint=LOG_HINT), path, text)
 
 
-def replay(log: dict, source: str = "log", rules_path=None, where: Location | None = None) -> tuple:
+def replay(log: dict, source: str = "log", rules_path=None, where: Location | None = None,
+           backend: str = "python") -> tuple:
     """Re-run a logged game; returns (final state, list of mismatches). Raises on an illegal move.
 
     `source` is the log's path. The rules are those the log carries; a log without them names a rule file, read
     only if it is a bundled game or lies in the log's folder (see records.rules_of); `rules_path` overrides
-    both. `where` locates the log in messages (a line of a results file)."""
+    both. `where` locates the log in messages (a line of a results file). `backend` plays it (python, compiled
+    or auto, as api.load_game)."""
     where = where or Location(str(source))
     path = rules_path or rules_of(log, source, where)
-    game = _game_of(path, log.get("variant"), log.get("options") or {}, log.get("max_turns"), where)
+    game = _game_of(path, log.get("variant"), log.get("options") or {}, log.get("max_turns"), where, backend)
     problems = []
     if rules_path is None and not isinstance(path, RuleBundle) and log.get("file_sha256") and \
             file_digest(path) != log["file_sha256"]:
@@ -127,18 +130,27 @@ budget.total(_replayed, GAME_SECONDS, "the game's moves together")
 _games: dict = {}  # (rule file, variant, options, turn cap) -> Game: every line of a results file shares one
 
 
-def _game_of(path, variant, options: dict, max_turns, where: Location):
-    """The game a log names, compiled once per process; a variant or option the file lacks is the log's problem."""
-    digest = path.digest if isinstance(path, RuleBundle) else file_digest(path)
-    key = (digest if isinstance(path, RuleBundle) else str(path), digest, variant, tuple(sorted(options.items())), max_turns)
-    if key not in _games:  # an edited file is compiled afresh
+def logged_game(log: dict, source: str, rules_path=None, where: Location | None = None, backend: str = "python"):
+    """The game a log was played with (found as replay() finds it), on `backend`: compiled once per process."""
+    where = where or Location(str(source))
+    path = rules_path or rules_of(log, source, where)
+    return _game_of(path, log.get("variant"), log.get("options") or {}, log.get("max_turns"), where, backend)
+
+
+def _game_of(path, variant, options: dict, max_turns, where: Location, backend: str = "python"):
+    """The game a log names (a rule file, or the RuleBundle it carries), compiled once per process (on
+    `backend`); a variant or option the file lacks is the log's problem."""
+    digest = path.digest if isinstance(path, RuleBundle) else file_digest(path)  # an edited file is compiled afresh
+    key = (digest if isinstance(path, RuleBundle) else str(path), digest, variant, tuple(sorted(options.items())),
+           max_turns, backend)
+    if key not in _games:
         if len(_games) >= 32:  # lines naming ever other options must not fill the memory
             _games.clear()
         wrong = argument_problems(path, variant, options)
         if wrong:
             name = Path(path.files[0][0] if isinstance(path, RuleBundle) else path).name
             raise RulesError([Problem(f"{wrong[0]} (in {name})", where, wrong[1])])
-        _games[key] = load_game(path, variant, options, max_turns)
+        _games[key] = with_backend(load_game(path, variant, options, max_turns), backend)
     return _games[key]
 
 

@@ -9,7 +9,7 @@ from functools import partial
 from pathlib import Path
 
 from ..agents import make_agent
-from ..backends.compiled.build import with_backend
+from ..backends.compiled.build import describe as backend_of, with_backend
 from ..bundle import RuleBundle, bundle_document, read_bundle
 from ..engine.load import compile_game
 from ..engine.rng import OLD_STREAM, STREAM, derive_seed
@@ -125,13 +125,15 @@ class GameInfo:
     max_turns: int
     cap_source: str
     warnings: list  # Problems: what the compiler warns of (a turn cap clamped)
+    backend: str = "python"  # which backend plays the games, and why (build.describe)
+    fallback: bool = False  # whether a backend other than Python was asked for and Python plays them
 
 
 def describe(spec: RunSpec) -> GameInfo:
     """The game of a prepared spec, compiled (and kept, for the games that follow in this process), described."""
     game = _game(spec)
     return GameInfo(game.name, game.num_players, list(game.player_names), game.max_turns, game.cap_source,
-                    list(game.rules.warnings))
+                    list(game.rules.warnings), backend_of(game), getattr(game, "backend_note", None) is not None)
 
 
 def game_seconds(agents) -> float:

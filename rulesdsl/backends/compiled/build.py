@@ -90,3 +90,23 @@ def with_backend(game, backend: str):
         raise RulesError([Problem(missing, Location(game.path), "or load the game with backend='python'")])
     game.backend_note = f"python: the compiled backend does not take it yet: {missing}"
     return game
+
+
+def describe(game) -> str:
+    """Which backend plays `game` (as with_backend left it) and why: for --verbose and validate."""
+    if getattr(game, "backend", "python") == "compiled":
+        return f"compiled (loaded in {game.load_seconds:.2f} s)"
+    return getattr(game, "backend_note", None) or "python"
+
+
+def takes(game) -> Unsupported | None:
+    """None when the compiled backend takes `game` (a Python Game), else why not (Unsupported, located); the
+    module is printed, not compiled, so this is quick."""
+    missing = available()
+    if missing is not None:
+        return Unsupported(Location(game.path), missing)
+    try:
+        program_of(game)
+    except Unsupported as exc:
+        return exc
+    return None

@@ -12,6 +12,7 @@ from ...errors import GameRuntimeError, IllegalMove, Location
 from ...engine.arrays import from_arrays, log_arrays, to_arrays
 from ...engine.nodes import CHANCE, TERMINAL
 from ...model.rules import Move
+from .batch import kernels as batch_kernels
 from .program import CHANCE as CHANCE_STEP
 
 
@@ -132,6 +133,14 @@ class CompiledGame:
             moves.append(Move(self._rules[k], (arrangement.move(drawn[at:at + arrangement.size]),), seat))
         return moves
 
+    def kind_of(self, rule) -> int:
+        """The number compiled code gives a move rule's kind."""
+        return self._kind_of[id(rule)]
+
+    def kernels(self) -> dict:
+        """The module's namespace with the batch kernels (batch.py) compiled into it."""
+        return batch_kernels(self)
+
     def _atoms(self, k: int) -> tuple:
         last = self.layout.slots["last"].form
         place = self.program.players.index(k)
@@ -215,7 +224,20 @@ class CompiledState:
 
     @property
     def winners(self):
-        return self.python().winners
+        """None before the end, else the winning seats (read from the vector)."""
+        game = self.game
+        form = game.layout.slots["winners"].form
+        member = form.members[self._get("winners.tag")]
+        if not hasattr(member, "length"):  # the member for no winners yet
+            return None
+        at, n = game.packing.fields[member.item.leaf.name].offset, self._get(member.length.name)
+        return [int(v) for v in self.s[at:at + n]]
+
+    def reseed(self, seed: int) -> None:
+        """Give the state a fresh stream of its own keyed by `seed` (as State.rng = Rng(seed) does)."""
+        import numpy as np
+        key = self.game.packing.fields["rng"]
+        self.s[key.offset:key.offset + 2] = np.array([seed & ((1 << 64) - 1), 0], np.uint64).view(np.int64)
 
     @property
     def rules(self):
@@ -283,21 +305,39 @@ class CompiledState:
         """Play on with uniformly random moves as engine.play.play(state, uniform, chance, seats) does, the
         seats' choices drawn in compiled code: the moves made (at most `limit`)."""
         import numpy as np
-        game, made = self.game, 0
-        program, playout = game.program, game.fn["playout"]
-        left = (1 << 62) if limit is None else limit
         rng = np.array([chance.getstate(), *(seat.getstate() for seat in seats)], np.uint64)
+        playout = self.game.fn["playout"]
+        made = self._run(lambda left, out, log, drawn: playout(self.s, rng, left, out, log, drawn, True)[::2], limit)
+        for stream, state in zip([chance, *seats], rng):
+            stream.setstate(tuple(int(v) for v in state))
+        return made
+
+    def rollout(self, rng, limit: int | None = None) -> int:
+        """Play on with uniformly random moves as engine.play.play(state, uniform, rng, [rng] * seats) does (one
+        stream for chance and every seat, as search agents' rollouts draw), in compiled code: the moves made."""
+        import numpy as np
+        stream = np.array([rng.getstate()], np.uint64)
+        rollout = self.game.kernels()["rollout"]
+        made = self._run(lambda left, out, log, drawn: rollout(self.s, stream, left, out, log, drawn), limit)
+        rng.setstate(tuple(int(v) for v in stream[0]))
+        return made
+
+    def _run(self, kernel, limit: int | None) -> int:
+        """Call `kernel(left, out, log, drawn)` -> (moves made, row of the last seat's move or -1) until the game
+        ends or `limit` moves are made, keeping each call's log as moves of the history."""
+        import numpy as np
+        game, made = self.game, 0
+        program = game.program
+        left = (1 << 62) if limit is None else limit
         out, log = self._rows(), np.empty((min(left, _LOG_ROWS), program.log_width), np.int64)
         drawn = np.empty(program.drawn, np.int64)
         while left > 0 and not self.s[program.terminal]:
-            done, _, last = game.call(self, self.step, playout, self.s, rng, left, out, log, drawn, True)
+            done, last = game.call(self, self.step, kernel, left, out, log, drawn)
             if done:
                 if last >= 0:  # where the last move a seat made is in the history
                     self.s[program.last_row] = len(self._history) + sum(len(log) for log, _ in self._made) + last
                 self._made.append((log[:done].copy(), drawn.copy()))
             made, left = made + done, left - done
-        for stream, state in zip([chance, *seats], rng):
-            stream.setstate(tuple(int(v) for v in state))
         return made
 
     # -- results and views --------------------------------------------------------------------------------------
