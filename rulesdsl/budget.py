@@ -36,6 +36,7 @@ TIME_SCALE_VARIABLE = "RULESDSL_TIME_SCALE"  # multiplies every budget: for slow
 _sections: dict = {}  # code object of a registered function -> (seconds, what it does)
 _totals: dict = {}  # code object of a function registered as a total -> (seconds, what it does)
 _fired: dict[int, tuple[float, str]] = {}  # thread id -> the budget it overran
+_fired_kind: dict[int, type] = {}  # thread id -> how it overran it (time, memory, a total)
 _spent: list = [{}]  # thread id -> its running frames whose budget has run out (replaced whole at each look)
 _watchdog: list = [None, None]  # the thread and the process it runs in
 _locators: list = []  # functions frame -> (what it runs, Location) | None, see locate_with
@@ -124,6 +125,12 @@ def exhausted() -> bool:
             return True
         frame = frame.f_back
     return False
+
+
+def spent_error() -> TimeBudgetExceeded:
+    """The error of the budget this thread overran last, of its kind (time or memory): raised again by work that
+    caught it, recorded it and finds, asking exhausted(), that it must stop."""
+    return _fired_kind.get(threading.get_ident(), TimeBudgetExceeded)()
 
 
 def locate_with(locator) -> None:
@@ -275,7 +282,7 @@ def _watch() -> None:
                         spent.setdefault(thread_id, set()).add(frame)
                 frame = frame.f_back
             if overran is not None:
-                _fired[thread_id] = overran[1]
+                _fired[thread_id], _fired_kind[thread_id] = overran[1], overran[0]
                 _raise_in(thread_id, overran[0])
         _spent[0] = {thread_id: frozenset(frames_) for thread_id, frames_ in spent.items()}
         seen, clocks = running, now_clocks  # frames no longer running are let go

@@ -73,7 +73,7 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
     def problem(self, path, message, hint=None, key=False, code="invalid", fields=()):
         if budget.exhausted():  # the load's budget (or one around it) ran out where a failure was caught: no
             self._stopped_at = path  # value after it gets a fresh budget of its own (see compile)
-            raise budget.TimeBudgetExceeded
+            raise budget.spent_error()
         self.problems.append(self.doc.problem(path, message, hint, key=key, code=code, fields=fields))
 
     def unknown(self, path, message: str, name, known, otherwise: str | None = None) -> None:
