@@ -40,10 +40,10 @@ class Places:
     def _check(self, node, form) -> None:
         if isinstance(form, Atom) and form.kind in _SINGLE:
             return
-        if isinstance(form, OneOf) and len(form.members) == 2 and isinstance(form.members[0], Nothing) \
-                and isinstance(form.members[1], Atom) and form.members[1].kind in ("seat", "cell", "piece", "text"):
-            return  # (none of a number could not be told from -1)
-        if isinstance(form, Many) and isinstance(form.item, Atom) and form.item.kind in _SINGLE:
+        if _optional(form):
+            return
+        if isinstance(form, Many) and (isinstance(form.item, Atom) and form.item.kind in _SINGLE
+                                       or _optional(form.item)):
             return
         raise self.p.unsupported(node, f"variable '{node.name}' of {_describe(form)}")
 
@@ -59,10 +59,17 @@ class Places:
         if isinstance(form, OneOf):
             tag, atom = self._at(form.tag, row), form.members[1]
             return f"({self._atom(atom, row)} if {tag} == 1 else {_absent(atom)})", "i"
-        start = f"{self.fields[form.item.leaf.name].ident} + {row} * {form.capacity}"
-        code = f"s[{start}:{start} + {self._at(form.length, row)}].copy()"
-        if form.item.kind == "text":
-            code = f"{self.enum(form.item)}[{code}]"
+        item, length = form.item, self._at(form.length, row)
+        if isinstance(item, OneOf):  # none or a value, item by item
+            atom = item.members[1]
+            tags = f"{self.fields[item.tag.name].ident} + {row} * {form.capacity}"
+            start = f"{self.fields[atom.leaf.name].ident} + {row} * {form.capacity}"
+            enum = self.enum(atom) if atom.kind == "text" else "_none()"
+            return f"_rt.optionals(s, {tags}, {start}, {length}, {enum}, {atom.kind == 'text'}, {_absent(atom)})", "a"
+        start = f"{self.fields[item.leaf.name].ident} + {row} * {form.capacity}"
+        code = f"s[{start}:{start} + {length}].copy()"
+        if item.kind == "text":
+            code = f"{self.enum(item)}[{code}]"
         return code, "a"
 
     def whole(self, node) -> tuple:
@@ -134,10 +141,21 @@ class Places:
         lines = [f"xs = {value}", f"if xs.shape[0] > {capacity}:", f"    raise ValueError({code!r}, xs.shape[0], "
                  f"{row})",
                  f"{self._at(form.length, row)} = xs.shape[0]",
-                 "for j in range(xs.shape[0]):",
-                 f"    s[{self.fields[item.leaf.name].ident} + {row} * {capacity} + j] = "
-                 f"{self._number(item, 'xs[j]', at)}"]
-        return lines
+                 "for j in range(xs.shape[0]):"]
+        if isinstance(item, OneOf):
+            atom = item.members[1]
+            tag = f"s[{self.fields[item.tag.name].ident} + {row} * {capacity} + j]"
+            return lines + [f"    if xs[j] == {_absent(atom)}:", f"        {tag} = 0", "    else:",
+                            f"        s[{self.fields[atom.leaf.name].ident} + {row} * {capacity} + j] = "
+                            f"{self._number(atom, 'xs[j]', at)}", f"        {tag} = 1"]
+        return lines + [f"    s[{self.fields[item.leaf.name].ident} + {row} * {capacity} + j] = "
+                        f"{self._number(item, 'xs[j]', at)}"]
+
+
+def _optional(form) -> bool:
+    """Whether `form` holds none or a single value that -1 (0 for a piece) cannot be mistaken for."""
+    return isinstance(form, OneOf) and len(form.members) == 2 and isinstance(form.members[0], Nothing) \
+        and isinstance(form.members[1], Atom) and form.members[1].kind in ("seat", "cell", "piece", "text")
 
 
 def _absent(atom) -> str:

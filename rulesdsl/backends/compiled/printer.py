@@ -193,7 +193,7 @@ class Printer:
         raise self.unsupported(node, f"the operator {node.op} on {T.describe(node.operand.type)}")
 
     def x_Binary(self, node, env):
-        if node.op == "+" and node.type.name == "list":
+        if node.op == "+" and node.type.name in ("list", "seq", "tuple"):
             (left, a), (right, b) = self.ex(node.left, env), self.ex(node.right, env)
             if a == b == "a":
                 return f"_rt.concat({left}, {right})", "a"
@@ -256,6 +256,8 @@ class Printer:
 
     def x_Index(self, node, env):
         obj = node.obj
+        if isinstance(obj, N.Ref) and obj.kind == "region" and obj.name in self.t.keyed:
+            return self._keyed_region(node, env)
         if isinstance(obj, N.Ref) and obj.kind == "var" and self.places.per_seat(obj):
             return self.places.read(obj, f"_seat_at({self.scalar(node.index, env)})")
         seq, rep = self.ex(obj, env)
@@ -264,6 +266,19 @@ class Printer:
         if rep != "a":
             raise self.unsupported(node, f"an index into {T.describe(node.obj.type)}")
         return f"_item({seq}, {self.scalar(node.index, env)})", "i"
+
+    def _keyed_region(self, node, env):
+        """region[key] of a region per key: its cells, found by the key's whole numbers."""
+        keys, rows, lengths = self.t.keyed_tables(node.obj.name)
+        key = node.index
+        parts = key.items if isinstance(key, N.Display) and key.kind == "tuple" else (key,)
+        if len(parts) != len(keys[0]):
+            raise self.unsupported(node, "a key of another shape than the region's")
+        tables = [self.m.table(("keyed", node.obj.name, what), value, dims)
+                  for what, value, dims in (("keys", keys, 2), ("rows", rows, 2), ("lengths", lengths, 1))]
+        code = f"np.array([{', '.join(self.scalar(p, env) for p in parts)}], np.int64)"
+        error = self.m.code(f"no key of region '{node.obj.name}' is this one", node.at[0])
+        return f"_rt.keyed_row({', '.join(tables)}, {code}, {error!r})", "a"
 
     def x_Display(self, node, env):
         if node.kind != "list":
@@ -308,7 +323,7 @@ class Printer:
         if how == "list":
             lines.append("    out = np.empty(8, np.int64)")
             lines.append("    n = 0")
-        elif how == "sum":
+        elif how in ("sum", "count"):
             lines.append("    total = 0")
         for c, clause in enumerate(comp.clauses):
             pad = "    " * depth
@@ -329,6 +344,9 @@ class Printer:
             tail = "    return True"
         elif how == "sum":
             lines.append(f"{pad}total += {self.scalar(elt, inner)}")
+            tail = "    return total"
+        elif how == "count":  # (each item worked out, as Python's generator does: it may fail)
+            lines += [f"{pad}item = {self.scalar(elt, inner)}", f"{pad}total += 1"]
             tail = "    return total"
         else:
             lines += [f"{pad}if n == out.shape[0]:", f"{pad}    out = _grown(out)",
@@ -396,6 +414,11 @@ class Printer:
 
     def b_sum(self, node, env):
         return self._aggregate(node, env, "sum")
+
+    def b_count(self, node, env):
+        if len(node.args) == 1 and not node.kwargs and isinstance(node.args[0], N.Comp):
+            return self.lifted(node.args[0], env, "count")
+        return self.b_size(node, env)
 
     def b_size(self, node, env):
         code, rep = self.ex(node.args[0], env)

@@ -108,7 +108,8 @@ class Program:
                 if not isinstance(branch.to, str):
                     raise Unsupported(self._at(step.decl), "a next step worked out while playing")
             for rule in [*model.moves, model.pass_rule]:
-                if rule is not None and (rule.next is not None or rule.visible_to is not None or rule.part_specs):
+                if rule is not None and (rule.next is not None and rule.next_target is None
+                                         or rule.visible_to is not None or rule.part_specs):
                     raise Unsupported(self._at(rule.path), "a move with its own next step, visible_to, or parts")
         for n in self.ir.nodes():
             if isinstance(n, N.Call) and n.func in ("chance", "leave"):
@@ -269,17 +270,30 @@ class Program:
             args = "".join(f", row[{j + 1}]" for j in range(len(self.kinds[kind].args)))
             lines.append(f"    {'if' if kind == self.players[0] else 'elif'} k == {kind}:")
             lines.append(f"        {fname}(s, who{args})")
-        lines += self.then("who", {n: s for n, s in self.ir.steps.items() if s.kind == "decision"})
+        own = {}  # a move's own next step, a constant
+        for kind in self.players:
+            rule = self._rule_of_kind(self.kinds[kind])
+            if rule is not None and rule.next is not None:
+                own[kind] = len(self.steps) if rule.next_target == "end_turn" else self.t.step_index[rule.next_target]
+        lines += self.then("who", {n: s for n, s in self.ir.steps.items() if s.kind == "decision"}, own)
         return "\n\n\n".join(effects + ["\n".join(lines)])
 
-    def then(self, me: str, steps: dict) -> list:
-        """Lines sending play on after a move or outcome at one of `steps`: where goto() said, else by the step's
-        next (worked out for the seat `me`)."""
+    def then(self, me: str, steps: dict, own: dict | None = None) -> list:
+        """Lines sending play on after a move or outcome at one of `steps`: where goto() said, else the move's own
+        next (`own`: kind -> the step's index), else by the step's next (worked out for the seat `me`)."""
         lines = ["    g = s[X_goto]", "    if g:", "        s[X_goto] = 0", "        go(s, g - 1)", "        return"]
+        for kind, target in (own or {}).items():
+            lines += [f"    if k == {kind}:", f"        go(s, {target})", "        return"]
         for name in steps:
             lines.append(f"    if st == {self.t.step_index[name]}:")
             lines.append(f"        go(s, N_{self.t.step_index[name]}(s, {me}))")
         return lines
+
+    def _rule_of_kind(self, kind):
+        """The model's rule of a move kind made by a seat (a move, or a step's pass)."""
+        if kind.path[0] == "moves":
+            return self.rules.moves[kind.label]
+        return self.rules.steps[kind.path[2]].pass_rule
 
     def _plan(self, kind):
         if kind.path[0] == "moves":

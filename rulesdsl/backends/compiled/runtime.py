@@ -65,6 +65,32 @@ def span(low, high):
 
 
 @njit(**_JIT)
+def keyed_row(keys, rows, lengths, key, code):
+    """The cells of the region whose key (a row of `keys`) is `key`; ValueError(code) when none is."""
+    for i in range(keys.shape[0]):
+        same = keys.shape[1] == key.shape[0]
+        for j in range(key.shape[0]):
+            if same and keys[i, j] != key[j]:
+                same = False
+        if same:
+            return rows[i, :lengths[i]]
+    raise ValueError(code)
+
+
+@njit(**_JIT)
+def optionals(s, tags, start, n, enum, texts, absent):
+    """A list whose items are none or a value, read from the vector `s`: tag 1 a value (a text by its place in
+    `enum` when `texts`), else `absent`."""
+    out = np.empty(n, np.int64)
+    for i in range(n):
+        if s[tags + i] == 1:
+            out[i] = enum[s[start + i]] if texts else s[start + i]
+        else:
+            out[i] = absent
+    return out
+
+
+@njit(**_JIT)
 def contains(xs, x):
     """x in xs."""
     for i in range(xs.shape[0]):
