@@ -22,7 +22,8 @@ from rulesdsl.loading import bundled_games  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 TUTORIAL = "examples/tutorial/three-in-a-row.yaml"
-SUPPORTED = [(TUTORIAL, None), (TUTORIAL, "misere"), ("mabula", None)]
+DICE = "tests/compiled_games/dice-race.yaml"  # chance outcomes during play, goto(), variables, a capacity
+SUPPORTED = [(TUTORIAL, None), (TUTORIAL, "misere"), ("mabula", None), (DICE, None)]
 MABULA_SETUP = "WBWBWBWBWBWBBWBWBWBWBWBW"  # an explicit setup: no chance step
 
 
@@ -187,11 +188,44 @@ def test_a_cache_folder_others_may_write_is_not_used(tmp_path, monkeypatch):
     assert cache.folder() is None
 
 
-def test_a_capacity_the_compiled_code_does_not_keep_yet_falls_back_at_its_declaration(tmp_path):
-    text = (ROOT / TUTORIAL).read_text(encoding="utf-8").replace(
-        "\nmoves:", "\nzones:\n  box: {capacity: 3}\n\nmoves:", 1)
-    path = tmp_path / "boxed.yaml"
-    path.write_text(text, encoding="utf-8")
-    game = load_game(str(path), backend="auto")
-    assert not isinstance(game, CompiledGame)
-    assert re.search(r"boxed\.yaml:\d+:\d+: a capacity:", game.backend_note)
+def _failure(run) -> str:
+    with pytest.raises(GameRuntimeError) as caught:
+        run()
+    return str(caught.value)
+
+
+def test_a_list_passing_its_capacity_is_the_same_located_error_on_both_backends():
+    python, compiled = _games("tests/compiled_games/capacity-overflow.yaml", None)
+
+    def three_moves(game):
+        state = game.new_initial_state(0)
+        for _ in range(3):
+            state.apply(state.legal_moves()[-1])
+
+    def playout(game):
+        state = game.new_initial_state(0)
+        chance, seats = streams(0, 2)
+        if isinstance(game, CompiledGame):
+            state.playout(chance, seats)
+        else:
+            play(state, uniform, chance, seats)
+
+    expected = _failure(lambda: three_moves(python))
+    assert re.search(r"capacity-overflow\.yaml:\d+:\d+: .*'take'.*'taken' holds 3 items, more than its capacity 2",
+                     expected)
+    assert _failure(lambda: three_moves(compiled)) == expected
+    assert _failure(lambda: playout(compiled)) == _failure(lambda: playout(python)) == expected  # in compiled code
+
+
+def test_chance_outcomes_drawn_in_compiled_code_are_those_the_python_engine_draws():
+    python, compiled = _games(DICE, None)
+    drawn = {}
+    for seed in range(10):
+        state = compiled.new_initial_state(seed)
+        state.playout(*streams(seed, 2))
+        for move in state.history:
+            if move.player < 0:
+                drawn[str(move)] = drawn.get(str(move), 0) + 1
+    faces = {text.split()[1] for text in drawn}
+    assert faces == {"1", "2", "3", "4", "5", "6"} and any(text.endswith("star") for text in drawn)
+    assert drawn.get("roll 6 red", 0) > drawn.get("roll 6 star", 0)  # weights 2 and 1 (the lockstep tests compare)

@@ -14,6 +14,10 @@ from .unsupported import Unsupported
 
 
 _LOG = ("log",)  # slots kept beside the vector, as Python values
+# Scratch words after the layout's arrays, which compiled code keeps while it applies a move and which no state
+# holds between moves (packing gives them 0, unpacking leaves them out): where goto() sends play (its step's index
+# + 1; 0: nowhere), and the move kind (+ 1) and the turn of the move being applied, which an error after it names.
+SCRATCH = ("goto", "rule", "turn")
 
 
 @dataclass(frozen=True)
@@ -50,7 +54,8 @@ class Packing:
                 ident = mangle(leaf.name, taken)
                 self.fields[leaf.name] = Field(leaf.name, ident, offset, leaf.shape, leaf.dtype)
                 offset += self.fields[leaf.name].size
-        self.size = offset
+        self.scratch = {name: offset + i for i, name in enumerate(SCRATCH)}  # name -> offset
+        self.size = offset + len(SCRATCH)
 
     def pack(self, arrays: dict) -> np.ndarray:
         import numpy as np

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from ...ir import nodes as N
 from ...lang import types as T
+from ...model.values import Cell
+from .places import Places
 from .unsupported import Unsupported
 
 _ARITH = {"+": "+", "-": "-", "*": "*", "//": "//", "%": "%"}
@@ -32,7 +34,7 @@ class Module:
         self.tables: dict = {}  # key -> (name, source line)
         self.functions: dict = {}  # key -> (name, source) in the order made
         self.texts: dict = {}  # text -> its number
-        self.errors: list = []  # code -> (message, rule-file path)
+        self.errors: list = []  # code -> (message, rule-file path, hint, whether it is a capacity's)
 
     def table(self, key, rows, dims: int = 1) -> str:
         """The name of a constant int64 array of `rows` (whole numbers; lists of them for dims 2)."""
@@ -46,8 +48,12 @@ class Module:
 
     def error(self, message: str, at) -> str:
         """A raise statement for a located error: the message is kept here, the source holds only its number."""
-        self.errors.append((message, at))
-        return f'raise ValueError("E{len(self.errors) - 1}")'
+        return f'raise ValueError("{self.code(message, at)}")'
+
+    def code(self, message: str, at, hint: str | None = None, capacity: bool = False) -> str:
+        """The code of a located error (`message` may format the values raised with the code: {0}, {1}...)."""
+        self.errors.append((message, at, hint, capacity))
+        return f"E{len(self.errors) - 1}"
 
     def locate(self, node):
         return self.where(node.at[0]) if node is not None and node.at[0] else None
@@ -87,6 +93,8 @@ class Printer:
         self.builtins = {name[2:]: getattr(self, name) for name in dir(self) if name.startswith("b_")}
         self.steps_exist = {}  # step name -> whether its moves exist (can_move), asked for
         self.loops = 0  # `for:` effects printed, which number their names
+        self.places = Places(self, tables.rules)
+        self.gotos = False  # whether effects printed so far call goto()
 
     def unsupported(self, node, why: str) -> Unsupported:
         return Unsupported(self.m.locate(node), why)
@@ -139,7 +147,42 @@ class Printer:
                 return self.m.table("players", list(range(self.t.seats))), "a"
         if node.kind == "region" and node.name in self.t.regions:
             return self.m.table(("region", node.name), self.t.regions[node.name]), "a"
+        if node.kind == "var":
+            return self.places.whole(node) if self.places.per_seat(node) else self.places.read(node)
+        binding = node.binding
+        if node.const and binding is not None and binding.is_const and node.kind in ("data", "global"):
+            return self.constant(node, binding.const)
         raise self.unsupported(node, f"reading {node.kind} '{node.name}'")
+
+    def constant(self, node, value) -> tuple:
+        """(code, rep) of a value fixed at load: a single value, a list of them (a table), or a list of rows of one
+        length."""
+        single = self._single(value)
+        if single is not None:
+            return single, "i"
+        if isinstance(value, (list, tuple)):
+            items = [self._single(v) for v in value]
+            if all(i is not None for i in items):
+                return self.m.table(("const", repr(items)), [int(i) for i in items]), "a"
+            rows = [[self._single(v) for v in row] if isinstance(row, (list, tuple)) else None for row in value]
+            if value and all(r is not None and len(r) == len(rows[0]) and None not in r for r in rows):
+                return self.m.table(("const2", repr(rows)), [[int(i) for i in r] for r in rows], 2), "a2"
+        raise self.unsupported(node, f"the value of '{getattr(node, 'name', '')}', a {type(value).__name__}")
+
+    def _single(self, value) -> str | None:
+        """The code of a single value fixed at load, or None for a value that is not one."""
+        if value is None:
+            return "-1"
+        if isinstance(value, str):
+            return repr(self.m.text(value))
+        if isinstance(value, Cell):
+            return repr(int(value))
+        if isinstance(value, (bool, int)):
+            try:
+                return repr(_whole(value))
+            except OverflowError:
+                return None
+        return None
 
     def x_Unary(self, node, env):
         code = self.scalar(node.operand, env)
@@ -150,6 +193,10 @@ class Printer:
         raise self.unsupported(node, f"the operator {node.op} on {T.describe(node.operand.type)}")
 
     def x_Binary(self, node, env):
+        if node.op == "+" and node.type.name in ("list", "seq", "tuple"):
+            (left, a), (right, b) = self.ex(node.left, env), self.ex(node.right, env)
+            if a == b == "a":
+                return f"_rt.concat({left}, {right})", "a"
         if node.op not in _ARITH or node.type.name != "int":
             raise self.unsupported(node, f"the operator {node.op} on {T.describe(node.type)}")
         left, right = self.scalar(node.left, env), self.scalar(node.right, env)
@@ -190,6 +237,9 @@ class Printer:
             raise self.unsupported(node, "a condition choosing between a list and a single value")
         return f"({then} if {test} else {other})", a
 
+    def x_Range(self, node, env):
+        return f"_rt.span({self.scalar(node.low, env)}, {self.scalar(node.high, env)})", "a"
+
     def x_Attr(self, node, env):
         obj = node.obj
         kind = obj.type.name
@@ -199,18 +249,44 @@ class Printer:
         if _holds_piece(obj.type):
             table = self.t.piece_attribute(self, node)
             return f"{table}[_piece({self.scalar(obj, env)})]", "i"
+        if isinstance(obj, N.Ref) and obj.kind == "option" and obj.binding is not None and obj.binding.is_const \
+                and isinstance(obj.binding.const, dict) and node.name in obj.binding.const:
+            return self.constant(node, obj.binding.const[node.name])
         raise self.unsupported(node, f"the attribute '{node.name}' of {T.describe(obj.type)}")
 
     def x_Index(self, node, env):
-        seq, rep = self.ex(node.obj, env)
+        obj = node.obj
+        if isinstance(obj, N.Ref) and obj.kind == "region" and obj.name in self.t.keyed:
+            return self._keyed_region(node, env)
+        if isinstance(obj, N.Ref) and obj.kind == "var" and self.places.per_seat(obj):
+            return self.places.read(obj, f"_seat_at({self.scalar(node.index, env)})")
+        seq, rep = self.ex(obj, env)
+        if rep == "a2":
+            return f"_row({seq}, {self.scalar(node.index, env)})", "a"
         if rep != "a":
             raise self.unsupported(node, f"an index into {T.describe(node.obj.type)}")
         return f"_item({seq}, {self.scalar(node.index, env)})", "i"
 
+    def _keyed_region(self, node, env):
+        """region[key] of a region per key: its cells, found by the key's whole numbers."""
+        keys, rows, lengths = self.t.keyed_tables(node.obj.name)
+        key = node.index
+        parts = key.items if isinstance(key, N.Display) and key.kind == "tuple" else (key,)
+        if len(parts) != len(keys[0]):
+            raise self.unsupported(node, "a key of another shape than the region's")
+        tables = [self.m.table(("keyed", node.obj.name, what), value, dims)
+                  for what, value, dims in (("keys", keys, 2), ("rows", rows, 2), ("lengths", lengths, 1))]
+        code = f"np.array([{', '.join(self.scalar(p, env) for p in parts)}], np.int64)"
+        error = self.m.code(f"no key of region '{node.obj.name}' is this one", node.at[0])
+        return f"_rt.keyed_row({', '.join(tables)}, {code}, {error!r})", "a"
+
     def x_Display(self, node, env):
-        if node.kind != "list" or node.items:
+        if node.kind != "list":
             raise self.unsupported(node, f"a {node.kind} written out")
-        return "_none()", "a"
+        if not node.items:
+            return "_none()", "a"
+        items = [self.scalar(item, env) for item in node.items]
+        return f"np.array([{', '.join(items)}], np.int64)", "a"
 
     def x_Comp(self, node, env):
         return self.lifted(node, env, "list")
@@ -247,7 +323,7 @@ class Printer:
         if how == "list":
             lines.append("    out = np.empty(8, np.int64)")
             lines.append("    n = 0")
-        elif how == "sum":
+        elif how in ("sum", "count"):
             lines.append("    total = 0")
         for c, clause in enumerate(comp.clauses):
             pad = "    " * depth
@@ -268,6 +344,9 @@ class Printer:
             tail = "    return True"
         elif how == "sum":
             lines.append(f"{pad}total += {self.scalar(elt, inner)}")
+            tail = "    return total"
+        elif how == "count":  # (each item worked out, as Python's generator does: it may fail)
+            lines += [f"{pad}item = {self.scalar(elt, inner)}", f"{pad}total += 1"]
             tail = "    return total"
         else:
             lines += [f"{pad}if n == out.shape[0]:", f"{pad}    out = _grown(out)",
@@ -336,6 +415,11 @@ class Printer:
     def b_sum(self, node, env):
         return self._aggregate(node, env, "sum")
 
+    def b_count(self, node, env):
+        if len(node.args) == 1 and not node.kwargs and isinstance(node.args[0], N.Comp):
+            return self.lifted(node.args[0], env, "count")
+        return self.b_size(node, env)
+
     def b_size(self, node, env):
         code, rep = self.ex(node.args[0], env)
         if rep == "i":
@@ -351,8 +435,7 @@ class Printer:
             raise self.unsupported(node, "max() of this")
         if "default" in kwargs:
             return f"_max_of({seq}, {self.scalar(kwargs['default'], env)}, True)[0]", "i"
-        error = self.m.error("max() of an empty list", node.at[0])
-        return f"_max_or({seq}, {error!r})", "i"
+        return f"_max_or({seq}, {self.m.code('max() of an empty list', node.at[0])!r})", "i"
 
     def b_at(self, node, env):
         self._arity(node, 1)
@@ -454,7 +537,53 @@ class Printer:
             return lines
         if isinstance(node, N.Loop):
             return self._loop(node, env, pad)
+        if isinstance(node, N.Assign):
+            return [pad + line for line in self._assign(node, env)]
         raise self.unsupported(node, f"the statement {node.__class__.__name__.lower()}")
+
+    def _assign(self, node, env) -> list:
+        """`target op value` to a variable (whole, or a seat's place) or to a name of the effects."""
+        target, at = node.target, node.at[0]
+        if isinstance(target, N.Ref) and target.kind == "temp":
+            code, rep = self._assigned(node, env, lambda: env[target.name] if target.name in env else None)
+            name = f"tmp_{target.name}"
+            if target.name in env and env[target.name] != (name, rep):
+                raise self.unsupported(node, f"'{target.name}' given values of different shapes")
+            env[target.name] = (name, rep)
+            return [f"{name} = {code}"]
+        if isinstance(target, N.Ref) and target.kind == "var" and not self.places.per_seat(target):
+            code, rep = self._assigned(node, env, lambda: self.places.read(target))
+            return self.places.write(target, "0", code, rep, at)
+        if isinstance(target, N.Index) and isinstance(target.obj, N.Ref) and target.obj.kind == "var" \
+                and self.places.per_seat(target.obj):
+            var = target.obj
+            lines = [f"r = _seat_at({self.scalar(target.index, env)})"]
+            code, rep = self._assigned(node, env, lambda: self.places.read(var, "r"))
+            return lines + self.places.write(var, "r", code, rep, at)
+        raise self.unsupported(node, "assigning this")
+
+    def _assigned(self, node, env, current) -> tuple:
+        """(code, rep) of the value an assignment writes: `value`, or the value read by `current()` combined with it
+        by the operator."""
+        code, rep = self.ex(node.value, env)
+        if node.op == "=":
+            return code, rep
+        old = current()
+        op = node.op[:-1]
+        if old is None or old[1] != "i" or rep != "i" or op not in _ARITH:
+            if old is not None and old[1] == rep == "a" and op == "+":
+                return f"_rt.concat({old[0]}, {code})", "a"
+            raise self.unsupported(node, f"the assignment {node.op} of these values")
+        if op in ("//", "%"):
+            return f"_divided({old[0]}, {code}, {op == '%'})", "i"
+        return f"({old[0]} {_ARITH[op]} {code})", "i"
+
+    def e_goto(self, call, env) -> list:
+        return [f"s[X_goto] = {self.t.step_index[call.args[0].value] + 1}"]
+
+    def e_end_turn(self, call, env) -> list:
+        self._arity(call, 0)
+        return [f"s[X_goto] = {len(self.t.step_index) + 1}"]
 
     def _loop(self, node, env, pad: str) -> list:
         """A `for:` effect: its body once per item (its names bound) that meets the clause's conditions."""

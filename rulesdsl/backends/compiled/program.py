@@ -16,6 +16,7 @@ from ...engine.nodes import CHANCE as CHANCE_SEAT
 from ...errors import RulesDslError
 from ...ir import nodes as N
 from ...ir.forms import Atom, Many, OneOf
+from .outcomes import Outcomes
 from .printer import Module, Printer
 from .tables import Tables
 from .unsupported import Unsupported
@@ -37,7 +38,8 @@ class Program:
         self.kinds = list(layout.moves)
         self.kind_index = {k.label: i for i, k in enumerate(self.kinds)}
         self.players = [i for i, k in enumerate(self.kinds) if k.player]
-        self.width = 1 + max((len(self.kinds[i].args) for i in self.players), default=0)
+        self.outcomes = [i for i, k in enumerate(self.kinds) if k.label.endswith(".outcome")]
+        self.width = 1 + max((len(self.kinds[i].args) for i in self.players + self.outcomes), default=0)
         self.capacity = 0
         self.log_width = max(self.width + 1, 3)  # a row of a playout's log: the seat and the move, or an outcome
         self.steps = list(layout.steps)
@@ -55,12 +57,14 @@ class Program:
             exists.append(name)
             parts.append(self._moves_of(name, exists=True))
         fields = [f"{f.ident} = {f.offset}  # {f.name}: {f.dtype}{list(f.shape)}" for f in self.packing.fields.values()]
+        fields += [f"X_{name} = {offset}  # scratch: {name}" for name, offset in self.packing.scratch.items()]
         texts = self.m.table("directions", self.t.direction_of_text(self.m.texts))
         head = [HEADER, f"NC = {self.t.cells}  # cells", f"NS = {self.t.seats}  # seats",
                 f"END_TURN = {len(self.steps)}", f"MAX_TURNS = {int(self.game.max_turns)}",
                 f"W = {self.width}  # a move's row: its kind, then its arguments",
                 f"CAPACITY = {self.capacity}  # the most moves legal at once",
                 f"KIND = _table({[self._kind(s) for s in self.steps]!r}, 1)  # per step: 0 decision, 1 chance",
+                f"AUTO = _table({[int(self._step(s).kind == 'auto') for s in self.steps]!r}, 1)  # per step",
                 f"DRAWN = _table({[int(bool(e.draw)) for e in self.rules.end_rules]!r}, 1)  # per end rule: a draw",
                 *fields, *(source for _, source in self.m.tables.values()), f"TEXT_DIRECTION = {texts}", HELPERS]
         functions = [source for _, source in self.m.functions.values()]
@@ -82,35 +86,37 @@ class Program:
 
     def _check_flow(self) -> None:
         rules = self.rules
-        for _, holder in rules.bounded:  # (kept after each move by the Python engine: not yet by compiled code)
-            raise Unsupported(self._at(("zones" if holder.zone else "vars", holder.name)), "a capacity:")
         if rules.next_player is not None:
             raise Unsupported(self._at(("flow", "next_player")), "flow: next_player")
         for name, step in self.ir.steps.items():
-            if step.kind not in ("decision", "chance"):
+            if step.kind not in ("decision", "chance", "auto"):
                 raise Unsupported(self._at(step.decl), f"{step.kind} steps")
             model = rules.steps[name]
             if step.kind == "chance":
-                if name != rules.start or step.chance.kind != "arrangement":
-                    raise Unsupported(self._at(step.decl), "a chance step other than an arrangement at the start")
-                self.arrangements[name] = Arrangement(self, name)
-                continue
-            if step.effects or model.tiers or model.after is not None:
-                raise Unsupported(self._at(step.decl), "a step's own effects or fallback tiers")
-            if not (isinstance(step.actor, N.Ref) and step.actor.name == "player" and step.actor.kind == "engine"):
+                if step.chance.kind == "arrangement" and name == rules.start:
+                    self.arrangements[name] = Arrangement(self, name)
+                    continue
+                if step.chance.kind != "outcomes" or model.inputs or model.moves[0].visible_to is not None:
+                    raise Unsupported(self._at(step.decl), "a chance step other than outcomes (with no inputs nor "
+                                      "visible_to) or an arrangement at the start")
+            if set(step.effects) - {"do"} or model.tiers or model.after is not None:
+                raise Unsupported(self._at(step.decl), "a step's effects after a move, or fallback tiers")
+            if step.kind == "decision" and not (isinstance(step.actor, N.Ref) and step.actor.name == "player"
+                                                and step.actor.kind == "engine"):
                 raise Unsupported(self._at(step.decl), "a step whose actor is not the player whose turn it is")
             for branch in step.next:
                 if not isinstance(branch.to, str):
                     raise Unsupported(self._at(step.decl), "a next step worked out while playing")
-                if branch.to != "end_turn" and self.ir.steps[branch.to].kind == "chance":
-                    raise Unsupported(self._at(step.decl), "a chance step reached in play")
             for rule in [*model.moves, model.pass_rule]:
-                if rule is not None and (rule.next is not None or rule.visible_to is not None or rule.part_specs):
+                if rule is not None and (rule.next is not None and rule.next_target is None
+                                         or rule.visible_to is not None or rule.part_specs):
                     raise Unsupported(self._at(rule.path), "a move with its own next step, visible_to, or parts")
-        if self.ir.steps[rules.turn_start].kind == "chance":
-            raise Unsupported(self._at(("flow",)), "a turn that starts with a chance step")
-        if any(isinstance(n, N.Call) and n.func in ("goto", "end_turn", "chance", "leave") for n in self.ir.nodes()):
-            raise Unsupported(self._at(("flow",)), "goto(), end_turn(), chance() or leave() in effects")
+        for n in self.ir.nodes():
+            if isinstance(n, N.Call) and n.func in ("chance", "leave"):
+                raise Unsupported(self.m.locate(n), f"{n.func}() in effects")
+            if isinstance(n, N.Call) and n.func == "goto" and (not n.args or not isinstance(n.args[0], N.Const)
+                                                                or n.args[0].value not in self.ir.steps):
+                raise Unsupported(self.m.locate(n), "goto() of a step worked out while playing")
 
     # -- legal moves ----------------------------------------------------------------------------------------------
     def _legal(self) -> str:
@@ -132,15 +138,19 @@ class Program:
         lines.append("    " + self.m.error("no moves are listed at this step", ("flow",)))
         return "\n".join(lines)
 
-    def _moves_of(self, name: str, exists: bool = False) -> str:
+    def moves_of(self, name: str, plan=None) -> str:
+        """The name of the function listing the moves of a step (of `plan`, its outcomes, at a chance step)."""
+        return self._moves_of(name, plan=plan)
+
+    def _moves_of(self, name: str, exists: bool = False, plan=None) -> str:
         """The function listing the moves of a step (`exists`: telling whether there is one): its name, or the
         whole source for `exists`."""
         step, index = self._step(name), self.t.step_index[name]
         fname = f"{'X' if exists else 'L'}_{index}"
         head = f"def {fname}(s, me):" if exists else f"def {fname}(s, me, out, n):"
         lines = ["@_jit", head]
-        for move in step.moves:
-            lines += self._generate(self.ir.moves[move], exists)
+        for found in [plan] if plan is not None else [self.ir.moves[move] for move in step.moves]:
+            lines += self._generate(found, exists)
         lines.append("    return False" if exists else "    return n")
         if exists:
             return "\n".join(lines)
@@ -149,7 +159,7 @@ class Program:
 
     def _generate(self, plan, exists: bool) -> list:
         """Loops over a move's params, its lets and checks placed as soon as what they read is bound."""
-        rule = self.rules.moves[plan.name]
+        rule = self._rule_of(plan)
         if plan.inputs or plan.parts or rule.arg_names != [p.name for p in plan.params] + [l.name for l in plan.lets]:
             raise Unsupported(self._at(plan.decl), "a move with inputs or parts")
         env, lines, pad = {}, [], "    "
@@ -180,13 +190,19 @@ class Program:
         if exists:
             return lines + [f"{pad}return True"]
         self.capacity += bound_count
-        kind = self.kind_index[plan.name]
+        kind = self.kind_index[f"{plan.decl[2]}.outcome" if plan.kind == "outcome" else plan.name]
         args = [env[p.name][0] for p in plan.params] + [env[l.name][0] for l in plan.lets]
         lines += [f"{pad}if n >= out.shape[0]:",
                   f"{pad}    " + self.m.error("more moves are legal at once than the layout bounds", plan.decl),
                   f"{pad}out[n, 0] = {kind}"]
         lines += [f"{pad}out[n, {j + 1}] = {a}" for j, a in enumerate(args)]
         return lines + [f"{pad}n += 1"]
+
+    def _rule_of(self, plan):
+        """The model's rule of a move plan (a move, or a chance step's outcomes)."""
+        if plan.kind == "outcome":
+            return self.rules.steps[plan.decl[2]].moves[0]
+        return self.rules.moves[plan.name]
 
     def _place(self, pending, env, names, lines, pad) -> list:
         """Emit the lets (in order) and checks whose params and lets are bound; return what is left."""
@@ -212,6 +228,10 @@ class Program:
         for t in (param.among.type if param.among is not None else None, param.domain.type):
             if t is not None and t.name in ("list", "seq") and t.high is not None:
                 return t.high
+        if isinstance(param.domain, N.Range):  # distinct numbers: as many as its type's range holds
+            item = param.domain.type.items[0] if param.domain.type.items else None
+            if item is not None and item.name == "int" and item.low is not None and item.high is not None:
+                return max(item.high - item.low + 1, 0)
         if isinstance(param.domain, N.Ref) and param.domain.kind == "region":
             return len(self.t.regions.get(param.domain.name, ()))
         raise Unsupported(self._at(param.decl), "a param whose number of values has no known bound (give it among:)")
@@ -219,7 +239,8 @@ class Program:
     # -- applying a move ----------------------------------------------------------------------------------------
     def _apply(self) -> str:
         last = self.layout.slots["last"].form
-        lines = ["@_jit", "def apply(s, row, who):", "    k = row[0]", "    st = s[O_step]", "    s[O_ply] += 1",
+        lines = ["@_jit", "def apply(s, row, who):", "    k = row[0]", "    st = s[O_step]",
+                 "    s[X_rule] = k + 1", "    s[X_turn] = s[O_turn]", "    s[O_ply] += 1",
                  "    if who >= 0:", f"        s[{self._ident('last.player')}] = who",
                  f"        s[O_last_row] = s[O_ply] - 1"]
         for member in last.members:
@@ -231,9 +252,12 @@ class Program:
             for j, item in enumerate(last.members[place].items):
                 if not isinstance(item, Atom):
                     raise Unsupported(self._at(self.kinds[kind].path), "a move argument that is not a single value")
-                lines.append(f"            s[{self._ident(item.leaf.name)}] = row[{j + 1}]")
+                value = f"row[{j + 1}]"
+                if item.kind == "text":
+                    value = f"_place({self.p.places.enum(item)}, {value})"
+                lines.append(f"            s[{self._ident(item.leaf.name)}] = {value}")
         effects = []
-        for kind in self.players:
+        for kind in self.players + self.outcomes:
             plan = self._plan(self.kinds[kind])
             fname = f"A_{kind}"
             env = {name: (f"a{j}", "i") for j, name in enumerate(self.kinds[kind].args)}
@@ -241,18 +265,41 @@ class Program:
             body = [line for stmt in statements for line in self.p.st(stmt, env, "    ")] or ["    pass"]
             params = "".join(f", a{j}" for j in range(len(self.kinds[kind].args)))
             effects.append("\n".join([f"@_jit\ndef {fname}(s, me{params}):", *body]))
+            if kind in self.outcomes:
+                continue
             args = "".join(f", row[{j + 1}]" for j in range(len(self.kinds[kind].args)))
             lines.append(f"    {'if' if kind == self.players[0] else 'elif'} k == {kind}:")
             lines.append(f"        {fname}(s, who{args})")
-        for name, step in self.ir.steps.items():
-            if step.kind == "decision":
-                lines.append(f"    if st == {self.t.step_index[name]}:")
-                lines.append(f"        go(s, N_{self.t.step_index[name]}(s, who))")
+        own = {}  # a move's own next step, a constant
+        for kind in self.players:
+            rule = self._rule_of_kind(self.kinds[kind])
+            if rule is not None and rule.next is not None:
+                own[kind] = len(self.steps) if rule.next_target == "end_turn" else self.t.step_index[rule.next_target]
+        lines += self.then("who", {n: s for n, s in self.ir.steps.items() if s.kind == "decision"}, own)
         return "\n\n\n".join(effects + ["\n".join(lines)])
+
+    def then(self, me: str, steps: dict, own: dict | None = None) -> list:
+        """Lines sending play on after a move or outcome at one of `steps`: where goto() said, else the move's own
+        next (`own`: kind -> the step's index), else by the step's next (worked out for the seat `me`)."""
+        lines = ["    g = s[X_goto]", "    if g:", "        s[X_goto] = 0", "        go(s, g - 1)", "        return"]
+        for kind, target in (own or {}).items():
+            lines += [f"    if k == {kind}:", f"        go(s, {target})", "        return"]
+        for name in steps:
+            lines.append(f"    if st == {self.t.step_index[name]}:")
+            lines.append(f"        go(s, N_{self.t.step_index[name]}(s, {me}))")
+        return lines
+
+    def _rule_of_kind(self, kind):
+        """The model's rule of a move kind made by a seat (a move, or a step's pass)."""
+        if kind.path[0] == "moves":
+            return self.rules.moves[kind.label]
+        return self.rules.steps[kind.path[2]].pass_rule
 
     def _plan(self, kind):
         if kind.path[0] == "moves":
             return self.ir.moves[kind.label]
+        if kind.label.endswith(".outcome"):
+            return self._step(kind.path[2]).chance.outcomes
         return self._step(kind.path[2]).passing
 
     def _ident(self, leaf: str) -> str:
@@ -272,6 +319,17 @@ class Program:
             else:
                 lines.append("    " + self.m.error("no way on from the step holds", step.decl))
             parts.append("\n".join(lines))
+        auto = [name for name, step in self.ir.steps.items() if step.kind == "auto"]
+        for name in auto:  # an automatic step's effects, then where goto() said, else its next
+            index = self.t.step_index[name]
+            env = {}
+            body = [line for stmt in self._step(name).effects.get("do", ()) for line in self.p.st(stmt, env, "    ")]
+            parts.append("\n".join([f"@_jit\ndef U_{index}(s):", "    me = s[O_player]", *body,
+                                    "    g = s[X_goto]", "    if g:", "        s[X_goto] = 0", "        return g - 1",
+                                    f"    return N_{index}(s, me)"]))
+        dispatch = [f"    {'if' if i == 0 else 'elif'} st == {self.t.step_index[name]}:\n"
+                    f"        return U_{self.t.step_index[name]}(s)" for i, name in enumerate(auto)]
+        parts.append("\n".join(["@_jit\ndef automatic(s, st):", *dispatch, "    return -1"]))
         start = self.t.step_index[self.rules.turn_start]
         winners = self.layout.slots["winners"].form
         listed = _member(winners, Many)
@@ -350,17 +408,23 @@ class Program:
 
     # -- chance ---------------------------------------------------------------------------------------------------
     def _chance(self) -> str:
-        """Each arrangement's draw and its outcome applied, and `chance`, which the playout loop calls at a chance
-        step: the items drawn written to `drawn` from `at`; the index of the move kind drawn."""
-        parts, lines = [], ["@_jit", "def chance(s, rng, drawn, at):", "    st = s[O_step]"]
+        """Each chance step's draw and its outcome applied, and `chance`, which the playout loop calls at a chance
+        step: the outcome's row (its kind, then its arguments) written to `row`; the items an arrangement draws
+        written to `drawn` from `at`, and how many they are."""
+        parts, lines = [], ["@_jit", "def chance(s, rng, drawn, at, out, row):", "    st = s[O_step]"]
         for name, arrangement in self.arrangements.items():
             index = self.t.step_index[name]
             parts.append(arrangement.source(index))
             lines += [f"    if st == {index}:", f"        order = drawn[at:at + {arrangement.size}]",
-                      f"        D_{index}(s, rng, order)", f"        E_{index}(s, {CHANCE_SEAT}, order)",
-                      f"        return {self.kind_index[name + '.arrangement']}, {arrangement.size}"]
+                      f"        D_{index}(s, rng, order)", f"        row[0] = {self.kind_index[name + '.arrangement']}",
+                      f"        E_{index}(s, {CHANCE_SEAT}, order)", f"        return {arrangement.size}"]
+        for name, step in self.ir.steps.items():
+            if step.kind == "chance" and name not in self.arrangements:
+                index = self.t.step_index[name]
+                parts.append(Outcomes(self, name).source(index))
+                lines += [f"    if st == {index}:", f"        P_{index}(s, rng, out, row)", "        return 0"]
         lines += ["    if st >= 0:  # (always: the return after it types the function)",
-                  "        " + self.m.error("no outcome is drawn at this step", ("flow",)), "    return -1, 0"]
+                  "        " + self.m.error("no outcome is drawn at this step", ("flow",)), "    return 0"]
         return "\n\n\n".join(parts + ["\n".join(lines)])
 
 
@@ -412,8 +476,9 @@ class Arrangement:
         else:
             draw = SHUFFLED.format(index=index, items=self.program.m.table(("arrangement", self.name), self.numbers),
                                    tries=TRIES, error=self.error)
-        apply = [f"@_jit\ndef E_{index}(s, me, outcome):", "    s[O_ply] += 1", *self.effects,
-                 f"    go(s, N_{index}(s, s[O_player]))"]
+        apply = [f"@_jit\ndef E_{index}(s, me, outcome):", "    st = s[O_step]", "    s[X_rule] = 0",
+                 "    s[X_turn] = s[O_turn]", "    s[O_ply] += 1", *self.effects,
+                 *self.program.then("s[O_player]", {self.name: None})]
         return "\n\n\n".join(["\n".join(accept), draw, "\n".join(apply)])
 
     def move(self, drawn) -> tuple:
@@ -500,6 +565,27 @@ def _place(values, v):
 
 
 @_jit
+def _seat_at(i):
+    if i < -NS or i >= NS:
+        raise IndexError("no such seat")
+    return i % NS
+
+
+@_jit
+def _row(rows, i):
+    if i < -rows.shape[0] or i >= rows.shape[0]:
+        raise IndexError("index out of range")
+    return rows[i]
+
+
+@_jit
+def _fits(x, low, high, code):
+    if x < low or x > high:
+        raise ValueError(code, x)
+    return x
+
+
+@_jit
 def _item(xs, i):
     if i < -xs.shape[0] or i >= xs.shape[0]:
         raise IndexError("index out of range")
@@ -540,6 +626,13 @@ def _contains(xs, x):
 @_jit
 def _max_of(xs, default, has_default):
     return _rt.max_of(xs, default, has_default)
+
+
+@_jit
+def _max_or(xs, code):
+    if xs.shape[0] == 0:
+        raise ValueError(code)
+    return _rt.max_of(xs, 0, True)[0]
 
 
 @_jit
@@ -630,6 +723,11 @@ def go(s, target):
         s[O_step] = target
         if s[O_ply] and not checked and check_end(s):
             return
+        checked = False
+        if AUTO[target]:
+            s[X_goto] = 0
+            target = automatic(s, target)
+            continue
         return
     {error}'''
 
@@ -681,17 +779,20 @@ def playout(s, rng, max_steps, out, log, drawn, keep):
     done = 0
     at = 0
     last = -1
+    row = np.empty(W, np.int64)
     while not s[O_terminal]:
         if done >= max_steps:
             return done, 2, last
         if keep and done >= log.shape[0]:
             return done, 3, last
         if KIND[s[O_step]] != 0:
-            kind, size = chance(s, rng, drawn, at if keep else 0)
+            size = chance(s, rng, drawn, at if keep else 0, out, row)
             if keep:
                 log[done, 0] = -1
-                log[done, 1] = kind
-                log[done, 2] = at
+                for j in range(W):
+                    log[done, 1 + j] = row[j]
+                if size:
+                    log[done, 2] = at
                 at += size
             done += 1
             continue

@@ -12,6 +12,7 @@ from numba import njit, uint64
 _GAMMA = uint64(0x9E3779B97F4A7C15)
 _MIX1 = uint64(0xBF58476D1CE4E5B9)
 _MIX2 = uint64(0x94D049BB133111EB)
+MAX_ITEMS = 1_000_000  # (limits.MAX_ITEMS)
 _JIT = dict(boundscheck=True, cache=False, nogil=True)
 
 
@@ -42,6 +43,51 @@ def below(rng, row, n):
     while r >= bound:
         r = next64(rng, row) >> shift
     return np.int64(r)
+
+
+@njit(**_JIT)
+def concat(a, b):
+    """a + b, two lists (at most MAX_ITEMS items, as the language allows)."""
+    if a.shape[0] + b.shape[0] > MAX_ITEMS:
+        raise ValueError("a list of more than 1,000,000 items")
+    out = np.empty(a.shape[0] + b.shape[0], np.int64)
+    out[:a.shape[0]] = a
+    out[a.shape[0]:] = b
+    return out
+
+
+@njit(**_JIT)
+def span(low, high):
+    """low..high, both included (at most MAX_ITEMS numbers, as the language allows)."""
+    if high - low + 1 > MAX_ITEMS:
+        raise ValueError("a range of more than 1,000,000 numbers")
+    return np.arange(low, max(high + 1, low), 1, np.int64)
+
+
+@njit(**_JIT)
+def keyed_row(keys, rows, lengths, key, code):
+    """The cells of the region whose key (a row of `keys`) is `key`; ValueError(code) when none is."""
+    for i in range(keys.shape[0]):
+        same = keys.shape[1] == key.shape[0]
+        for j in range(key.shape[0]):
+            if same and keys[i, j] != key[j]:
+                same = False
+        if same:
+            return rows[i, :lengths[i]]
+    raise ValueError(code)
+
+
+@njit(**_JIT)
+def optionals(s, tags, start, n, enum, texts, absent):
+    """A list whose items are none or a value, read from the vector `s`: tag 1 a value (a text by its place in
+    `enum` when `texts`), else `absent`."""
+    out = np.empty(n, np.int64)
+    for i in range(n):
+        if s[tags + i] == 1:
+            out[i] = enum[s[start + i]] if texts else s[start + i]
+        else:
+            out[i] = absent
+    return out
 
 
 @njit(**_JIT)

@@ -36,10 +36,12 @@ class CompiledGame:
             else:
                 step = rules.steps[kind.path[2]]
                 self._rules.append(step.pass_rule if kind.label.endswith(".pass") else
-                                   game.arrangement_rule(step) if kind.label.endswith(".arrangement") else None)
+                                   game.arrangement_rule(step) if kind.label.endswith(".arrangement") else
+                                   step.moves[0] if kind.label.endswith(".outcome") else None)
         self._drawn = {program.kind_index[name + ".arrangement"]: a for name, a in program.arrangements.items()}
         self._kind_of = {id(rule): k for k, rule in enumerate(self._rules) if rule is not None}
         self._cells = rules.board.cells
+        self._texts = {number: text for text, number in program.m.texts.items()}
         self._start = None  # the first position's vector and history (states differ only in their seed)
 
     def __getattr__(self, name):  # name, rules, path, num_players, layout... are the Python game's
@@ -87,19 +89,32 @@ class CompiledGame:
             raise self.failure(state, what, exc) from None
 
     def failure(self, state, what, exc) -> GameRuntimeError:
-        text = str(exc)
-        rules = self.python.rules
+        """The located error of a failure of compiled code: a code raised with the values its message shows (see
+        printer.Module.code), else the exception's own text. A capacity passed is blamed, as the Python engine
+        blames it, on the move being applied, on the turn it was applied."""
+        args = exc.args
+        text = str(args[0]) if args else str(exc)
+        rules, errors = self.python.rules, self.program.m.errors
         path = getattr(what, "path", None) or ("flow", "steps", what)
-        message = text
-        if text.startswith("E") and text[1:].isdigit() and int(text[1:]) < len(self.program.m.errors):
-            message, at = self.program.m.errors[int(text[1:])]
-            path = at or path
+        name, turn, message = getattr(what, "name", what), state.turn, text
+        hint = "the rule file lets play reach a position this rule does not handle"
+        if text.startswith("E") and text[1:].isdigit() and int(text[1:]) < len(errors):
+            message, at, told, capacity = errors[int(text[1:])]
+            message = message.format(*args[1:]) if len(args) > 1 else message
+            path, hint = at or path, told or hint
+            rule = self._rules[state._get_scratch("rule") - 1] if state._get_scratch("rule") > 0 else None
+            if capacity and rule is not None:
+                name, path, turn = rule.name, rule.path, state._get_scratch("turn")
         elif isinstance(exc, IndexError):
             message = f"{text}: a value beyond what it indexes"
         location = rules.where(path) if rules.where is not None else None
-        name = getattr(what, "name", what)
-        return GameRuntimeError(name, state.turn, message, location or Location(self.python.path),
-                                "the rule file lets play reach a position this rule does not handle")
+        return GameRuntimeError(name, turn, message, location or Location(self.python.path), hint)
+
+    def capacity_passed(self, exc) -> bool:
+        """Whether compiled code failed because a list was to hold more than its capacity."""
+        text = str(exc.args[0]) if exc.args else ""
+        errors = self.program.m.errors
+        return text.startswith("E") and text[1:].isdigit() and int(text[1:]) < len(errors) and errors[int(text[1:])][3]
 
     def move(self, row, player: int) -> Move:
         """The Move a row of compiled code stands for."""
@@ -117,7 +132,7 @@ class CompiledGame:
         row = np.zeros(self.program.width, np.int64)
         row[0] = k
         for j, value in enumerate(move[1]):
-            row[j + 1] = int(value)
+            row[j + 1] = self.program.m.texts[value] if isinstance(value, str) else int(value)
         return row
 
     def logged(self, log, drawn) -> list:
@@ -126,7 +141,7 @@ class CompiledGame:
         moves = []
         for row in log:
             seat, k = int(row[0]), int(row[1])
-            if seat >= 0:
+            if seat >= 0 or k not in self._drawn:  # a seat's move, or an outcome drawn
                 moves.append(self.move(row[1:], seat))
                 continue
             arrangement, at = self._drawn[k], int(row[2])
@@ -142,15 +157,15 @@ class CompiledGame:
         return batch_kernels(self)
 
     def _atoms(self, k: int) -> tuple:
-        last = self.layout.slots["last"].form
-        place = self.program.players.index(k)
-        return last.members[place].items
+        return self.layout.slots["history"].form.members[k].items
 
     def _arg(self, atom, number: int):
         if atom.kind == "cell":
             return self._cells[number]
         if atom.kind == "bool":
             return bool(number)
+        if atom.kind == "text":
+            return self._texts[number]
         return number
 
 
@@ -201,6 +216,9 @@ class CompiledState:
     # -- fields -----------------------------------------------------------------------------------------------
     def _get(self, name: str) -> int:
         return int(self.s[self.game.packing.fields[name].offset])
+
+    def _get_scratch(self, name: str) -> int:
+        return int(self.s[self.game.packing.scratch[name]])
 
     @property
     def terminal(self) -> bool:
@@ -290,7 +308,17 @@ class CompiledState:
             self._through_python(lambda state: state.apply(move, player))
             return
         game = self.game
-        game.call(self, move[0], game.fn["apply"], self.s, game.row(move), move[2])
+        before = self.s.copy() if game.rules.bounded else None
+        try:
+            game.fn["apply"](self.s, game.row(move), move[2])
+        except _FAILED as exc:
+            if before is None or not game.capacity_passed(exc):
+                raise game.failure(self, move[0], exc) from None
+            # the Python engine applies the move from the position before: it checks capacities once the whole
+            # move is made (a list may grow past its capacity and shrink back within one move)
+            self.s = before
+            self._through_python(lambda state: state.apply(move, player))
+            return
         history = self.history
         history.append(move)
         self.s[game.packing.fields["last_row"].offset] = len(history) - 1

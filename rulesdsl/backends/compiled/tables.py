@@ -21,6 +21,11 @@ class Tables:
         self.step_index = {name: i for i, name in enumerate(layout.steps)}
         self.regions = {name: [int(c) for c in region] for name, region in board.regions.items()
                         if all(isinstance(c, Cell) for c in region)}  # (regions of other values are not tabled)
+        # a region per key (keys: whole numbers, or tuples of them of one length): key -> its cells' indices
+        self.keyed = {name: {key: [int(c) for c in cells] for key, cells in region.items()}
+                      for name, region in board.regions.items()
+                      if isinstance(region, dict) and region and _whole_keys(region)
+                      and all(isinstance(c, Cell) for cells in region.values() for c in cells)}
         self.directions = list(board.rays)
         self._pieces = None
 
@@ -49,6 +54,14 @@ class Tables:
         width = max((len(r) for d in rays.values() for r in d), default=0)
         table = [[[int(x) for x in ray] + [-1] * (width - len(ray)) for ray in rays[d]] for d in self.directions]
         return table, [[len(ray) for ray in rays[d]] for d in self.directions]
+
+    def keyed_tables(self, name: str) -> tuple:
+        """(keys as rows of whole numbers, each key's cells padded with -1, how many cells each has) of a region
+        per key."""
+        region = self.keyed[name]
+        keys = [list(k) if isinstance(k, tuple) else [k] for k in region]
+        width = max(len(cells) for cells in region.values())
+        return keys, [cells + [-1] * (width - len(cells)) for cells in region.values()], [len(c) for c in region.values()]
 
     def mask(self, region: str) -> list:
         members = set(self.regions[region])
@@ -131,3 +144,12 @@ class Tables:
             return int(value)
         raise Unsupported(printer.m.locate(node), f"a value of '{name or node.name}' that is not a whole number or "
                           "text")
+
+
+def _whole_keys(region: dict) -> bool:
+    """Whether a region's keys are whole numbers, or tuples of whole numbers of one length."""
+    keys = list(region)
+    if all(isinstance(k, int) and not isinstance(k, bool) for k in keys):
+        return True
+    return all(isinstance(k, tuple) and len(k) == len(keys[0]) and
+               all(isinstance(x, int) and not isinstance(x, bool) for x in k) for k in keys)
