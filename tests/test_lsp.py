@@ -22,6 +22,7 @@ from rulesdsl.errors import Location, Problem  # noqa: E402
 from rulesdsl.loading import load_document  # noqa: E402
 from rulesdsl.lsp.checks import check_buffer, column, diagnostic, diagnostics, units  # noqa: E402
 from rulesdsl.lsp.index import EXCERPT, FileIndex, is_code, schema_description  # noqa: E402
+from rulesdsl.lsp.rule_files import is_rule_file  # noqa: E402
 
 WAIT = 30  # seconds an answer may take on a loaded machine before the test fails (never hangs)
 
@@ -300,6 +301,68 @@ def test_a_hostile_buffer_gives_a_diagnostic_not_a_hang(client, folder):
     uri = (folder / "still_alive.yaml").as_uri()  # and the server still answers
     client.open(uri, GAME)
     assert client.diagnostics(uri, 1) == []
+
+
+WORKFLOW = """\
+name: CI
+on: [push]
+jobs:
+  test:
+    runs-on: ubuntu-latest
+    steps:
+      - run: python -m pytest
+"""
+
+
+def test_a_yaml_file_that_is_not_a_rule_file_gets_no_diagnostics_hovers_or_names(client, folder):
+    path = folder / "ci.yml"
+    path.write_text(WORKFLOW, encoding="utf-8")
+    assert _validate_json(path), "validate finds problems in it (unknown key 'on'...): the server must not say them"
+    uri = path.as_uri()
+    client.open(uri, WORKFLOW)
+    assert client.diagnostics(uri, 1) == []
+    assert client.at("textDocument/hover", uri, 0, 1) is None  # 'name', a key the rules schema describes
+    assert client.at("textDocument/completion", uri, 6, 14)["items"] == []
+    # a top-level game: makes it a rule file, checked as any other; and taking it away, silent again
+    client.change(uri, "game: Mine\n" + WORKFLOW, 2)
+    assert "schema_unknown_key" in {d["code"] for d in client.diagnostics(uri, 2)}
+    assert client.at("textDocument/hover", uri, 0, 1) is not None
+    client.change(uri, WORKFLOW, 3)
+    assert client.diagnostics(uri, 3) == []
+    assert client.at("textDocument/hover", uri, 0, 1) is None
+
+
+@pytest.mark.parametrize("file, text, rules", [
+    ("/w/.github/workflows/ci.yml", WORKFLOW, False),
+    ("/w/compose.yaml", "services:\n  game:\n    image: x\n", False),  # a nested game: is not the rule file's
+    ("/w/mine.yaml", "# notes\ngame: Mine\n", True),
+    ("/w/mine.yaml", "extends: mark\noptions:\n  money: {default: 40}\n", True),
+    ("/w/mine.yaml", "game:\n", True),
+    ("/w/gamer.yaml", "gamer: 1\n", False),
+    ("/w/mine.rules.yaml", "", True),
+    ("/w/MINE.RULES.YML", "players: {count: 2}\n", True),
+    ("/w/games/draft.yaml", "players: {count: 2}\n", True),
+    ("/w/games/new/draft.yml", "", True),
+    ("/w/my-games/draft.yaml", "players: {count: 2}\n", False),
+    ("/w/draft.yaml", "# yaml-language-server: $schema=../schemas/rules.schema.json\nplayers: {count: 2}\n", True),
+    ("/w/draft.yaml", "# yaml-language-server: $schema=https://example.org/s/rules.schema.json\n", True),
+    ("/w/draft.yaml", "# yaml-language-server: $schema=..\\schemas\\rules.schema.json\n", True),
+    # a modeline naming another schema wins over the name and the content
+    ("/w/games/ci.yml", "# yaml-language-server: $schema=https://json.schemastore.org/github-workflow.json\n"
+     "game: x\n", False),
+    ("/w/draft.yaml", "# yaml-language-server: $schema=other-rules.schema.json.bak\ngame: x\n", False),
+    ("untitled:Untitled-1", "game: x\n", True),
+    ("file:///w/games/a.yaml", "", True),
+])
+def test_which_yaml_files_are_rule_files(file, text, rules):
+    assert is_rule_file(file, text) is rules
+
+
+def test_deciding_reads_a_huge_buffer_once(tmp_path):
+    start = time.process_time()
+    assert not is_rule_file("/w/big.yaml", "key: value\n" * 500_000 + "  game: x\n" + "#" * 1_000_000 + "\n"
+                            + "# " + " \t" * 500_000 + "\n" + "\t" * 1_000_000)
+    assert time.process_time() - start < 5  # linear in the text: a tenth of a second, even on a busy machine
 
 
 @pytest.mark.parametrize("name", ["expr_deep_parens", "expr_long_sum_chain", "grid_huge"])

@@ -9,6 +9,7 @@ from ..errors import UsageError
 from ..source import Document
 from .checks import column, diagnostic, diagnostics, internal_problem, units
 from .index import FileIndex, Symbol, is_code
+from .rule_files import is_rule_file
 from .workers import Workers
 
 DEBOUNCE = 0.3  # seconds without typing before a changed buffer is checked
@@ -74,6 +75,11 @@ def register(server, types, converter, workers: Workers) -> None:
         await asyncio.sleep(delay)
         document = server.workspace.get_text_document(uri)
         version, text, file = document.version, document.source, _file(document)
+        if not is_rule_file(file, text):  # a CI workflow, a compose file...: no problems, names or hovers of ours
+            editor.indexes.pop(uri, None)
+            editor.loaded.pop(uri, None)
+            publish(uri, [], version)
+            return
         found = await asyncio.wrap_future(editor.workers.check(uri, version, file, text))
         if found is None or server.workspace.get_text_document(uri).version != version:
             return  # typed since, or closed: a newer check follows, or none is wanted
