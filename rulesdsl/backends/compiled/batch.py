@@ -33,12 +33,15 @@ def rollout(s, rng, limit, out, log, drawn):
     done = 0
     at = 0
     last = -1
+    row = np.empty(W, np.int64)
     while not s[O_terminal] and done < limit and done < log.shape[0]:
         if KIND[s[O_step]] != 0:
-            kind, size = chance(s, rng, drawn, at)
+            size = chance(s, rng, drawn, at, out, row)
             log[done, 0] = -1
-            log[done, 1] = kind
-            log[done, 2] = at
+            for j in range(W):
+                log[done, 1 + j] = row[j]
+            if size:
+                log[done, 2] = at
             at += size
             done += 1
             continue
@@ -55,11 +58,12 @@ def rollout(s, rng, limit, out, log, drawn):
 
 
 @_xjit
-def own_draw(s, rng, drawn):
-    """A chance outcome drawn from the state's own stream (as sample_chance() with no stream given)."""
+def own_draw(s, rng, drawn, out):
+    """A chance outcome drawn from the state's own stream (as sample_chance() with no stream given); `out` is room
+    for the outcomes listed."""
     rng[0, 0] = _nb_u64(s[O_rng])
     rng[0, 1] = _nb_u64(s[O_rng + 1])
-    chance(s, rng, drawn, 0)
+    chance(s, rng, drawn, 0, out, np.empty(W, np.int64))
     s[O_rng] = _nb_i64(rng[0, 0])
     s[O_rng + 1] = _nb_i64(rng[0, 1])
 
@@ -70,7 +74,7 @@ def others(s, seats, learner, out, drawn, own):
     `seats`) play until a learning seat is to choose or the game ends."""
     while not s[O_terminal]:
         if KIND[s[O_step]] != 0:
-            own_draw(s, own, drawn)
+            own_draw(s, own, drawn, out)
             continue
         me = s[O_player]
         if learner[me]:
