@@ -1,8 +1,8 @@
 """Kernels printed beside a game's compiled module: many games stepped at once, and random rollouts from one stream.
 
 A small printer of its own: the template below names only what every printed module defines (`legal`, `apply`,
-`chance`, `returns`, `decider`, `KIND`, `W`, `NS` and the offsets of the engine's fields), so it is the same text
-for every game and is compiled in the module's namespace the first time a game asks for it (once per process and
+`chance`, `logged`, `returns`, `decider`, `KIND`, `W`, `NS` and the offsets of the engine's fields), so it is the
+same text for every game and is compiled in the module's namespace the first time a game asks for it (once per process and
 module). Its loops are bounded as the module's are: a game by its turn cap and the flow's automatic steps, a batch
 by its size, an encoding by the moves listed.
 
@@ -37,9 +37,7 @@ def rollout(s, rng, limit, out, log, drawn):
     while not s[O_terminal] and done < limit and done < log.shape[0]:
         if KIND[s[O_step]] != 0:
             size = chance(s, rng, drawn, at, out, row)
-            log[done, 0] = -1
-            for j in range(W):
-                log[done, 1 + j] = row[j]
+            logged(log, done, -1, row)
             if size:
                 log[done, 2] = at
             at += size
@@ -49,9 +47,7 @@ def rollout(s, rng, limit, out, log, drawn):
         n = legal(s, me, out)
         k = _rt.below(rng, 0, n)
         apply(s, out[k], me)
-        log[done, 0] = me
-        for j in range(W):
-            log[done, 1 + j] = out[k, j]
+        logged(log, done, me, out[k])
         last = done
         done += 1
     return done, last

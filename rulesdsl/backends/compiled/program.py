@@ -771,6 +771,14 @@ def decider(s):
 
 
 @_jit
+def logged(log, done, seat, row):
+    """Row `done` of a playout's log: the seat (-1 for chance), then the move or the outcome's row."""
+    log[done, 0] = seat
+    for j in range(W):
+        log[done, 1 + j] = row[j]
+
+
+@_jit
 def playout(s, rng, max_steps, out, log, drawn, keep):
     """Random moves from the seats' streams rng[1 + seat] and chance outcomes from rng[0] until the end (0),
     max_steps (2) or the end of the log (3): (moves made, why it stopped, the row of the last seat's move or -1).
@@ -788,9 +796,7 @@ def playout(s, rng, max_steps, out, log, drawn, keep):
         if KIND[s[O_step]] != 0:
             size = chance(s, rng, drawn, at if keep else 0, out, row)
             if keep:
-                log[done, 0] = -1
-                for j in range(W):
-                    log[done, 1 + j] = row[j]
+                logged(log, done, -1, row)
                 if size:
                     log[done, 2] = at
                 at += size
@@ -801,9 +807,7 @@ def playout(s, rng, max_steps, out, log, drawn, keep):
         k = _rt.below(rng, 1 + me, n)
         apply(s, out[k], me)
         if keep:
-            log[done, 0] = me
-            for j in range(W):
-                log[done, 1 + j] = out[k, j]
+            logged(log, done, me, out[k])
         last = done
         done += 1
     return done, 0, last
