@@ -159,7 +159,7 @@ def create_app(folder: str | Path, first_file: str | None = None, host: str = "1
     def in_game(action, argument=lambda data: None):
         async def run(data, client):
             return await workspace.game_step(client, fields.token_field(data, "session"), action, argument(data),
-                                             fields.viewer_field(data))
+                                             fields.viewer_field(data), fields.optional_number(data, "at"))
         return run
 
     async def replay(data, client):

@@ -76,6 +76,11 @@ def whole_number(data: dict, name: str, default: int | None = None) -> int:
     return value
 
 
+def optional_number(data: dict, name: str) -> int | None:
+    """A whole number field that may be left out or null (then None)."""
+    return None if data.get(name) is None else whole_number(data, name)
+
+
 def json_object(data: dict, name: str) -> dict:
     """An object field (the options); {} when left out or null."""
     value = data.get(name)

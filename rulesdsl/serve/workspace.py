@@ -131,18 +131,21 @@ class Workspace:
             self.games.discard(client, token)
             raise
 
-    async def game_step(self, client: str, token, action: str, argument, viewer: int | None) -> dict:
-        """A step of a kept game ('state', 'move', 'click', 'undo'); its view after it."""
-        return await self._step(client, token, self.games.get(client, token), action, argument, viewer)
+    async def game_step(self, client: str, token, action: str, argument, viewer: int | None,
+                        at: int | None = None) -> dict:
+        """A step of a kept game ('state', 'move', 'click', 'undo') at position `at` (None: the last; see
+        work.game_action); its view after it."""
+        return await self._step(client, token, self.games.get(client, token), action, argument, viewer, at)
 
-    async def _step(self, client: str, token: str, game: _Game, action: str, argument, viewer: int | None) -> dict:
+    async def _step(self, client: str, token: str, game: _Game, action: str, argument, viewer: int | None,
+                    at: int | None = None) -> dict:
         async with game.lock:
             humans = [p for p, seat in enumerate(game.seats) if seat == HUMAN] if game.seats else [0]
             if viewer is not None and not self.view_as and viewer not in humans:
                 raise Forbidden(f"you do not play seat {viewer}: a game is seen as its human seats see it "
                                 "(rulesdsl serve --allow-view-as shows any seat)")
             found = await self._job(work.game_action, game.source, game.seed, game.seats, game.record, action,
-                                    argument, viewer, self.view_as, what=f"a game of {game.source.name}",
+                                    argument, viewer, self.view_as, at, what=f"a game of {game.source.name}",
                                     source=game.source)
             if not game.seats:  # the default seats, as the session chose them
                 game.seats = tuple(found["view"]["seats"])
