@@ -297,6 +297,7 @@ function drawPanel(view) {
     const row = table.insertRow();
     row.className = "seat-row" + (seat.to_move ? " to-move" : "");
     row.dataset.seat = seat.seat;
+    row.dataset.name = seat.name;
     const name = row.insertCell();
     const swatch = document.createElement("span");
     swatch.className = "swatch";
