@@ -13,6 +13,7 @@ pytest.importorskip("httpx")
 from starlette.testclient import TestClient  # noqa: E402
 
 from rulesdsl.cli import main  # noqa: E402
+from rulesdsl.loading import bundled_games  # noqa: E402
 from rulesdsl.serve.app import create_app  # noqa: E402
 
 GAME = """\
@@ -67,8 +68,9 @@ def test_the_page_and_its_editor_are_served(served):
 
 def test_config_lists_the_folder_files(served):
     (served.folder / "game.log.json").write_text("{}", encoding="utf-8")
+    bundled = sorted(path.name for path in bundled_games().values())
     assert served("config") == (200, {"first": "line.yaml", "folder": "served", "copies_to": None,
-                                      "rules": ["line.yaml"],
+                                      "rules": ["line.yaml"], "bundled": bundled,
                                       "logs": ["game.log.json"], "skipped": [], "view_as": False})
 
 

@@ -23,6 +23,9 @@ from .runner import Busy
 from .workspace import Forbidden, Workspace
 
 STATIC = Path(__file__).resolve().parent / "static"
+TUTORIAL = Path(__file__).resolve().parents[2] / "docs" / "tutorial.md"  # beside the package, in a checkout
+TUTORIAL_ELSEWHERE = ("The tutorial (docs/tutorial.md) comes with rulesdsl's source, not with the installed package: "
+                      "read it there. It writes a game from scratch, one step at a time.\n")
 INSTALL_HINT = "pip install 'rulesdsl[serve]'"
 COOKIE = "rulesdsl_client"  # who a client is: the games, replays and simulations it made are its alone
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{32,64}")
@@ -78,6 +81,13 @@ def create_app(folder: str | Path, first_file: str | None = None, host: str = "1
         if fresh:
             response.set_cookie(COOKIE, client, httponly=True, samesite="strict", path="/")
         return response
+
+    async def tutorial(request):
+        """The tutorial, as text (docs/tutorial.md of a checkout), or where to find it."""
+        found = TUTORIAL.is_file()
+        text = TUTORIAL.read_bytes() if found else TUTORIAL_ELSEWHERE.encode("utf-8")
+        return Response(text, headers={"X-Content-Type-Options": "nosniff", "Cache-Control": "no-store"},
+                        media_type="text/plain; charset=utf-8")
 
     async def index(request):
         client, fresh = client_of(request)
@@ -135,19 +145,22 @@ def create_app(folder: str | Path, first_file: str | None = None, host: str = "1
         return {"first": first_file, "folder": workspace.root.name, "view_as": view_as, "copies_to": copies,
                 **await workspace.files()}
 
+    # `bundled`: the path names a bundled game (read-only), not a file of the served folder
     async def read(data, client):
         path = fields.text_field(data, "path")
-        return {"path": path, "text": await workspace.read(path)}
+        return {"path": path, "text": await workspace.read(path, fields.flag(data, "bundled"))}
 
     async def save(data, client):
         path = fields.text_field(data, "path")
-        copy = await workspace.save(path, fields.text_field(data, "text", limit=caps.request_bytes))
+        copy = await workspace.save(path, fields.text_field(data, "text", limit=caps.request_bytes),
+                                    fields.flag(data, "bundled"))
         return {"saved": path} if copy is None else {"saved": path, "copy": copy}
 
     async def source(data):
         return await workspace.source(fields.text_field(data, "path"),
                                       fields.optional_text(data, "text", caps.request_bytes),
-                                      fields.optional_text(data, "variant"), fields.json_object(data, "options"))
+                                      fields.optional_text(data, "variant"), fields.json_object(data, "options"),
+                                      fields.flag(data, "bundled"))
 
     async def validate(data, client):
         return await workspace.validate(await source(data))
@@ -159,7 +172,7 @@ def create_app(folder: str | Path, first_file: str | None = None, host: str = "1
     def in_game(action, argument=lambda data: None):
         async def run(data, client):
             return await workspace.game_step(client, fields.token_field(data, "session"), action, argument(data),
-                                             fields.viewer_field(data))
+                                             fields.viewer_field(data), fields.optional_number(data, "at"))
         return run
 
     async def replay(data, client):
@@ -176,7 +189,7 @@ def create_app(folder: str | Path, first_file: str | None = None, host: str = "1
         found = await source(data)
         token = await workspace.simulate(client, found, fields.whole_number(data, "games", 100),
                                          fields.text_list(data, "agents"), fields.whole_number(data, "seed", 0),
-                                         await workspace.saved(found))
+                                         await workspace.saved(found, fields.flag(data, "bundled")))
         return {"simulation": token}
 
     async def simulation(data, client):
@@ -191,7 +204,7 @@ def create_app(folder: str | Path, first_file: str | None = None, host: str = "1
            "click": in_game("click", lambda data: fields.text_list(data, "cells")), "undo": in_game("undo"),
            "replay": replay, "replay_step": replay_step, "report": report, "simulate": simulate,
            "simulation": simulation, "stop": stop}
-    routes = [Route("/", index)] + [Route(f"/api/{name}", endpoint(name, fn), methods=["POST"])
+    routes = [Route("/", index), Route("/tutorial", tutorial)] + [Route(f"/api/{name}", endpoint(name, fn), methods=["POST"])
                                     for name, fn in api.items()]
     routes.append(Mount("/static", StaticFiles(directory=STATIC), name="static"))
     # only requests addressed to this machine by name: a site whose name is made to point here (DNS

@@ -76,6 +76,21 @@ def whole_number(data: dict, name: str, default: int | None = None) -> int:
     return value
 
 
+def optional_number(data: dict, name: str) -> int | None:
+    """A whole number field that may be left out or null (then None)."""
+    return None if data.get(name) is None else whole_number(data, name)
+
+
+def flag(data: dict, name: str) -> bool:
+    """A true-or-false field; False when left out or null."""
+    value = data.get(name)
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise Refused(f"'{name}' should be true or false, not {_kind(value)}")
+    return value
+
+
 def json_object(data: dict, name: str) -> dict:
     """An object field (the options); {} when left out or null."""
     value = data.get(name)

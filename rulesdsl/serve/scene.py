@@ -10,6 +10,7 @@ from ..engine.serialize import encode
 from ..model.values import Cell, Piece, text_of
 from ..render import value_text
 from .layout import GRID, ROWS, cell_places
+from .panel import Panel
 
 MAX_LINKS_PER_CELL = 4  # links drawn, at most, per cell (a dense board's links would hide it)
 MAX_ZONE_ITEMS = 60  # pieces listed per zone place; the rest are counted
@@ -27,6 +28,7 @@ class Scene:
         self.rules = rules
         self.places, self.layout = cell_places(rules)
         self.links = _links(rules) if self.layout != GRID else []
+        self.panel = Panel(rules, _colour)
 
     def of(self, S, viewer: int | None) -> dict:
         """The scene of state S as `viewer` (a seat; None: the table) sees it."""
@@ -58,7 +60,7 @@ class Scene:
                 "cells": cells, "links": self.links, "pieces": pieces, "zones": zones, "variables": variables,
                 "players": [{"name": n, "colour": _colour(n, colours) or _PALETTE[p % len(_PALETTE)]}
                             for p, n in enumerate(rules.player_names)],
-                "status": status(S), "viewer": viewer}
+                "status": status(S), "viewer": viewer, "panel": self.panel.of(S, viewer, seen)}
 
 
 def status(S) -> str:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import copy
+from bisect import bisect_right
+
 from .. import budget
 from ..agents import make_agent
 from ..agents.view import PlayerView
@@ -13,6 +16,7 @@ from ..errors import GameRuntimeError, MoveError, UsageError
 from ..limits import MOVE_SECONDS
 from ..model.values import Cell
 from ..sim.runner import entry
+from .panel import last_move
 from .scene import Scene
 
 HUMAN = "human"
@@ -51,21 +55,47 @@ class Session:
         """The game so far as plain data, for Session(game, seed, seats, record) to play it back."""
         return {"plies": list(self.plies), "humans": list(self.humans), "since": self.since}
 
-    def human_to_move(self) -> int | None:
-        """The human seat that chooses now, or None (the game is over)."""
-        S = self.state
+    def human_to_move(self, S=None) -> int | None:
+        """The human seat that chooses in state S (default: now), or None (the game is over, or an agent or
+        chance is to move there)."""
+        S = self.state if S is None else S
         who = S.current_player()
         if who >= 0:
-            return who
+            return who if self.agents[who] is None else None
         if who == SIMULTANEOUS:
             waiting = [p for p in S.acting_players() if self.agents[p] is None]
             return waiting[0] if waiting else None
         return None
 
-    def legal(self) -> list[str]:
-        """The legal moves of the seat to choose, in the game's notation."""
-        seat = self.human_to_move()
-        return [] if seat is None else [str(m) for m in self.state.legal_moves(seat)]
+    def legal(self, S=None) -> list[str]:
+        """The legal moves of the seat to choose in state S (default: now), in the game's notation."""
+        S = self.state if S is None else S
+        seat = self.human_to_move(S)
+        return [] if seat is None else [str(m) for m in S.legal_moves(seat)]
+
+    def position(self, ply: int):
+        """The state after the first `ply` plies (0 to len(plies)): the game's own state at its end, else a new one,
+        played on from the undo point before it (or from the start)."""
+        if ply >= len(self.plies):
+            return self.state
+        point = bisect_right(self.humans, ply) - 1  # the last human move at or before the ply
+        S = self.undo_points[point].clone() if point >= 0 else self.game.new_initial_state(self.seed)
+        for text in self.plies[self.humans[point] if point >= 0 else 0:ply]:
+            S.apply(_ply_move(S, text))
+        return S
+
+    def branch(self, ply: int) -> "Session":
+        """This game cut back to position `ply`, where a human seat chose a move (as undo cuts it back to the last
+        one): a new Session, so this one stays as it is until the branch is kept. MoveError at any other ply."""
+        if ply not in self.humans:
+            raise MoveError(MoveError.ILLEGAL, f"position {ply}", "no human seat chooses at this position",
+                            "step to a position where one of your seats is to move, or to the last one")
+        point = self.humans.index(ply)
+        other = copy.copy(self)
+        other.state = self.undo_points[point].clone()
+        other.plies, other.humans, other.undo_points = self.plies[:ply], self.humans[:point], self.undo_points[:point]
+        other.since = len(other.state.history)
+        return other
 
     def play(self, text: str) -> None:
         """Play a move written in notation for the human seat to choose; MoveError says why it cannot."""
@@ -147,15 +177,21 @@ class Session:
         self.since = len(self.state.history)
         return True
 
-    def view(self, viewer: int | None) -> dict:
-        """The scene as `viewer` sees it, with the legal moves (when the viewer is to choose), the history as
-        the viewer may read it, and what happened since the last human move."""
-        scene = self.scene.of(self.state, viewer)
-        seat = self.human_to_move()
-        history = Observer(self.game.rules, viewer, self.state.revealed).history(self.state)
-        scene.update(history=history, told=history[self.since:], to_move=seat, seats=self.seats,
-                     legal=self.legal() if seat is not None and viewer in (None, seat) else [],
-                     can_undo=bool(self.undo_points))
+    def view(self, viewer: int | None, ply: int | None = None) -> dict:
+        """The scene of position `ply` (None: the last) as `viewer` sees it, with the legal moves (when the
+        viewer is to choose there, at the last position or one a human seat chose at), the history as the
+        viewer may read it, what happened since the last human move, and what the last ply changed."""
+        end = len(self.plies)
+        ply = end if ply is None else max(0, min(ply, end))
+        S = self.position(ply)
+        scene = self.scene.of(S, viewer)
+        seat = self.human_to_move(S) if ply == end or ply in self.humans else None
+        history = Observer(self.game.rules, viewer, S.revealed).history(S)
+        before = self.scene.of(self.position(ply - 1), viewer) if ply > 0 else None
+        scene["panel"]["last"] = last_move(before, scene, history)
+        scene.update(history=history, told=history[self.since:] if ply == end else [], to_move=seat,
+                     seats=self.seats, legal=self.legal(S) if seat is not None and viewer in (None, seat) else [],
+                     can_undo=bool(self.undo_points), ply=ply, plies=end)
         return scene
 
     def _apply(self, move) -> None:
@@ -168,11 +204,7 @@ class Session:
         for i, text in enumerate(record["plies"]):
             if i in humans:
                 self.undo_points.append(self.state.clone())
-            seat = None
-            if text.startswith("@"):  # a simultaneous choice: '@SEAT MOVE'
-                seat_text, _, text = text[1:].partition(" ")
-                seat = int(seat_text)
-            self._apply(self.state.parse_move(text, seat))
+            self._apply(_ply_move(self.state, text))
         self.humans, self.since = list(record["humans"]), record["since"]
 
     def _advance(self) -> None:
@@ -198,6 +230,15 @@ class Session:
             else:
                 move = self.agents[who].choose(PlayerView(S, who), S.legal_moves(who), self.seat_rngs[who])
             self._apply(move)
+
+
+def _ply_move(S, text: str):
+    """The move a ply of a record writes, in state S: '@SEAT MOVE' for a simultaneous choice, else the move."""
+    seat = None
+    if text.startswith("@"):
+        seat_text, _, text = text[1:].partition(" ")
+        seat = int(seat_text)
+    return S.parse_move(text, seat)
 
 
 def _cells_of(move) -> list[str]:

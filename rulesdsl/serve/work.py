@@ -25,6 +25,7 @@ from ..sim.records import numbered_results
 from ..sim.report import analyse, analysed
 from ..sim.report_html import render
 from ..sim.simulate import RunSpec, Summary, agent_names, play_one, prepared
+from .panel import last_move
 from .scene import Scene
 from .session import Session
 
@@ -127,11 +128,13 @@ def check(source: Source) -> dict:
 
 # -- games ------------------------------------------------------------------------------------------------
 def game_action(source: Source, seed: int, seats: tuple, record: dict | None, action: str, argument,
-                viewer: int | None, table: bool) -> dict:
+                viewer: int | None, table: bool, at: int | None = None) -> dict:
     """One step of a playground game given as plain data (its source, seed, seats and record; None: a new
     game): `action` is 'state', 'move' (argument: the move's text), 'click' (argument: the cells clicked) or
-    'undo'. The answer: the game's new record, and its view as `viewer` sees it (None: the human to move,
-    else, unless `table`, the first human seat; else the table), with what the action tells."""
+    'undo'. `at`: the position (a number of plies) the page shows, None the last: 'state' shows it, and a move
+    there (a click that plays one) drops the later plies, as undo does; nothing else changes the game. The
+    answer: the game's new record, and its view as `viewer` sees it (None: the human to move, else, unless
+    `table`, the first human seat; else the table), with what the action tells."""
     game = _game(source)
     if viewer is not None and not 0 <= viewer < game.num_players:
         raise UsageError(f"{game.name} has no seat {viewer}: its seats are 0 to {game.num_players - 1}")
@@ -140,24 +143,30 @@ def game_action(source: Source, seed: int, seats: tuple, record: dict | None, ac
     if session is None:
         session = Session(game, seed, list(seats), record)
     extra = {}
+    # a move at an earlier position is made in a branch of the game cut back to it; any other step back is a view
+    earlier = at is not None and at < len(session.plies) and action in ("move", "click")
     try:
+        played = session.branch(at) if earlier else session
         if action == "move":
-            session.play(argument)
+            played.play(argument)
         elif action == "click":
-            extra["click"] = session.click(argument)
+            extra["click"] = played.click(argument)
         elif action == "undo":
-            extra["undone"] = session.undo()
+            extra["undone"] = played.undo()
     except MoveError:  # refused before anything changed: the game is as it was
         _sessions.put(key, session)
         raise
+    if earlier and (action == "move" or "play" in extra["click"]):
+        session = played  # played from an earlier position: the later plies are dropped
+    shown = at if action == "state" or earlier and played is not session else None
     new = session.record()
     _sessions.put((source.key, seed, seats, _frozen(new)), session)
-    if viewer is None:
-        viewer = session.human_to_move()
+    if viewer is None:  # (at an earlier position: the human to move there)
+        viewer = session.human_to_move(session.position(shown) if shown is not None else None)
         humans = [p for p, agent in enumerate(session.agents) if agent is None]
         if viewer is None and humans and not table:
             viewer = humans[0]
-    return {"record": new, "view": dict(session.view(viewer), **extra)}
+    return {"record": new, "view": dict(session.view(viewer, shown), **extra)}
 
 
 def _frozen(record: dict | None) -> tuple | None:
@@ -189,6 +198,7 @@ def replay_view(path: str, index: int, ply: int) -> dict:
     state = positions[ply]
     view = scene.of(state, None)
     history = state.history_texts()
+    view["panel"]["last"] = last_move(scene.of(positions[ply - 1], None) if ply > 0 else None, view, history)
     view.update(ply=ply, plies=len(positions) - 1, history=history, told=history[-1:], legal=[])
     return view
 

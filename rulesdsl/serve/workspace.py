@@ -12,6 +12,7 @@ from pathlib import Path
 from ..errors import Location, Problem, RulesError
 from ..jail import JobKilled
 from ..limits import MAX_FILE_BYTES
+from ..resources import package_dir
 from . import work
 from .caps import Caps
 from .folder import LOG_SUFFIXES, RULE_SUFFIXES, Folder, Refused
@@ -46,6 +47,8 @@ class Workspace:
         self.folder = Folder(folder, caps.path_chars)
         self.root = self.folder.root
         self.copies = Folder(copies, caps.path_chars) if copies is not None else None
+        # the bundled games, offered read-only in any folder (a folder without rule files lists them)
+        self.bundled = Folder(package_dir("games"), caps.path_chars)
         self.caps, self.view_as = caps, view_as
         self.pool = Pool(caps.workers, caps.queued)
         self.games = Kept(caps.games_per_client, caps.games, caps.idle_seconds)
@@ -82,27 +85,39 @@ class Workspace:
 
     # -- files ---------------------------------------------------------------------------------
     async def files(self) -> dict:
-        return await self._file(self.folder.files)
+        found = await self._file(self.folder.files)
+        bundled = await self._file(self.bundled.files)
+        return dict(found, bundled=bundled["rules"])
 
-    async def read(self, relative: str) -> str:
-        return await self._file(self.folder.read, relative)
+    def _of(self, bundled: bool) -> Folder:
+        return self.bundled if bundled else self.folder
 
-    async def save(self, relative: str, text: str) -> str | None:
-        """Save the editor's text; in a read-only folder, as a copy: then the path of the copy, else None."""
-        if self.copies is None:
+    async def read(self, relative: str, bundled: bool = False) -> str:
+        return await self._file(self._of(bundled).read, relative)
+
+    async def save(self, relative: str, text: str, bundled: bool = False) -> str | None:
+        """Save the editor's text; in a read-only folder, as a copy: then the path of the copy, else None. A
+        bundled game is saved as a new file of the served folder (of the copies' folder when it is read-only)."""
+        if self.copies is None and not bundled:
             await self._file(self.folder.save, relative, text)
             return None
-        self.folder.path(relative)  # a file of the served folder, or refused
-        await self._file(self.copies.save, relative, text)
-        return str(self.copies.path(relative))
+        self._of(bundled).path(relative)  # a file of the folder it is read from, or refused
+        into = self.copies or self.folder
+        if bundled and await self._file(_exists, into.path(relative)):
+            raise Refused(f"{into.path(relative)} is there already: open it, or rename it to save a new copy of "
+                          f"the bundled {relative}")
+        await self._file(into.save, relative, text)
+        return str(into.path(relative))
 
-    async def source(self, relative: str, text: str | None, variant: str | None, options: dict | None) -> work.Source:
-        """The rule file a request names, with the editor's text (else the saved one)."""
-        path = self.folder.path(relative)
+    async def source(self, relative: str, text: str | None, variant: str | None, options: dict | None,
+                     bundled: bool = False) -> work.Source:
+        """The rule file a request names (a bundled game's, when `bundled`), with the editor's text (else the
+        saved one)."""
+        path = self._of(bundled).path(relative)
         if path.suffix not in RULE_SUFFIXES:
             raise Refused(f"{relative!r} is no rule file (.yaml)")
         if text is None:
-            text = await self.read(relative)
+            text = await self.read(relative, bundled)
         if len(text.encode("utf-8")) > MAX_FILE_BYTES:
             raise RulesError([Problem(f"the file is larger than {MAX_FILE_BYTES:,} bytes", Location(relative),
                                       code="limit_exceeded", fields={"limit": "MAX_FILE_BYTES"})])
@@ -131,18 +146,21 @@ class Workspace:
             self.games.discard(client, token)
             raise
 
-    async def game_step(self, client: str, token, action: str, argument, viewer: int | None) -> dict:
-        """A step of a kept game ('state', 'move', 'click', 'undo'); its view after it."""
-        return await self._step(client, token, self.games.get(client, token), action, argument, viewer)
+    async def game_step(self, client: str, token, action: str, argument, viewer: int | None,
+                        at: int | None = None) -> dict:
+        """A step of a kept game ('state', 'move', 'click', 'undo') at position `at` (None: the last; see
+        work.game_action); its view after it."""
+        return await self._step(client, token, self.games.get(client, token), action, argument, viewer, at)
 
-    async def _step(self, client: str, token: str, game: _Game, action: str, argument, viewer: int | None) -> dict:
+    async def _step(self, client: str, token: str, game: _Game, action: str, argument, viewer: int | None,
+                    at: int | None = None) -> dict:
         async with game.lock:
             humans = [p for p, seat in enumerate(game.seats) if seat == HUMAN] if game.seats else [0]
             if viewer is not None and not self.view_as and viewer not in humans:
                 raise Forbidden(f"you do not play seat {viewer}: a game is seen as its human seats see it "
                                 "(rulesdsl serve --allow-view-as shows any seat)")
             found = await self._job(work.game_action, game.source, game.seed, game.seats, game.record, action,
-                                    argument, viewer, self.view_as, what=f"a game of {game.source.name}",
+                                    argument, viewer, self.view_as, at, what=f"a game of {game.source.name}",
                                     source=game.source)
             if not game.seats:  # the default seats, as the session chose them
                 game.seats = tuple(found["view"]["seats"])
@@ -188,10 +206,13 @@ class Workspace:
         simulation.stop_asked = simulation.running
         return simulation.as_json()
 
-    async def saved(self, source: work.Source) -> bool:
+    async def saved(self, source: work.Source, bundled: bool = False) -> bool:
         """Whether a source's text is what its file holds."""
         try:
-            return await self.read(source.name) == source.text
+            return await self.read(source.name, bundled) == source.text
         except Refused:
             return False
 
+
+def _exists(path: Path) -> bool:
+    return path.exists() or path.is_symlink()

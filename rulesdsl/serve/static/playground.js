@@ -9,6 +9,8 @@ const $ = (id) => document.getElementById(id);
 const page = {
   path: null, editor: null, lastValid: null, game: null, session: null, replay: null, simulation: null,
   selected: [], targets: [], validateTimer: null, scene: null, viewAs: false,
+  at: null, // the position of the game shown (a number of plies), null: the last, where the game is
+  bundled: false, // the file open is a bundled game (read-only: Save writes a copy)
 };
 
 async function api(name, data) {
@@ -31,9 +33,10 @@ function el(tag, attrs, parent, text) {
 }
 
 // -- the editor and its problems ----------------------------------------------------------------
-async function openFile(path) {
+async function openFile(path, bundled) {
   page.path = path;
-  const { text } = await api("read", { path });
+  page.bundled = Boolean(bundled);
+  const { text } = await api("read", { path, bundled: page.bundled });
   if (page.editor) RulesEditor.setText(page.editor, text);
   else page.editor = RulesEditor.create($("editor"), text, () => scheduleValidate());
   await validateNow(true);
@@ -48,7 +51,8 @@ async function validateNow(first) {
   const text = RulesEditor.getText(page.editor);
   let options = {};
   try { options = JSON.parse($("options").value.trim() || "{}"); } catch (e) { say("options: " + e.message); }
-  const found = await api("validate", { path: page.path, text, variant: $("variant").value, options });
+  const found = await api("validate", { path: page.path, bundled: page.bundled, text, variant: $("variant").value,
+                                        options });
   const here = found.problems.filter((p) => p.here);
   RulesEditor.showProblems(page.editor, here);
   const list = $("problems");
@@ -97,7 +101,7 @@ function settings() {
   let options = {};
   const text = $("options").value.trim();
   if (text) options = JSON.parse(text);
-  return { path: page.path, text: page.lastValid, seed: Number($("seed").value || 0),
+  return { path: page.path, bundled: page.bundled, text: page.lastValid, seed: Number($("seed").value || 0),
            variant: $("variant").value, options };
 }
 
@@ -119,15 +123,18 @@ async function newGame() {
     const view = await api("new", { ...settings(), seats, viewer: $("viewer").value });
     page.session = view.session;
     page.replay = null;
+    page.at = null;
     say("");
     show(view);
   } catch (e) { say(e.error || String(e)); }
 }
 
+// A step of the game at the position shown (a move there drops the later positions, as undo does).
 async function act(name, data) {
   if (!page.session) return null;
   try {
-    const view = await api(name, { session: page.session, viewer: $("viewer").value, ...data });
+    const at = name === "undo" ? null : page.at;
+    const view = await api(name, { session: page.session, viewer: $("viewer").value, at, ...data });
     show(view);
     return view;
   } catch (e) {
@@ -158,11 +165,55 @@ async function clickCell(name) {
   show(view);
 }
 
+// -- time travel through the game being played -------------------------------------------------
+async function travel(ply) {
+  if (!page.session || !page.scene) return;
+  const last = page.scene.plies;
+  page.at = Math.max(0, Math.min(ply, last)) >= last ? null : Math.max(0, ply);
+  page.selected = [];
+  page.targets = [];
+  await act("state", {});
+}
+
+function showTravel(view) {
+  const bar = $("travel");
+  bar.hidden = !page.session || page.replay !== null || view.plies === undefined;
+  if (bar.hidden) return;
+  page.at = view.ply < view.plies ? view.ply : null;
+  $("tt-ply").max = view.plies;
+  $("tt-ply").value = view.ply;
+  bar.classList.toggle("past", page.at !== null);
+  $("tt-text").textContent = page.at === null ? `position ${view.ply} of ${view.plies} (the game)`
+    : `position ${view.ply} of ${view.plies}: looking back` + (view.legal.length ? " (a move here drops the later ones)" : "");
+  $("tt-back").disabled = $("tt-first").disabled = view.ply === 0;
+  $("tt-forward").disabled = $("tt-last").disabled = view.ply === view.plies;
+}
+
+// The arrow keys step through the positions (of the game, or of the replay open), unless typing somewhere.
+function onKey(e) {
+  const target = e.target;
+  if (target.closest && target.closest(".cm-editor, input, textarea, select")) return;
+  if (e.altKey || e.ctrlKey || e.metaKey) return;
+  const moves = { ArrowLeft: -1, ArrowRight: 1, Home: -Infinity, End: Infinity };
+  if (!(e.key in moves)) return;
+  e.preventDefault();
+  const delta = moves[e.key];
+  if (page.replay) {
+    const ply = Number($("ply").value), last = Number($("ply").max);
+    step(Math.max(0, Math.min(last, delta === -Infinity ? 0 : delta === Infinity ? last : ply + delta)));
+  } else if (page.scene && page.scene.plies !== undefined) {
+    const ply = page.scene.ply;
+    travel(delta === -Infinity ? 0 : delta === Infinity ? page.scene.plies : ply + delta);
+  }
+}
+
 // -- drawing ------------------------------------------------------------------------------------
 function show(view) {
   page.scene = view;
   $("status").textContent = view.status;
   $("told").textContent = (view.told || []).join("  ·  ");
+  showTravel(view);
+  drawPanel(view);
   drawBoard(view);
   drawZones(view);
   const legal = $("legal");
@@ -194,6 +245,7 @@ function drawBoard(view) {
   svg.setAttribute("width", width * UNIT);
   svg.setAttribute("height", height * UNIT);
   const at = (c) => [c.x * UNIT, c.y * UNIT];
+  const changed = new Set((view.panel && view.panel.last && view.panel.last.cells) || []);
   for (const [a, b] of view.links) {
     const [x1, y1] = at(view.cells[a]), [x2, y2] = at(view.cells[b]);
     el("line", { x1, y1, x2, y2, stroke: "#bbb", "stroke-width": 2 }, svg);
@@ -203,6 +255,7 @@ function drawBoard(view) {
     const g = el("g", { class: "cell", "data-cell": c.name }, svg);
     if (page.selected.includes(c.name)) g.classList.add("selected");
     if (page.targets.includes(c.name)) g.classList.add("target");
+    if (changed.has(c.name)) g.classList.add("changed");
     const fill = c.fill || "#f0e6d2";
     if (view.shape === "square")
       el("rect", { x: x - UNIT / 2, y: y - UNIT / 2, width: UNIT, height: UNIT, fill, stroke: "#999" }, g);
@@ -222,6 +275,93 @@ function drawBoard(view) {
     el("title", {}, g, (p.kind || "face down") + " " + JSON.stringify(p.attributes));
     g.style.pointerEvents = "none";
   }
+}
+
+// The panel: each seat's score and own variables (the seat to move marked), dice, chips, the last ply.
+function drawPanel(view) {
+  const panel = view.panel;
+  const table = $("seat-table"), dice = $("dice"), chips = $("chips"), last = $("last");
+  table.innerHTML = "";
+  dice.innerHTML = "";
+  chips.innerHTML = "";
+  last.textContent = "";
+  if (!panel) return;
+  const own = panel.seats.length ? panel.seats[0].values.map((v) => v.name) : [];
+  const head = table.insertRow();
+  for (const title of ["seat"].concat(panel.scored ? ["score"] : [], own)) {
+    const th = document.createElement("th");
+    th.textContent = title;
+    head.appendChild(th);
+  }
+  panel.seats.forEach((seat) => {
+    const row = table.insertRow();
+    row.className = "seat-row" + (seat.to_move ? " to-move" : "");
+    row.dataset.seat = seat.seat;
+    row.dataset.name = seat.name;
+    const name = row.insertCell();
+    const swatch = document.createElement("span");
+    swatch.className = "swatch";
+    swatch.style.background = (view.players[seat.seat] || {}).colour || "#ccc";
+    name.append(swatch, (seat.to_move ? "\u25b6 " : "") + seat.name);
+    if (panel.scored) {
+      const cell = row.insertCell();
+      cell.className = "score";
+      cell.textContent = seat.score === null ? "?" : String(seat.score);
+      if (panel.score_note) cell.title = panel.score_note;
+    }
+    for (const v of seat.values) row.insertCell().textContent = v.text;
+  });
+  for (const d of panel.dice) {
+    const group = document.createElement("div");
+    group.className = "die-group";
+    const label = document.createElement("span");
+    label.textContent = d.name;
+    group.appendChild(label);
+    for (const face of d.faces) group.appendChild(dieFace(face));
+    dice.appendChild(group);
+  }
+  for (const c of panel.chips) {
+    const group = document.createElement("div");
+    group.className = "chip-group";
+    const label = document.createElement("span");
+    label.textContent = c.name;
+    group.appendChild(label);
+    for (const item of c.items) {
+      const chip = document.createElement("span");
+      chip.className = "chip";
+      chip.textContent = item.text;
+      if (item.fill) chip.style.background = item.fill;
+      group.appendChild(chip);
+    }
+    if (c.count > c.items.length) group.append(` +${c.count - c.items.length}`);
+    if (!c.count) group.append(c.hidden ? "(hidden)" : "none");
+    chips.appendChild(group);
+  }
+  if (panel.last) last.textContent = "last: " + panel.last.text;
+}
+
+const PIPS = { 1: [[0, 0]], 2: [[-1, -1], [1, 1]], 3: [[-1, -1], [0, 0], [1, 1]],
+               4: [[-1, -1], [1, -1], [-1, 1], [1, 1]], 5: [[-1, -1], [1, -1], [0, 0], [-1, 1], [1, 1]],
+               6: [[-1, -1], [1, -1], [-1, 0], [1, 0], [-1, 1], [1, 1]] };
+
+// A die's face: pips for 1 to 6, else its text (a colour named fills it); dashed and empty before any roll.
+function dieFace(face) {
+  const svg = document.createElementNS(SVGNS, "svg");
+  const wide = face.text.length > 2 && !(face.number in PIPS);
+  const w = wide ? Math.min(14 + face.text.length * 7, 120) : 30;
+  svg.setAttribute("width", w);
+  svg.setAttribute("height", 30);
+  svg.setAttribute("class", "die" + (face.blank ? " blank" : ""));
+  svg.dataset.face = face.text;
+  el("rect", { x: 1, y: 1, width: w - 2, height: 28, rx: 5, fill: face.fill || "#fff", stroke: "#333",
+               "stroke-width": 1.5, "stroke-dasharray": face.blank ? "3 3" : "none" }, svg);
+  if (face.number in PIPS)
+    for (const [a, b] of PIPS[face.number]) el("circle", { cx: 15 + a * 7, cy: 15 + b * 7, r: 2.6, fill: "#222" }, svg);
+  else if (!face.blank)
+    el("text", { x: w / 2, y: 19, "text-anchor": "middle", "font-size": 11, "font-weight": "bold",
+                 fill: "#111", stroke: "#fff", "stroke-width": 2, "paint-order": "stroke" }, svg, face.text);
+  el("title", {}, svg, face.blank ? "not drawn yet" : face.text);
+  return svg;
 }
 
 // A piece's shape (render: shapes) of radius r around (x, y).
@@ -263,7 +403,9 @@ function drawZones(view) {
   }
   const table = $("variables");
   table.innerHTML = "";
+  const shown = new Set((view.panel && view.panel.shown) || []); // (drawn in the panel instead)
   for (const v of view.variables) {
+    if (shown.has(v.name)) continue;
     for (const place of v.places) {
       const row = table.insertRow();
       row.insertCell().textContent = place.owner ? `${v.name} (${place.owner})` : v.name;
@@ -278,12 +420,14 @@ async function openLog() {
     const view = await api("replay", { path: $("log").value, game: Number($("log-game").value || 0) });
     page.replay = view.replay;
     page.session = null;
+    page.at = null;
     $("ply").max = view.plies;
     showPly(view);
   } catch (e) { say(e.error || String(e)); }
 }
 
 function showPly(view) {
+  $("ply").max = view.plies;
   $("ply").value = view.ply;
   $("ply-text").textContent = `position ${view.ply} of ${view.plies}`;
   say("");
@@ -341,24 +485,79 @@ async function stopSimulation() {
 }
 
 // -- wiring -------------------------------------------------------------------------------------
+// A folder without rule files: said, with the bundled games to open and the tutorial.
+function showEmpty(config) {
+  $("empty").hidden = false;
+  document.querySelector("main").style.display = "none";
+  $("empty-text").textContent = `The folder ${config.folder} holds no rule file (.yaml).`;
+  const list = $("bundled");
+  list.innerHTML = "";
+  for (const name of config.bundled) {
+    const li = document.createElement("li");
+    const open = document.createElement("button");
+    open.textContent = "Open";
+    open.className = "open-bundled";
+    open.dataset.game = name;
+    open.onclick = () => openBundled(name);
+    li.append(open, " " + name.replace(/\.ya?ml$/, ""));
+    list.appendChild(li);
+  }
+}
+
+async function openBundled(name) {
+  $("empty").hidden = true;
+  document.querySelector("main").style.display = "";
+  const label = `${name} (bundled, read-only)`;
+  if (![...$("file").options].some((o) => o.value === "bundled:" + name)) $("file").add(new Option(label, "bundled:" + name));
+  $("file").value = "bundled:" + name;
+  showSave();
+  await openFile(name, true);
+}
+
+function showSave() {
+  const bundled = $("file").value.startsWith("bundled:");
+  $("save").textContent = page.copiesTo || bundled ? "Save a copy" : "Save";
+  $("save").title = page.copiesTo ? `these files are read-only: Save writes a copy into ${page.copiesTo}`
+    : bundled ? "a bundled game is read-only: Save writes a copy into this folder"
+    : "write the edited text to the file";
+}
+
+// The rule files listed again (after a copy is saved), keeping the one shown.
+async function listFiles(select) {
+  const config = await api("config");
+  const kept = select || $("file").value;
+  for (const o of [...$("file").options]) if (!o.value.startsWith("bundled:")) o.remove();
+  for (const r of config.rules) $("file").add(new Option(r, r));
+  $("file").value = kept;
+}
+
 async function start() {
   const config = await api("config");
   page.viewAs = config.view_as;
+  page.copiesTo = config.copies_to;
   for (const r of config.rules) $("file").add(new Option(r, r));
   for (const l of config.logs) $("log").add(new Option(l, l));
   if (config.skipped.length) { // files the folder holds but could not be listed (a link loop, a pipe)
     $("skipped").textContent = `${config.skipped.length} not listed`;
     $("skipped").title = config.skipped.join("\n");
   }
-  if (config.copies_to) { // the installed games are read-only: Save writes a copy
-    $("save").textContent = "Save a copy";
-    $("save").title = `these files are read-only: Save writes a copy into ${config.copies_to}`;
-  }
-  $("file").onchange = () => { page.lastValid = null; page.game = null; openFile($("file").value); };
+  showSave(); // the installed games are read-only: Save writes a copy
+  $("file").onchange = () => {
+    page.lastValid = null;
+    page.game = null;
+    const value = $("file").value, bundled = value.startsWith("bundled:");
+    showSave();
+    openFile(bundled ? value.slice("bundled:".length) : value, bundled);
+  };
   $("save").onclick = async () => {
     try {
-      const done = await api("save", { path: page.path, text: RulesEditor.getText(page.editor) });
+      const done = await api("save", { path: page.path, bundled: page.bundled, text: RulesEditor.getText(page.editor) });
       $("saved").textContent = done.copy ? `saved a copy: ${done.copy}` : "saved";
+      if (page.bundled && !page.copiesTo) { // the copy is a file of this folder now: it is the one edited
+        await listFiles(page.path);
+        page.bundled = false;
+        showSave();
+      }
     } catch (e) { $("saved").textContent = e.error; }
   };
   $("new").onclick = newGame;
@@ -373,13 +572,19 @@ async function start() {
   $("back").onclick = () => step(Number($("ply").value) - 1);
   $("forward").onclick = () => step(Number($("ply").value) + 1);
   $("ply").oninput = () => step(Number($("ply").value));
+  $("tt-first").onclick = () => travel(0);
+  $("tt-back").onclick = () => travel(page.scene.ply - 1);
+  $("tt-forward").onclick = () => travel(page.scene.ply + 1);
+  $("tt-last").onclick = () => travel(page.scene.plies);
+  $("tt-ply").oninput = () => travel(Number($("tt-ply").value));
+  document.addEventListener("keydown", onKey);
   $("simulate").onclick = runSimulation;
   $("stop-sim").onclick = stopSimulation;
   const first = config.first || config.rules[0];
   if (first) {
     $("file").value = first;
     await openFile(first);
-  }
+  } else showEmpty(config);
   document.body.dataset.ready = "1";
 }
 
