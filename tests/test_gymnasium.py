@@ -53,3 +53,30 @@ def test_the_same_seed_gives_the_same_game():
         return env.state.history_texts()
     assert trail(4) == trail(4)
     assert trail(4) != trail(5)
+
+
+def test_resets_without_a_seed_start_new_games_and_a_seed_replays_its_game():
+    env = make("mabula", seat=0)
+    setups = set()
+    for _ in range(5):
+        env.reset()
+        setups.add(env.state.history_texts()[0])  # the random arrangement of the board
+    assert len(setups) > 1
+    env.reset(seed=3)
+    first = env.state.history_texts()
+    env.reset()
+    env.reset(seed=3)
+    assert env.state.history_texts() == first
+
+
+def test_the_first_seed_given_seeds_the_games_after_it():
+    def games(seed):
+        env = make("mabula", seat=0)
+        env.reset(seed=seed)
+        trail = []
+        for _ in range(3):
+            env.reset()
+            trail.append(env.state.history_texts()[0])
+        return trail
+    assert games(8) == games(8)
+    assert games(8) != games(9)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from pathlib import Path
 
 from ..backends.compiled.build import with_backend
@@ -49,6 +50,27 @@ class Loaded:
 def next_seed(seed: int) -> int:
     """The seed of the game an environment starts after the game of `seed` when it is reset without a seed."""
     return derive_seed(seed, "next")
+
+
+def fresh_seed() -> int:
+    """A seed from the operating system's entropy, for an environment's first game when no seed was given."""
+    return secrets.randbits(63)
+
+
+class Seeds:
+    """The seed of each game an environment starts, as Gymnasium seeds its generator: `reset(seed=S)` plays the
+    game of seed S (reproducible); `reset()` plays the game after the last one (next_seed), so that the first seed
+    given seeds all the games after it; `reset()` before any seed was given draws one from fresh_seed()."""
+
+    def __init__(self):
+        self.last = None
+
+    def next(self, seed: int | None) -> int:
+        """The seed of the game `reset(seed)` starts."""
+        if seed is None:
+            seed = fresh_seed() if self.last is None else next_seed(self.last)
+        self.last = int(seed)
+        return self.last
 
 
 def engine_state(state):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..agents import PlayerView, make_agent
 from ..engine.rng import Rng, derive_seed
 from ..render import render_state
-from .common import Loaded, engine_state, next_seed
+from .common import Loaded, Seeds, engine_state
 
 try:  # optional: the `rl` extra
     import gymnasium
@@ -30,8 +30,8 @@ class SeatEnv(gymnasium.Env if gymnasium is not None else object):
     seat's return when the game ends (+1 win, -1 loss, 0 draw). An action that is not legal ends the episode
     as a loss (-1), so that every action of the space is a valid step. Chance and the opponents' choices are
     seeded by `reset(seed)`: the same seed and actions give the same game; `reset()` without a seed starts the game
-    after the last one (seed 0 at first, then common.next_seed of the last), as a vector environment's autoreset
-    does."""
+    after the last one (common.Seeds: the first seed given seeds the games after it, as a vector environment's
+    autoreset does; with no seed ever given, the first game's seed comes from the operating system)."""
 
     metadata = {"render_modes": ["ansi"]}
 
@@ -46,13 +46,11 @@ class SeatEnv(gymnasium.Env if gymnasium is not None else object):
             "observation": spaces.Box(-np.inf, np.inf, (loaded.tensor.size,), np.float32),
             "action_mask": spaces.Box(0, 1, (loaded.num_actions,), np.int8)})
         self.action_space = spaces.Discrete(loaded.num_actions)
-        self.state, self._rngs, self._seed = None, {}, None
+        self.state, self._rngs, self._seeds = None, {}, Seeds()
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
-        if seed is None:  # the game after the last one (as a vector environment's autoreset starts it)
-            seed = 0 if self._seed is None else next_seed(self._seed)
-        self._seed = seed
+        seed = self._seeds.next(seed)
         self.state = self.loaded.game.new_initial_state(seed=seed)
         self._rngs = {p: Rng(derive_seed(seed, "agent", p)) for p in self.opponents}
         self._others_play()

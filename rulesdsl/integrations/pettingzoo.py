@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..render import render_state
-from .common import Loaded, engine_state
+from .common import Loaded, Seeds, engine_state
 
 try:  # optional: the `rl` extra
     import numpy as np
@@ -60,11 +60,12 @@ class _Table:
         self.loaded, self.render_mode = loaded, render_mode
         self.possible_agents = list(loaded.agents)
         self._observation_space, self._action_space = _spaces(loaded)
-        self.state = None
+        self.state, self._seeds = None, Seeds()
 
     def _new_game(self, seed: int | None) -> None:
-        """A new game from `seed`, its chance at the start drawn, every agent in it."""
-        self.state = self.loaded.game.new_initial_state(seed=seed)
+        """A new game from `seed` (without one, the game after the last: common.Seeds), its chance at the start
+        drawn, every agent in it."""
+        self.state = self.loaded.game.new_initial_state(seed=self._seeds.next(seed))
         self.loaded.resolve_chance(self.state)
         self.agents = list(self.possible_agents)
 
@@ -84,7 +85,7 @@ class _Table:
 class RulesEnv(_Table, AECEnv):
     """One seat acts at a time (at a simultaneous step, each chooser in turn, none seeing the others' choice).
     Chance is drawn inside `step` by the state's sampler, seeded by `reset(seed)`: the same seed and actions
-    give the same game. Observations are {"observation": the seat's tensor, "action_mask": its legal actions};
+    give the same game; `reset()` without a seed plays the game after the last one (common.Seeds). Observations are {"observation": the seat's tensor, "action_mask": its legal actions};
     rewards are the game's returns (+1 win, -1 loss, 0 draw) when it ends; a game stopped by its turn cap
     is truncated."""
 

@@ -12,7 +12,7 @@ from ..agents import PlayerView, make_agent
 from ..backends.compiled.batch import ActionTables, BoardTensor, unnumbered
 from ..backends.compiled.unsupported import Unsupported
 from ..engine.rng import Rng, derive_seed
-from .common import Loaded, next_seed
+from .common import Loaded, fresh_seed, next_seed
 
 try:  # optional: the `rl` extra
     import gymnasium
@@ -190,12 +190,13 @@ def _games(loaded: Loaded, n: int, learner: list, agents: dict):
 
 def _seeds(seed, n: int, last: list) -> list:
     """Each game's seed for reset(seed): an int gives game i seed + i (as Gymnasium's SyncVectorEnv does), a list
-    one each, None the game after the last one (0 at first)."""
+    one each, None the game after the last one (a seed from the operating system at first: common.Seeds)."""
     if seed is None:
-        return [0 if s is None else next_seed(s) for s in last]
+        return [fresh_seed() if s is None else next_seed(s) for s in last]
     if isinstance(seed, (int, np.integer)):
         return [int(seed) + i for i in range(n)]
-    seeds = [int(s) if s is not None else (0 if last[i] is None else next_seed(last[i])) for i, s in enumerate(seed)]
+    seeds = [int(s) if s is not None else (fresh_seed() if last[i] is None else next_seed(last[i]))
+             for i, s in enumerate(seed)]
     if len(seeds) != n:
         raise ValueError(f"give one seed per game: {len(seeds)} for {n} games")
     return seeds
