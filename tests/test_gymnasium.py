@@ -3,14 +3,19 @@ fixed agents, illegal actions and seeding."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 pytest.importorskip("gymnasium")
 
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 
-from rulesdsl.integrations.gymnasium import make  # noqa: E402
+from rulesdsl.integrations.gymnasium import env_id, make  # noqa: E402
 from rulesdsl.loading import bundled_games  # noqa: E402
+
+from .helpers import ROOT  # noqa: E402
 
 from .rl_games import TINY_POKER  # noqa: E402
 
@@ -80,3 +85,22 @@ def test_the_first_seed_given_seeds_the_games_after_it():
         return trail
     assert games(8) == games(8)
     assert games(8) != games(9)
+
+
+@pytest.mark.parametrize("name", sorted(bundled_games()))
+def test_each_bundled_game_is_registered_with_gymnasium(name):
+    import gymnasium
+    env = gymnasium.make(env_id(name), seat=1, opponents=["first"])
+    assert env.spec.id == env_id(name) and env.unwrapped.loaded.game.name == make(name).loaded.game.name
+    check_env(env.unwrapped, skip_render_check=True)
+    observation, _ = env.reset(seed=2)
+    action = int(observation["action_mask"].nonzero()[0][0])
+    assert env.step(action)[0]["observation"].shape == env.observation_space["observation"].shape
+
+
+def test_the_ids_and_a_new_process_finds_them_by_the_module_name():
+    assert [env_id(n) for n in ("mabula", "marble-chase")] == ["rulesdsl/Mabula-v0", "rulesdsl/MarbleChase-v0"]
+    script = ("import gymnasium; env = gymnasium.make('rulesdsl.integrations.gymnasium:rulesdsl/Mabula-v0'); "
+              "print(env.reset(seed=1)[0]['observation'].shape)")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, check=True, cwd=ROOT)
+    assert done.stdout.decode().strip() == str(make("mabula").observation_space["observation"].shape)

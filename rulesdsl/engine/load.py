@@ -39,14 +39,19 @@ def game_from_bundle(bundle: RuleBundle, variant: str | None, options: dict, max
     return load_game(bundle, variant, options, max_turns)
 
 
+def bundle_of(game: Game) -> RuleBundle:
+    """The rule files of a game as bytes: those it was loaded from, else read from disk now, once."""
+    if game.bundle is None:
+        game.bundle = read_bundle(game.path)
+    return game.bundle
+
+
 def _pickled_game(game: Game):
     """A Game pickles as its rule files' bytes (read from disk when first pickled if it was loaded from a path)
     with its variant, options and turn cap: the compiled rules hold functions, which pickle cannot carry;
     unpickling compiles them again, in any process. Registered here, where every Game is made."""
-    if game.bundle is None:
-        game.bundle = read_bundle(game.path)
     cap = game.max_turns if game.cap_source == "given" else None
-    return game_from_bundle, (game.bundle, game.variant, game.options, cap)
+    return game_from_bundle, (bundle_of(game), game.variant, game.options, cap)
 
 
 copyreg.pickle(Game, _pickled_game)

@@ -5,9 +5,12 @@ from __future__ import annotations
 import secrets
 from pathlib import Path
 
+from collections import OrderedDict
+
 from ..backends.compiled.build import with_backend
+from ..bundle import RuleBundle
 from ..engine.actions import ActionMap
-from ..engine.load import load_game
+from ..engine.load import bundle_of, load_game
 from ..engine.rng import derive_seed
 from ..engine.tensor import ObservationTensor
 from ..loading import resolve_path
@@ -18,24 +21,39 @@ except ImportError:  # pragma: no cover - without the extra only observe() is no
     np = None
 
 
+_LOADED: OrderedDict = OrderedDict()  # the last few games unpickled: the states of one game share one Loaded
+_LOADED_KEPT = 8
+
+
 class Loaded:
     """A game with its integer actions and observation tensor, made once and shared by its environments. `backend`
     says what plays it (api.load_game's: python, compiled, or auto, which falls back to Python where the compiled
-    backend does not take the game, `backend_note` saying why)."""
+    backend does not take the game, `backend_note` saying why). With `outcomes`, chance outcomes are numbered
+    too where they can be listed (`sampled` is None); where they cannot (a random arrangement too large to list),
+    `sampled` is the located problem that says why, and a state draws them from its own seeded sampler."""
 
-    def __init__(self, path_or_name: str | Path, variant: str | None = None, options: dict | None = None,
+    def __init__(self, path_or_name: str | Path | RuleBundle, variant: str | None = None, options: dict | None = None,
                  outcomes: bool = False, backend: str = "python"):
-        self.game = with_backend(load_game(resolve_path(path_or_name), variant, options), backend)
+        source = path_or_name if isinstance(path_or_name, RuleBundle) else resolve_path(path_or_name)
+        self.python_game = load_game(source, variant, options)
+        self.game = with_backend(self.python_game, backend)
+        self.arguments = (variant, dict(options or {}), outcomes, backend)
         self.backend = getattr(self.game, "backend", "python")
         self.backend_note = getattr(self.game, "backend_note", None)
         self.actions = ActionMap(self.game)
         self.num_actions = self.actions.num_distinct_actions  # a located RulesError when moves cannot be numbered
-        self.max_outcomes = self.actions.max_chance_outcomes if outcomes else 0
+        blocker = self.actions.outcomes.blocker if outcomes and self.game.rules.has_chance else None
+        self.sampled = blocker.format() if blocker is not None else None
+        self.max_outcomes = self.actions.max_chance_outcomes if outcomes and blocker is None else 0
         self.tensor = ObservationTensor(self.game)
         self.agents = [f"player_{seat}" for seat in range(self.game.num_players)]  # the libraries' convention
 
     def __deepcopy__(self, memo):
         return self  # shared by every copy of a library's state: it holds no state of a game
+
+    def __reduce__(self):
+        # as the rule files' bytes and the arguments: unpickled (in another process too), it is made again
+        return loaded_from_bundle, (bundle_of(self.python_game), *self.arguments)
 
     def observe(self, state, seat: int):
         """The observation tensor of `seat` at `state` (of either backend), float32."""
@@ -45,6 +63,19 @@ class Loaded:
         """Draw chance outcomes with the state's own seeded sampler until a player is to act or the game ends."""
         while state.is_chance_node():
             state.apply(state.sample_chance())
+
+
+def loaded_from_bundle(bundle: RuleBundle, variant, options: dict, outcomes: bool, backend: str) -> Loaded:
+    """A pickled Loaded again, shared with the last ones unpickled from the same rules and arguments (a state of an
+    environment or of OpenSpiel unpickles with its game: not compiled anew for each)."""
+    key = (bundle.digest, variant, repr(sorted(options.items())), outcomes, backend)
+    loaded = _LOADED.get(key)
+    if loaded is None:
+        loaded = _LOADED[key] = Loaded(bundle, variant, options, outcomes, backend)
+        if len(_LOADED) > _LOADED_KEPT:
+            _LOADED.popitem(last=False)
+    _LOADED.move_to_end(key)
+    return loaded
 
 
 def next_seed(seed: int) -> int:

@@ -1,11 +1,15 @@
-"""A rule file as a single-agent Gymnasium environment: one seat learns against fixed rulesdsl agents."""
+"""A rule file as a single-agent Gymnasium environment: one seat learns against fixed rulesdsl agents. Importing
+this module registers each bundled game with Gymnasium: gymnasium.make("rulesdsl/<Name>-v0")."""
 
 from __future__ import annotations
 
 from ..agents import PlayerView, make_agent
 from ..engine.rng import Rng, derive_seed
+from ..loading import bundled_games
 from ..render import render_state
 from .common import Loaded, Seeds, engine_state
+
+NAMESPACE = "rulesdsl"
 
 try:  # optional: the `rl` extra
     import gymnasium
@@ -21,7 +25,7 @@ def make(path_or_name, seat: int = 0, opponents=("random",), variant: str | None
     such as 'random' or 'mcts:iterations=50', one for all or one per other seat), on `backend` (python, compiled
     or auto: see api.load_game)."""
     if gymnasium is None:
-        raise ImportError("the Gymnasium environment needs the 'rl' extra: pip install 'rulesdsl[rl]'")
+        raise ImportError("the Gymnasium environment needs the 'gymnasium' extra: pip install 'rulesdsl[gymnasium]'")
     return SeatEnv(Loaded(path_or_name, variant, options, backend=backend), seat, list(opponents), render_mode)
 
 
@@ -90,3 +94,23 @@ class SeatEnv(gymnasium.Env if gymnasium is not None else object):
 
     def render(self):
         return render_state(engine_state(self.state), self.seat)
+
+
+def env_id(name: str) -> str:
+    """The Gymnasium id of a bundled game's name: marble-chase is rulesdsl/MarbleChase-v0."""
+    return f"{NAMESPACE}/{''.join(part.capitalize() for part in name.replace('_', '-').split('-'))}-v0"
+
+
+def register_bundled() -> list[str]:
+    """Register every bundled game with Gymnasium under env_id(name) (make's arguments, such as seat, opponents or
+    backend, pass through gymnasium.make); the ids registered."""
+    ids = []
+    for name in sorted(bundled_games()):
+        ids.append(env_id(name))
+        if ids[-1] not in gymnasium.registry:
+            gymnasium.register(ids[-1], entry_point=f"{__name__}:make", kwargs={"path_or_name": name})
+    return ids
+
+
+if gymnasium is not None:
+    register_bundled()
