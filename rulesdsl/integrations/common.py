@@ -15,7 +15,7 @@ from ..engine.rng import derive_seed
 from ..engine.tensor import ObservationTensor
 from ..loading import resolve_path
 
-try:  # optional: the `rl` extra
+try:  # optional: numpy, in each of the rl extras
     import numpy as np
 except ImportError:  # pragma: no cover - without the extra only observe() is not usable
     np = None

@@ -11,7 +11,7 @@ from .common import Loaded, Seeds, engine_state
 
 NAMESPACE = "rulesdsl"
 
-try:  # optional: the `rl` extra
+try:  # optional: the `gymnasium` extra
     import gymnasium
     import numpy as np
     from gymnasium import spaces

@@ -25,6 +25,7 @@ PREFIX = "rulesdsl_"  # a bundled game's name in pyspiel: rulesdsl_ and its name
 FIXED = {"variant": "", "backend": "python", "rng_seed": -1}  # the parameters of every bundled game, and defaults
 _OPTION_TYPES = {"int": int, "float": float, "bool": bool}  # any other option is a string to OpenSpiel
 _tables: dict = {}  # short name -> _Table, every name registered with pyspiel in this process
+_MADE_KEPT = 16  # the games of different parameters a name keeps made
 
 
 def load_game(path_or_name, variant: str | None = None, options: dict | None = None, backend: str = "python",
@@ -76,6 +77,8 @@ class _Table:
     def loaded(self, params: dict) -> Loaded:
         key = repr(sorted((k, v) for k, v in params.items() if k != "rng_seed"))
         if key not in self._made:
+            if len(self._made) >= _MADE_KEPT:  # bounded: a program may try many options
+                del self._made[next(iter(self._made))]
             self._made[key] = self._load(params)
         return self._made[key]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..render import render_state
 from .common import Loaded, Seeds, engine_state
 
-try:  # optional: the `rl` extra
+try:  # optional: the `pettingzoo` extra
     import numpy as np
     from gymnasium import spaces
     from pettingzoo import AECEnv, ParallelEnv
@@ -19,7 +19,7 @@ def env(path_or_name, variant: str | None = None, options: dict | None = None, r
     """The AEC environment of a rule file (a path, or a bundled game's name) with its variant and options, on
     `backend` (python, compiled or auto: see api.load_game)."""
     if np is None:
-        raise ImportError("the PettingZoo environment needs the 'rl' extra: pip install 'rulesdsl[rl]'")
+        raise ImportError("the PettingZoo environment needs the 'pettingzoo' extra: pip install 'rulesdsl[pettingzoo]'")
     return RulesEnv(Loaded(path_or_name, variant, options, backend=backend), render_mode)
 
 
@@ -28,7 +28,7 @@ def parallel_env(path_or_name, variant: str | None = None, options: dict | None 
     """The parallel environment of a game whose players always choose at once (every step with moves is a
     simultaneous step); ValueError for a game with turns."""
     if np is None:
-        raise ImportError("the PettingZoo environment needs the 'rl' extra: pip install 'rulesdsl[rl]'")
+        raise ImportError("the PettingZoo environment needs the 'pettingzoo' extra: pip install 'rulesdsl[pettingzoo]'")
     loaded = Loaded(path_or_name, variant, options, backend=backend)
     turns = [name for name, step in loaded.game.rules.steps.items() if step.kind == "decision"]
     if turns:

@@ -14,7 +14,7 @@ from ..backends.compiled.unsupported import Unsupported
 from ..engine.rng import Rng, derive_seed
 from .common import Loaded, fresh_seed, next_seed
 
-try:  # optional: the `rl` extra
+try:  # optional: the `gymnasium` extra
     import gymnasium
     import numpy as np
     from gymnasium import spaces
@@ -30,7 +30,7 @@ def make_vec(path_or_name, num_envs: int, seat: int = 0, opponents=("random",), 
     """`num_envs` games of a rule file as one Gymnasium VectorEnv of `seat`, the other seats played by `opponents`
     (agent specs, one for all or one per other seat), on `backend` (python, compiled or auto)."""
     if gymnasium is None:
-        raise ImportError("the vector environment needs the 'rl' extra: pip install 'rulesdsl[rl]'")
+        raise ImportError("the vector environment needs the 'gymnasium' extra: pip install 'rulesdsl[gymnasium]'")
     return SeatVectorEnv(Loaded(path_or_name, variant, options, backend=backend), num_envs, seat, list(opponents))
 
 
@@ -38,7 +38,7 @@ def make_batch(path_or_name, num_envs: int, variant: str | None = None, options:
                backend: str = "python") -> "TurnBatch":
     """`num_envs` games of a rule file in which every seat learns: one action per game for the seat to choose."""
     if gymnasium is None:
-        raise ImportError("the batched environment needs the 'rl' extra: pip install 'rulesdsl[rl]'")
+        raise ImportError("the batched environment needs the 'gymnasium' extra: pip install 'rulesdsl[gymnasium]'")
     return TurnBatch(Loaded(path_or_name, variant, options, backend=backend), num_envs)
 
 
