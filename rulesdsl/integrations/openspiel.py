@@ -6,12 +6,12 @@ from __future__ import annotations
 import hashlib
 import re
 
-from ..engine.nodes import CHANCE, SIMULTANEOUS, TERMINAL
 from ..engine.actions import chance_numbering
 from ..engine.load import bundle_of
 from ..engine.load import load_game as load_python
-from ..errors import IllegalMove
+from ..engine.nodes import CHANCE, SIMULTANEOUS, TERMINAL
 from ..engine.tensor import information_state_string, observation_string
+from ..errors import IllegalMove
 from ..loading import bundled_games, load_document
 from .common import Loaded, Seeds, engine_state
 
