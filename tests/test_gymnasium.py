@@ -3,6 +3,7 @@ fixed agents, illegal actions and seeding."""
 
 from __future__ import annotations
 
+import pickle
 import subprocess
 import sys
 
@@ -104,3 +105,22 @@ def test_the_ids_and_a_new_process_finds_them_by_the_module_name():
               "print(env.reset(seed=1)[0]['observation'].shape)")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, check=True, cwd=ROOT)
     assert done.stdout.decode().strip() == str(make("mabula").observation_space["observation"].shape)
+
+
+def _steps(env, observation, count: int) -> list:
+    """`count` steps of the last legal action: each observation, reward and ending."""
+    trail = []
+    for _ in range(count):
+        observation, reward, terminated, truncated, _ = env.step(int(observation["action_mask"].nonzero()[0][-1]))
+        trail.append((observation["observation"].tobytes(), reward, terminated, truncated))
+        if terminated or truncated:
+            break
+    return trail
+
+
+def test_an_unpickled_environment_plays_on_as_the_original():
+    env = make("marble-chase", seat=0, opponents=["random"])  # dice and a random opponent: both streams carry on
+    observation, _ = env.reset(seed=6)
+    observation, *_ = env.step(int(observation["action_mask"].nonzero()[0][0]))
+    copy = pickle.loads(pickle.dumps(env))
+    assert _steps(copy, observation, 25) == _steps(env, observation, 25)

@@ -3,6 +3,8 @@ bundled game, masks, seeded chance and rewards."""
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
 
 pytest.importorskip("pettingzoo")
@@ -98,3 +100,20 @@ def test_parallel_resets_without_a_seed_start_new_games_and_a_seed_replays_its_g
     first, _, again = _setups(game, [3, None, 3])
     assert first == again
     assert _setups(parallel_env(path), [8, None, None]) == _setups(parallel_env(path), [8, None, None])
+
+
+def test_an_unpickled_environment_plays_on_as_the_original():
+    game = env("marble-chase")
+    game.reset(seed=2)
+    for _ in range(3):
+        game.step(int(game.observe(game.agent_selection)["action_mask"].nonzero()[0][0]))
+    copy = pickle.loads(pickle.dumps(game))
+
+    def trail(aec) -> list:
+        seen = []
+        for agent in aec.agent_iter(max_iter=30):
+            observation, reward, terminated, truncated, _ = aec.last()
+            seen.append((agent, reward, observation["observation"].tobytes()))
+            aec.step(None if terminated or truncated else int(observation["action_mask"].nonzero()[0][-1]))
+        return seen
+    assert trail(copy) == trail(game)

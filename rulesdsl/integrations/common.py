@@ -104,6 +104,37 @@ class Seeds:
         return self.last
 
 
+def saved_state(state) -> tuple:
+    """What an environment's or OpenSpiel's pickle holds of a state of either backend: its JSON, seed and sampler
+    (restored by restored_state against the game the environment holds: a State pickled alone would bring a game of
+    its own, whose moves the environment's ActionMap does not number)."""
+    python = engine_state(state)
+    return python.to_json(), python.seed, python.rng.copy()
+
+
+def restored_state(loaded: Loaded, saved: tuple):
+    """A state saved by saved_state, as a state of `loaded`'s game (and backend)."""
+    data, seed, rng = saved
+    state = loaded.game.state_from_json(data)
+    state.seed, state.rng = seed, rng
+    return state
+
+
+class PicklesState:
+    """An environment that pickles with its game's state saved by saved_state (in its `state` attribute)."""
+
+    def __getstate__(self):
+        held = dict(self.__dict__)
+        if held.get("state") is not None:
+            held["state"] = saved_state(held["state"])
+        return held
+
+    def __setstate__(self, held: dict) -> None:
+        if held.get("state") is not None:
+            held["state"] = restored_state(held["loaded"], held["state"])
+        self.__dict__.update(held)
+
+
 def engine_state(state):
     """The Python engine's State of a state of either backend (what the observer, strings and pictures read)."""
     convert = getattr(state, "python", None)

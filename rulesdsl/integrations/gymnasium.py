@@ -7,7 +7,7 @@ from ..agents import PlayerView, make_agent
 from ..engine.rng import Rng, derive_seed
 from ..loading import bundled_games
 from ..render import render_state
-from .common import Loaded, Seeds, engine_state
+from .common import Loaded, PicklesState, Seeds, engine_state
 
 NAMESPACE = "rulesdsl"
 
@@ -29,7 +29,7 @@ def make(path_or_name, seat: int = 0, opponents=("random",), variant: str | None
     return SeatEnv(Loaded(path_or_name, variant, options, backend=backend), seat, list(opponents), render_mode)
 
 
-class SeatEnv(gymnasium.Env if gymnasium is not None else object):
+class SeatEnv(PicklesState, gymnasium.Env if gymnasium is not None else object):
     """Observations are {"observation": the seat's tensor, "action_mask": its legal actions}; the reward is the
     seat's return when the game ends (+1 win, -1 loss, 0 draw). An action that is not legal ends the episode
     as a loss (-1), so that every action of the space is a valid step. Chance and the opponents' choices are

@@ -13,7 +13,7 @@ from ..engine.nodes import CHANCE, SIMULTANEOUS, TERMINAL
 from ..engine.tensor import information_state_string, observation_string
 from ..errors import IllegalMove
 from ..loading import bundled_games, load_document
-from .common import Loaded, Seeds, engine_state
+from .common import Loaded, Seeds, engine_state, restored_state, saved_state
 
 try:  # optional: the `openspiel` extra
     import numpy as np
@@ -193,9 +193,7 @@ class _Held:
     def get(self, loaded: Loaded):
         if self._state is None:
             if self._saved is not None:
-                data, seed, rng = self._saved
-                self._state = loaded.game.state_from_json(data)
-                self._state.seed, self._state.rng = seed, rng
+                self._state = restored_state(loaded, self._saved)
             else:
                 self._state = self._game.start()
             self._game = self._saved = None
@@ -209,8 +207,7 @@ class _Held:
     def __reduce__(self):
         if self._state is None and self._saved is not None:
             return _held_again, self._saved
-        state = engine_state(self.get(None))
-        return _held_again, (state.to_json(), state.seed, state.rng.copy())
+        return _held_again, saved_state(self.get(None))
 
 
 def _held_again(data: dict, seed: int, rng) -> _Held:

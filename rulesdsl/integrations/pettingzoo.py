@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..render import render_state
-from .common import Loaded, Seeds, engine_state
+from .common import Loaded, PicklesState, Seeds, engine_state
 
 try:  # optional: the `pettingzoo` extra
     import numpy as np
@@ -53,8 +53,9 @@ def _observe(loaded: Loaded, state, seat: int) -> dict:
     return {"observation": loaded.observe(state, seat), "action_mask": mask}
 
 
-class _Table:
-    """What both environments share: the game, every agent's spaces, a new game from a seed, the picture."""
+class _Table(PicklesState):
+    """What both environments share: the game, every agent's spaces, a new game from a seed, the picture; they
+    pickle (PicklesState)."""
 
     def _start(self, loaded: Loaded, render_mode: str | None) -> None:
         self.loaded, self.render_mode = loaded, render_mode
