@@ -116,7 +116,7 @@ def restored_state(loaded: Loaded, saved: tuple):
     """A state saved by saved_state, as a state of `loaded`'s game (and backend)."""
     data, seed, rng = saved
     state = loaded.game.state_from_json(data)
-    state.seed, state.rng = seed, rng
+    state.seed, state.rng = seed, rng.copy()  # a copy: the saved tuple may be restored more than once
     return state
 
 

@@ -97,7 +97,7 @@ class SeatEnv(PicklesState, gymnasium.Env if gymnasium is not None else object):
 
 
 def env_id(name: str) -> str:
-    """The Gymnasium id of a bundled game's name: marble-chase is rulesdsl/MarbleChase-v0."""
+    """The Gymnasium id of a bundled game's name: each dash-separated part capitalized (a-b: rulesdsl/AB-v0)."""
     return f"{NAMESPACE}/{''.join(part.capitalize() for part in name.replace('_', '-').split('-'))}-v0"
 
 

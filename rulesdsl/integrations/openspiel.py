@@ -57,7 +57,7 @@ def load_game(path_or_name, variant: str | None = None, options: dict | None = N
 
 
 def bundled_name(path_or_name) -> str | None:
-    """The pyspiel name of a bundled game's name (mabula: rulesdsl_mabula), None for a path."""
+    """The pyspiel name of a bundled game's name (PREFIX and the name, `-` read as `_`), None for a path."""
     name = str(path_or_name)
     return PREFIX + _snake(name) if name in bundled_games() else None
 
@@ -152,7 +152,10 @@ def _bundled_table(name: str, path) -> _Table:
         declared = declared if isinstance(declared, dict) else {}
         if option not in spec and "default" in declared:
             kind = _OPTION_TYPES.get(declared.get("type"), str)
-            spec[option] = kind(declared["default"])
+            try:
+                spec[option] = kind(declared["default"])
+            except (TypeError, ValueError):  # a default the loader will refuse: it says where, when loaded
+                spec[option] = str(declared["default"])
     defaults = dict(spec)
 
     def load(params: dict, _path=path, _defaults=defaults) -> Loaded:
