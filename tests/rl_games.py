@@ -89,3 +89,37 @@ end:
   - when: "any(points[p] >= 3 for p in players)"
     winners: "[p for p in players if points[p] >= 3]"
 """
+
+# A die decides the target first; then both players show one or two fingers at once, and whoever matches the
+# target's parity scores. A parallel environment with chance at its start.
+PARITY_DIE = """
+game: Parity die
+players: {count: 2}
+vars:
+  target: {init: 0}
+  points: {per: player, init: 0}
+moves:
+  show:
+    params: {fingers: "1..2"}
+    notation: "show {fingers}"
+flow:
+  start: roll
+  steps:
+    roll:
+      chance:
+        outcomes:
+          params: {n: "1..6"}
+          notation: "roll {n}"
+          do: ["target = n"]
+      next: reveal
+    reveal:
+      actors: "players"
+      moves: [show]
+      resolve:
+        - "points[0] += 1 if choices[0].fingers % 2 == target % 2 else 0"
+        - "points[1] += 1 if choices[1].fingers % 2 == target % 2 else 0"
+      next: reveal
+end:
+  - when: "any(points[p] >= 2 for p in players)"
+    winners: "[p for p in players if points[p] >= 2]"
+"""

@@ -3,6 +3,8 @@ bundled game, masks, seeded chance and rewards."""
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
 
 pytest.importorskip("pettingzoo")
@@ -12,7 +14,7 @@ from pettingzoo.test import api_test, parallel_api_test  # noqa: E402
 from rulesdsl.integrations.pettingzoo import env, parallel_env  # noqa: E402
 from rulesdsl.loading import bundled_games  # noqa: E402
 
-from .rl_games import ODDS_AND_EVENS, TINY_POKER  # noqa: E402
+from .rl_games import ODDS_AND_EVENS, PARITY_DIE, TINY_POKER  # noqa: E402
 
 GAMES = [(name, None) for name in sorted(bundled_games())] + [("mark", "four-row-ending"), ("mabula", "product")]
 
@@ -72,3 +74,46 @@ def test_the_parallel_environment_applies_every_choice_at_once(write):
 def test_a_game_with_turns_is_no_parallel_environment(write):
     with pytest.raises(ValueError, match="has steps where one player decides \\('act'\\)"):
         parallel_env(write(TINY_POKER))
+
+
+def _setups(game, seeds) -> list:
+    """The history at the start of each game `game.reset(seed)` starts, for each of `seeds`."""
+    starts = []
+    for seed in seeds:
+        game.reset(seed=seed)
+        starts.append(tuple(game.state.history_texts()))
+    return starts
+
+
+def test_aec_resets_without_a_seed_start_new_games_and_a_seed_replays_its_game():
+    game = env("mabula")
+    assert len(set(_setups(game, [None] * 5))) > 1
+    first, _, again = _setups(game, [3, None, 3])
+    assert first == again
+    assert _setups(env("mabula"), [8, None, None]) == _setups(env("mabula"), [8, None, None])
+
+
+def test_parallel_resets_without_a_seed_start_new_games_and_a_seed_replays_its_game(write):
+    path = write(PARITY_DIE)
+    game = parallel_env(path)
+    assert len(set(_setups(game, [None] * 12))) > 1  # twelve rolls of a die all alike: 1 time in 6**11
+    first, _, again = _setups(game, [3, None, 3])
+    assert first == again
+    assert _setups(parallel_env(path), [8, None, None]) == _setups(parallel_env(path), [8, None, None])
+
+
+def test_an_unpickled_environment_plays_on_as_the_original():
+    game = env("marble-chase")
+    game.reset(seed=2)
+    for _ in range(3):
+        game.step(int(game.observe(game.agent_selection)["action_mask"].nonzero()[0][0]))
+    copy = pickle.loads(pickle.dumps(game))
+
+    def trail(aec) -> list:
+        seen = []
+        for agent in aec.agent_iter(max_iter=30):
+            observation, reward, terminated, truncated, _ = aec.last()
+            seen.append((agent, reward, observation["observation"].tobytes()))
+            aec.step(None if terminated or truncated else int(observation["action_mask"].nonzero()[0][-1]))
+        return seen
+    assert trail(copy) == trail(game)

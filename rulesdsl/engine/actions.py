@@ -170,19 +170,10 @@ class ActionMap:
         self.game = game
         rules = game.rules
         start = game.new_initial_state()  # the domains worked out here read nothing of it
-        decisions, chances = [], []
-        for step in rules.steps.values():
-            if step.kind == "chance":
-                if step.arrangement is not None and _fixed(step.arrangement, start):
-                    continue  # the options name the arrangement: play never stops at this chance node
-                chances += [step.draw.rule] if step.draw is not None else \
-                    [game.arrangement_rule(step)] if step.arrangement is not None else step.moves
-            else:
-                decisions += step.moves + [r for tier in step.tiers for r in tier]
-                decisions += [step.pass_rule] if step.pass_rule is not None else []
-        self.moves = _numbering(rules, start, _unique(decisions), list(range(rules.num_players)), rules.max_legal,
+        decisions, chances = _kinds(game, start)
+        self.moves = _numbering(rules, start, decisions, list(range(rules.num_players)), rules.max_legal,
                                 "max_legal", _HINT)
-        self.outcomes = _numbering(rules, start, _unique(chances), [CHANCE], rules.max_outcomes, "max_outcomes",
+        self.outcomes = _numbering(rules, start, chances, [CHANCE], rules.max_outcomes, "max_outcomes",
                                    _OUTCOME_HINT)
 
     @property
@@ -234,6 +225,28 @@ def _fixed(arrangement, start) -> bool:
         return bool(arrangement.fixed(start, CHANCE))
     except _FAILURES:
         return False
+
+
+def chance_numbering(game) -> Numbering:
+    """The numbering of a game's chance outcomes alone (ActionMap's `outcomes`), without its decisions'."""
+    start = game.new_initial_state()
+    return _numbering(game.rules, start, _kinds(game, start)[1], [CHANCE], game.rules.max_outcomes, "max_outcomes",
+                      _OUTCOME_HINT)
+
+
+def _kinds(game, start) -> tuple[list, list]:
+    """(the move rules of the game's decisions, those of its chance outcomes), each rule once."""
+    decisions, chances = [], []
+    for step in game.rules.steps.values():
+        if step.kind == "chance":
+            if step.arrangement is not None and _fixed(step.arrangement, start):
+                continue  # the options name the arrangement: play never stops at this chance node
+            chances += [step.draw.rule] if step.draw is not None else \
+                [game.arrangement_rule(step)] if step.arrangement is not None else step.moves
+        else:
+            decisions += step.moves + [r for tier in step.tiers for r in tier]
+            decisions += [step.pass_rule] if step.pass_rule is not None else []
+    return _unique(decisions), _unique(chances)
 
 
 def _unique(rules: list) -> list:

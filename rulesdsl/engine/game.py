@@ -23,6 +23,13 @@ class Game:
             else "rule file" if rules.max_turns is not None else "default"
         self._arrangement_rules: dict = {}
         self._layout: Layout | None = None
+        self.bundle = None  # the rule files' bytes: given by a RuleBundle, else read when first pickled (load.py)
+
+    def __copy__(self):
+        return self  # a Game holds no position: copies of states share it
+
+    def __deepcopy__(self, memo):
+        return self
 
     @property
     def name(self) -> str:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import copyreg
 from pathlib import Path
 
-from ..bundle import RuleBundle, bundle_document
+from ..bundle import RuleBundle, bundle_document, read_bundle
 from ..errors import RulesError, did_you_mean
 from ..loading import load_document, with_variant
 from ..model.compile import ModelCompiler, coerce_option
@@ -27,8 +28,33 @@ def load_game(path: str | Path | RuleBundle, variant: str | None = None, options
     (2, ['cross', 'nought'])
     """
     if isinstance(path, RuleBundle):
-        return compile_game(bundle_document(path), path.files[0][0], variant, options, max_turns, inline)
+        game = compile_game(bundle_document(path), path.files[0][0], variant, options, max_turns, inline)
+        game.bundle = path
+        return game
     return compile_game(load_document(path), path, variant, options, max_turns, inline)
+
+
+def game_from_bundle(bundle: RuleBundle, variant: str | None, options: dict, max_turns: int | None) -> Game:
+    """A pickled Game again (_pickled_game): its rule files compiled with its variant, options and turn cap."""
+    return load_game(bundle, variant, options, max_turns)
+
+
+def bundle_of(game: Game) -> RuleBundle:
+    """The rule files of a game as bytes: those it was loaded from, else read from disk now, once."""
+    if game.bundle is None:
+        game.bundle = read_bundle(game.path)
+    return game.bundle
+
+
+def _pickled_game(game: Game):
+    """A Game pickles as its rule files' bytes (read from disk when first pickled if it was loaded from a path)
+    with its variant, options and turn cap: the compiled rules hold functions, which pickle cannot carry;
+    unpickling compiles them again, in any process. Registered here, where every Game is made."""
+    cap = game.max_turns if game.cap_source == "given" else None
+    return game_from_bundle, (bundle_of(game), game.variant, game.options, cap)
+
+
+copyreg.pickle(Game, _pickled_game)
 
 
 def compile_game(base: Document, path: str | Path, variant: str | None = None, options: dict | None = None,

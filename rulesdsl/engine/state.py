@@ -129,6 +129,17 @@ class State(Position):
             S.check_capacity(None)
         return S
 
+    def __reduce__(self):
+        """A State pickles as its game, its JSON (to_json) and its sampler: unpickled, it plays on as the original
+        would, drawing the same chance outcomes."""
+        return _state_again, (self.game, self.to_json(), self.seed, self._rng)
+
+    def __copy__(self):
+        return self.clone()
+
+    def __deepcopy__(self, memo):
+        return self.clone()
+
     def clone(self) -> "State":
         S = State.__new__(State)
         S.game, S.rules = self.game, self.rules
@@ -801,6 +812,13 @@ _PARTS = {"next_player": ("flow", "next_player"), "first_player": ("flow", "firs
 _RULE_FAILED = "the rule file lets play reach a position this rule does not handle"
 _TOTAL_HINT = (f"the rules of one move share {MOVE_SECONDS:g} s and those of a whole game {GAME_SECONDS:g} s (times "
                "RULESDSL_TIME_SCALE): make the rules cheaper, or end games sooner (flow: max_turns)")
+
+
+def _state_again(game, data: dict, seed: int, rng) -> State:
+    """A pickled State again (State.__reduce__)."""
+    state = game.state_from_json(data)
+    state.seed, state._rng = seed, rng
+    return state
 
 
 def _seats(players, count: int) -> list:

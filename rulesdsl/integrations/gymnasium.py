@@ -1,13 +1,17 @@
-"""A rule file as a single-agent Gymnasium environment: one seat learns against fixed rulesdsl agents."""
+"""A rule file as a single-agent Gymnasium environment: one seat learns against fixed rulesdsl agents. Importing
+this module registers each bundled game with Gymnasium: gymnasium.make("rulesdsl/<Name>-v0")."""
 
 from __future__ import annotations
 
 from ..agents import PlayerView, make_agent
 from ..engine.rng import Rng, derive_seed
+from ..loading import bundled_games
 from ..render import render_state
-from .common import Loaded, engine_state, next_seed
+from .common import Loaded, PicklesState, Seeds, engine_state
 
-try:  # optional: the `rl` extra
+NAMESPACE = "rulesdsl"
+
+try:  # optional: the `gymnasium` extra
     import gymnasium
     import numpy as np
     from gymnasium import spaces
@@ -21,17 +25,17 @@ def make(path_or_name, seat: int = 0, opponents=("random",), variant: str | None
     such as 'random' or 'mcts:iterations=50', one for all or one per other seat), on `backend` (python, compiled
     or auto: see api.load_game)."""
     if gymnasium is None:
-        raise ImportError("the Gymnasium environment needs the 'rl' extra: pip install 'rulesdsl[rl]'")
+        raise ImportError("the Gymnasium environment needs the 'gymnasium' extra: pip install 'rulesdsl[gymnasium]'")
     return SeatEnv(Loaded(path_or_name, variant, options, backend=backend), seat, list(opponents), render_mode)
 
 
-class SeatEnv(gymnasium.Env if gymnasium is not None else object):
+class SeatEnv(PicklesState, gymnasium.Env if gymnasium is not None else object):
     """Observations are {"observation": the seat's tensor, "action_mask": its legal actions}; the reward is the
     seat's return when the game ends (+1 win, -1 loss, 0 draw). An action that is not legal ends the episode
     as a loss (-1), so that every action of the space is a valid step. Chance and the opponents' choices are
     seeded by `reset(seed)`: the same seed and actions give the same game; `reset()` without a seed starts the game
-    after the last one (seed 0 at first, then common.next_seed of the last), as a vector environment's autoreset
-    does."""
+    after the last one (common.Seeds: the first seed given seeds the games after it, as a vector environment's
+    autoreset does; with no seed ever given, the first game's seed comes from the operating system)."""
 
     metadata = {"render_modes": ["ansi"]}
 
@@ -46,13 +50,11 @@ class SeatEnv(gymnasium.Env if gymnasium is not None else object):
             "observation": spaces.Box(-np.inf, np.inf, (loaded.tensor.size,), np.float32),
             "action_mask": spaces.Box(0, 1, (loaded.num_actions,), np.int8)})
         self.action_space = spaces.Discrete(loaded.num_actions)
-        self.state, self._rngs, self._seed = None, {}, None
+        self.state, self._rngs, self._seeds = None, {}, Seeds()
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
-        if seed is None:  # the game after the last one (as a vector environment's autoreset starts it)
-            seed = 0 if self._seed is None else next_seed(self._seed)
-        self._seed = seed
+        seed = self._seeds.next(seed)
         self.state = self.loaded.game.new_initial_state(seed=seed)
         self._rngs = {p: Rng(derive_seed(seed, "agent", p)) for p in self.opponents}
         self._others_play()
@@ -92,3 +94,23 @@ class SeatEnv(gymnasium.Env if gymnasium is not None else object):
 
     def render(self):
         return render_state(engine_state(self.state), self.seat)
+
+
+def env_id(name: str) -> str:
+    """The Gymnasium id of a bundled game's name: each dash-separated part capitalized (a-b: rulesdsl/AB-v0)."""
+    return f"{NAMESPACE}/{''.join(part.capitalize() for part in name.replace('_', '-').split('-'))}-v0"
+
+
+def register_bundled() -> list[str]:
+    """Register every bundled game with Gymnasium under env_id(name) (make's arguments, such as seat, opponents or
+    backend, pass through gymnasium.make); the ids registered."""
+    ids = []
+    for name in sorted(bundled_games()):
+        ids.append(env_id(name))
+        if ids[-1] not in gymnasium.registry:
+            gymnasium.register(ids[-1], entry_point=f"{__name__}:make", kwargs={"path_or_name": name})
+    return ids
+
+
+if gymnasium is not None:
+    register_bundled()

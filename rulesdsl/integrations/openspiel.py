@@ -1,123 +1,316 @@
-"""A rule file as an OpenSpiel game, through OpenSpiel's Python game API (registered under a name per file)."""
+"""A rule file as an OpenSpiel game, through OpenSpiel's Python game API; each bundled game is registered with pyspiel
+by name when this module is imported, and any other rule file under a name of its own when it is loaded."""
 
 from __future__ import annotations
 
 import hashlib
 import re
 
+from ..engine.actions import chance_numbering
+from ..engine.load import bundle_of
+from ..engine.load import load_game as load_python
 from ..engine.nodes import CHANCE, SIMULTANEOUS, TERMINAL
-from ..errors import IllegalMove
 from ..engine.tensor import information_state_string, observation_string
-from .common import Loaded, engine_state
+from ..errors import IllegalMove
+from ..loading import bundled_games, load_document
+from .common import Loaded, Seeds, engine_state, restored_state, saved_state
 
-try:  # optional: the `rl` extra
+try:  # optional: the `openspiel` extra
     import numpy as np
     import pyspiel
 except ImportError:  # pragma: no cover - without the extra the module is not usable
     np = pyspiel = None
 
-_registered: dict = {}  # short name -> (game type, game info), one per rule file, variant and options
+PREFIX = "rulesdsl_"  # a bundled game's name in pyspiel: rulesdsl_ and its name, '-' read as '_'
+FIXED = {"variant": "", "backend": "python", "rng_seed": -1}  # the parameters of every bundled game, and defaults
+_OPTION_TYPES = {"int": int, "float": float, "bool": bool}  # any other option is a string to OpenSpiel
+_tables: dict = {}  # short name -> _Table, every name registered with pyspiel in this process
+_MADE_KEPT = 16  # the games of different parameters a name keeps made
 
 
-def load_game(path_or_name, variant: str | None = None, options: dict | None = None, backend: str = "python"):
+def load_game(path_or_name, variant: str | None = None, options: dict | None = None, backend: str = "python",
+              rng_seed: int = -1):
     """The OpenSpiel game of a rule file (a path, or a bundled game's name) with its variant and options, played
     on `backend` (python, compiled or auto: see api.load_game).
 
-    It is registered with pyspiel under `python_rulesdsl_<name>_<digest>` (the digest of the file's text,
-    variant and options), so `pyspiel.load_game` finds it by that name afterwards too. A RulesError located
-    at the rule file says which move or chance step keeps its moves from being numbered."""
+    A bundled game is `pyspiel.load_game("rulesdsl_<name>(variant=...,backend=...,rng_seed=...,<option>=...)")`
+    (see bundled_name). Another rule file is registered with pyspiel under `python_rulesdsl_<name>_<digest>` (the
+    digest of the file's text, variant, options and backend; its one parameter is rng_seed), so `pyspiel.load_game`
+    finds it by that name afterwards too, in this process. Where chance outcomes cannot be listed (a random
+    arrangement too large to list) the game is SAMPLED_STOCHASTIC: a state draws them from its own sampler, and
+    the game's `chance_note` says why; `rng_seed` seeds the games it starts (-1: from the operating system)."""
     if pyspiel is None:
-        raise ImportError("the OpenSpiel game needs the 'rl' extra: pip install 'rulesdsl[rl]'")
+        raise ImportError("the OpenSpiel game needs the 'openspiel' extra: pip install 'rulesdsl[openspiel]'")
+    name = bundled_name(path_or_name)
+    if name is not None and name in _tables:
+        params = dict(_tables[name].spec, variant=variant or "", backend=backend, rng_seed=rng_seed)
+        params.update(options or {})
+        return _tables[name].make(params)
     loaded = Loaded(path_or_name, variant, options, outcomes=True, backend=backend)
-    rules, game = loaded.game.rules, loaded.game
+    rules = loaded.game.rules
     digest = hashlib.sha256(repr((rules.source, variant, sorted((options or {}).items()), loaded.backend))
                             .encode()).hexdigest()[:12]
-    short = f"python_rulesdsl_{re.sub(r'[^a-z0-9]+', '_', rules.name.lower()).strip('_')}_{digest}"
-    two_sided = rules.num_players == 2
-    game_type = pyspiel.GameType(
+    short = f"python_rulesdsl_{_snake(rules.name)}_{digest}"
+    if short not in _tables:
+        _register(_Table(short, {"rng_seed": -1}, lambda params, _loaded=loaded: _loaded, loaded))
+    return _tables[short].make({"rng_seed": rng_seed})
+
+
+def bundled_name(path_or_name) -> str | None:
+    """The pyspiel name of a bundled game's name (PREFIX and the name, `-` read as `_`), None for a path."""
+    name = str(path_or_name)
+    return PREFIX + _snake(name) if name in bundled_games() else None
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
+
+
+class _Table:
+    """A name registered with pyspiel: its parameters with their defaults, and the Loaded game of given
+    parameters (each made once)."""
+
+    def __init__(self, short: str, spec: dict, load, sample: Loaded | None = None):
+        self.short, self.spec, self._load, self._made = short, spec, load, {}
+        self.sample = sample  # the game of the default parameters, when already made
+
+    def loaded(self, params: dict) -> Loaded:
+        key = repr(sorted((k, v) for k, v in params.items() if k != "rng_seed"))
+        if key not in self._made:
+            if len(self._made) >= _MADE_KEPT:  # bounded: a program may try many options
+                del self._made[next(iter(self._made))]
+            self._made[key] = self._load(params)
+        return self._made[key]
+
+    def make(self, params: dict):
+        """The game of `params` (the defaults filled in), with its own game type and info."""
+        params = {**self.spec, **(params or {})}
+        unknown = sorted(set(params) - set(self.spec))
+        if unknown:
+            raise ValueError(f"{self.short} has no parameter '{unknown[0]}' (parameters: {', '.join(self.spec)})")
+        loaded = self.loaded(params)
+        return RulesGame(loaded, _game_type(self.short, loaded, self.spec), _game_info(loaded), params)
+
+
+def _game_type(short: str, loaded: Loaded, spec: dict):
+    """The game type of a game made: its chance SAMPLED_STOCHASTIC where its outcomes cannot be listed."""
+    return _type_of(short, loaded.game.rules, bool(loaded.sampled), loaded.max_outcomes, spec)
+
+
+def _type_of(short: str, rules, sampled: bool, outcomes: int, spec: dict):
+    chance = pyspiel.GameType.ChanceMode
+    return pyspiel.GameType(
         short_name=short, long_name=f"rulesdsl {rules.name}",
         dynamics=pyspiel.GameType.Dynamics.SIMULTANEOUS if rules.has_simultaneous
         else pyspiel.GameType.Dynamics.SEQUENTIAL,
-        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC if rules.has_chance
-        else pyspiel.GameType.ChanceMode.DETERMINISTIC,
+        chance_mode=chance.SAMPLED_STOCHASTIC if sampled else chance.EXPLICIT_STOCHASTIC if outcomes
+        else chance.DETERMINISTIC,
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION if rules.has_hidden_information
         else pyspiel.GameType.Information.PERFECT_INFORMATION,
-        utility=pyspiel.GameType.Utility.ZERO_SUM if two_sided else pyspiel.GameType.Utility.GENERAL_SUM,
+        utility=pyspiel.GameType.Utility.ZERO_SUM if rules.num_players == 2 else pyspiel.GameType.Utility.GENERAL_SUM,
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
         max_num_players=rules.num_players, min_num_players=rules.num_players,
         provides_information_state_string=True, provides_information_state_tensor=False,
-        provides_observation_string=True, provides_observation_tensor=True, parameter_specification={})
-    game_info = pyspiel.GameInfo(
+        provides_observation_string=True, provides_observation_tensor=True, parameter_specification=dict(spec))
+
+
+def _game_info(loaded: Loaded):
+    rules = loaded.game.rules
+    return pyspiel.GameInfo(
         num_distinct_actions=loaded.num_actions, max_chance_outcomes=loaded.max_outcomes,
         num_players=rules.num_players, min_utility=-1.0, max_utility=1.0,
-        utility_sum=0.0 if two_sided else None, max_game_length=game.max_turns)
-    if short not in _registered:
-        _registered[short] = loaded
+        utility_sum=0.0 if rules.num_players == 2 else None, max_game_length=loaded.game.max_turns)
 
-        class RegisteredGame(RulesGame):
-            def __init__(self, params=None, _loaded=loaded, _type=game_type, _info=game_info):
-                super().__init__(_loaded, _type, _info, params)
 
-        pyspiel.register_game(game_type, RegisteredGame)
-    return RulesGame(_registered[short], game_type, game_info)
+def _register(table: _Table, game_type=None) -> None:
+    """Register `table` with pyspiel, under `game_type` (default: that of the game of its default parameters)."""
+    game_type = game_type or _game_type(table.short, table.sample or table.loaded(table.spec), table.spec)
+    # pyspiel keeps the factory past the interpreter's end; a class (which refers to itself, through its __mro__)
+    # is never freed by then, where a function would be, after Python has stopped: a crash on exit
+    factory = type(f"Make_{table.short}", (), {"__new__": staticmethod(lambda cls, params=None: table.make(params))})
+    pyspiel.register_game(game_type, factory)
+    _tables[table.short] = table
+
+
+def _register_bundled(name: str, path) -> None:
+    """Register a bundled game under the game type of its default parameters, worked out from its rules without
+    numbering its moves (what makes importing this module quick): its actions are numbered when it is loaded."""
+    table = _bundled_table(name, path)
+    game = load_python(path)
+    chance = chance_numbering(game) if game.rules.has_chance else None
+    sampled = chance is not None and chance.blocker is not None
+    outcomes = chance.size if chance is not None and not sampled else 0
+    _register(table, _type_of(table.short, game.rules, sampled, outcomes, table.spec))
+
+
+def _bundled_table(name: str, path) -> _Table:
+    """The table of a bundled game: its variant, backend and rng_seed, and each option it declares, as
+    parameters (an option named like one of those cannot be given through pyspiel)."""
+    data = load_document(path).data
+    spec = dict(FIXED)
+    for option, declared in (data.get("options") or {}).items():
+        declared = declared if isinstance(declared, dict) else {}
+        if option not in spec and "default" in declared:
+            kind = _OPTION_TYPES.get(declared.get("type"), str)
+            try:
+                spec[option] = kind(declared["default"])
+            except (TypeError, ValueError):  # a default the loader will refuse: it says where, when loaded
+                spec[option] = str(declared["default"])
+    defaults = dict(spec)
+
+    def load(params: dict, _path=path, _defaults=defaults) -> Loaded:
+        options = {k: v for k, v in params.items() if k not in FIXED and v != _defaults[k]}
+        return Loaded(_path, params["variant"] or None, options, outcomes=True, backend=params["backend"])
+
+    return _Table(PREFIX + _snake(name), spec, load)
+
+
+def _game_again(short: str, params: dict, source: tuple | None, last: int | None, first: int | None):
+    """A pickled RulesGame again: its name registered again where needed (a rule file's own, in another
+    process: `source` is its bundle and Loaded's arguments), its parameters and where its stream of games had got
+    to (the last seed drawn, or the first to draw)."""
+    if short not in _tables:
+        loaded = Loaded(*source)
+        _register(_Table(short, {"rng_seed": -1}, lambda p, _loaded=loaded: _loaded, loaded))
+    game = _tables[short].make(params)
+    game.seeds.last, game._first = last, first
+    return game
+
+
+def _state_again(game, text: str):
+    """A pickled RulesState again: its game, and the state as OpenSpiel serializes it."""
+    return game.deserialize_state(text)
 
 
 class _Held:
-    """The rulesdsl State of an OpenSpiel state: OpenSpiel copies a Python state's attributes with deepcopy, and
-    a State copies itself with clone()."""
+    """The rulesdsl State of an OpenSpiel state, made when first needed: OpenSpiel makes a new initial state to
+    copy another into (deepcopy, which a State does with clone()) or to deserialize one into, which then never
+    draws a game of its own. Pickled (OpenSpiel's serialize), it is its JSON and sampler, read back against the
+    game of the state it is restored into."""
 
-    __slots__ = ("state",)
+    __slots__ = ("_state", "_game", "_saved")
 
-    def __init__(self, state):
-        self.state = state
+    def __init__(self, state=None, game=None, saved: tuple | None = None):
+        self._state, self._game, self._saved = state, game, saved
+
+    def get(self, loaded: Loaded):
+        if self._state is None:
+            if self._saved is not None:
+                self._state = restored_state(loaded, self._saved)
+            else:
+                self._state = self._game.start()
+            self._game = self._saved = None
+        return self._state
 
     def __deepcopy__(self, memo):
-        return _Held(self.state.clone())
+        if self._state is None and self._saved is not None:
+            return _Held(saved=self._saved)
+        return _Held(self.get(None).clone())  # a new game is drawn here, for the original, not the copy
+
+    def __reduce__(self):
+        if self._state is None and self._saved is not None:
+            return _held_again, self._saved
+        return _held_again, saved_state(self.get(None))
+
+
+def _held_again(data: dict, seed: int, rng) -> _Held:
+    return _Held(saved=(data, seed, rng))
 
 
 if pyspiel is not None:
     class RulesGame(pyspiel.Game):
-        """A rule file's game as OpenSpiel sees it: integer actions, chance outcomes, observers."""
+        """A rule file's game as OpenSpiel sees it: integer actions, chance outcomes (where they can be listed),
+        observers."""
 
         def __init__(self, loaded: Loaded, game_type, game_info, params=None):
             super().__init__(game_type, game_info, params or {})
-            self.loaded = loaded
+            self.loaded, self.params = loaded, dict(params or {})
+            self.chance_note = loaded.sampled  # why chance is sampled, not listed (None where it is listed)
+            self.seeds = Seeds()
+            seed = self.params.get("rng_seed", -1)
+            self._first = None if seed is None or seed < 0 else int(seed)
 
-        def new_initial_state(self):
-            return RulesState(self, self.loaded.game.new_initial_state())
+        def new_initial_state(self, *args):
+            return RulesState(self)
+
+        def start(self):
+            """A new game's rulesdsl State; where chance is sampled, drawn from the next seed of the game's stream
+            (rng_seed, then the games after it: common.Seeds), its chance at the start drawn."""
+            if not self.loaded.sampled:
+                return self.loaded.game.new_initial_state()
+            seed, self._first = self.seeds.next(self._first), None
+            state = self.loaded.game.new_initial_state(seed=seed)
+            self.loaded.resolve_chance(state)
+            return state
+
+        # OpenSpiel's C++ side works the tensor's shape out on a new initial state, which would take a game from the
+        # stream of a sampled game; read from Python, the shape is the rule file's, and no game is drawn for it
+        def observation_tensor_shape(self):
+            return [self.loaded.tensor.size]
+
+        def observation_tensor_size(self):
+            return self.loaded.tensor.size
 
         def make_py_observer(self, iig_obs_type=None, params=None):
             perfect_recall = iig_obs_type is not None and iig_obs_type.perfect_recall
             return RulesObserver(self.loaded, perfect_recall)
 
-    class RulesState(pyspiel.State):
-        """A rulesdsl State behind OpenSpiel's State API: actions are numbered by the game's ActionMap."""
+        def __deepcopy__(self, memo):
+            return self
 
-        def __init__(self, game, state):
+        def __reduce__(self):
+            short = self.get_type().short_name
+            own = None if short.startswith(PREFIX) else (bundle_of(self.loaded.python_game), *self.loaded.arguments)
+            return _game_again, (short, self.params, own, self.seeds.last, self._first)
+
+    class RulesState(pyspiel.State):
+        """A rulesdsl State behind OpenSpiel's State API: actions are numbered by the game's ActionMap. Where chance
+        is sampled, there are no chance nodes: each action is followed by the chance it leads to, drawn by the
+        state's own seeded sampler."""
+
+        def __init__(self, game):
             super().__init__(game)
-            self.loaded, self._held = game.loaded, _Held(state)
+            self._held = _Held(game=game)  # its only attribute: what OpenSpiel copies and serializes
 
         @property
         def state(self):
-            return self._held.state
+            return self._held.get(self.loaded)
+
+        @property
+        def loaded(self):
+            return self.get_game().loaded
 
         def current_player(self):
             player = self.state.current_player()
             return {CHANCE: pyspiel.PlayerId.CHANCE, SIMULTANEOUS: pyspiel.PlayerId.SIMULTANEOUS,
                     TERMINAL: pyspiel.PlayerId.TERMINAL}.get(player, player)
 
+        def observation_tensor(self, player=None):
+            """The observation tensor of `player` (default: the player to move), as a list (see
+            RulesGame.observation_tensor_shape for why this is read here)."""
+            seat = self.current_player() if player is None else player
+            return self.loaded.observe(self.state, seat).tolist()
+
         def _legal_actions(self, player):
             return list(self.loaded.actions.legal(self.state, player))
 
         def chance_outcomes(self):
+            if self.loaded.sampled:
+                raise RuntimeError(f"this game samples its chance outcomes: {self.loaded.sampled}")
             return [(action, p) for action, _, p in self.loaded.actions.chance(self.state)]
 
         def _apply_action(self, action):
             self.state.apply(self.loaded.actions.move(self.state, action))
+            self._sampled_chance()
 
         def _apply_actions(self, actions):
             for seat in self.state.acting_players():
                 self.state.apply(self.loaded.actions.move(self.state, actions[seat], seat))
+            self._sampled_chance()
+
+        def _sampled_chance(self) -> None:
+            if self.loaded.sampled:
+                self.loaded.resolve_chance(self.state)
 
         def _action_to_string(self, player, action):
             try:  # a legal action here reads as its move; another as what its number stands for
@@ -136,6 +329,9 @@ if pyspiel is not None:
         def __str__(self):
             return " ".join(self.state.history_texts())
 
+        def __reduce__(self):
+            return _state_again, (self.get_game(), self.serialize())
+
     class RulesObserver:
         """OpenSpiel's observer interface over the rule file's observation tensor and strings."""
 
@@ -150,7 +346,11 @@ if pyspiel is not None:
         def string_from(self, state, player):
             text = information_state_string if self.perfect_recall else observation_string
             return text(engine_state(state.state), player)
+
+    for _name, _path in sorted(bundled_games().items()):  # pyspiel.load_game("rulesdsl_<name>") in any process
+        _register_bundled(_name, _path)
 else:  # pragma: no cover
     RulesGame = RulesState = RulesObserver = None
 
-__all__ = ["load_game"]
+
+__all__ = ["load_game", "bundled_name", "PREFIX"]

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from ..render import render_state
-from .common import Loaded, engine_state
+from .common import Loaded, PicklesState, Seeds, engine_state
 
-try:  # optional: the `rl` extra
+try:  # optional: the `pettingzoo` extra
     import numpy as np
     from gymnasium import spaces
     from pettingzoo import AECEnv, ParallelEnv
@@ -19,7 +19,7 @@ def env(path_or_name, variant: str | None = None, options: dict | None = None, r
     """The AEC environment of a rule file (a path, or a bundled game's name) with its variant and options, on
     `backend` (python, compiled or auto: see api.load_game)."""
     if np is None:
-        raise ImportError("the PettingZoo environment needs the 'rl' extra: pip install 'rulesdsl[rl]'")
+        raise ImportError("the PettingZoo environment needs the 'pettingzoo' extra: pip install 'rulesdsl[pettingzoo]'")
     return RulesEnv(Loaded(path_or_name, variant, options, backend=backend), render_mode)
 
 
@@ -28,7 +28,7 @@ def parallel_env(path_or_name, variant: str | None = None, options: dict | None 
     """The parallel environment of a game whose players always choose at once (every step with moves is a
     simultaneous step); ValueError for a game with turns."""
     if np is None:
-        raise ImportError("the PettingZoo environment needs the 'rl' extra: pip install 'rulesdsl[rl]'")
+        raise ImportError("the PettingZoo environment needs the 'pettingzoo' extra: pip install 'rulesdsl[pettingzoo]'")
     loaded = Loaded(path_or_name, variant, options, backend=backend)
     turns = [name for name, step in loaded.game.rules.steps.items() if step.kind == "decision"]
     if turns:
@@ -53,18 +53,20 @@ def _observe(loaded: Loaded, state, seat: int) -> dict:
     return {"observation": loaded.observe(state, seat), "action_mask": mask}
 
 
-class _Table:
-    """What both environments share: the game, every agent's spaces, a new game from a seed, the picture."""
+class _Table(PicklesState):
+    """What both environments share: the game, every agent's spaces, a new game from a seed, the picture; they
+    pickle (PicklesState)."""
 
     def _start(self, loaded: Loaded, render_mode: str | None) -> None:
         self.loaded, self.render_mode = loaded, render_mode
         self.possible_agents = list(loaded.agents)
         self._observation_space, self._action_space = _spaces(loaded)
-        self.state = None
+        self.state, self._seeds = None, Seeds()
 
     def _new_game(self, seed: int | None) -> None:
-        """A new game from `seed`, its chance at the start drawn, every agent in it."""
-        self.state = self.loaded.game.new_initial_state(seed=seed)
+        """A new game from `seed` (without one, the game after the last: common.Seeds), its chance at the start
+        drawn, every agent in it."""
+        self.state = self.loaded.game.new_initial_state(seed=self._seeds.next(seed))
         self.loaded.resolve_chance(self.state)
         self.agents = list(self.possible_agents)
 
@@ -84,9 +86,9 @@ class _Table:
 class RulesEnv(_Table, AECEnv):
     """One seat acts at a time (at a simultaneous step, each chooser in turn, none seeing the others' choice).
     Chance is drawn inside `step` by the state's sampler, seeded by `reset(seed)`: the same seed and actions
-    give the same game. Observations are {"observation": the seat's tensor, "action_mask": its legal actions};
-    rewards are the game's returns (+1 win, -1 loss, 0 draw) when it ends; a game stopped by its turn cap
-    is truncated."""
+    give the same game; `reset()` without a seed plays the game after the last one (common.Seeds).
+    Observations are {"observation": the seat's tensor, "action_mask": its legal actions}; rewards are the
+    game's returns (+1 win, -1 loss, 0 draw) when it ends; a game stopped by its turn cap is truncated."""
 
     metadata = {"render_modes": ["ansi", "human"], "name": "rulesdsl", "is_parallelizable": False}
 

@@ -12,9 +12,9 @@ from ..agents import PlayerView, make_agent
 from ..backends.compiled.batch import ActionTables, BoardTensor, unnumbered
 from ..backends.compiled.unsupported import Unsupported
 from ..engine.rng import Rng, derive_seed
-from .common import Loaded, next_seed
+from .common import Loaded, fresh_seed, next_seed
 
-try:  # optional: the `rl` extra
+try:  # optional: the `gymnasium` extra
     import gymnasium
     import numpy as np
     from gymnasium import spaces
@@ -30,7 +30,7 @@ def make_vec(path_or_name, num_envs: int, seat: int = 0, opponents=("random",), 
     """`num_envs` games of a rule file as one Gymnasium VectorEnv of `seat`, the other seats played by `opponents`
     (agent specs, one for all or one per other seat), on `backend` (python, compiled or auto)."""
     if gymnasium is None:
-        raise ImportError("the vector environment needs the 'rl' extra: pip install 'rulesdsl[rl]'")
+        raise ImportError("the vector environment needs the 'gymnasium' extra: pip install 'rulesdsl[gymnasium]'")
     return SeatVectorEnv(Loaded(path_or_name, variant, options, backend=backend), num_envs, seat, list(opponents))
 
 
@@ -38,7 +38,7 @@ def make_batch(path_or_name, num_envs: int, variant: str | None = None, options:
                backend: str = "python") -> "TurnBatch":
     """`num_envs` games of a rule file in which every seat learns: one action per game for the seat to choose."""
     if gymnasium is None:
-        raise ImportError("the batched environment needs the 'rl' extra: pip install 'rulesdsl[rl]'")
+        raise ImportError("the batched environment needs the 'gymnasium' extra: pip install 'rulesdsl[gymnasium]'")
     return TurnBatch(Loaded(path_or_name, variant, options, backend=backend), num_envs)
 
 
@@ -190,12 +190,13 @@ def _games(loaded: Loaded, n: int, learner: list, agents: dict):
 
 def _seeds(seed, n: int, last: list) -> list:
     """Each game's seed for reset(seed): an int gives game i seed + i (as Gymnasium's SyncVectorEnv does), a list
-    one each, None the game after the last one (0 at first)."""
+    one each, None the game after the last one (a seed from the operating system at first: common.Seeds)."""
     if seed is None:
-        return [0 if s is None else next_seed(s) for s in last]
+        return [fresh_seed() if s is None else next_seed(s) for s in last]
     if isinstance(seed, (int, np.integer)):
         return [int(seed) + i for i in range(n)]
-    seeds = [int(s) if s is not None else (0 if last[i] is None else next_seed(last[i])) for i, s in enumerate(seed)]
+    seeds = [int(s) if s is not None else (fresh_seed() if last[i] is None else next_seed(last[i]))
+             for i, s in enumerate(seed)]
     if len(seeds) != n:
         raise ValueError(f"give one seed per game: {len(seeds)} for {n} games")
     return seeds
