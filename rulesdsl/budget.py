@@ -114,14 +114,16 @@ def overrun(fn) -> bool:
     return frame is not None and frame in spent
 
 
-def exhausted() -> bool:
+def exhausted(ignoring=()) -> bool:
     """Whether any registered call running in this thread, however far out, has overrun its budget: work that
     records a failure and carries on (a load, for each value) asks this to stop instead when a budget around it,
-    its own or a larger one, is spent."""
+    its own or a larger one, is spent. The calls of the functions `ignoring` do not count: their overrun is the
+    failure being recorded, after which the work goes on."""
     spent = _spent[0].get(threading.get_ident())
     frame = sys._getframe(1) if spent else None
+    ignored = {getattr(fn, "__func__", fn).__code__ for fn in ignoring}
     while frame is not None:
-        if frame in spent:
+        if frame in spent and frame.f_code not in ignored:
             return True
         frame = frame.f_back
     return False

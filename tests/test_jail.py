@@ -242,9 +242,9 @@ def _call(seconds: float) -> None:
     _busy(seconds)
 
 
-def _unit() -> None:
-    _call(0.35)
-    _call(0.35)
+def _unit() -> None:  # each call well within its own budget, together far over the unit's (the watchdog looks
+    for _ in range(3):  # every 0.1 s, and counts a call from when it first sees it)
+        _call(0.3)
 
 
 def _not_direct() -> None:

@@ -810,9 +810,8 @@ def test_forty_slow_lets_share_the_load_s_budget(tmp_path):
     path, done, seconds = attack(tmp_path, ["total = 1"], "validate", "FILE", let=lets, scale=0.1)
     assert done.returncode == 1 and seconds < DEADLINE
     located(done.stderr, path)
-    # stopped at the first let that overran, or by the load's budget that they share: never one let after another
-    assert re.search(r"took longer than the (0\.3|2) s allowed", done.stderr) or "was stopped" in done.stderr
-    assert done.stderr.count("error:") <= 2
+    assert "took longer than the 2 s allowed" in done.stderr or "was stopped" in done.stderr
+    assert done.stderr.count("error:") < 20  # the load stopped, not one problem per let
 
 
 def test_a_rule_file_cannot_lift_the_turn_cap_past_its_maximum(tmp_path):

@@ -71,8 +71,10 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
 
     # -- problems ---------------------------------------------------------------------------
     def problem(self, path, message, hint=None, key=False, code="invalid", fields=()):
-        if budget.exhausted():  # the load's budget (or one around it) ran out where a failure was caught: no
-            self._stopped_at = path  # value after it gets a fresh budget of its own (see compile)
+        # the load's budget (or one around it) ran out where a failure was caught: no value after it gets a fresh
+        # budget of its own (see compile); a value that overran its own budget is that value's problem
+        if budget.exhausted(ignoring=(ModelCompiler.evaluate_now,)):
+            self._stopped_at = path
             raise budget.spent_error()
         self.problems.append(self.doc.problem(path, message, hint, key=key, code=code, fields=fields))
 
