@@ -128,6 +128,11 @@ LINE_FIELDS = {
                   False),
     "rule_counts": (object_of(COUNT, "an object of counts"), True), "moves": (MOVES, True),
     "returns": (optional(list_of(number, "a list of returns", 64)), False),
+    # game-quality data (sim/quality.py); files written before them lack them and still read
+    "branching": (optional(list_of(list_of(COUNT, "[legal moves, decisions]", 2), "three [moves, decisions]", 3)),
+                  False),
+    "score_trace": (optional(list_of(list_of(number, "[turn, scores...]", 65), "a list of [turn, scores...]")),
+                    False),
 }
 RESULT_FIELDS = {
     "winners": (optional(SEATS), False), "scores": (optional(list_of(anything, "a list of scores", 64)), False),
@@ -168,6 +173,8 @@ def seat_problem(line: dict) -> str | None:
         return f"{len(line['returns'])} returns for {seats} agents"
     if line.get("breakdown") is not None and len(line["breakdown"]) != seats:
         return f"{len(line['breakdown'])} score breakdowns for {seats} agents"
+    if any(len(entry) != seats + 1 for entry in line.get("score_trace") or ()):
+        return f"a score trace entry is not [turn, one score for each of {seats} agents]"
     return None
 
 

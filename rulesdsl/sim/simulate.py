@@ -236,6 +236,7 @@ class Summary:
     cluster_start: float | None = None  # seconds to start or reach a Dask cluster, apart from `elapsed`
     cap: int | None = None  # the turn cap the games were played with
     cap_source: str = ""  # 'given', 'rule file' or 'default'
+    label: str | None = None  # the rule file (and variant) when a run plays several files: titles name it
 
     def add(self, line: dict) -> None:
         if not self.wins:
@@ -282,7 +283,8 @@ class Summary:
         return means or ["no returns or scores recorded"]
 
     def format(self) -> str:
-        title = f"{self.game}" + (f" [{self.variant}]" if self.variant else "")
+        shown = self.label or self.variant
+        title = f"{self.game}" + (f" [{shown}]" if shown else "")
         lines = [f"{title}: {self.games} games, agents {','.join(self.agents)}"]
         lines.append(f"  {'seat':<10} {'agent':<16} {'wins':>6} {'rate':>7}  95% CI")
         for p, name in enumerate(self.player_names):
@@ -376,6 +378,8 @@ def simulate(spec: RunSpec, games: int, out=None, workers: int = 1, dask: str | 
 
 
 def compare_runs(summaries: list[Summary]) -> str:
-    """Each variant's run against the first: game length and each seat's win rate (see compare.py)."""
-    groups = [Games(s.variant or BASE, s.seeds, s.lengths, s.outcomes) for s in summaries]
+    """Each variant's (or rule file's) run against the first: game length, each seat's win rate and the draw rate
+    (see compare.py)."""
+    groups = [Games(s.label or s.variant or BASE, s.seeds, s.lengths, s.outcomes, len(s.player_names))
+              for s in summaries]
     return compare_text(groups, summaries[0].player_names)
