@@ -40,7 +40,7 @@ from .render import render_state
 from .schema import schema_path
 from .sim.log import logged_game, make_log, read_log, replay
 from .sim.profile import profile_games
-from .sim.records import MAX_COUNT, MAX_SEED, RESULTS_HINT, numbered_results, read_text, rules_line
+from .sim.records import MAX_COUNT, MAX_SEED, RESULTS_HINT, bundled_name, numbered_results, read_text, rules_line
 from .sim.progress import show_progress
 from .sim.replay_all import verify_all
 from .sim.report import analyse, text_report
@@ -556,9 +556,9 @@ def cmd_simulate(args) -> int:
 
 
 def _run_labels(files: list[str]) -> list[str]:
-    """How a run of several rule files names each in its summaries: the file's name, its path as given when two
-    share a name."""
-    names = [Path(f).name for f in files]
+    """How a run of several rule files names each in its summaries (as reports do): a bundled game by its name,
+    another file by its name, or by its path as given when two share a name."""
+    names = [bundled_name(f) or Path(f).name for f in files]
     return [name if names.count(name) == 1 else file for name, file in zip(names, files)]
 
 

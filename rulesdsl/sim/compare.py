@@ -106,7 +106,8 @@ def compare_text(groups: list[Games], seat_names: list[str]) -> str:
     width = max(20, *(len(group.label) for group in groups))
     for group in groups:
         m, low, high = mean_interval(group.lengths)
-        lines.append(f"  {group.label:<{width}} mean {m:8.1f}  95% CI [{low:.1f}, {high:.1f}]  n = {len(group.lengths)}")
+        lines.append(f"  {group.label:<{width}} mean {m:8.1f}  95% CI [{low:.1f}, {high:.1f}]  "
+                     f"n = {len(group.lengths)}")
     for group in groups[1:]:
         why = unpairable(base, group)
         if why:

@@ -333,7 +333,8 @@ def games_rows(analysis: Analysis) -> list[list]:
     for variant in analysis.variants:
         for line, first in zip(variant.lines, variant.first):
             winners = line["winners"]
-            row = [line["index"], variant.label if several else line.get("variant") or "", line["seed"], line["plies"], line["turns"],
+            row = [line["index"], variant.label if several else line.get("variant") or "", line["seed"],
+                   line["plies"], line["turns"],
                    int(line["capped"]), "" if line.get("ended_by") is None else line["ended_by"] + 1,
                    " ".join(variant.seats[p] for p in winners), int(len(winners) > 1), int(not winners),
                    "" if first is None else variant.seats[first]]

@@ -162,7 +162,7 @@ def _variants(Figure, analysis):
             high_err.append(max(0.0, high - rate) if n else 0)
         right.bar([x + offset for x in range(len(labels))], rates, width=0.4, yerr=[low_err, high_err], capsize=4,
                   label=name)
-        if name.startswith("draws"):  # each variant's draw rate against the first's: the comparison's test, over its bar
+        if name.startswith("draws"):  # each variant's draw rate against the first's, as compared, over its bar
             for x, p in _draw_tests(analysis):
                 right.annotate(shown_p(p), (x + offset, min(0.95, rates[x] + high_err[x] + 0.02)), ha="center",
                                fontsize=7, fontweight="bold" if p < 0.05 else "normal")
