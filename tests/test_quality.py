@@ -155,7 +155,8 @@ def test_two_rule_files_compared_in_one_run_end_to_end(tmp_path, capsys):
     assert "first.yaml against draw.yaml (paired by seed" in report and "draws                100.0% -> 0.0%" in report
     analysis = analyse(str(tmp_path / "r.jsonl"))
     assert [row[1] for row in games_rows(analysis)[1:]] == ["draw.yaml"] * GAMES + ["first.yaml"] * GAMES
-    assert "<h2>Game quality</h2>" in render(analysis) and "draw or not" in render(analysis)
+    page = render(analysis)
+    assert "<h2>Game quality</h2>" in page and "<tr class=\"sig\"><td>draws</td><td>100.0%</td><td>0.0%</td>" in page
 
 
 def test_a_run_of_two_rule_files_resumes_to_the_same_lines(tmp_path, capsys):
@@ -194,3 +195,27 @@ def test_two_results_files_of_the_same_seeds_are_paired(tmp_path, capsys):
     assert "p0 wins              0.0% -> 100.0%" in text
     code, _, err = run(capsys, "report", str(tmp_path / "d.jsonl"), str(tmp_path / "d.jsonl"))
     assert code == 2 and "given twice" in err
+
+
+@pytest.mark.parametrize("field, value, said", [
+    ("branching", [[1, 1], [2, 1]], "'branching' should be three [moves, decisions], not a list of 2"),
+    ("branching", [[1, 1], [2], [3, 1]], "'branching' item 2 should be [legal moves, decisions], not a list of 1"),
+    ("score_trace", [[0, 1]], "a score trace entry is not [turn, one score for each of 2 agents]"),
+    ("score_trace", [[0, "a", 1]], "'score_trace' item 1 item 2 should be a number"),
+])
+def test_damaged_quality_fields_are_located_errors(tmp_path, capsys, field, value, said):
+    simulate(capsys, str(counting(tmp_path, "a.yaml")), "--out", str(tmp_path / "r.jsonl"))
+    rows = (tmp_path / "r.jsonl").read_text().splitlines()
+    line = json.loads(rows[3])
+    line[field] = value
+    rows[3] = json.dumps(line)
+    (tmp_path / "r.jsonl").write_text("\n".join(rows) + "\n")
+    code, _, err = run(capsys, "report", str(tmp_path / "r.jsonl"))
+    assert code == 1 and f"r.jsonl:4: error: {said}" in err
+
+
+def test_overlaid_histograms_share_their_bins():
+    charts = pytest.importorskip("rulesdsl.sim.report_charts")
+    assert charts._bins([3, 5, 4, 9], 30) == [2.5 + i for i in range(8)]  # whole numbers: one bin each
+    assert charts._bins(list(range(100)), 10) == [-0.5 + 10 * i for i in range(11)]
+    assert charts._bins([0.5, 1.5], 4) == [0.5, 0.75, 1.0, 1.25, 1.5]

@@ -85,6 +85,17 @@ def list_of(check, what: str, limit: int | None = None):
     return check_list
 
 
+def exactly(n: int, check, what: str):
+    """A check: a list of exactly `n` items, each passing `check`."""
+    items = list_of(check, what, n)
+
+    def check_list(value):
+        if isinstance(value, list) and len(value) != n:
+            return f"should be {what}, not a list of {len(value)}"
+        return items(value)
+    return check_list
+
+
 def object_of(check, what: str):
     """A check: an object whose every value passes `check`."""
     def check_object(value):
@@ -129,7 +140,7 @@ LINE_FIELDS = {
     "rule_counts": (object_of(COUNT, "an object of counts"), True), "moves": (MOVES, True),
     "returns": (optional(list_of(number, "a list of returns", 64)), False),
     # game-quality data (sim/quality.py); files written before them lack them and still read
-    "branching": (optional(list_of(list_of(COUNT, "[legal moves, decisions]", 2), "three [moves, decisions]", 3)),
+    "branching": (optional(exactly(3, exactly(2, COUNT, "[legal moves, decisions]"), "three [moves, decisions]")),
                   False),
     "score_trace": (optional(list_of(list_of(number, "[turn, scores...]", 65), "a list of [turn, scores...]")),
                     False),

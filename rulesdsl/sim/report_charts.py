@@ -84,7 +84,7 @@ def _bins(values: list, most: int):
     low, high = min(values), max(values)
     if all(float(v).is_integer() for v in values):
         step = max(1, math.ceil((high - low + 1) / most))
-        return [low - 0.5 + i * step for i in range(int((high - low + 1) // step) + 2)]
+        return [low - 0.5 + i * step for i in range(math.ceil((high - low + 1) / step) + 1)]
     if low == high:
         return [low - 0.5, high + 0.5]
     return [low + (high - low) * i / most for i in range(most + 1)]
