@@ -575,7 +575,7 @@ def _simulated(args, agents: tuple, sources: list, jails: list) -> int:
             if wrong:
                 raise UsageError(f"{wrong[0]} ({Path(file).name})", wrong[1])
             spec = RunSpec(file, variant, tuple(sorted(options.items())), args.max_turns, agents, args.seed, bundle,
-                           backend=args.backend)
+                           backend=args.backend, score_trace=args.score_trace)
             info = jails[0].run(describe, prepared(spec), seconds=LOAD_SECONDS, what=f"loading {file}")
             if args.verbose or info.fallback:
                 print(f"backend: {info.backend}", file=sys.stderr)
@@ -944,6 +944,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="replace the --out file if it exists")
     p.add_argument("--quiet", action="store_true", help="no progress (a bar on a terminal, else a line every few "
                    "seconds on stderr)")
+    p.add_argument("--score-trace", action="store_true", help="record each game's scores turn by turn in the "
+                   "results, for the report's drama and lead changes (costs a scoring per turn)")
     backend_arg(p)
     p.set_defaults(func=cmd_simulate)
 

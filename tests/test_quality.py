@@ -51,8 +51,10 @@ def counting(tmp_path, name: str, players: int = 2, choices: str = "[1, 2, 3]", 
     return path
 
 
-def simulate(capsys, *argv):
-    code, out, err = run(capsys, "simulate", *argv, "--games", str(GAMES), "--agents", "random,random", "--quiet")
+def simulate(capsys, *argv, trace: bool = True):
+    extra = ["--score-trace"] if trace else []
+    code, out, err = run(capsys, "simulate", *argv, "--games", str(GAMES), "--agents", "random,random", "--quiet",
+                         *extra)
     assert code == 0, err
     return out
 
@@ -118,6 +120,16 @@ def test_measures_without_scores_or_from_older_results_say_they_cannot_be_comput
     assert found["lead changes"].number is None
     older = [{k: v for k, v in line.items() if k != "branching"} for line in lines]  # written before the counts
     assert "not computable" in by_name(older)["branching factor"].value
+
+
+def test_scores_are_traced_only_when_asked_for(tmp_path, capsys):
+    rules = counting(tmp_path, "late.yaml")
+    simulate(capsys, str(rules), "--out", str(tmp_path / "plain.jsonl"), trace=False)
+    simulate(capsys, str(rules), "--out", str(tmp_path / "traced.jsonl"))
+    plain, traced = game_lines(tmp_path / "plain.jsonl"), game_lines(tmp_path / "traced.jsonl")
+    assert all("score_trace" not in line for line in plain) and all(line["score_trace"] for line in traced)
+    assert [{k: v for k, v in line.items() if k != "score_trace"} for line in traced] == plain  # the same games
+    assert "simulate --score-trace" in by_name(plain)["drama"].value
 
 
 def test_length_spread_is_the_sd_and_interquartile_range():

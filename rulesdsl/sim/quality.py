@@ -80,8 +80,8 @@ def lead_changes(line: dict) -> int | None:
     return changes
 
 
-NO_TRACE = ("not computable: no game records a score trace (the rules define no numeric scores, or the "
-            "results were written before score traces)")
+NO_TRACE = ("not computable: no game records a score trace (simulate --score-trace records one when the rules "
+            "define numeric scores)")
 
 
 def drama(lines: list[dict]) -> Measure:

@@ -28,7 +28,7 @@ class GameRecord:
     returns: list | None = None  # per player, +1 win, -1 loss, 0 draw (see State.returns)
     rng: str = STREAM  # the random stream the seed was drawn with (engine.rng.STREAMS)
     branching: list | None = None  # [legal moves, decisions] in each third of the game's decisions (quality.py)
-    score_trace: list | None = None  # [turn, score per seat...] at each turn start where the scores changed
+    score_trace: list | None = None  # [turn, score per seat...] at each turn start where the scores changed (asked for)
 
     def to_json(self) -> dict:
         data = {"seed": self.seed, "rng": self.rng, "agents": self.agents, "winners": self.winners,
@@ -78,20 +78,22 @@ def agent_chooser(agents):
     return choose
 
 
-def play_game(game, agents, seed: int, on_move=None, stream: str = STREAM) -> GameRecord:
+def play_game(game, agents, seed: int, on_move=None, stream: str = STREAM, score_trace: bool = False) -> GameRecord:
     """Play `game` to the end with one agent per seat; same game, agents, seed and stream give the same record.
 
     Chance is drawn from one seeded stream and each seat's agent from its own, so an agent's
     choices never shift the dice. Agents see only their player's view.
     """
     return record_game(game.new_initial_state(seed), seed, agent_chooser(agents),
-                       [getattr(a, "spec", a.name) for a in agents], on_move, stream)
+                       [getattr(a, "spec", a.name) for a in agents], on_move, stream, score_trace)
 
 
-def record_game(state, seed: int, choose, agents: list, on_move=None, stream: str = STREAM) -> GameRecord:
+def record_game(state, seed: int, choose, agents: list, on_move=None, stream: str = STREAM,
+                score_trace: bool = False) -> GameRecord:
     """Play `state` to the end with `choose` (chance and each seat drawing from the streams of `seed`, of the
     kind `stream`) and record the game. Moves made before (a chosen setup, a saved start) begin the record, so
-    that it replays from the seed. `on_move(state, move)` is told of each move just before it is applied."""
+    that it replays from the seed. `on_move(state, move)` is told of each move just before it is applied.
+    `score_trace`: also record the scores at the start of each turn (when the rules define numeric ones)."""
     entries = list(state.history_texts())
     counts: dict[str, int] = {}
     for move in state.history:
@@ -103,9 +105,9 @@ def record_game(state, seed: int, choose, agents: list, on_move=None, stream: st
         legal_counts.append(len(legal))
         return choose(now, player, legal, rng)
 
-    # the score trace: cheap enough to keep (one score per seat per turn, rule code within the game's budget),
-    # and only when the rules define numeric scores
-    trace: list | None = [] if state.rules.score is not None else None
+    # the score trace, when asked for: one score per seat per turn, which may cost as much as the game's moves
+    # (a score that counts groups on the board), and only when the rules define numeric scores
+    trace: list | None = [] if score_trace and state.rules.score is not None else None
     last_turn = [None]
 
     def traced(now) -> None:

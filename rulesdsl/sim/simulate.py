@@ -41,6 +41,7 @@ class RunSpec:
     bundle: RuleBundle | None = None
     stream: str = STREAM
     backend: str = "python"  # what plays the games (api.load_game): the same games whichever it is
+    score_trace: bool = False  # record each game's scores turn by turn (for drama and lead changes)
 
     def matches(self, line: dict, folder: Path | None = None) -> bool:
         """Whether a results line belongs to this run (`folder`: where the results file is)."""
@@ -165,7 +166,8 @@ def play_one(spec: RunSpec, index: int) -> dict:
     if agents is None:  # agents keep nothing between calls (see agents.base.Agent): one set serves every game
         agents = _agents[spec.agents] = [make_agent(a) if isinstance(a, str) else a for a in spec.agents]
     try:
-        record = play_game(game, agents, derive_seed(spec.seed, index), stream=spec.stream)
+        record = play_game(game, agents, derive_seed(spec.seed, index), stream=spec.stream,
+                           score_trace=spec.score_trace)
     except GameRuntimeError as exc:
         raise exc.with_hint(f"game {index} of the run with seed {spec.seed} reaches it") from None
     return {"index": index, "game": game.name, "file": spec.file, "rules_sha256": spec.bundle.digest,
