@@ -231,3 +231,12 @@ def test_overlaid_histograms_share_their_bins():
     assert charts._bins([3, 5, 4, 9], 30) == [2.5 + i for i in range(8)]  # whole numbers: one bin each
     assert charts._bins(list(range(100)), 10) == [-0.5 + 10 * i for i in range(11)]
     assert charts._bins([0.5, 1.5], 4) == [0.5, 0.75, 1.0, 1.25, 1.5]
+
+
+def test_a_rule_file_named_twice_and_rules_for_several_files_are_usage_errors(tmp_path, capsys):
+    a, b = counting(tmp_path, "a.yaml"), counting(tmp_path, "b.yaml", gain="2 - me")
+    code, _, err = run(capsys, "simulate", str(a), "--compare", str(a), "--agents", "random,random")
+    assert code == 2 and "a.yaml is given twice" in err
+    simulate(capsys, str(a), str(b), "--out", str(tmp_path / "r.jsonl"))
+    code, _, err = run(capsys, "report", str(tmp_path / "r.jsonl"), "--rules", str(a))
+    assert code == 2 and "--rules reads the games of one rule file" in err
