@@ -40,7 +40,7 @@ from .render import render_state
 from .schema import schema_path
 from .sim.log import logged_game, make_log, read_log, replay
 from .sim.profile import profile_games
-from .sim.records import MAX_COUNT, MAX_SEED, RESULTS_HINT, numbered_results, read_text, rules_line
+from .sim.records import MAX_COUNT, MAX_SEED, RESULTS_HINT, bundled_name, numbered_results, read_text, rules_line
 from .sim.progress import show_progress
 from .sim.replay_all import verify_all
 from .sim.report import analyse, text_report
@@ -539,36 +539,53 @@ def cmd_simulate(args) -> int:
         raise UsageError("--resume continues the results file named by --out", "add --out FILE")
     if args.resume and args.force:
         raise UsageError("--resume continues the --out file and --force replaces it: give one of them")
-    bundle = read_bundle(args.file)  # read once, for all the variants and every worker
+    files = list(args.file) + [_rule_file(f) for f in args.compare or ()]
+    for i, file in enumerate(files):
+        if any(Path(file).resolve() == Path(other).resolve() for other in files[:i]):
+            raise UsageError(f"{file} is given twice", "name each rule file once; compare variants of one file "
+                             "with --variant")
+    bundles = [read_bundle(file) for file in files]  # read once, for all the variants and every worker
     jails = [Jail(name=f"rulesdsl-worker-{i}") for i in range(1 if args.dask else args.workers)]
     try:
         for jail in jails:  # now, while this process runs one thread: a fork each (see jail.py)
             jail.start()
-        return _simulated(args, agents, bundle, jails)
+        return _simulated(args, agents, list(zip(files, bundles)), jails)
     finally:
         for jail in jails:
             jail.close()
 
 
-def _simulated(args, agents: tuple, bundle, jails: list) -> int:
-    """simulate's runs, the games compiled and played in `jails` (one per worker; on Dask, only compiled there)."""
-    specs = []
-    base = bundle_document(bundle)
+def _run_labels(files: list[str]) -> list[str]:
+    """How a run of several rule files names each in its summaries (as reports do): a bundled game by its name,
+    another file by its name, or by its path as given when two share a name."""
+    names = [bundled_name(f) or Path(f).name for f in files]
+    return [name if names.count(name) == 1 else file for name, file in zip(names, files)]
+
+
+def _simulated(args, agents: tuple, sources: list, jails: list) -> int:
+    """simulate's runs, each rule file's (`sources`: [(file, bundle)]) variants in turn, on the same seeds; the
+    games compiled and played in `jails` (one per worker; on Dask, only compiled there)."""
+    specs, labels = [], []
     options = _options(args.option)
-    for variant in args.variant or [None]:  # every variant's rules and the agents are checked before --out is touched
-        wrong = argument_problems(base, variant, options)
-        if wrong:
-            raise UsageError(f"{wrong[0]} ({Path(args.file).name})", wrong[1])
-        spec = RunSpec(args.file, variant, tuple(sorted(options.items())), args.max_turns, agents, args.seed, bundle,
-                       backend=args.backend)
-        info = jails[0].run(describe, prepared(spec), seconds=LOAD_SECONDS, what=f"loading {args.file}")
-        if args.verbose or info.fallback:
-            print(f"backend: {info.backend}", file=sys.stderr)
-        _per_seat(args.agents, info, "--agents", "agents")
-        _warn(info.warnings)
-        specs.append(spec)
+    several = len(sources) > 1
+    for (file, bundle), name in zip(sources, _run_labels([f for f, _ in sources])):
+        base = bundle_document(bundle)
+        for variant in args.variant or [None]:  # every run's rules and the agents are checked before --out is touched
+            wrong = argument_problems(base, variant, options)
+            if wrong:
+                raise UsageError(f"{wrong[0]} ({Path(file).name})", wrong[1])
+            spec = RunSpec(file, variant, tuple(sorted(options.items())), args.max_turns, agents, args.seed, bundle,
+                           backend=args.backend, score_trace=args.score_trace)
+            info = jails[0].run(describe, prepared(spec), seconds=LOAD_SECONDS, what=f"loading {file}")
+            if args.verbose or info.fallback:
+                print(f"backend: {info.backend}", file=sys.stderr)
+            _per_seat(args.agents, info, "--agents", "agents")
+            _warn(info.warnings)
+            specs.append(spec)
+            labels.append(name + (f" [{variant}]" if variant else "") if several else None)
     done, specs, carried = _earlier_results(args, specs)
-    carried.setdefault(bundle.digest, bundle)  # the file carries the rules its games were played with
+    for _, bundle in sources:  # the file carries the rules its games were played with, each once
+        carried.setdefault(bundle.digest, bundle)
     if done:  # keep the complete lines only (a line cut short by a stopped run is dropped)
         Path(args.out).write_text("".join(json.dumps(line) + "\n" for line in
                                           [rules_line(b) for b in carried.values()] + done), encoding="utf-8")
@@ -577,11 +594,12 @@ def _simulated(args, agents: tuple, bundle, jails: list) -> int:
     summaries = []
     out = open(args.out, "a" if done else "w", encoding="utf-8") if args.out else None
     if out is not None and not done:
-        out.write(json.dumps(rules_line(bundle)) + "\n")
+        out.write("".join(json.dumps(rules_line(b)) + "\n" for b in carried.values()))
     try:
-        for spec in specs:
+        for spec, label in zip(specs, labels):
             summary = simulate(spec, args.games, out, args.workers, args.dask, done, progress, folder,
                                chunk=args.chunk, jails=jails)
+            summary.label = label
             summaries.append(summary)
             print(summary.format(), flush=True)
         if len(summaries) > 1:
@@ -644,14 +662,17 @@ def _check_same_run(numbered: list, specs: list, games: int, path: Path) -> None
     folder = path.absolute().parent
     seen = {}
     for number, line in numbered:
-        spec = next((s for s in specs if s.variant == line.get("variant")), None)
+        candidates = [s for s in specs if s.variant == line.get("variant")]  # of each rule file the run plays
+        spec = next((s for s in candidates if s.difference(line, folder) is None), candidates[0] if candidates
+                    else None)
         if spec is None:
-            wrong = f"variant {line.get('variant') or '(none)'}, not {', '.join(s.variant or '(none)' for s in specs)}"
+            wrong = (f"variant {line.get('variant') or '(none)'}, not "
+                     f"{', '.join(dict.fromkeys(s.variant or '(none)' for s in specs))}")
         else:
             wrong = spec.difference(line, folder)
         if wrong is None and line["index"] >= games:
             wrong = f"game {line['index']:,} (counting from 0), beyond --games {games:,}"
-        key = (line.get("variant"), line["index"])
+        key = (line["file"], line.get("variant"), line["index"])
         if wrong is None and key in seen:
             raise RulesError([Problem(f"game {line['index']} appears twice (also on line {seen[key]})",
                                       Location(str(path), number), RESULTS_HINT + "; this file is damaged")])
@@ -900,7 +921,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("simulate", help="run many seeded games and report statistics")
-    game_args(p, "many")
+    p.add_argument("file", nargs="+", help="rule files (or bundled games' names); with several, each plays the "
+                   "same seeds and each is compared with the first")
+    p.add_argument("--compare", action="append", metavar="FILE", help="another rule file to play on the same seeds "
+                   "and compare with the first (repeatable; the same as naming it after the first)")
+    p.add_argument("--variant", action="append", help="a variant of the files (repeat to compare variants)")
+    p.add_argument("--option", action="append", metavar="NAME=VALUE", help="set a game option (repeatable)")
     p.add_argument("--games", type=_at_least(1), default=100, help="number of games (default 100)")
     p.add_argument("--seed", type=SEED, default=0, help="run seed; game i uses a seed derived from it and i")
     p.add_argument("--agents", required=True, help=f"comma-separated, one per seat ({', '.join(AGENTS)}); settings "
@@ -918,6 +944,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="replace the --out file if it exists")
     p.add_argument("--quiet", action="store_true", help="no progress (a bar on a terminal, else a line every few "
                    "seconds on stderr)")
+    p.add_argument("--score-trace", action="store_true", help="record each game's scores turn by turn in the "
+                   "results, for the report's drama and lead changes (costs a scoring per turn)")
     backend_arg(p)
     p.set_defaults(func=cmd_simulate)
 
@@ -978,7 +1006,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("report", help="a balance report on a results file: win rates, variants compared, first "
                        "player, scores, game length, rule coverage; charts, games.csv, or one HTML page")
-    p.add_argument("results", help="a results .jsonl written by simulate --out")
+    p.add_argument("results", nargs="+", help="results .jsonl files written by simulate --out; with several, "
+                   "each rule file and variant is compared with the first (game by game when they share seeds)")
     p.add_argument("--out", help="folder for the files: the charts (PNG), report.txt and games.csv; with --format "
                    "html, report.html and games.csv")
     p.add_argument("--format", choices=REPORT_FORMATS, default="png", help="png (default) or html: one "

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from .stats import mcnemar_p_value, mean_interval, paired_p_value, shown_p, welch_p_value
 
 BASE = "(base rules)"  # how the rules without a variant are labelled
+DRAWS = "draws"  # the measure of the draw rate (games without a winner)
 
 
 @dataclass
@@ -17,10 +18,20 @@ class Games:
     seeds: list
     lengths: list
     winners: list  # per game, the seats that won
+    seats: int | None = None  # how many seats the games have (None: as many as the comparison's seat names)
 
     @classmethod
     def of_lines(cls, label: str, lines: list[dict]) -> Games:
-        return cls(label, [g["seed"] for g in lines], [g["plies"] for g in lines], [g["winners"] for g in lines])
+        return cls(label, [g["seed"] for g in lines], [g["plies"] for g in lines], [g["winners"] for g in lines],
+                   len(lines[0]["agents"]) if lines else None)
+
+
+def unpairable(base: Games, other: Games) -> str | None:
+    """Why `other` cannot be compared with `base` (games of different player counts), or None."""
+    if base.seats is not None and other.seats is not None and base.seats != other.seats:
+        return (f"not compared: {other.label} has {other.seats} players and {base.label} {base.seats}; games "
+                "of different player counts cannot be paired, nor their seats' wins compared")
+    return None
 
 
 @dataclass
@@ -70,7 +81,21 @@ def differences(base: Games, other: Games, seat_names: list[str]) -> tuple[bool,
             changed = sum(a != b for a, b in zip(won_base, won))
             found.append(Difference(name, mean(won_base), mean(won), mcnemar_p_value(won_base, won),
                                     "exact McNemar test", f"{changed} of {len(won)} games change this seat's result"))
+    if len(seat_names) > 1:  # alone, a game without a winner is a loss, not a draw
+        found.append(draw_difference(base.winners, winners, order is not None))
     return order is not None, found
+
+
+def draw_difference(base: list, other: list, paired: bool) -> Difference:
+    """The draw rate (games without a winner) of `other` against `base`: an exact McNemar test on draw / no draw
+    per game when the games are paired by seed, Welch's t test on the draw indicators otherwise."""
+    drawn_base, drawn = [not w for w in base], [not w for w in other]
+    if not paired:
+        return Difference(DRAWS, mean(drawn_base), mean(drawn), welch_p_value(drawn_base, drawn),
+                          "Welch t test on draws")
+    changed = sum(a != b for a, b in zip(drawn_base, drawn))
+    return Difference(DRAWS, mean(drawn_base), mean(drawn), mcnemar_p_value(drawn_base, drawn),
+                      "exact McNemar test", f"{changed} of {len(drawn)} games change between draw and decided")
 
 
 def compare_text(groups: list[Games], seat_names: list[str]) -> str:
@@ -78,10 +103,16 @@ def compare_text(groups: list[Games], seat_names: list[str]) -> str:
     first, in game length and in each seat's win rate."""
     base = groups[0]
     lines = ["game length by variant (moves and outcomes):"]
+    width = max(20, *(len(group.label) for group in groups))
     for group in groups:
         m, low, high = mean_interval(group.lengths)
-        lines.append(f"  {group.label:<20} mean {m:8.1f}  95% CI [{low:.1f}, {high:.1f}]  n = {len(group.lengths)}")
+        lines.append(f"  {group.label:<{width}} mean {m:8.1f}  95% CI [{low:.1f}, {high:.1f}]  "
+                     f"n = {len(group.lengths)}")
     for group in groups[1:]:
+        why = unpairable(base, group)
+        if why:
+            lines.append(f"{group.label} against {base.label}: {why}")
+            continue
         paired, found = differences(base, group, seat_names)
         how = "paired by seed" if paired else "not the same seeds, so unpaired"
         lines.append(f"{group.label} against {base.label} ({how}; significant: p < 0.05):")
@@ -92,7 +123,7 @@ def compare_text(groups: list[Games], seat_names: list[str]) -> str:
                 change = f"{d.base:.1%} -> {d.other:.1%} ({(d.other - d.base) * 100:+.1f} points)"
             verdict = "significant" if d.significant else "not significant"
             detail = f"; {d.detail}" if d.detail else ""
-            label = d.measure if d.measure == "game length" else f"{d.measure} wins"
+            label = d.measure if d.measure in ("game length", DRAWS) else f"{d.measure} wins"
             lines.append(f"  {label:<20} {change}, {shown_p(d.p)} ({verdict}, {d.test}{detail})")
     return "\n".join(lines)
 

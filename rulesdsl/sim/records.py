@@ -85,6 +85,17 @@ def list_of(check, what: str, limit: int | None = None):
     return check_list
 
 
+def exactly(n: int, check, what: str):
+    """A check: a list of exactly `n` items, each passing `check`."""
+    items = list_of(check, what, n)
+
+    def check_list(value):
+        if isinstance(value, list) and len(value) != n:
+            return f"should be {what}, not a list of {len(value)}"
+        return items(value)
+    return check_list
+
+
 def object_of(check, what: str):
     """A check: an object whose every value passes `check`."""
     def check_object(value):
@@ -128,6 +139,11 @@ LINE_FIELDS = {
                   False),
     "rule_counts": (object_of(COUNT, "an object of counts"), True), "moves": (MOVES, True),
     "returns": (optional(list_of(number, "a list of returns", 64)), False),
+    # game-quality data (sim/quality.py); files written before them lack them and still read
+    "branching": (optional(exactly(3, exactly(2, COUNT, "[legal moves, decisions]"), "three [moves, decisions]")),
+                  False),
+    "score_trace": (optional(list_of(list_of(number, "[turn, scores...]", 65), "a list of [turn, scores...]")),
+                    False),
 }
 RESULT_FIELDS = {
     "winners": (optional(SEATS), False), "scores": (optional(list_of(anything, "a list of scores", 64)), False),
@@ -168,6 +184,8 @@ def seat_problem(line: dict) -> str | None:
         return f"{len(line['returns'])} returns for {seats} agents"
     if line.get("breakdown") is not None and len(line["breakdown"]) != seats:
         return f"{len(line['breakdown'])} score breakdowns for {seats} agents"
+    if any(len(entry) != seats + 1 for entry in line.get("score_trace") or ()):
+        return f"a score trace entry is not [turn, one score for each of {seats} agents]"
     return None
 
 

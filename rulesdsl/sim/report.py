@@ -12,10 +12,11 @@ from pathlib import Path
 from ..bundle import RuleBundle
 from ..engine.load import argument_problems, load_game
 from ..engine.serialize import shown
-from ..errors import GameRuntimeError, Location, MoveError, Problem, RulesError
+from ..errors import GameRuntimeError, Location, MoveError, Problem, RulesError, UsageError
 from ..terminal import safe_text
 from .compare import BASE, Games, compare_text
 from .coverage import dead_rules, steps_reached
+from .quality import quality_text
 from .records import RESULTS_HINT, numbered_results, rules_of, same_rules
 from .simulate import Summary
 from .stats import mean_interval, wilson
@@ -98,63 +99,105 @@ class Analysis:
         return compare_text(groups, self.variants[0].seats)
 
 
-def results_and_rules(path: str, rules: str | None) -> tuple[list, str | RuleBundle]:
-    """The numbered lines of a results file and the rules to read them with (`rules`, else those the file carries,
-    else the rule file they name if it may be read: see records.rules_of). Every line must name one rule file and
-    number of seats."""
-    carried = {}
-    numbered = numbered_results(path, carried)
-    if not numbered:
-        raise RulesError([Problem("holds no games", Location(path), RESULTS_HINT)])
-    number, first = numbered[0]
-    folder = Path(path).absolute().parent
-    for n, line in numbered:  # one report, one game: every line names the rule file and seats of the first
-        if line["file"] != first["file"] and not same_rules(line["file"], first["file"], folder):
-            wrong = f"this line names the rule file {line['file'][:80]!r}, line {number} {first['file'][:80]!r}"
-        elif len(line["agents"]) != len(first["agents"]):
-            wrong = f"this line has {len(line['agents'])} agents, line {number} {len(first['agents'])}"
-        else:
-            continue
-        raise RulesError([Problem(wrong, Location(path, n), "a report covers the games of one game and number of "
-                                  "players: report each run on its own")])
-    if rules:
-        return numbered, rules
-    found = rules_of(first, path, Location(path, number), carried)
-    return numbered, found if isinstance(found, RuleBundle) else str(found)
+@dataclass
+class Group:
+    """The games of one rules source and variant in one results file, as a report reads them."""
+
+    path: str  # the results file
+    key: str  # the rules they were played with: their content hash, else the rule file they name
+    file: str  # the rule file as the lines name it
+    variant: str | None
+    lines: list  # (line number, line)
+    rules: object = None  # RuleBundle or a path: what the game is loaded from
+
+    @property
+    def file_name(self) -> str:
+        return Path(self.file).name or self.file
 
 
-def analyse(path: str, rules: str | None = None) -> Analysis:
-    """A results file read as untrusted data and analysed with the rule file it may name (or `rules`)."""
-    numbered, rules_path = results_and_rules(path, rules)
-    named = Path(rules_path.files[0][0] if isinstance(rules_path, RuleBundle) else rules_path).name
-    firsts = {}  # the first line of each variant decides its game: check the variant and options it names
+def _groups(path: str, folder: Path, numbered: list) -> list[Group]:
+    """A results file's lines by rules source and variant, in the order they first appear."""
+    groups: dict = {}
     for number, line in numbered:
-        firsts.setdefault(line.get("variant"), (number, line))
+        key = line.get("rules_sha256") or line["file"]
+        if not line.get("rules_sha256"):  # older lines: the same rule file written two ways is one source
+            key = next((g.key for g in groups.values() if not g.lines[0][1].get("rules_sha256")
+                        and same_rules(g.file, line["file"], folder)), key)
+        group = groups.setdefault((key, line.get("variant")), Group(path, key, line["file"], line.get("variant"), []))
+        group.lines.append((number, line))
+    return list(groups.values())
+
+
+def labels(groups: list[Group]) -> list[str]:
+    """How the report names each group: its variant alone when every game was played with one rule file; else
+    the rule file's name (and the variant), told apart by content hash and results file when names collide."""
+    if len({(g.path, g.key) for g in groups}) == 1:
+        return [g.variant or BASE for g in groups]
+    names = [g.file_name for g in groups]
+    for i, g in enumerate(groups):  # two different rules with one file name: their hashes tell them apart
+        if any(names[j] == g.file_name and groups[j].key != g.key for j in range(len(groups))):
+            names[i] = f"{g.file_name}@{g.key[:8]}"
+    shown = [name + (f" [{g.variant}]" if g.variant else "") for name, g in zip(names, groups)]
+    # the same rules in two results files: the results file tells them apart
+    return [f"{label} ({Path(g.path).name})" if shown.count(label) > 1 else label for label, g in zip(shown, groups)]
+
+
+def analyse(paths, rules: str | None = None) -> Analysis:
+    """One results file or several (`paths`), read as untrusted data and analysed with the rules they carry or
+    the rule files they may name (or `rules`, for the games of one rule file). Games of every rule file and
+    variant are reported side by side, the first the base of comparisons."""
+    paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
+    for i, path in enumerate(paths):
+        if any(Path(path).resolve() == Path(other).resolve() for other in paths[:i]):
+            raise UsageError(f"{path} is given twice", "name each results file once")
+    groups = []
+    for path in map(str, paths):
+        carried = {}
+        numbered = numbered_results(path, carried)
+        if not numbered:
+            raise RulesError([Problem("holds no games", Location(path), RESULTS_HINT)])
+        for group in _groups(path, Path(path).absolute().parent, numbered):
+            number, line = group.lines[0]
+            found = rules or rules_of(line, path, Location(path, number), carried)
+            group.rules = found if isinstance(found, RuleBundle) else str(found)
+            groups.append(group)
+    if rules and len({(g.path, g.key) for g in groups}) > 1:
+        raise UsageError("--rules reads the games of one rule file, and these were played with several",
+                         "leave out --rules: results files carry the rules their games were played with")
     games = {}
-    for variant, (number, line) in firsts.items():
-        wrong = argument_problems(rules_path, variant, line.get("options") or {})
+    for group, label in zip(groups, labels(groups)):
+        number, line = group.lines[0]
+        named = Path(group.rules.files[0][0] if isinstance(group.rules, RuleBundle) else group.rules).name
+        wrong = argument_problems(group.rules, group.variant, line.get("options") or {})
         if wrong:
-            raise RulesError([Problem(f"{wrong[0]} (in {named})", Location(path, number), wrong[1])])
-        game = games[variant or BASE] = load_game(rules_path, variant, line.get("options") or {},
-                                                  line.get("max_turns"))
-        if len(line["agents"]) != game.num_players:  # the seats the report counts are the game's
-            raise RulesError([Problem(f"this line has {len(line['agents'])} agents, but {shown(game.name)} has "
-                                      f"{game.num_players} players", Location(path, number),
-                                      f"{RESULTS_HINT}; this line is damaged, or read with another rule file")])
-    shown_as = f"{rules_path.files[0][0]} (carried in the results file)" if isinstance(rules_path, RuleBundle) \
-        else rules_path
-    return analysed([line for _, line in numbered], games, path, shown_as)
+            raise RulesError([Problem(f"{wrong[0]} (in {named})", Location(group.path, number), wrong[1])])
+        game = load_game(group.rules, group.variant, line.get("options") or {}, line.get("max_turns"))
+        for n, each in group.lines:  # the seats the report counts are the game's
+            if len(each["agents"]) != game.num_players:
+                raise RulesError([Problem(f"this line has {len(each['agents'])} agents, but {shown(game.name)} has "
+                                          f"{game.num_players} players", Location(group.path, n),
+                                          f"{RESULTS_HINT}; this line is damaged, or read with another rule file")])
+        games[label] = (game, [line for _, line in group.lines])
+    sources = dict.fromkeys(f"{g.rules.files[0][0]} (carried in the results file)" if isinstance(g.rules, RuleBundle)
+                            else str(g.rules) for g in groups)
+    return _analysis(games, ", ".join(map(str, paths)), ", ".join(sources))
 
 
 def analysed(lines: list[dict], games: dict, path: str, rules_path: str) -> Analysis:
     """Results lines analysed with the games they were played with ({variant label: compiled game}, one per
     variant of the lines, each with as many players as the lines have agents); `path` and `rules_path` name
     where the lines and rules came from."""
+    return _analysis({label: (games[label], group) for label, group in by_variant(lines).items()}, path, rules_path)
+
+
+def _analysis(groups: dict, path: str, rules_path: str) -> Analysis:
+    """{label: (game, lines)} analysed, the first the base of comparisons."""
     variants = []
-    for label, group in by_variant(lines).items():
-        game = games[label]
+    for label, (game, group) in groups.items():
         summary = Summary(game.name, group[0].get("variant"), group[0]["agents"], game.player_names,
                           cap=game.max_turns, cap_source=game.cap_source)
+        if label != (group[0].get("variant") or BASE):  # games of several rule files: the title names the file
+            summary.label = label
         for line in group:
             summary.add(line)
         variants.append(Variant(label, game, group, summary, [first_mover(game, line) for line in group]))
@@ -250,13 +293,14 @@ def coverage_text(variant: Variant) -> str:
 
 
 def text_report(analysis: Analysis) -> str:
-    """The whole report as text: per variant its summary, first player, distributions and rule coverage; then
-    the variants compared. Control characters of the files' text are escaped (see terminal.safe_text)."""
+    """The whole report as text: per variant its summary, first player, distributions, game quality and rule
+    coverage; then the variants compared. Control characters of the files' text are escaped (see terminal.safe_text)."""
     parts = []
     for variant in analysis.variants:
         parts.append(variant.summary.format())
         parts.append("  " + first_player_text(variant))
         parts.append("\n".join(["distributions (95% CI of the mean: Student's t):"] + distributions_text(variant)))
+        parts.append("\n".join(quality_text(variant.lines, variant.first, len(variant.seats))))
         parts.append(coverage_text(variant))
     if len(analysis.variants) > 1:
         parts.append(analysis.compared())
@@ -279,7 +323,8 @@ def score_cell(score):
 
 def games_rows(analysis: Analysis) -> list[list]:
     """games.csv: a header, then one row per game (columns in docs: `rulesdsl report`)."""
-    seats = analysis.variants[0].seats
+    seats = max((v.seats for v in analysis.variants), key=len)  # games of several player counts: the widest
+    several = any(v.summary.label for v in analysis.variants)  # several rule files: 'variant' names the file too
     header = ["index", "variant", "seed", "plies", "turns", "capped", "ended_by", "winners", "shared", "draw",
               "first_player"]
     for name in seats:
@@ -288,12 +333,14 @@ def games_rows(analysis: Analysis) -> list[list]:
     for variant in analysis.variants:
         for line, first in zip(variant.lines, variant.first):
             winners = line["winners"]
-            row = [line["index"], line.get("variant") or "", line["seed"], line["plies"], line["turns"],
+            row = [line["index"], variant.label if several else line.get("variant") or "", line["seed"],
+                   line["plies"], line["turns"],
                    int(line["capped"]), "" if line.get("ended_by") is None else line["ended_by"] + 1,
-                   " ".join(seats[p] for p in winners), int(len(winners) > 1), int(not winners),
-                   "" if first is None else seats[first]]
+                   " ".join(variant.seats[p] for p in winners), int(len(winners) > 1), int(not winners),
+                   "" if first is None else variant.seats[first]]
             for p in range(len(seats)):
-                row += [line["agents"][p], int(p in winners), score_cell(line["scores"][p])]
+                row += [line["agents"][p], int(p in winners), score_cell(line["scores"][p])] \
+                    if p < len(line["agents"]) else ["", "", ""]
             rows.append(row)
     # every text cell, whichever file it comes from (seat names are the rule file's, variants and agents the
     # results file's), goes through csv_text: none is written as a spreadsheet would run it

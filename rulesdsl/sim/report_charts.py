@@ -7,7 +7,8 @@ import math
 
 from ..errors import RulesDslError
 from ..terminal import safe_text
-from .stats import mean_interval, wilson
+from .compare import DRAWS, Games, differences, unpairable
+from .stats import mean_interval, shown_p, wilson
 
 WIDTH = 0.8  # of a seat's slot, shared by its variants' bars
 
@@ -46,24 +47,27 @@ def _games(analysis) -> str:
 
 
 def _win_rates(Figure, analysis):
-    """Each seat's win rate per variant with its 95% Wilson interval, and the even share of the wins."""
+    """Each seat's win rate per variant with its 95% Wilson interval, and the even share of the wins (games of
+    several player counts: each variant's bars over its own seats, the axis named by the widest's)."""
     figure = Figure(figsize=(7, 4.2))
     ax = figure.add_subplot()
-    seats = analysis.variants[0].seats
+    widest = max(analysis.variants, key=lambda v: len(v.seats))
+    seats = widest.seats
     count = len(analysis.variants)
     for k, variant in enumerate(analysis.variants):
         games = len(variant.lines)
         rates, below, above = [], [], []
-        for p in range(len(seats)):
+        for p in range(len(variant.seats)):
             wins = variant.summary.wins[p]
             low, high = wilson(wins, games)
             rates.append(wins / games)
             below.append(max(0.0, wins / games - low))  # rounding must not make a bar's error negative
             above.append(max(0.0, high - wins / games))
-        xs = [p + (k - (count - 1) / 2) * WIDTH / count for p in range(len(seats))]
+        xs = [p + (k - (count - 1) / 2) * WIDTH / count for p in range(len(variant.seats))]
         ax.bar(xs, rates, width=WIDTH / count, yerr=[below, above], capsize=4, label=_n(variant))
-    ax.axhline(1 / len(seats), color="black", linestyle="--", linewidth=1, label=f"even share ({1 / len(seats):.0%})")
-    agents = analysis.variants[0].lines[0]["agents"]
+    for share in sorted({1 / len(v.seats) for v in analysis.variants}, reverse=True):
+        ax.axhline(share, color="black", linestyle="--", linewidth=1, label=f"even share ({share:.0%})")
+    agents = widest.lines[0]["agents"]
     ax.set_xticks(range(len(seats)), [safe_text(f"{name}\n{agent}") for name, agent in zip(seats, agents)])
     ax.set(title=f"{safe_text(analysis.title)}: win rate per seat (95% Wilson CI), {_games(analysis)}", xlabel="seat and agent",
            ylabel="share of games won", ylim=(0, 1))
@@ -71,14 +75,40 @@ def _win_rates(Figure, analysis):
     return figure
 
 
+LINES = ("-", "--", ":", "-.")  # one per variant, in turn: identical histograms still show as two outlines
+
+
+def _bins(values: list, most: int):
+    """Bin edges shared by every variant's histogram (else each would draw its own and their heights would not
+    compare): at most `most` bins over the range of all values, whole-number wide for whole numbers."""
+    low, high = min(values), max(values)
+    if all(float(v).is_integer() for v in values):
+        step = max(1, math.ceil((high - low + 1) / most))
+        return [low - 0.5 + i * step for i in range(math.ceil((high - low + 1) / step) + 1)]
+    if low == high:
+        return [low - 0.5, high + 0.5]
+    return [low + (high - low) * i / most for i in range(most + 1)]
+
+
+def _overlaid(ax, groups: list, most: int) -> None:
+    """Histograms of several variants on one axis, none hiding another: a light fill each, under a step
+    outline of its own colour and line style, with a legend. `groups`: [(label, values)]."""
+    values = [v for _, group in groups for v in group]
+    bins = _bins(values, most)
+    for k, (label, group) in enumerate(groups):
+        colour = f"C{k % 10}"
+        ax.hist(group, bins=bins, histtype="stepfilled", alpha=0.15, color=colour)
+        ax.hist(group, bins=bins, histtype="step", linewidth=1.6, linestyle=LINES[k % len(LINES)], color=colour,
+                label=label)
+
+
 def _lengths(Figure, analysis):
     """The distribution of game length, one outline per variant."""
     figure = Figure(figsize=(7, 4))
     ax = figure.add_subplot()
-    for variant in analysis.variants:
-        lengths = variant.summary.lengths
-        m = sum(lengths) / len(lengths)
-        ax.hist(lengths, bins=30, histtype="step", linewidth=1.5, label=f"{_n(variant)}, mean {m:.1f}")
+    groups = [(f"{_n(v)}, mean {sum(v.summary.lengths) / len(v.summary.lengths):.1f}", v.summary.lengths)
+              for v in analysis.variants]
+    _overlaid(ax, groups, 30)
     ax.set(title=f"{safe_text(analysis.title)}: game length, {_games(analysis)}", xlabel="moves and chance outcomes per game", ylabel="games")
     ax.legend(fontsize=8)
     return figure
@@ -86,16 +116,15 @@ def _lengths(Figure, analysis):
 
 def _scores(Figure, analysis):
     """Each seat's final scores in a panel of its own, one outline per variant."""
-    seats = analysis.variants[0].seats
+    seats = max((v.seats for v in analysis.variants), key=len)
     figure = Figure(figsize=(7, 1.2 + 1.8 * len(seats)))
     axes = figure.subplots(len(seats), 1, sharex=True, squeeze=False)[:, 0]
     for p, ax in enumerate(axes):
-        drawn = False
-        for variant in analysis.variants:
-            values = variant.scores(p)
-            if values:
-                ax.hist(values, bins=25, histtype="step", linewidth=1.5, label=_n(variant))
-                drawn = True
+        groups = [(_n(v), v.scores(p)) for v in analysis.variants if p < len(v.seats)]
+        groups = [(label, values) for label, values in groups if values]
+        drawn = bool(groups)
+        if drawn:
+            _overlaid(ax, groups, 25)
         ax.set(ylabel="games", title=safe_text(seats[p]))
         if drawn:
             ax.legend(fontsize=7)
@@ -119,9 +148,10 @@ def _variants(Figure, analysis):
         below.append(max(0.0, m - low) if finite else 0)
         above.append(max(0.0, high - m) if finite else 0)
     left.bar(labels, means, yerr=[below, above], capsize=4)
-    left.set(title=f"mean game length (95% t CI), {_games(analysis)}", xlabel="variant", ylabel="moves and chance outcomes")
+    left.set(xlabel="variant", ylabel="moves and chance outcomes")
+    left.set_title(f"mean game length (95% t CI), {_games(analysis)}", fontsize=10)
     for offset, name, counts in ((-0.2, "first player wins", lambda v: v.first_player_wins()),
-                                 (0.2, "draws", lambda v: (v.summary.draws, len(v.lines)))):
+                                 (0.2, "draws (p: against the first)", lambda v: (v.summary.draws, len(v.lines)))):
         rates, low_err, high_err = [], [], []
         for variant in analysis.variants:
             hits, n = counts(variant)
@@ -132,9 +162,27 @@ def _variants(Figure, analysis):
             high_err.append(max(0.0, high - rate) if n else 0)
         right.bar([x + offset for x in range(len(labels))], rates, width=0.4, yerr=[low_err, high_err], capsize=4,
                   label=name)
+        if name.startswith("draws"):  # each variant's draw rate against the first's, as compared, over its bar
+            for x, p in _draw_tests(analysis):
+                right.annotate(shown_p(p), (x + offset, min(0.95, rates[x] + high_err[x] + 0.02)), ha="center",
+                               fontsize=7, fontweight="bold" if p < 0.05 else "normal")
     seats = len(analysis.variants[0].seats)
     right.axhline(1 / seats, color="black", linestyle="--", linewidth=1, label=f"even share ({1 / seats:.0%})")
     right.set_xticks(range(len(labels)), labels)
-    right.set(title="results by variant (95% Wilson CI)", xlabel="variant", ylabel="share of games", ylim=(0, 1))
+    right.set(xlabel="variant", ylabel="share of games", ylim=(0, 1))
+    right.set_title("results by variant (95% Wilson CI)", fontsize=10)
     right.legend(fontsize=8)
     return figure
+
+
+def _draw_tests(analysis) -> list[tuple[int, float]]:
+    """(position, p-value) of each variant's draw rate against the first's, as the comparison tests it (exact
+    McNemar on games paired by seed, else Welch); variants of another player count are left out."""
+    base = Games.of_lines(analysis.variants[0].label, analysis.variants[0].lines)
+    found = []
+    for x, variant in enumerate(analysis.variants[1:], 1):
+        other = Games.of_lines(variant.label, variant.lines)
+        if unpairable(base, other) is None and len(variant.seats) > 1:
+            _, differences_found = differences(base, other, variant.seats)
+            found += [(x, d.p) for d in differences_found if d.measure == DRAWS]
+    return found

@@ -7,8 +7,9 @@ import base64
 from html import escape
 
 from ..errors import RulesDslError
-from .compare import Games, differences
+from .compare import DRAWS, Games, differences, unpairable
 from .report import Analysis, analyse, distributions, first_player, interval
+from .quality import measures
 from .report_charts import chart_images
 from .stats import shown_p, wilson
 
@@ -51,6 +52,7 @@ def render(analysis: Analysis) -> str:
     if len(analysis.variants) > 1:
         body += _comparison(analysis)
     body += _distributions(analysis)
+    body += _quality(analysis)
     body.append("<h2>Charts</h2>")
     if missing:
         body.append(f'<p class="note">{escape(missing)}</p>')
@@ -113,16 +115,23 @@ def _comparison(analysis: Analysis) -> list[str]:
     out = ["<h2>Variants compared</h2>",
            f'<p class="note">Each variant against <b>{escape(base.label)}</b>. Runs of the same seeds are compared '
            "game by game: game length by a paired t test, a seat's wins by an exact McNemar test (of the games "
-           "whose result for that seat changes, how many go each way). Otherwise Welch's t test. Bold: p &lt; 0.05."
+           "whose result for that seat changes, how many go each way), the draw rate by an exact McNemar test on "
+           "draw or not. Otherwise Welch's t test. Bold: p &lt; 0.05."
            "</p>"]
     for variant in analysis.variants[1:]:
-        paired, found = differences(base_games, Games.of_lines(variant.label, variant.lines), base.seats)
+        other = Games.of_lines(variant.label, variant.lines)
+        why = unpairable(base_games, other)
+        if why:
+            out.append(f"<h3>{escape(variant.label)} against {escape(base.label)}</h3>")
+            out.append(f"<p>{escape(why[0].upper() + why[1:])}.</p>")
+            continue
+        paired, found = differences(base_games, other, base.seats)
         rows = []
         for d in found:
             if d.measure == "game length":
                 values = [d.measure, f"{d.base:.1f}", f"{d.other:.1f}", f"{d.other - d.base:+.1f}"]
             else:
-                values = [f"{d.measure} wins", f"{d.base:.1%}", f"{d.other:.1%}",
+                values = [d.measure if d.measure == DRAWS else f"{d.measure} wins", f"{d.base:.1%}", f"{d.other:.1%}",
                           f"{(d.other - d.base) * 100:+.1f} points"]
             rows.append(values + [shown_p(d.p), d.test, d.detail])
         significant = {i for i, d in enumerate(found) if d.significant}
@@ -140,6 +149,18 @@ def _distributions(analysis: Analysis) -> list[str]:
             for label, n, m, low, high, median, least, most in distributions(variant)]
     return ["<h2>Game length and scores</h2>",
             _table(["variant", "measure", "n", "mean", "95% CI", "median", "range"], rows)]
+
+
+def _quality(analysis: Analysis) -> list[str]:
+    """Per variant: the game-quality measures (quality.py), each with what it counted."""
+    rows = [[variant.label, m.name.strip(), m.value, m.detail]
+            for variant in analysis.variants
+            for m in measures(variant.lines, variant.first, len(variant.seats))]
+    return ["<h2>Game quality</h2>",
+            '<p class="note">Decisiveness, drama, lead changes, branching factor (mean legal moves per decision; '
+            "then in each third of the games' decisions), first-move advantage and the spread of game length, "
+            "as defined in docs/report.md.</p>",
+            _table(["variant", "measure", "value", ""], rows)]
 
 
 def _coverage(analysis: Analysis) -> list[str]:

@@ -41,6 +41,7 @@ class RunSpec:
     bundle: RuleBundle | None = None
     stream: str = STREAM
     backend: str = "python"  # what plays the games (api.load_game): the same games whichever it is
+    score_trace: bool = False  # record each game's scores turn by turn (for drama and lead changes)
 
     def matches(self, line: dict, folder: Path | None = None) -> bool:
         """Whether a results line belongs to this run (`folder`: where the results file is)."""
@@ -165,7 +166,8 @@ def play_one(spec: RunSpec, index: int) -> dict:
     if agents is None:  # agents keep nothing between calls (see agents.base.Agent): one set serves every game
         agents = _agents[spec.agents] = [make_agent(a) if isinstance(a, str) else a for a in spec.agents]
     try:
-        record = play_game(game, agents, derive_seed(spec.seed, index), stream=spec.stream)
+        record = play_game(game, agents, derive_seed(spec.seed, index), stream=spec.stream,
+                           score_trace=spec.score_trace)
     except GameRuntimeError as exc:
         raise exc.with_hint(f"game {index} of the run with seed {spec.seed} reaches it") from None
     return {"index": index, "game": game.name, "file": spec.file, "rules_sha256": spec.bundle.digest,
@@ -236,6 +238,7 @@ class Summary:
     cluster_start: float | None = None  # seconds to start or reach a Dask cluster, apart from `elapsed`
     cap: int | None = None  # the turn cap the games were played with
     cap_source: str = ""  # 'given', 'rule file' or 'default'
+    label: str | None = None  # the rule file (and variant) when a run plays several files: titles name it
 
     def add(self, line: dict) -> None:
         if not self.wins:
@@ -282,7 +285,8 @@ class Summary:
         return means or ["no returns or scores recorded"]
 
     def format(self) -> str:
-        title = f"{self.game}" + (f" [{self.variant}]" if self.variant else "")
+        shown = self.label or self.variant
+        title = f"{self.game}" + (f" [{shown}]" if shown else "")
         lines = [f"{title}: {self.games} games, agents {','.join(self.agents)}"]
         lines.append(f"  {'seat':<10} {'agent':<16} {'wins':>6} {'rate':>7}  95% CI")
         for p, name in enumerate(self.player_names):
@@ -376,6 +380,8 @@ def simulate(spec: RunSpec, games: int, out=None, workers: int = 1, dask: str | 
 
 
 def compare_runs(summaries: list[Summary]) -> str:
-    """Each variant's run against the first: game length and each seat's win rate (see compare.py)."""
-    groups = [Games(s.variant or BASE, s.seeds, s.lengths, s.outcomes) for s in summaries]
+    """Each variant's (or rule file's) run against the first: game length, each seat's win rate and the draw rate
+    (see compare.py)."""
+    groups = [Games(s.label or s.variant or BASE, s.seeds, s.lengths, s.outcomes, len(s.player_names))
+              for s in summaries]
     return compare_text(groups, summaries[0].player_names)
