@@ -1,7 +1,7 @@
 """Kernels printed beside a game's compiled module: many games stepped at once, and random rollouts from one stream.
 
 A small printer of its own: the template below names only what every printed module defines (`legal`, `apply`,
-`chance`, `logged`, `returns`, `decider`, `KIND`, `W`, `NS` and the offsets of the engine's fields), so it is the
+`chance`, `playout`, `returns`, `decider`, `KIND`, `W`, `NS` and the offsets of the engine's fields), so it is the
 same text for every game and is compiled in the module's namespace the first time a game asks for it (once per process and
 module). Its loops are bounded as the module's are: a game by its turn cap and the flow's automatic steps, a batch
 by its size, an encoding by the moves listed.
@@ -30,26 +30,7 @@ def rollout(s, rng, limit, out, log, drawn):
     """Random moves and chance outcomes, every one drawn from the single stream rng[0] (as play() with one Rng for
     chance and every seat), until the end or `limit` moves or a full log: (moves made, row of the last seat's
     move or -1). Each is written to a row of `log` as playout() writes it."""
-    done = 0
-    at = 0
-    last = -1
-    row = np.empty(W, np.int64)
-    while not s[O_terminal] and done < limit and done < log.shape[0]:
-        if KIND[s[O_step]] != 0:
-            size = chance(s, rng, drawn, at, out, row)
-            logged(log, done, -1, row)
-            if size:
-                log[done, 2] = at
-            at += size
-            done += 1
-            continue
-        me = decider(s)
-        n = legal(s, me, out)
-        k = _rt.below(rng, 0, n)
-        apply(s, out[k], me)
-        logged(log, done, me, out[k])
-        last = done
-        done += 1
+    done, _, last = playout(s, rng, limit, out, log, drawn, True, True)
     return done, last
 
 

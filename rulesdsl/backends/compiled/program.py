@@ -779,11 +779,11 @@ def logged(log, done, seat, row):
 
 
 @_jit
-def playout(s, rng, max_steps, out, log, drawn, keep):
-    """Random moves from the seats' streams rng[1 + seat] and chance outcomes from rng[0] until the end (0),
-    max_steps (2) or the end of the log (3): (moves made, why it stopped, the row of the last seat's move or -1).
-    With `keep`, each is written to a row of `log` (the seat, then the move; an outcome drawn: -1, its kind, then
-    where its items start in `drawn`)."""
+def playout(s, rng, max_steps, out, log, drawn, keep, shared):
+    """Random moves from the seats' streams rng[1 + seat] (with `shared`, from rng[0] as well) and chance outcomes
+    from rng[0] until the end (0), max_steps (2) or the end of the log (3): (moves made, why it stopped, the row of
+    the last seat's move or -1). With `keep`, each is written to a row of `log` (the seat, then the move; an
+    outcome drawn: -1, its kind, then where its items start in `drawn`)."""
     done = 0
     at = 0
     last = -1
@@ -804,7 +804,7 @@ def playout(s, rng, max_steps, out, log, drawn, keep):
             continue
         me = decider(s)
         n = legal(s, me, out)
-        k = _rt.below(rng, 1 + me, n)
+        k = _rt.below(rng, 0 if shared else 1 + me, n)
         apply(s, out[k], me)
         if keep:
             logged(log, done, me, out[k])
@@ -839,6 +839,6 @@ def playouts(start, seeds, rng, out, drawn, plies, results):
         s = start.copy()
         s[O_rng] = seeds[g]
         s[O_rng + 1] = 0
-        done, _, _ = playout(s, rng, 1 << 62, out, log, drawn, False)
+        done, _, _ = playout(s, rng, 1 << 62, out, log, drawn, False, False)
         plies[g] = s[O_ply]
         returns(s, results[g])'''

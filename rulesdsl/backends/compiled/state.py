@@ -335,7 +335,7 @@ class CompiledState:
         import numpy as np
         rng = np.array([chance.getstate(), *(seat.getstate() for seat in seats)], np.uint64)
         playout = self.game.fn["playout"]
-        made = self._run(lambda left, out, log, drawn: playout(self.s, rng, left, out, log, drawn, True)[::2], limit)
+        made = self._run(lambda left, out, log, drawn: playout(self.s, rng, left, out, log, drawn, True, False)[::2], limit)
         for stream, state in zip([chance, *seats], rng):
             stream.setstate(tuple(int(v) for v in state))
         return made
