@@ -24,7 +24,7 @@ SLOW = {
     "test_examples.py": ALL,
     "test_fast_track.py": {"test_random_games_follow_the_spec"},
     "test_fuzz.py": ALL,
-    "test_gymnasium.py": {"test_gymnasiums_env_checker_passes"},
+    "test_gymnasium.py": {"test_each_bundled_game_is_registered_with_gymnasium_and_passes_its_env_checker"},
     "test_ir_check.py": {"test_hostile_files_that_load_are_checked_and_outlined"},
     "test_layers.py": {"test_a_checked_module_is_found", "test_no_imports_inside_functions"},
     "test_load_limits.py": {"test_the_variants_of_a_file_share_one_load_budget"},
