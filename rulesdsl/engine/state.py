@@ -8,7 +8,7 @@ from itertools import accumulate
 from .. import budget, limits
 from ..errors import GameRuntimeError, IllegalMove, MoveError
 from ..lang.builtins import RuleValueError, value_key
-from ..lang.checked import deepenings, depth
+from ..lang.checked import DEEPENED, deepenings, depth
 from ..lang.compiler import GUARDS
 from ..lang.held import items
 from ..limits import (GAME_SECONDS, MAX_AUTO_STEPS, MAX_CALLS, MAX_STATE_ITEMS, MAX_VALUE_DEPTH, MOVE_SECONDS,
@@ -420,7 +420,7 @@ class State(Position):
         if isinstance(move, str):
             move = self.parse_move(move, player)
         rule, args, who = move
-        step, turn, deepened = self.rules.steps[self.step], self.turn, deepenings()
+        step, turn, deepened = self.rules.steps[self.step], self.turn, DEEPENED[0]
         if rule.visible_to is not None:
             try:
                 # a tuple: the entry is shared by the state's clones, which copy only the table
@@ -459,7 +459,7 @@ class State(Position):
                 self._go(target)
         if self.held > MAX_STATE_ITEMS:  # perhaps: Position.held never falls short of what the position holds
             self.check_held(rule, turn)
-        if deepenings() != deepened:  # a list held elsewhere was given an item that holds values
+        if DEEPENED[0] != deepened:  # a list held elsewhere was given an item that holds values
             self.check_nesting(rule, turn)
         if self.rules.bounded and self._over_capacity():
             self.check_capacity(rule, turn)

@@ -206,7 +206,8 @@ def item(holder, value):
 
 # Stores that may have deepened a value from inside (see deepen), counted by the process: the engine compares the
 # count before and after a move, and looks at how deep the position's values nest when it has moved.
-_deepened = [0]
+_deepened = [0]  # read as DEEPENED[0] where a call per move counts (engine/state.py)
+DEEPENED = _deepened
 
 
 def deepen() -> None:

@@ -27,6 +27,8 @@ def specialise_can_move(g, known, keywords, given):
 
     def exists_for(S, player):
         """The move's own existence test, for a seat."""
+        if player.__class__ is int and 0 <= player < seats:  # the common case, checked inline: a call per ply
+            return exists(S, player)
         return exists(S, _seat(player, seats))
     return exists_for, {1}
 
