@@ -178,3 +178,35 @@ def test_every_package_is_installed():
     found = {".".join(p.relative_to(PACKAGE.parent).parts[:-1]) for p in PACKAGE.rglob("__init__.py")
              if "__pycache__" not in p.parts}
     assert found <= listed, f"packages missing from pyproject.toml: {sorted(found - listed)}"
+
+
+BASE_RUN = """
+import sys
+
+class Blocked:  # the optional extras' libraries, as a plain `pip install .` lacks them
+    def find_spec(self, name, path, target=None):
+        if name.split(".")[0] in {OPTIONAL!r}:
+            raise ModuleNotFoundError(f"No module named {{name!r}}", name=name)
+
+sys.meta_path.insert(0, Blocked())
+from rulesdsl.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("command", [
+    ["simulate", "mabula", "--games", "3", "--agents", "random,random", "--quiet"],
+    ["validate", "mark"],
+    ["moves", "fast-track"],
+])
+def test_the_base_install_runs_without_the_optional_extras(command, tmp_path):
+    # what the README's first command does: the extras' libraries (numpy, numba, ...) are imported only by them
+    import subprocess
+    import sys
+
+    optional = ["numpy", "numba", "matplotlib", "dask", "distributed", "pygls", "lsprotocol", "gymnasium",
+                "pettingzoo", "pyspiel", "open_spiel", "starlette", "uvicorn", "scipy"]
+    script = BASE_RUN.format(OPTIONAL=optional)
+    done = subprocess.run([sys.executable, "-c", script, *command], capture_output=True, text=True, timeout=300,
+                          cwd=tmp_path, env={"PYTHONPATH": str(PACKAGE.parent), "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr[-2000:]

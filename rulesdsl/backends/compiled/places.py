@@ -10,8 +10,6 @@ a write never lands outside its place nor is cut short silently: it is a located
 
 from __future__ import annotations
 
-import numpy as np
-
 from ...ir.forms import Atom, Many, Nothing, OneOf
 
 _SINGLE = ("int", "bool", "seat", "cell", "piece", "text")
@@ -118,6 +116,8 @@ class Places:
             return f"(1 if {value} else 0)"
         if kind == "cell":
             return f"_cell({value})"
+        import numpy as np  # (numpy comes with the compiled extra; the base install never gets here)
+
         info = np.iinfo(atom.leaf.dtype)
         if kind == "piece":
             return f"_fits({value}, 0, {self.p.packing.layout.pieces - 1}, {self._overflow(at)})"
