@@ -13,6 +13,7 @@ MAX_JSON_DIGITS = 100  # longest whole number read from them (seeds have 20 digi
 MAX_STATE_BYTES = 32_000_000  # a saved state (--state): a real one has a few kB; as many items as a game may keep
 MAX_LOG_BYTES = 32_000_000  # a game log: a game of 10,000 turns is about 1 MB
 MAX_RESULTS_LINE_BYTES = 32_000_000  # one line of a results file, a game; the file has a line per game, of any number
+MAX_CARRIED_RULES = 64  # rule bundles one results file carries (a run compares a few rule files; each may be 4 MB)
 
 # Expressions and the values they build
 MAX_EXPR_CHARS = 20_000  # characters of one expression string

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from rulesdsl.budget import TIME_SCALE_VARIABLE
+from rulesdsl.bundle import RuleBundle
 from rulesdsl.cli import main
 from rulesdsl.limits import DEFAULT_MAX_TURNS, MAX_TURNS_CAP
 
@@ -835,3 +836,24 @@ def test_a_rule_file_cannot_lift_the_turn_cap_past_its_maximum(tmp_path):
                             "random,random", "--quiet", "--max-turns", "7"], capture_output=True, text=True,
                            timeout=60, env=env)
     assert "games stopped at the turn cap: 1 (cap: 7 turns, as given)" in given.stdout
+
+
+def test_a_results_file_carrying_too_many_rule_sets_is_refused_at_the_line(capsys, tmp_path, monkeypatch):
+    # every rules line is kept while the file is read: their number is bounded, as each line's size is
+    own = _own_rules(tmp_path)
+    out = tmp_path / "r.jsonl"
+    assert run(capsys, "simulate", str(own), "--games", "1", "--agents", "random,random", "--quiet",
+               "--out", str(out))[0] == 0
+    rows = [json.loads(row) for row in out.read_text().splitlines()]
+    rules, games = rows[0], rows[1:]
+    variants = []
+    for i in range(4):  # the same rules with a comment of its own: another bundle, with its own hash
+        files = [dict(rules["files"][0], text=rules["files"][0]["text"] + f"# {i}\n")]
+        digest = RuleBundle.of([(f["name"], f["text"].encode()) for f in files]).digest
+        variants.append(dict(rules, files=files, sha256=digest))
+    monkeypatch.setattr("rulesdsl.sim.records.MAX_CARRIED_RULES", 3)
+    write_lines(out, variants + games)
+    for command in ("replay", "report"):
+        code, _, err = run(capsys, command, str(out))
+        assert code == 1 and "carries more than 3 sets of rules" in err
+        one_line_error(err, f"{out}:4")

@@ -12,7 +12,7 @@ from pathlib import Path
 from ..bundle import RuleBundle, bundle_from_json, bundle_json
 from ..engine.serialize import key_line, kind_of, parse_json, shown
 from ..errors import Location, Problem, RulesError, UsageError
-from ..limits import MAX_RESULTS_LINE_BYTES
+from ..limits import MAX_CARRIED_RULES, MAX_RESULTS_LINE_BYTES
 from ..loading import bundled_games
 from ..resources import package_dir
 
@@ -290,6 +290,10 @@ def numbered_results(path, bundles: dict | None = None) -> list[tuple[int, dict]
             bundle = _rules_of_line(data, path, number)
             if bundles is not None:
                 bundles[bundle.digest] = bundle
+                if len(bundles) > MAX_CARRIED_RULES:  # each is kept while the file is read: they must not fill memory
+                    raise RulesError([Problem(f"the file carries more than {MAX_CARRIED_RULES} sets of rules",
+                                              Location(str(path), number),
+                                              RESULTS_HINT + "; a run carries one per rule file it played")])
             continue
         lines.append((number, check_line(data, path, number)))
     return lines
