@@ -312,20 +312,12 @@ function drawPanel(view) {
     for (const v of seat.values) row.insertCell().textContent = v.text;
   });
   for (const d of panel.dice) {
-    const group = document.createElement("div");
-    group.className = "die-group";
-    const label = document.createElement("span");
-    label.textContent = d.name;
-    group.appendChild(label);
+    const group = labelledGroup("die-group", d.name);
     for (const face of d.faces) group.appendChild(dieFace(face));
     dice.appendChild(group);
   }
   for (const c of panel.chips) {
-    const group = document.createElement("div");
-    group.className = "chip-group";
-    const label = document.createElement("span");
-    label.textContent = c.name;
-    group.appendChild(label);
+    const group = labelledGroup("chip-group", c.name);
     for (const item of c.items) {
       const chip = document.createElement("span");
       chip.className = "chip";
@@ -338,6 +330,16 @@ function drawPanel(view) {
     chips.appendChild(group);
   }
   if (panel.last) last.textContent = "last: " + panel.last.text;
+}
+
+// a panel's group of values (dice, chips) under the variable's name
+function labelledGroup(className, name) {
+  const group = document.createElement("div");
+  group.className = className;
+  const label = document.createElement("span");
+  label.textContent = name;
+  group.appendChild(label);
+  return group;
 }
 
 const PIPS = { 1: [[0, 0]], 2: [[-1, -1], [1, 1]], 3: [[-1, -1], [0, 0], [1, 1]],
