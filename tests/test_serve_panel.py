@@ -256,3 +256,12 @@ def test_the_tutorial_is_served_as_text(served):
     answer = served.client.get("/tutorial")
     assert answer.status_code == 200 and answer.headers["content-type"].startswith("text/plain")
     assert "tutorial" in answer.text.lower()
+
+
+@pytest.mark.parametrize("at", [-1, -5, "x", 1.5])
+def test_a_position_that_is_no_position_is_refused(served, at):
+    view = _play(served, _game(served), 3)
+    status, back = served("state", session=view["session"], at=at)
+    assert status == 400 and "'at' should be" in back["error"]
+    status, now = served("state", session=view["session"])
+    assert status == 200 and now["plies"] == view["plies"]  # the game is as it was

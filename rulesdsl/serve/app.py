@@ -171,8 +171,9 @@ def create_app(folder: str | Path, first_file: str | None = None, host: str = "1
 
     def in_game(action, argument=lambda data: None):
         async def run(data, client):
+            at = fields.optional_number(data, "at", least=0)  # a position of the game: 0 is its start
             return await workspace.game_step(client, fields.token_field(data, "session"), action, argument(data),
-                                             fields.viewer_field(data), fields.optional_number(data, "at"))
+                                             fields.viewer_field(data), at)
         return run
 
     async def replay(data, client):

@@ -76,9 +76,14 @@ def whole_number(data: dict, name: str, default: int | None = None) -> int:
     return value
 
 
-def optional_number(data: dict, name: str) -> int | None:
-    """A whole number field that may be left out or null (then None)."""
-    return None if data.get(name) is None else whole_number(data, name)
+def optional_number(data: dict, name: str, least: int | None = None) -> int | None:
+    """A whole number field that may be left out or null (then None); at least `least` when given."""
+    if data.get(name) is None:
+        return None
+    value = whole_number(data, name)
+    if least is not None and value < least:
+        raise Refused(f"'{name}' should be {least} or more, not {value}")
+    return value
 
 
 def flag(data: dict, name: str) -> bool:
