@@ -857,3 +857,23 @@ def test_a_results_file_carrying_too_many_rule_sets_is_refused_at_the_line(capsy
         code, _, err = run(capsys, command, str(out))
         assert code == 1 and "carries more than 3 sets of rules" in err
         one_line_error(err, f"{out}:4")
+
+
+def test_the_rules_a_results_file_carries_load_within_one_shared_budget(capsys, tmp_path, monkeypatch):
+    # each set of rules loads within its own budget; together they would take several times the load's
+    lets = "".join(f'  slow{i}: "sum(x * y for x in 0..999 for y in 0..{299 + i})"\n' for i in range(16))
+    own = tmp_path / "slow.yaml"
+    own.write_text(FOREVER.replace("moves:", "let:\n" + lets + "moves:", 1).replace('when: "false"', 'when: "turn > 2"'))
+    out = tmp_path / "r.jsonl"
+    assert run(capsys, "simulate", str(own), "--games", "1", "--agents", "random,random", "--quiet",
+               "--out", str(out))[0] == 0
+    rules, game = [json.loads(row) for row in out.read_text().splitlines()]
+    rows = []
+    for i in range(6):  # the same game played with six sets of rules, each another by a comment
+        files = [dict(rules["files"][0], text=rules["files"][0]["text"] + f"# {i}\n")]
+        digest = RuleBundle.of([(f["name"], f["text"].encode()) for f in files]).digest
+        rows += [dict(rules, files=files, sha256=digest), dict(game, rules_sha256=digest, index=i)]
+    write_lines(out, rows)
+    monkeypatch.setenv(TIME_SCALE_VARIABLE, "0.1")  # a load may take 2 s, and all of them together 2 s
+    code, _, err = run(capsys, "report", str(out))
+    assert code == 1 and "took longer than the 2 s allowed" in err and "Traceback" not in err

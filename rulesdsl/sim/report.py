@@ -9,10 +9,12 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import budget
 from ..bundle import RuleBundle
 from ..engine.load import argument_problems, load_game
 from ..engine.serialize import shown
 from ..errors import GameRuntimeError, Location, MoveError, Problem, RulesError, UsageError
+from ..limits import LOAD_SECONDS
 from ..terminal import safe_text
 from .compare import BASE, Games, compare_text
 from .coverage import dead_rules, steps_reached
@@ -164,6 +166,15 @@ def analyse(paths, rules: str | None = None) -> Analysis:
     if rules and len({(g.path, g.key) for g in groups}) > 1:
         raise UsageError("--rules reads the games of one rule file, and these were played with several",
                          "leave out --rules: results files carry the rules their games were played with")
+    games = _games_of(groups)
+    sources = dict.fromkeys(f"{g.rules.files[0][0]} (carried in the results file)" if isinstance(g.rules, RuleBundle)
+                            else str(g.rules) for g in groups)
+    return _analysis(games, ", ".join(map(str, paths)), ", ".join(sources))
+
+
+def _games_of(groups: list) -> dict:
+    """label -> (the game each group of lines was played with, its lines), every load within one shared budget:
+    a results file may carry many rule sets, and a budget each would let it take minutes."""
     games = {}
     for group, label in zip(groups, labels(groups)):
         number, line = group.lines[0]
@@ -178,9 +189,10 @@ def analyse(paths, rules: str | None = None) -> Analysis:
                                           f"{game.num_players} players", Location(group.path, n),
                                           f"{RESULTS_HINT}; this line is damaged, or read with another rule file")])
         games[label] = (game, [line for _, line in group.lines])
-    sources = dict.fromkeys(f"{g.rules.files[0][0]} (carried in the results file)" if isinstance(g.rules, RuleBundle)
-                            else str(g.rules) for g in groups)
-    return _analysis(games, ", ".join(map(str, paths)), ", ".join(sources))
+    return games
+
+
+budget.guard(_games_of, LOAD_SECONDS, "loading the rules of the results")
 
 
 def analysed(lines: list[dict], games: dict, path: str, rules_path: str) -> Analysis:
