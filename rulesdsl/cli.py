@@ -21,6 +21,7 @@ from .backends.compiled.unsupported import Unsupported
 from .bundle import bundle_document, read_bundle
 from .engine.load import compile_game
 from .engine.nodes import CHANCE
+from .engine.observer import AUDIENCE, Observer
 from .engine.perft import perft
 from .engine.rng import OLD_STREAM, STREAMS
 from .engine.serialize import parse_json
@@ -485,6 +486,7 @@ def cmd_play(args) -> int:
     # With one human, everything is shown as that player sees it; with several (hot seat), as the
     # player about to choose sees it. Nobody is shown what their seat may not see.
     watcher = humans[0] if len(humans) == 1 else None
+    shown_to = AUDIENCE if watcher is None else watcher  # several players at one screen: what all may see
     told, drawn = len(state.history), None  # entries told so far; the ply last drawn for the watcher
 
     def tell_outcomes():
@@ -493,9 +495,7 @@ def cmd_play(args) -> int:
         for i in range(told, len(state.history)):
             move = state.history[i]
             if move.player == CHANCE:
-                seen_by = state.secret.get(i)
-                shown = move if seen_by is None or (watcher is not None and watcher in seen_by) else "(hidden)"
-                print(f"[{move.rule.name}] {shown}")
+                print(f"[{move.rule.name}] {Observer(game.rules, shown_to, state.revealed).entry(state, i)}")
         told = len(state.history)
 
     def choose(now, p, legal, rng):
