@@ -193,3 +193,17 @@ def test_an_error_in_the_results_file_stays_located(capsys, mabula_results):
     mabula_results.write_text("\n".join(lines) + "\n")
     code, _, err = run(capsys, "replay", str(mabula_results), "--game", "0", "--show")
     assert code == 1 and f"{mabula_results}:2" in err
+
+
+def test_play_stops_where_a_seat_it_does_not_ask_is_to_choose():
+    game = rulesdsl.load_game(str(ROOT / "examples" / "games" / "sealed-bids.yaml"))
+    state = game.new_initial_state(2)
+    chance, seats = streams(2, game.num_players)
+    play(state, uniform, chance, seats, stop_for=(1,))
+    assert state.current_player() == SIMULTANEOUS and state.acting_players() == [1]
+    assert sorted(state.pending) == [p for p in range(game.num_players) if p != 1]  # the others chose first
+    ply = state.ply
+    play(state, uniform, chance, seats, stop_for=(1,))
+    assert state.ply == ply  # nothing left to do for the loop
+    play(state, uniform, chance, seats)
+    assert state.terminal
