@@ -248,6 +248,13 @@ def cmd_validate(args) -> int:
     return 1 if any(p.severity in failing for r in reports for p in r.problems) else 0
 
 
+def _option_text(value) -> str:
+    """An option's value as --option takes it."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return ",".join(map(_option_text, value)) if isinstance(value, (list, tuple)) else str(value)
+
+
 def _say_report(report: FileReport, say) -> None:
     """validate's text about one file (`say`: print, or nothing for the formats made for programs)."""
     file = report.file
@@ -268,8 +275,9 @@ def _say_report(report: FileReport, say) -> None:
         spec = spec or {}
         choices = f" (one of {', '.join(map(str, spec['choices']))})" if spec.get("choices") else ""
         default = spec.get("default", "")
-        shown = ",".join(map(str, default)) if isinstance(default, list) else default  # as --option takes it
-        say(f"  option {name}={shown!s}{choices}: {spec.get('help', '')}")
+        value = report.options.get(name, default)
+        given = "" if value == default else f" (default {_option_text(default)})"
+        say(f"  option {name}={_option_text(value)}{given}{choices}: {spec.get('help', '')}")
     errors = sum(p.severity == "error" for p in report.problems)
     if errors:
         say(f"{file}: {_count(errors)}", file=sys.stderr)

@@ -251,6 +251,13 @@ def test_schema_usage_errors(capsys, argv, message, monkeypatch):
     assert code == 2 and out == "" and err.startswith(message)
 
 
+def test_validate_shows_the_option_values_it_checked_as_option_takes_them(capsys):
+    code, out, _ = run(capsys, "validate", "marble-chase", "--option", "players=4", "--option", "teams=true")
+    assert code == 0
+    assert "option players=4 (default 2):" in out and "option teams=true (default false):" in out
+    assert "option match=false:" in out  # not given: its default, written as --option takes it
+
+
 def test_validate_checks_several_files_at_once(capsys, tmp_path):
     # the pre-commit hook passes every changed rule file to one 'rulesdsl validate'
     broken = tmp_path / "broken.yaml"
