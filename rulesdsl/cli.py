@@ -277,7 +277,8 @@ def _say_report(report: FileReport, say) -> None:
         default = spec.get("default", "")
         value = report.options.get(name, default)
         given = "" if value == default else f" (default {_option_text(default)})"
-        say(f"  option {name}={_option_text(value)}{given}{choices}: {spec.get('help', '')}")
+        about = f": {spec['help']}" if spec.get("help") else ""
+        say(f"  option {name}={_option_text(value)}{given}{choices}{about}")
     errors = sum(p.severity == "error" for p in report.problems)
     if errors:
         say(f"{file}: {_count(errors)}", file=sys.stderr)

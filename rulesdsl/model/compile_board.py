@@ -22,12 +22,29 @@ def _grid_labels(spec) -> list[str]:
 class BoardCompiler:
     """Part of ModelCompiler: compiling the board."""
 
+    def _grid_axis(self, grid: dict, key: str) -> list[str]:
+        """The labels of the grid's `key` (columns or rows): a count, a list, a string of letters or digits (each
+        a label), or an expression giving a count or a list (`option.size`); labels that repeat are refused."""
+        spec = grid.get(key, 8)
+        if isinstance(spec, str) and not spec.isalnum():
+            spec = self.evaluate_now(("board", "grid", key), spec, self.root, "count or list of labels")
+            if spec is _FAIL:
+                return []
+        labels = _grid_labels(spec)
+        repeated = next((label for i, label in enumerate(labels) if label in labels[:i]), None)
+        if repeated is not None:
+            self.problem(("board", "grid", key), f"the grid's {key} repeat the label {text_of(repeated)[:40]}: two "
+                         "cells would have one name", f"give {key} a count (8), distinct letters (abcdefgh), a list "
+                         "of distinct labels, or an expression giving one of these (option.size)")
+            return []
+        return labels
+
     def _board(self):
         spec = self.data.get("board") or {}
         board = self.rules.board  # filled in place: built-ins already hold it
         grid = spec.get("grid")
         if grid:
-            columns, rows = _grid_labels(grid.get("columns", 8)), _grid_labels(grid.get("rows", 8))
+            columns, rows = self._grid_axis(grid, "columns"), self._grid_axis(grid, "rows")
             template = str(grid.get("name", "{col}{row}"))
             named = []
             if len(columns) * len(rows) > MAX_CELLS:
