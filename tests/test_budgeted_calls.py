@@ -129,7 +129,7 @@ def _exercise(game, seed: int, plies: int = 12) -> None:
         if actions is not None:
             for action in actions.legal(state, seat):
                 actions.moves.describe(action)
-        move = greedy.choose(PlayerView(state, seat), legal, rng) if seat == 0 else rng.choice(legal)
+        move = greedy.choose(PlayerView(state, seat), legal, rng) if seat == 0 else legal[rng.below(len(legal))]
         text = texts[legal.index(move)]
         state.apply(text if texts.count(text) == 1 else move, seat)  # typed, where the text names it alone
     state.returns()
