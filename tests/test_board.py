@@ -96,3 +96,13 @@ def test_grid_labels_that_repeat_are_refused_where_they_are_written(tmp_path):
     assert "option.size" in problem.hint
     with pytest.raises(RulesError, match="rows repeat the label 1"):
         grid(tmp_path, "ab", "[1, 2, 1]")
+
+
+def test_a_board_attribute_may_read_a_region_and_a_region_filter_by_an_attribute(tmp_path):
+    text = GRID.replace("COLUMNS", "abc").replace("ROWS", "3").replace(
+        "board:\n", "board:\n  regions:\n    middle: [b2]\n    ring: \"[c for c in cells if not c.central]\"\n"
+                    "  attributes:\n    central: \"c in middle\"\n")
+    (tmp_path / "regions.yaml").write_text(text)
+    board = rulesdsl.load_game(str(tmp_path / "regions.yaml")).rules.board
+    assert [c.name for c in board.cells if c.central] == ["b2"]
+    assert [c.name for c in board.regions["ring"]] == ["a1", "b1", "c1", "a2", "c2", "a3", "b3", "c3"]

@@ -23,7 +23,8 @@ from rulesdsl.loading import bundled_games  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 TUTORIAL = "examples/tutorial/three-in-a-row.yaml"
 DICE = "tests/compiled_games/dice-race.yaml"  # chance outcomes during play, goto(), variables, a capacity
-SUPPORTED = [(TUTORIAL, None), (TUTORIAL, "misere"), ("mabula", None), (DICE, None)]
+TURN_ENDS = "tests/compiled_games/turn-ends.yaml"  # steps whose next: ends the turn when no case holds
+SUPPORTED = [(TUTORIAL, None), (TUTORIAL, "misere"), ("mabula", None), (DICE, None), (TURN_ENDS, None)]
 MABULA_SETUP = "WBWBWBWBWBWBBWBWBWBWBWBW"  # an explicit setup: no chance step
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from ..lang import types as T
 from ..lang.compiler import Binding, local, typed_local
 from ..lang.constants import frozen
@@ -17,6 +19,13 @@ def _grid_labels(spec) -> list[str]:
     if isinstance(spec, int) and not isinstance(spec, bool):
         return [str(i) for i in range(1, min(spec, MAX_CELLS + 1) + 1)]
     return [str(item) for item in spec] if isinstance(spec, (list, tuple, str)) else [str(spec)]
+
+
+def _names(spec) -> set[str]:
+    """Every word written in a region's definition (its expressions, or the cell names it lists)."""
+    texts = [spec] if isinstance(spec, str) else list(spec.values()) if isinstance(spec, dict) else \
+        spec if isinstance(spec, list) else []
+    return {word for text in texts if isinstance(text, str) for word in re.findall(r"[A-Za-z_]\w*", text)}
 
 
 class BoardCompiler:
@@ -96,7 +105,13 @@ class BoardCompiler:
             for table in (board.directions, board.neighbours, board.rays):  # what uses them is not checked
                 table.clear()
         cell_scope = self.root.child(c=typed_local("c", T.CELL))
-        for name, text in (spec.get("attributes") or {}).items():
+        attributes, regions = spec.get("attributes") or {}, spec.get("regions") or {}
+        # regions that name no attribute come first, so attributes may read them; the others may filter by attributes
+        later = {name: value for name, value in regions.items() if _names(value) & set(attributes)}
+        for name, value in regions.items():
+            if name not in later:
+                self._region(board, name, value)
+        for name, text in attributes.items():
             code = self.expr(("board", "attributes", name), text, cell_scope)
             if code is _FAIL:
                 continue
@@ -108,7 +123,7 @@ class BoardCompiler:
                     self.problem(("board", "attributes", name), f"cannot compute '{name}' for cell {c}: "
                                  f"{_describe(exc)}")
                     break
-        for name, value in (spec.get("regions") or {}).items():  # after attributes: regions may filter by them
+        for name, value in later.items():
             self._region(board, name, value)
         for name, link in (spec.get("links") or {}).items():
             self._link(board, name, link or {})

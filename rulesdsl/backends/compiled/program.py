@@ -316,8 +316,8 @@ class Program:
                     lines.append(f"    return {target}")
                     break
                 lines += [f"    if {self.p.scalar(branch.test, {})}:", f"        return {target}"]
-            else:
-                lines.append("    " + self.m.error("no way on from the step holds", step.decl))
+            else:  # no next, or none of its cases holds: the turn ends (as model/compile_flow.py's _next)
+                lines.append(f"    return {len(self.steps)}")
             parts.append("\n".join(lines))
         auto = [name for name, step in self.ir.steps.items() if step.kind == "auto"]
         for name in auto:  # an automatic step's effects, then where goto() said, else its next
