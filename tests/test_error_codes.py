@@ -42,6 +42,7 @@ def test_the_table_is_the_documented_one():
     assert re.search(r"code\s+`invalid`", (ROOT / "docs" / "errors.md").read_text())  # the catch-all, in prose
 
 
+@pytest.mark.slow
 def test_every_code_the_source_gives_is_in_the_table():
     given = _given_codes()
     assert len(given) >= 30  # the scan finds the codes where they are written
