@@ -23,7 +23,8 @@ from rulesdsl.loading import bundled_games  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 TUTORIAL = "examples/tutorial/three-in-a-row.yaml"
 DICE = "tests/compiled_games/dice-race.yaml"  # chance outcomes during play, goto(), variables, a capacity
-SUPPORTED = [(TUTORIAL, None), (TUTORIAL, "misere"), ("mabula", None), (DICE, None)]
+TURNS = "tests/compiled_games/turn-order.yaml"  # next_player, turn_start, a turn cap, sorted(), first(), min/max
+SUPPORTED = [(TUTORIAL, None), (TUTORIAL, "misere"), ("mabula", None), (DICE, None), (TURNS, None)]
 MABULA_SETUP = "WBWBWBWBWBWBBWBWBWBWBWBW"  # an explicit setup: no chance step
 
 
@@ -229,3 +230,23 @@ def test_chance_outcomes_drawn_in_compiled_code_are_those_the_python_engine_draw
     faces = {text.split()[1] for text in drawn}
     assert faces == {"1", "2", "3", "4", "5", "6"} and any(text.endswith("star") for text in drawn)
     assert drawn.get("roll 6 red", 0) > drawn.get("roll 6 star", 0)  # weights 2 and 1 (the lockstep tests compare)
+
+
+def test_a_next_player_that_is_no_seat_is_the_same_located_error_on_both_backends(tmp_path):
+    text = (ROOT / TURNS).read_text().replace('next_player: "player if again', 'next_player: "player + 2 if again')
+    path = tmp_path / "turn-order.yaml"
+    path.write_text(text)
+    python = load_game(str(path))
+    compiled = with_backend(python, "compiled")
+
+    def playout(game):
+        state = game.new_initial_state(1)
+        chance, seats = streams(1, 2)
+        if isinstance(game, CompiledGame):
+            state.playout(chance, seats)
+        else:
+            play(state, uniform, chance, seats)
+
+    expected = _failure(lambda: playout(python))
+    assert re.search(r"turn-order\.yaml:\d+:\d+: .*the player whose turn it is became [2-9], which is no seat", expected)
+    assert _failure(lambda: playout(compiled)) == expected

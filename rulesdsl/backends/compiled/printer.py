@@ -14,12 +14,18 @@ from __future__ import annotations
 from ...ir import nodes as N
 from ...lang import types as T
 from ...model.values import Cell
+from .lists import ListBuiltins
 from .places import Places
 from .unsupported import Unsupported
 
 _ARITH = {"+": "+", "-": "-", "*": "*", "//": "//", "%": "%"}
 _COMPARE = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 _INT64 = (-(1 << 63), (1 << 63) - 1)
+
+
+def _maybe(t: T.Type, name: str) -> bool:
+    """Whether `t` is a value of kind `name` or none."""
+    return t.name == "union" and {m.name for m in t.items} == {name, "none"}
 
 
 def _holds_piece(t: T.Type) -> bool:
@@ -84,7 +90,7 @@ def _whole(value) -> int:
     return value
 
 
-class Printer:
+class Printer(ListBuiltins):
     """Prints the IR of one game into a Module. `board`: the game's geometry tables (see program.Tables)."""
 
     def __init__(self, module: Module, tables, ir, packing):
@@ -243,7 +249,7 @@ class Printer:
     def x_Attr(self, node, env):
         obj = node.obj
         kind = obj.type.name
-        if kind == "cell":
+        if kind == "cell" or _maybe(obj.type, "cell"):  # none's attribute: no such cell, as _cell() says
             table = self.t.cell_attribute(self, node)
             return f"{table}[_cell({self.scalar(obj, env)})]", "i"
         if _holds_piece(obj.type):
@@ -427,6 +433,8 @@ class Printer:
         return f"{code}.shape[0]", "i"
 
     def b_max(self, node, env):
+        if len(node.args) > 1:
+            return self.extreme_of_values(node, env, "max")
         kwargs = dict(node.kwargs)
         if len(node.args) != 1 or set(kwargs) - {"default"}:
             raise self.unsupported(node, "max() of anything but one list")

@@ -16,6 +16,7 @@ from ...engine.nodes import CHANCE as CHANCE_SEAT
 from ...errors import RulesDslError
 from ...ir import nodes as N
 from ...ir.forms import Atom, Many, OneOf
+from .bounds import length_bound
 from .outcomes import Outcomes
 from .printer import Module, Printer
 from .tables import Tables
@@ -86,8 +87,6 @@ class Program:
 
     def _check_flow(self) -> None:
         rules = self.rules
-        if rules.next_player is not None:
-            raise Unsupported(self._at(("flow", "next_player")), "flow: next_player")
         for name, step in self.ir.steps.items():
             if step.kind not in ("decision", "chance", "auto"):
                 raise Unsupported(self._at(step.decl), f"{step.kind} steps")
@@ -234,6 +233,9 @@ class Program:
                 return max(item.high - item.low + 1, 0)
         if isinstance(param.domain, N.Ref) and param.domain.kind == "region":
             return len(self.t.regions.get(param.domain.name, ()))
+        found = [length_bound(x, self.ir) for x in (param.among, param.domain)]
+        if any(n is not None for n in found):
+            return min(n for n in found if n is not None)
         raise Unsupported(self._at(param.decl), "a param whose number of values has no known bound (give it among:)")
 
     # -- applying a move ----------------------------------------------------------------------------------------
@@ -333,10 +335,27 @@ class Program:
         start = self.t.step_index[self.rules.turn_start]
         winners = self.layout.slots["winners"].form
         listed = _member(winners, Many)
+        parts.append(self._next_player())
         parts.append(GO.format(turn_start=start, capped_tag=listed, unchanged=not self._end_reads_turn(),
                                error=self.m.error("the flow went round automatic steps without reaching a decision",
                                                   ("flow",))))
         return "\n\n\n".join(parts)
+
+    def _next_player(self) -> str:
+        """`next_player(s)`: the seat whose turn comes next (flow: next_player, worked out with `me` the player whose
+        turn ends; else the next seat round the table), checked to be a seat as the Python engine checks it."""
+        node = self.ir.exprs.get(("flow", "next_player"), [None])[0]
+        if self.rules.next_player is None:
+            return "@_jit\ndef next_player(s):\n    return (s[O_player] + 1) % NS"
+        kinds = {t.name for t in node.type.items} if node is not None and node.type.name == "union" else \
+            {node.type.name if node is not None else "any"}
+        if not kinds <= {"int", "seat", "cell"}:
+            raise Unsupported(self._at(("flow", "next_player")), "flow: next_player that is not a whole number")
+        error = self.m.code("the player whose turn it is became {0}, which is no seat", ("flow", "next_player"),
+                            f"seats are 0 to {self.t.seats - 1}")
+        return "\n".join(["@_jit", "def next_player(s):", "    me = s[O_player]",
+                          f"    p = {self.p.scalar(node, {})}", "    if p < 0 or p >= NS:",
+                          f"        raise ValueError({error!r}, p)", "    return p"])
 
     # -- the end --------------------------------------------------------------------------------------------------
     def _end_reads_turn(self) -> bool:
@@ -709,7 +728,7 @@ def go(s, target):
             if s[O_ply] and check_end(s):
                 return
             checked = {unchanged}
-            s[O_player] = (s[O_player] + 1) % NS
+            s[O_player] = next_player(s)
             s[O_turn] += 1
             target = {turn_start}
             if s[O_turn] >= MAX_TURNS:

@@ -292,3 +292,9 @@ def shuffle(rng, row, items):
     for i in range(items.shape[0] - 1, 0, -1):
         j = below(rng, row, i + 1)
         items[i], items[j] = items[j], items[i]
+
+
+@njit(**_JIT)
+def first_or(xs, default):
+    """The first item of xs, or `default` when it is empty."""
+    return xs[0] if xs.shape[0] else default

@@ -11,12 +11,14 @@ from __future__ import annotations
 from ...errors import GameRuntimeError, IllegalMove, Location
 from ...engine.arrays import from_arrays, log_arrays, to_arrays
 from ...engine.nodes import CHANCE, TERMINAL
+from ...engine.state import _PARTS
 from ...model.rules import Move
 from .batch import kernels as batch_kernels
 from .program import CHANCE as CHANCE_STEP
 
 
 _FAILED = (ValueError, IndexError, ZeroDivisionError, OverflowError)
+_PART_AT = {path: name for name, path in _PARTS.items() if name != "flow"}  # names errors located at them
 _LOG_ROWS = 4096  # moves a playout's log holds before compiled code hands back to write another
 
 
@@ -102,6 +104,7 @@ class CompiledGame:
             message, at, told, capacity = errors[int(text[1:])]
             message = message.format(*args[1:]) if len(args) > 1 else message
             path, hint = at or path, told or hint
+            name = _PART_AT.get(at, name)
             rule = self._rules[state._get_scratch("rule") - 1] if state._get_scratch("rule") > 0 else None
             if capacity and rule is not None:
                 name, path, turn = rule.name, rule.path, state._get_scratch("turn")

@@ -1,0 +1,85 @@
+"""More built-ins printed for compiled code (a mixin of printer.Printer): sorted(), first(), min() and max() of
+values, written over whole numbers as the Python engine computes them."""
+
+from __future__ import annotations
+
+from ...ir import nodes as N
+
+_ORDERED = frozenset({"int", "seat", "cell", "bool"})  # kinds whose order is their whole number's order
+
+
+def _holds_piece(t) -> bool:
+    return t.name == "piece" or t.name == "union" and any(m.name == "piece" for m in t.items)
+
+
+def _ordered(t) -> bool:
+    kinds = {m.name for m in t.items} if t.name == "union" else {t.name}
+    return kinds <= _ORDERED
+
+
+class ListBuiltins:
+    """Built-ins over lists, each `b_<name>(node, env) -> (code, rep)` as in printer.Printer."""
+
+    def b_sorted(self, node, env):
+        if len(node.args) != 1 or node.kwargs:
+            raise self.unsupported(node, "sorted() with a key or reverse")
+        item = node.type.items[0] if node.type.name == "list" and node.type.items else node.type
+        seq, rep = self.ex(node.args[0], env)
+        if rep != "a" or not _ordered(item):
+            raise self.unsupported(node, "sorted() of anything but whole numbers, seats or cells")
+        return f"np.sort({seq})", "a"
+
+    def b_first(self, node, env):
+        kwargs = dict(node.kwargs)
+        if len(node.args) + len(kwargs) > 2 or set(kwargs) - {"default"}:
+            raise self.unsupported(node, "this call of first()")
+        given = node.args[1] if len(node.args) > 1 else kwargs.get("default")
+        default = self.scalar(given, env) if given is not None else ("0" if _holds_piece(node.type) else "-1")
+        xs = node.args[0]
+        if isinstance(xs, N.Comp):  # items worked out one by one up to the first, as Python's generator does
+            free = self._free(xs, env)
+            key = ("first", id(xs), tuple(env[name][1] for name in free))
+            name = self.m.function(key, lambda fname: self._first_source(fname, xs, env, free))
+            found = f"{name}(s, me{''.join(', ' + env[n][0] for n in free)})"
+            return f"_rt.first_or({found}, {default})", "i"
+        seq, rep = self.ex(xs, env)
+        if rep != "a":
+            raise self.unsupported(node, "first() of this")
+        return f"_rt.first_or({seq}[:1], {default})", "i"
+
+    def _first_source(self, fname, comp, env, free) -> str:
+        """A function giving the comprehension's first item as a list of at most one."""
+        inner = {name: (f"a{i}", env[name][1]) for i, name in enumerate(free)}
+        params = "".join(f", {inner[name][0]}" for name in free)
+        lines, depth = [], 1
+        for c, clause in enumerate(comp.clauses):
+            pad = "    " * depth
+            seq, rep = self.ex(clause.iterable, inner)
+            inner = dict(inner)
+            lines += self._loop_head(clause, seq, rep, inner, f"{c}", pad)
+            depth += 1
+            for cond in clause.conds:
+                lines += [f"{'    ' * depth}if not {self.scalar(cond, inner)}:", f"{'    ' * depth}    continue"]
+        pad = "    " * depth
+        lines += [f"{pad}return _single({self.scalar(comp.elt, inner)})"]
+        return "\n".join([f"@_jit\ndef {fname}(s, me{params}):", *lines, "    return _none()"])
+
+    def extreme_of_values(self, node, env, how: str):
+        """max(a, b, ...) or min(a, b, ...) of whole numbers."""
+        if node.kwargs or any(not _ordered(a.type) for a in node.args):
+            raise self.unsupported(node, f"{how}() of values that are not whole numbers")
+        return f"{how}({', '.join(self.scalar(a, env) for a in node.args)})", "i"
+
+    def b_min(self, node, env):
+        if len(node.args) > 1:
+            return self.extreme_of_values(node, env, "min")
+        raise self.unsupported(node, "min() of a list")
+
+    def b_next_seat(self, node, env):
+        # nobody leaves a game compiled code plays (leave() is not taken), so no seat is passed over
+        kwargs = dict(node.kwargs)
+        if not 1 <= len(node.args) <= 2 or set(kwargs) - {"k"} or len(node.args) == 2 and kwargs:
+            raise self.unsupported(node, "this call of next_seat()")
+        given = node.args[1] if len(node.args) == 2 else kwargs.get("k")
+        step = self.scalar(given, env) if given is not None else "1"
+        return f"(({self.scalar(node.args[0], env)} + {step}) % NS)", "i"
