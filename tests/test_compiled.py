@@ -24,7 +24,8 @@ ROOT = Path(__file__).resolve().parent.parent
 TUTORIAL = "examples/tutorial/three-in-a-row.yaml"
 DICE = "tests/compiled_games/dice-race.yaml"  # chance outcomes during play, goto(), variables, a capacity
 TURNS = "tests/compiled_games/turn-order.yaml"  # next_player, turn_start, a turn cap, sorted(), first(), min/max
-SUPPORTED = [(TUTORIAL, None), (TUTORIAL, "misere"), ("mabula", None), (DICE, None), (TURNS, None)]
+SOWING = "examples/games/sowing.yaml"  # a variable per cell, walk() along links, last()
+SUPPORTED = [(TUTORIAL, None), (TUTORIAL, "misere"), ("mabula", None), (DICE, None), (TURNS, None), (SOWING, None)]
 MABULA_SETUP = "WBWBWBWBWBWBBWBWBWBWBWBW"  # an explicit setup: no chance step
 
 
@@ -98,7 +99,8 @@ def test_a_playout_stops_at_its_step_limit_where_the_python_loop_does():
     assert not b.terminal and b.ply == 3 and b.to_json() == a.to_json()
 
 
-@pytest.mark.parametrize("name, variant, setup, depth", [(TUTORIAL, None, None, 4), ("mabula", None, MABULA_SETUP, 3)])
+@pytest.mark.parametrize("name, variant, setup, depth", [(TUTORIAL, None, None, 4), ("mabula", None, MABULA_SETUP, 3),
+                                                              (SOWING, None, None, 4)])
 def test_perft_counts_are_the_same(name, variant, setup, depth):
     python, compiled = _games(name, variant, setup)
     assert perft(compiled.new_initial_state(), depth) == perft(python.new_initial_state(), depth)

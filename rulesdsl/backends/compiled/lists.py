@@ -34,7 +34,7 @@ class ListBuiltins:
         if len(node.args) + len(kwargs) > 2 or set(kwargs) - {"default"}:
             raise self.unsupported(node, "this call of first()")
         given = node.args[1] if len(node.args) > 1 else kwargs.get("default")
-        default = self.scalar(given, env) if given is not None else ("0" if _holds_piece(node.type) else "-1")
+        default = self._default(node, given, env)
         xs = node.args[0]
         if isinstance(xs, N.Comp):  # items worked out one by one up to the first, as Python's generator does
             free = self._free(xs, env)
@@ -46,6 +46,15 @@ class ListBuiltins:
         if rep != "a":
             raise self.unsupported(node, "first() of this")
         return f"_rt.first_or({seq}[:1], {default})", "i"
+
+    def _default(self, node, given, env) -> str:
+        """The code of first()'s or last()'s default: `given`, else none (a number has no code left for none)."""
+        if given is not None:
+            return self.scalar(given, env)
+        kinds = {m.name for m in node.type.items} if node.type.name == "union" else {node.type.name}
+        if not kinds <= {"cell", "seat", "piece", "text", "none"}:
+            raise self.unsupported(node, f"{node.func}() of numbers with no default (none is not told from -1)")
+        return "0" if _holds_piece(node.type) else "-1"
 
     def _first_source(self, fname, comp, env, free) -> str:
         """A function giving the comprehension's first item as a list of at most one."""
@@ -83,3 +92,26 @@ class ListBuiltins:
         given = node.args[1] if len(node.args) == 2 else kwargs.get("k")
         step = self.scalar(given, env) if given is not None else "1"
         return f"(({self.scalar(node.args[0], env)} + {step}) % NS)", "i"
+
+    def b_last(self, node, env):
+        kwargs = dict(node.kwargs)
+        if len(node.args) + len(kwargs) > 2 or set(kwargs) - {"default"} or not node.args:
+            raise self.unsupported(node, "this call of last()")
+        given = node.args[1] if len(node.args) > 1 else kwargs.get("default")
+        default = self._default(node, given, env)
+        seq, rep = self.ex(node.args[0], env)
+        if rep != "a":
+            raise self.unsupported(node, "last() of this")
+        return f"_rt.first_or({seq}[::-1], {default})", "i"
+
+    def whole_valued(self, node) -> bool:
+        """Whether `node` gives a whole number though its type says only a number: a sum of whole numbers, or
+        + - * // % of such values (the type pass types a sum() of a comprehension as a number)."""
+        if node.type.name == "int":
+            return True
+        if isinstance(node, N.Binary) and node.op in ("+", "-", "*", "//", "%"):
+            return self.whole_valued(node.left) and self.whole_valued(node.right)
+        if isinstance(node, N.Call) and node.target == "builtin" and node.func == "sum" and len(node.args) == 1 \
+                and not node.kwargs and isinstance(node.args[0], N.Comp):
+            return self.whole_valued(node.args[0].elt)
+        return False

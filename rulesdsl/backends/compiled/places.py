@@ -11,6 +11,7 @@ a write never lands outside its place nor is cut short silently: it is a located
 from __future__ import annotations
 
 from ...ir.forms import Atom, Many, Nothing, OneOf
+from ...model.values import Cell
 
 _SINGLE = ("int", "bool", "seat", "cell", "piece", "text")
 
@@ -23,6 +24,7 @@ class Places:
         self.slots = printer.packing.layout.slots
         self.fields = printer.packing.fields
         self.capacities = {h.name: h.capacity for _, h in rules.bounded if not h.zone}
+        self.keyed = {}  # variable -> (table, low, kind) of its keys (see _keys)
 
     # -- what a variable is -----------------------------------------------------------------------------------
     def slot(self, node):
@@ -30,10 +32,60 @@ class Places:
         slot = self.slots.get(f"var.{node.name}")
         if slot is None or not slot.fits:
             raise self.p.unsupported(node, f"variable '{node.name}', held as Python values")
-        if slot.places is not None and tuple(slot.places) != tuple(range(self.p.t.seats)):
-            raise self.p.unsupported(node, f"variable '{node.name}', one value per key")
+        if slot.places is not None and not self._by_seat(node.name):
+            self._keys(node, slot)
         self._check(node, slot.form)
         return slot
+
+    def _by_seat(self, name: str) -> bool:
+        return any(h.name == name and h.per == "player" for h in self.rules.vars)
+
+    def _keys(self, node, slot) -> tuple:
+        """(table, low) finding the place of a key of a variable declared with `keys:`: table[code - low] is the
+        place of the key whose code is `code`, or -1. Keys are whole numbers, cells or texts, all of one kind."""
+        found = self.keyed.get(node.name)
+        if found is None:
+            kinds = {_key_kind(k) for k in slot.places}
+            if len(kinds) != 1 or None in kinds:
+                raise self.p.unsupported(node, f"variable '{node.name}', one value per key of several kinds")
+            codes = [self.m.text(k) if isinstance(k, str) else int(k) for k in slot.places]
+            low, high = min(codes), max(codes)
+            if high - low + 1 > 4 * len(codes) + 1024:
+                raise self.p.unsupported(node, f"variable '{node.name}', whose keys are far apart")
+            rows = [-1] * (high - low + 1)
+            for place, code in enumerate(codes):
+                rows[code - low] = place
+            found = self.keyed[node.name] = (self.m.table(("keys", node.name), rows), low, kinds.pop())
+        return found
+
+    def row(self, node, index, env, at, write: bool = False) -> str:
+        """Code of the place of variable `node` (one per seat or per key) that `index` (an IR node) names: a seat
+        as Python's list index takes it, a key found among the keys (a missing key: the Python engine's error,
+        KeyError when read, LookupError when written)."""
+        code = self.p.scalar(index, env)
+        if self._by_seat(node.name):
+            return f"_seat_at({code})"
+        table, low, kind = self._keys(node, self.slot(node))
+        if kind == "int" and _may_be_none(index.type):
+            raise self.p.unsupported(index, "a key that may be none, of a variable whose keys are numbers")
+        names, texts = self.p.t.rules.board.cells, self.m.texts
+
+        def shown(code: int):  # (texts are numbered as the module is printed: looked up when shown)
+            if kind == "int":
+                return code
+            if code == -1:
+                return "None"
+            if kind == "cell":
+                return str(names[code]) if 0 <= code < len(names) else code
+            text = next((t for t, n in texts.items() if n == code), None)
+            return code if text is None else text if write else repr(text)
+
+        if write:
+            message = f"LookupError: {node.name}[{{0}}]: {{0}} is not one of the keys of '{node.name}'"
+        else:
+            message = "KeyError: {0}"
+        error = self.m.code(KeyMessage(message, shown), at)
+        return f"_rt.key_row({table}, {low}, {code}, {error!r})"
 
     def _check(self, node, form) -> None:
         if isinstance(form, Atom) and form.kind in _SINGLE:
@@ -74,6 +126,8 @@ class Places:
         """(code, rep) of a variable with a place per seat read whole: a list of single numbers."""
         slot = self.slot(node)
         form = slot.form
+        if not self._by_seat(node.name):
+            raise self.p.unsupported(node, f"variable '{node.name}', one value per key, read whole")
         if not isinstance(form, Atom) or form.kind not in ("int", "bool", "seat"):
             raise self.p.unsupported(node, f"variable '{node.name}' read whole")
         ident = self.fields[form.leaf.name].ident
@@ -150,6 +204,33 @@ class Places:
                             f"{self._number(atom, 'xs[j]', at)}", f"        {tag} = 1"]
         return lines + [f"    s[{self.fields[item.leaf.name].ident} + {row} * {capacity} + j] = "
                         f"{self._number(item, 'xs[j]', at)}"]
+
+
+class KeyMessage(str):
+    """An error message about a key, whose {0} shows the key as the Python engine does (a cell by its name, a
+    text by its characters, none as None): `shown` gives that of a key's code."""
+
+    def __new__(cls, text: str, shown):
+        made = super().__new__(cls, text)
+        made.shown = shown
+        return made
+
+    def format(self, *args):
+        return str.format(self, *(self.shown(a) for a in args))
+
+
+def _key_kind(key) -> str | None:
+    if isinstance(key, Cell):
+        return "cell"
+    if isinstance(key, str):
+        return "text"
+    if isinstance(key, int) and not isinstance(key, bool):
+        return "int"
+    return None
+
+
+def _may_be_none(t) -> bool:
+    return t.name in ("none", "any") or t.name == "union" and any(m.name == "none" for m in t.items)
 
 
 def _optional(form) -> bool:

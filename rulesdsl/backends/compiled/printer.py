@@ -14,6 +14,7 @@ from __future__ import annotations
 from ...ir import nodes as N
 from ...lang import types as T
 from ...model.values import Cell
+from .links import LinkBuiltins
 from .lists import ListBuiltins
 from .places import Places
 from .unsupported import Unsupported
@@ -90,7 +91,7 @@ def _whole(value) -> int:
     return value
 
 
-class Printer(ListBuiltins):
+class Printer(ListBuiltins, LinkBuiltins):
     """Prints the IR of one game into a Module. `board`: the game's geometry tables (see program.Tables)."""
 
     def __init__(self, module: Module, tables, ir, packing):
@@ -203,7 +204,7 @@ class Printer(ListBuiltins):
             (left, a), (right, b) = self.ex(node.left, env), self.ex(node.right, env)
             if a == b == "a":
                 return f"_rt.concat({left}, {right})", "a"
-        if node.op not in _ARITH or node.type.name != "int":
+        if node.op not in _ARITH or node.type.name != "int" and not self.whole_valued(node):
             raise self.unsupported(node, f"the operator {node.op} on {T.describe(node.type)}")
         left, right = self.scalar(node.left, env), self.scalar(node.right, env)
         if node.op in ("//", "%"):
@@ -265,7 +266,7 @@ class Printer(ListBuiltins):
         if isinstance(obj, N.Ref) and obj.kind == "region" and obj.name in self.t.keyed:
             return self._keyed_region(node, env)
         if isinstance(obj, N.Ref) and obj.kind == "var" and self.places.per_seat(obj):
-            return self.places.read(obj, f"_seat_at({self.scalar(node.index, env)})")
+            return self.places.read(obj, self.places.row(obj, node.index, env, node.at[0]))
         seq, rep = self.ex(obj, env)
         if rep == "a2":
             return f"_row({seq}, {self.scalar(node.index, env)})", "a"
@@ -565,7 +566,7 @@ class Printer(ListBuiltins):
         if isinstance(target, N.Index) and isinstance(target.obj, N.Ref) and target.obj.kind == "var" \
                 and self.places.per_seat(target.obj):
             var = target.obj
-            lines = [f"r = _seat_at({self.scalar(target.index, env)})"]
+            lines = [f"r = {self.places.row(var, target.index, env, at, write=True)}"]
             code, rep = self._assigned(node, env, lambda: self.places.read(var, "r"))
             return lines + self.places.write(var, "r", code, rep, at)
         raise self.unsupported(node, "assigning this")

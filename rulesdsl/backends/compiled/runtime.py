@@ -298,3 +298,35 @@ def shuffle(rng, row, items):
 def first_or(xs, default):
     """The first item of xs, or `default` when it is empty."""
     return xs[0] if xs.shape[0] else default
+
+
+@njit(**_JIT)
+def key_row(table, low, k, code):
+    """The place of key `k` of a variable with one value per key (table[k - low], see places.py); ValueError(code,
+    k) when k is not one of its keys."""
+    i = k - low
+    if i < 0 or i >= table.shape[0] or table[i] < 0:
+        raise ValueError(code, k)
+    return table[i]
+
+
+@njit(**_JIT)
+def walk(nexts, switches, keys, key, c, steps, missing, many):
+    """walk() (model/builtins/links.py) along links that never run out: the cells passed following them `steps`
+    times from c, starting with the links of `key` (a row of `keys`) and switching keys where `switches` says."""
+    row = -1
+    for i in range(keys.shape[0]):
+        if keys[i] == key:
+            row = i
+    if row < 0:
+        raise ValueError(missing, key)
+    if steps > MAX_ITEMS:
+        raise ValueError(many, steps)
+    out = np.empty(max(steps, 0), np.int64)
+    for i in range(max(steps, 0)):
+        nxt = nexts[row, c]
+        if switches[row, c] >= 0:
+            row = switches[row, c]
+        c = nxt
+        out[i] = c
+    return out
