@@ -25,7 +25,9 @@ TUTORIAL = "examples/tutorial/three-in-a-row.yaml"
 DICE = "tests/compiled_games/dice-race.yaml"  # chance outcomes during play, goto(), variables, a capacity
 TURNS = "tests/compiled_games/turn-order.yaml"  # next_player, turn_start, a turn cap, sorted(), first(), min/max
 SOWING = "examples/games/sowing.yaml"  # a variable per cell, walk() along links, last()
-SUPPORTED = [(TUTORIAL, None), (TUTORIAL, "misere"), ("mabula", None), (DICE, None), (TURNS, None), (SOWING, None)]
+LANES = "tests/compiled_games/lanes.yaml"  # walk() along links keyed by seat that switch; variables per key
+SUPPORTED = [(TUTORIAL, None), (TUTORIAL, "misere"), ("mabula", None), (DICE, None), (TURNS, None), (SOWING, None),
+             (LANES, None)]
 MABULA_SETUP = "WBWBWBWBWBWBBWBWBWBWBWBW"  # an explicit setup: no chance step
 
 
@@ -251,4 +253,30 @@ def test_a_next_player_that_is_no_seat_is_the_same_located_error_on_both_backend
 
     expected = _failure(lambda: playout(python))
     assert re.search(r"turn-order\.yaml:\d+:\d+: .*the player whose turn it is became [2-9], which is no seat", expected)
+    assert _failure(lambda: playout(compiled)) == expected
+
+
+@pytest.mark.parametrize("old, new, error", [
+    ('"tally[steps] += 1"', '"tally[steps + 1] += 1"', r"LookupError: tally\[4\]: 4 is not one of the keys of 'tally'"),
+    ("else 'even'] += 1", "else 'evn'] += 1", r"LookupError: parity\[evn\]: evn is not one of the keys"),
+    ("parity['odd'] % 4", "parity['od'] % 4", r"KeyError: 'od'"),
+])
+def test_a_key_a_variable_does_not_have_is_the_same_located_error_on_both_backends(tmp_path, old, new, error):
+    text = (ROOT / LANES).read_text()
+    assert old in text
+    path = tmp_path / "lanes.yaml"
+    path.write_text(text.replace(old, new))
+    python = load_game(str(path))
+    compiled = with_backend(python, "compiled")
+
+    def playout(game):
+        state = game.new_initial_state(2)
+        chance, seats = streams(2, 2)
+        if isinstance(game, CompiledGame):
+            state.playout(chance, seats)
+        else:
+            play(state, uniform, chance, seats)
+
+    expected = _failure(lambda: playout(python))
+    assert re.search(r"lanes\.yaml:\d+:\d+: .*" + error, expected)
     assert _failure(lambda: playout(compiled)) == expected

@@ -10,6 +10,7 @@ a write never lands outside its place nor is cut short silently: it is a located
 
 from __future__ import annotations
 
+from ...ir import nodes as N
 from ...ir.forms import Atom, Many, Nothing, OneOf
 from ...model.values import Cell
 
@@ -66,7 +67,7 @@ class Places:
         if self._by_seat(node.name):
             return f"_seat_at({code})"
         table, low, kind = self._keys(node, self.slot(node))
-        if kind == "int" and _may_be_none(index.type):
+        if kind == "int" and _may_be_none(index):
             raise self.p.unsupported(index, "a key that may be none, of a variable whose keys are numbers")
         names, texts = self.p.t.rules.board.cells, self.m.texts
 
@@ -229,7 +230,11 @@ def _key_kind(key) -> str | None:
     return None
 
 
-def _may_be_none(t) -> bool:
+def _may_be_none(node) -> bool:
+    """Whether the expression `node` may give none, by its type (min() or max() of several values never does)."""
+    if isinstance(node, N.Call) and node.target == "builtin" and node.func in ("min", "max") and len(node.args) > 1:
+        return False
+    t = node.type
     return t.name in ("none", "any") or t.name == "union" and any(m.name == "none" for m in t.items)
 
 

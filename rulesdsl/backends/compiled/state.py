@@ -105,6 +105,8 @@ class CompiledGame:
             message = message.format(*args[1:]) if len(args) > 1 else message
             path, hint = at or path, told or hint
             name = _PART_AT.get(at, name)
+            if at and at[0] == "moves" and len(at) > 1 and isinstance(what, str):  # (a playout names its step)
+                name = at[1]  # a move's statement failed: the Python engine names the move
             rule = self._rules[state._get_scratch("rule") - 1] if state._get_scratch("rule") > 0 else None
             if capacity and rule is not None:
                 name, path, turn = rule.name, rule.path, state._get_scratch("turn")
