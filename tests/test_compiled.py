@@ -26,8 +26,9 @@ DICE = "tests/compiled_games/dice-race.yaml"  # chance outcomes during play, got
 TURNS = "tests/compiled_games/turn-order.yaml"  # next_player, turn_start, a turn cap, sorted(), first(), min/max
 SOWING = "examples/games/sowing.yaml"  # a variable per cell, walk() along links, last()
 LANES = "tests/compiled_games/lanes.yaml"  # walk() along links keyed by seat that switch; variables per key
+TALLIES = "tests/compiled_games/tallies.yaml"  # lists of tables, list items, a number or none, remove(), player =
 SUPPORTED = [(TUTORIAL, None), (TUTORIAL, "misere"), ("mabula", None), (DICE, None), (TURNS, None), (SOWING, None),
-             (LANES, None)]
+             (LANES, None), (TALLIES, None)]
 MABULA_SETUP = "WBWBWBWBWBWBBWBWBWBWBWBW"  # an explicit setup: no chance step
 
 
@@ -252,7 +253,8 @@ def test_a_next_player_that_is_no_seat_is_the_same_located_error_on_both_backend
             play(state, uniform, chance, seats)
 
     expected = _failure(lambda: playout(python))
-    assert re.search(r"turn-order\.yaml:\d+:\d+: .*the player whose turn it is became [2-9], which is no seat", expected)
+    assert re.search(r"turn-order\.yaml:\d+:\d+: .*the player whose turn it is became [2-9], which is no seat",
+                     expected)
     assert _failure(lambda: playout(compiled)) == expected
 
 
@@ -279,4 +281,31 @@ def test_a_key_a_variable_does_not_have_is_the_same_located_error_on_both_backen
 
     expected = _failure(lambda: playout(python))
     assert re.search(r"lanes\.yaml:\d+:\d+: .*" + error, expected)
+    assert _failure(lambda: playout(compiled)) == expected
+
+
+@pytest.mark.parametrize("old, new, error", [
+    ('"die = n", "rolls += 1"', '"die = none", "rolls += 1"',
+     r"rule 'play' .*TypeError: unsupported operand type\(s\) for \+: 'NoneType' and 'int'"),
+    ('"cubes[-1 - (1 - me)] -= 1"', '"cubes[me + 2] -= 1"', r"rule 'mark' .*IndexError: list index out of range"),
+])
+def test_none_read_as_a_number_or_a_list_index_out_of_range_is_the_same_error_on_both_backends(tmp_path, old, new,
+                                                                                                error):
+    text = (ROOT / TALLIES).read_text()
+    assert old in text
+    path = tmp_path / "tallies.yaml"
+    path.write_text(text.replace(old, new))
+    python = load_game(str(path))
+    compiled = with_backend(python, "compiled")
+
+    def playout(game):
+        state = game.new_initial_state(0)
+        chance, seats = streams(0, 2)
+        if isinstance(game, CompiledGame):
+            state.playout(chance, seats)
+        else:
+            play(state, uniform, chance, seats)
+
+    expected = _failure(lambda: playout(python))
+    assert re.search(r"tallies\.yaml:\d+:\d+: .*" + error, expected)
     assert _failure(lambda: playout(compiled)) == expected

@@ -21,8 +21,8 @@ class LinkBuiltins:
         key = self.scalar(args[3], env) if len(args) == 4 else "-1"
         if len(args) == 4 and args[3].type.name not in ("int", "seat"):
             raise self.unsupported(node, "walk() with a key that is not a number or a seat")
-        missing = self.m.code(f"RuleValueError: no link '{name}'" + (" for {0}" if len(args) == 4 else ""), at)
-        many = self.m.code(f"LimitExceeded: the cells of walk() would hold {{0:,}} items; the language allows at "
+        missing = self.m.code(f"no link '{name}'" + (" for {0}" if len(args) == 4 else ""), at)
+        many = self.m.code(f"the cells of walk() would hold {{0:,}} items; the language allows at "
                            f"most {MAX_ITEMS:,}", at)
         return (f"_rt.walk({nexts}, {switches}, {keys}, {key}, _cell({self.scalar(args[1], env)}), "
                 f"{self.scalar(args[2], env)}, {missing!r}, {many!r})"), "a"

@@ -1,9 +1,11 @@
-"""More built-ins printed for compiled code (a mixin of printer.Printer): sorted(), first(), min() and max() of
-values, written over whole numbers as the Python engine computes them."""
+"""More built-ins and effects printed for compiled code (a mixin of printer.Printer): sorted(), first(), last(),
+min() and max() of values, next_seat(), values(), remove(), `player = seat`, and operands that may hold none,
+each as the Python engine computes it (its errors too)."""
 
 from __future__ import annotations
 
 from ...ir import nodes as N
+from .messages import ValueMessage
 
 _ORDERED = frozenset({"int", "seat", "cell", "bool"})  # kinds whose order is their whole number's order
 
@@ -18,7 +20,8 @@ def _ordered(t) -> bool:
 
 
 class ListBuiltins:
-    """Built-ins over lists, each `b_<name>(node, env) -> (code, rep)` as in printer.Printer."""
+    """Built-ins (`b_<name>(node, env) -> (code, rep)`) and effects (`e_<name>(call, env) -> lines`) as in
+    printer.Printer."""
 
     def b_sorted(self, node, env):
         if len(node.args) != 1 or node.kwargs:
@@ -115,3 +118,52 @@ class ListBuiltins:
                 and not node.kwargs and isinstance(node.args[0], N.Comp):
             return self.whole_valued(node.args[0].elt)
         return False
+
+    def b_values(self, node, env):
+        if len(node.args) != 1 or node.kwargs:
+            raise self.unsupported(node, "this call of values()")
+        found = self.places.table_values(node.args[0], env)
+        if found is None:
+            raise self.unsupported(node, "values() of anything but an item of a list of tables")
+        return found
+
+    def e_remove(self, call, env) -> list:
+        t = call.args[0].type if call.args else None
+        cell_or_none = t is not None and t.name == "union" and {m.name for m in t.items} == {"cell", "none"}
+        if len(call.args) != 1 or call.kwargs or not (t.name == "cell" or cell_or_none):
+            raise self.unsupported(call, "remove() of anything but the piece on a cell")
+        cell = self.field("cells", "rc")
+        # (the Python engine names the cell: the message is shown with the cell's name)
+        names = self.t.rules.board.cells
+        empty = self.m.code(ValueMessage("remove(): cell {0} is empty", lambda c: str(names[c])), call.at[0])
+        return [f"rc = _cell({self.scalar(call.args[0], env)})", f"if {cell} == 0:",
+                f"    raise ValueError({empty!r}, rc)", f"{cell} = 0"]
+
+    def assign_player(self, node, env):
+        """The lines of `player = seat`: whose turn it is, checked to be a seat as the Python engine checks it
+        when play goes on; None for an assignment to anything else."""
+        target = node.target
+        if not (isinstance(target, N.Ref) and target.kind == "engine" and target.name == "player"):
+            return None
+        if node.op != "=":
+            raise self.unsupported(node, f"the assignment {node.op} to player")
+        error = self.m.code("the player whose turn it is became {0}, which is no seat", node.at[0],
+                            f"seats are 0 to {self.t.seats - 1}")
+        return [f"s[O_player] = _fits({self.scalar(node.value, env)}, 0, NS - 1, {error!r})"]
+
+    def operand(self, node, other, op: str, env, left: bool = True, compare: bool = False) -> str:
+        """Code of an operand of `op` (`other` the other operand): a variable holding a number or none is
+        checked to hold a number, failing with the TypeError Python gives for none there."""
+        if not self.places.number_or_none(node):
+            return self.scalar(node, env)
+        kind = other.type.name
+        named = "bool" if kind == "bool" else "NoneType" if kind == "none" else "int"
+        pair = ("'NoneType'", f"'{named}'") if left else (f"'{named}'", "'NoneType'")
+        if compare:
+            message = f"TypeError: '{op}' not supported between instances of {pair[0]} and {pair[1]}"
+        else:
+            message = f"TypeError: unsupported operand type(s) for {op}: {pair[0]} and {pair[1]}"
+        form = self.places.slot(node).form
+        code = self.m.code(message, node.at[0])
+        return (f"_rt.some({self.places._at(form.tag, '0')}, {self.places._atom(form.members[1], '0')}, "
+                f"{code!r})")

@@ -11,13 +11,15 @@ a write never lands outside its place nor is cut short silently: it is a located
 from __future__ import annotations
 
 from ...ir import nodes as N
-from ...ir.forms import Atom, Many, Nothing, OneOf
+from ...ir.forms import Atom, Keyed, Many, Nothing, OneOf
 from ...model.values import Cell
+from .items import ItemPlaces
+from .messages import ValueMessage
 
 _SINGLE = ("int", "bool", "seat", "cell", "piece", "text")
 
 
-class Places:
+class Places(ItemPlaces):
     """The code reading and writing the variables of one game, printed into `printer`'s module."""
 
     def __init__(self, printer, rules):
@@ -85,16 +87,19 @@ class Places:
             message = f"LookupError: {node.name}[{{0}}]: {{0}} is not one of the keys of '{node.name}'"
         else:
             message = "KeyError: {0}"
-        error = self.m.code(KeyMessage(message, shown), at)
+        error = self.m.code(ValueMessage(message, shown), at)
         return f"_rt.key_row({table}, {low}, {code}, {error!r})"
 
     def _check(self, node, form) -> None:
         if isinstance(form, Atom) and form.kind in _SINGLE:
             return
-        if _optional(form):
+        if _optional(form) or _number_or_none(form):
             return
         if isinstance(form, Many) and (isinstance(form.item, Atom) and form.item.kind in _SINGLE
                                        or _optional(form.item)):
+            return
+        if isinstance(form, Many) and isinstance(form.item, Keyed) and isinstance(form.item.value, Atom) \
+                and form.item.value.kind in _SINGLE:  # its items read and written one by one (items.py)
             return
         raise self.p.unsupported(node, f"variable '{node.name}' of {_describe(form)}")
 
@@ -107,10 +112,15 @@ class Places:
         form = self.slot(node).form
         if isinstance(form, Atom):
             return self._atom(form, row), "i"
+        if _number_or_none(form):  # read as a number: none is an error where one is needed
+            code = self.m.code(f"TypeError: '{node.name}' is none where a number is needed", node.at[0])
+            return f"_rt.some({self._at(form.tag, row)}, {self._atom(form.members[1], row)}, {code!r})", "i"
         if isinstance(form, OneOf):
             tag, atom = self._at(form.tag, row), form.members[1]
             return f"({self._atom(atom, row)} if {tag} == 1 else {_absent(atom)})", "i"
         item, length = form.item, self._at(form.length, row)
+        if isinstance(item, Keyed):
+            raise self.p.unsupported(node, f"variable '{node.name}', a list of tables, read whole")
         if isinstance(item, OneOf):  # none or a value, item by item
             atom = item.members[1]
             tags = f"{self.fields[item.tag.name].ident} + {row} * {form.capacity}"
@@ -145,6 +155,35 @@ class Places:
         """The table of the module's text numbers of an enumeration's values, by their place in it."""
         return self.m.table(("enum", atom.values), [self.m.text(v) for v in atom.values])
 
+    def number_or_none(self, node) -> bool:
+        """Whether `node` is a variable (of one place) holding a number or none."""
+        if not (isinstance(node, N.Ref) and node.kind == "var"):
+            return False
+        slot = self.slots.get(f"var.{node.name}")
+        return slot is not None and slot.fits and slot.places is None and _number_or_none(slot.form)
+
+    def compared(self, node) -> str:
+        """Code of a variable holding a number or none, as == and != compare it: none is NONE_NUMBER."""
+        form = self.slot(node).form
+        return f"({self._atom(form.members[1], '0')} if {self._at(form.tag, '0')} == 1 else {NONE_NUMBER})"
+
+    def assign_number_or_none(self, node, env):
+        """The lines of `v = value` to a variable holding a number or none: none, the same of another such
+        variable, or a value that is never none; None for an assignment to another variable."""
+        target, value = node.target, node.value
+        if not self.number_or_none(target):
+            return None
+        form = self.slot(target).form
+        tag, leaf = self._at(form.tag, "0"), self._at(form.members[1].leaf, "0")
+        if node.op == "=" and isinstance(value, N.Const) and value.value is None:
+            return [f"{tag} = 0", f"{leaf} = 0"]
+        if node.op == "=" and self.number_or_none(value):
+            other = self.slot(value).form
+            return [f"{tag} = {self._at(other.tag, '0')}", f"{leaf} = {self._at(other.members[1].leaf, '0')}"]
+        if _may_be_none(value, self.p.ir):
+            raise self.p.unsupported(node, "a value that may be none written to a number held with none")
+        return None  # (written as a number: write() sets the tag)
+
     # -- writing ----------------------------------------------------------------------------------------------
     def write(self, node, row: str, value: str, rep: str, at) -> list:
         """The lines writing `value` (code of rep `rep`) to variable `node` at place `row`; `at`, the statement's
@@ -159,6 +198,8 @@ class Places:
         if isinstance(form, Atom):
             return [f"{self._at(form.leaf, row)} = {self._number(form, value, at)}"]
         atom = form.members[1]
+        if _number_or_none(form):
+            return [f"{self._at(atom.leaf, row)} = {self._number(atom, value, at)}", f"{self._at(form.tag, row)} = 1"]
         return [f"x = {value}", f"if x == {_absent(atom)}:", f"    {self._at(form.tag, row)} = 0", "else:",
                 f"    {self._at(atom.leaf, row)} = {self._number(atom, 'x', at)}", f"    {self._at(form.tag, row)} = 1"]
 
@@ -207,19 +248,6 @@ class Places:
                         f"{self._number(item, 'xs[j]', at)}"]
 
 
-class KeyMessage(str):
-    """An error message about a key, whose {0} shows the key as the Python engine does (a cell by its name, a
-    text by its characters, none as None): `shown` gives that of a key's code."""
-
-    def __new__(cls, text: str, shown):
-        made = super().__new__(cls, text)
-        made.shown = shown
-        return made
-
-    def format(self, *args):
-        return str.format(self, *(self.shown(a) for a in args))
-
-
 def _key_kind(key) -> str | None:
     if isinstance(key, Cell):
         return "cell"
@@ -230,12 +258,25 @@ def _key_kind(key) -> str | None:
     return None
 
 
-def _may_be_none(node) -> bool:
-    """Whether the expression `node` may give none, by its type (min() or max() of several values never does)."""
+def _may_be_none(node, ir=None, depth: int = 0) -> bool:
+    """Whether the expression `node` may give none, by its type (min() or max() of several values never does, nor
+    a function of the file, `ir`'s, whose value never does)."""
     if isinstance(node, N.Call) and node.target == "builtin" and node.func in ("min", "max") and len(node.args) > 1:
         return False
+    if isinstance(node, N.Call) and node.target == "function" and ir is not None and depth < 16 \
+            and node.func in ir.functions and ir.functions[node.func].kind == "function":
+        return _may_be_none(ir.functions[node.func].value, ir, depth + 1)
     t = node.type
     return t.name in ("none", "any") or t.name == "union" and any(m.name == "none" for m in t.items)
+
+
+NONE_NUMBER = "-9223372036854775808"  # how == and != see none beside numbers: no number a rule may write is it
+
+
+def _number_or_none(form) -> bool:
+    """Whether `form` holds none or a whole number (or true or false)."""
+    return isinstance(form, OneOf) and len(form.members) == 2 and isinstance(form.members[0], Nothing) \
+        and isinstance(form.members[1], Atom) and form.members[1].kind in ("int", "bool")
 
 
 def _optional(form) -> bool:

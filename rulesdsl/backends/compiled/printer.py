@@ -16,7 +16,7 @@ from ...lang import types as T
 from ...model.values import Cell
 from .links import LinkBuiltins
 from .lists import ListBuiltins
-from .places import Places
+from .places import NONE_NUMBER, Places
 from .unsupported import Unsupported
 
 _ARITH = {"+": "+", "-": "-", "*": "*", "//": "//", "%": "%"}
@@ -206,7 +206,8 @@ class Printer(ListBuiltins, LinkBuiltins):
                 return f"_rt.concat({left}, {right})", "a"
         if node.op not in _ARITH or node.type.name != "int" and not self.whole_valued(node):
             raise self.unsupported(node, f"the operator {node.op} on {T.describe(node.type)}")
-        left, right = self.scalar(node.left, env), self.scalar(node.right, env)
+        left = self.operand(node.left, node.right, node.op, env)
+        right = self.operand(node.right, node.left, node.op, env, False)
         if node.op in ("//", "%"):
             return f"_divided({left}, {right}, {node.op == '%'})", "i"
         return f"({left} {_ARITH[node.op]} {right})", "i"
@@ -227,15 +228,18 @@ class Printer(ListBuiltins, LinkBuiltins):
                 continue
             if op not in _COMPARE:
                 raise self.unsupported(node, f"the comparison {op}")
-            left, right = self._compared(a, b, env), self._compared(b, a, env)
+            left, right = self._compared(a, b, env, op), self._compared(b, a, env, op, False)
             parts.append(f"{left} {_COMPARE[op]} {right}")
         return "(" + " and ".join(f"({p})" for p in parts) + ")", "i"
 
-    def _compared(self, node, other, env) -> str:
-        """A side of == or !=: none is the absent value of the other side's type."""
+    def _compared(self, node, other, env, op: str = "", left: bool = True) -> str:
+        """A side of == or !=: none is the absent value of the other side's type (beside a variable holding a
+        number or none, NONE_NUMBER)."""
+        if op in ("==", "!=") and self.places.number_or_none(node):
+            return self.places.compared(node)
         if isinstance(node, N.Const) and node.value is None:
-            return "0" if _holds_piece(other.type) else "-1"
-        return self.scalar(node, env)
+            return "0" if _holds_piece(other.type) else NONE_NUMBER if self.places.number_or_none(other) else "-1"
+        return self.operand(node, other, op, env, left, compare=True)
 
     def x_Cond(self, node, env):
         test = self.scalar(node.test, env)
@@ -263,6 +267,9 @@ class Printer(ListBuiltins, LinkBuiltins):
 
     def x_Index(self, node, env):
         obj = node.obj
+        found = self.places.indexed(node, env)  # an item of a list of tables
+        if found is not None:
+            return found
         if isinstance(obj, N.Ref) and obj.kind == "region" and obj.name in self.t.keyed:
             return self._keyed_region(node, env)
         if isinstance(obj, N.Ref) and obj.kind == "var" and self.places.per_seat(obj):
@@ -553,6 +560,13 @@ class Printer(ListBuiltins, LinkBuiltins):
     def _assign(self, node, env) -> list:
         """`target op value` to a variable (whole, or a seat's place) or to a name of the effects."""
         target, at = node.target, node.at[0]
+        found = self.places.assign_item(node, env)  # an item of a list variable
+        if found is None:
+            found = self.places.assign_number_or_none(node, env)
+        if found is None:
+            found = self.assign_player(node, env)
+        if found is not None:
+            return found
         if isinstance(target, N.Ref) and target.kind == "temp":
             code, rep = self._assigned(node, env, lambda: env[target.name] if target.name in env else None)
             name = f"tmp_{target.name}"

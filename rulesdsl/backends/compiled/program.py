@@ -15,9 +15,10 @@ from ...engine.arrange import TRIES, two_kinds
 from ...engine.nodes import CHANCE as CHANCE_SEAT
 from ...errors import RulesDslError
 from ...ir import nodes as N
-from ...ir.forms import Atom, Many, OneOf
+from ...ir.forms import Atom, Many, Nothing, OneOf
 from .bounds import length_bound
 from .outcomes import Outcomes
+from .places import _may_be_none, _optional
 from .printer import Module, Printer
 from .tables import Tables
 from .unsupported import Unsupported
@@ -252,6 +253,13 @@ class Program:
             lines.append(f"        {'if' if place == 0 else 'elif'} k == {kind}:")
             lines.append(f"            s[{self._ident('last.rule')}] = {place}")
             for j, item in enumerate(last.members[place].items):
+                if _optional(item):  # none or a single value: its tag, and the value when there is one
+                    lines += self._last_optional(item, f"row[{j + 1}]")
+                    continue
+                if self._never_none(kind, j, item):  # a number typed as maybe none that never is
+                    lines += [f"            s[{self._ident(item.tag.name)}] = 1",
+                              f"            s[{self._ident(item.members[1].leaf.name)}] = row[{j + 1}]"]
+                    continue
                 if not isinstance(item, Atom):
                     raise Unsupported(self._at(self.kinds[kind].path), "a move argument that is not a single value")
                 value = f"row[{j + 1}]"
@@ -279,6 +287,25 @@ class Program:
                 own[kind] = len(self.steps) if rule.next_target == "end_turn" else self.t.step_index[rule.next_target]
         lines += self.then("who", {n: s for n, s in self.ir.steps.items() if s.kind == "decision"}, own)
         return "\n\n\n".join(effects + ["\n".join(lines)])
+
+    def _never_none(self, kind: int, j: int, form) -> bool:
+        """Whether argument j of move kind `kind`, held as none or a number, is a let that never gives none."""
+        if not (isinstance(form, OneOf) and len(form.members) == 2 and isinstance(form.members[0], Nothing)
+                and isinstance(form.members[1], Atom) and form.members[1].kind == "int"):
+            return False
+        plan = self._plan(self.kinds[kind])
+        at = j - len(plan.params) if plan is not None else -1
+        return plan is not None and 0 <= at < len(plan.lets) and not _may_be_none(plan.lets[at].value, self.ir)
+
+    def _last_optional(self, form, value: str) -> list:
+        """The lines recording a move's argument that is none or a single value (places._optional) as the last
+        move's."""
+        atom, pad = form.members[1], "            "
+        absent = "0" if atom.kind == "piece" else "-1"
+        number = f"_place({self.p.places.enum(atom)}, {value})" if atom.kind == "text" else value
+        return [f"{pad}if {value} == {absent}:", f"{pad}    s[{self._ident(form.tag.name)}] = 0", f"{pad}else:",
+                f"{pad}    s[{self._ident(form.tag.name)}] = 1",
+                f"{pad}    s[{self._ident(atom.leaf.name)}] = {number}"]
 
     def then(self, me: str, steps: dict, own: dict | None = None) -> list:
         """Lines sending play on after a move or outcome at one of `steps`: where goto() said, else the move's own

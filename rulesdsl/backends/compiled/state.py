@@ -97,16 +97,20 @@ class CompiledGame:
         args = exc.args
         text = str(args[0]) if args else str(exc)
         rules, errors = self.python.rules, self.program.m.errors
+        if isinstance(what, str) and what in rules.steps:  # a playout's: the step it had reached when it failed
+            what = state.step
         path = getattr(what, "path", None) or ("flow", "steps", what)
         name, turn, message = getattr(what, "name", what), state.turn, text
         hint = "the rule file lets play reach a position this rule does not handle"
         if text.startswith("E") and text[1:].isdigit() and int(text[1:]) < len(errors):
             message, at, told, capacity = errors[int(text[1:])]
             message = message.format(*args[1:]) if len(args) > 1 else message
-            path, hint = at or path, told or hint
             name = _PART_AT.get(at, name)
-            if at and at[0] == "moves" and len(at) > 1 and isinstance(what, str):  # (a playout names its step)
+            if at and at[0] == "moves" and "do" not in at:
+                at = None  # a move's check, param or let: the Python engine locates the rule listing or making it
+            elif at and at[0] == "moves" and len(at) > 1 and isinstance(what, str):  # (a playout names its step)
                 name = at[1]  # a move's statement failed: the Python engine names the move
+            path, hint = at or path, told or hint
             rule = self._rules[state._get_scratch("rule") - 1] if state._get_scratch("rule") > 0 else None
             if capacity and rule is not None:
                 name, path, turn = rule.name, rule.path, state._get_scratch("turn")
