@@ -141,6 +141,11 @@ class CompiledGame:
         row = np.zeros(self.program.width, np.int64)
         row[0] = k
         for j, value in enumerate(move[1]):
+            if value is None:  # none: the absent value of the argument's kind
+                atom = self._atoms(k)[j]
+                single = atom.members[-1] if hasattr(atom, "members") else atom
+                row[j + 1] = 0 if getattr(single, "kind", None) == "piece" else -1
+                continue
             row[j + 1] = self.program.m.texts[value] if isinstance(value, str) else int(value)
         return row
 
@@ -169,6 +174,11 @@ class CompiledGame:
         return self.layout.slots["history"].form.members[k].items
 
     def _arg(self, atom, number: int):
+        members = getattr(atom, "members", None)
+        if members is not None:  # none or a single value (program.py takes no other OneOf as an argument)
+            single = members[-1]
+            absent = 0 if single.kind == "piece" else -1
+            return None if number == absent and single.kind != "int" else self._arg(single, number)
         if atom.kind == "cell":
             return self._cells[number]
         if atom.kind == "bool":
