@@ -15,8 +15,10 @@ from ...engine.arrange import TRIES, two_kinds
 from ...engine.nodes import CHANCE as CHANCE_SEAT
 from ...errors import RulesDslError
 from ...ir import nodes as N
-from ...ir.forms import Atom, Many, OneOf
+from ...ir.forms import Atom, Many, Nothing, OneOf
+from .bounds import length_bound
 from .outcomes import Outcomes
+from .places import _may_be_none, _optional
 from .printer import Module, Printer
 from .tables import Tables
 from .unsupported import Unsupported
@@ -86,8 +88,6 @@ class Program:
 
     def _check_flow(self) -> None:
         rules = self.rules
-        if rules.next_player is not None:
-            raise Unsupported(self._at(("flow", "next_player")), "flow: next_player")
         for name, step in self.ir.steps.items():
             if step.kind not in ("decision", "chance", "auto"):
                 raise Unsupported(self._at(step.decl), f"{step.kind} steps")
@@ -234,6 +234,9 @@ class Program:
                 return max(item.high - item.low + 1, 0)
         if isinstance(param.domain, N.Ref) and param.domain.kind == "region":
             return len(self.t.regions.get(param.domain.name, ()))
+        found = [length_bound(x, self.ir) for x in (param.among, param.domain)]
+        if any(n is not None for n in found):
+            return min(n for n in found if n is not None)
         raise Unsupported(self._at(param.decl), "a param whose number of values has no known bound (give it among:)")
 
     # -- applying a move ----------------------------------------------------------------------------------------
@@ -250,6 +253,13 @@ class Program:
             lines.append(f"        {'if' if place == 0 else 'elif'} k == {kind}:")
             lines.append(f"            s[{self._ident('last.rule')}] = {place}")
             for j, item in enumerate(last.members[place].items):
+                if _optional(item):  # none or a single value: its tag, and the value when there is one
+                    lines += self._last_optional(item, f"row[{j + 1}]")
+                    continue
+                if self._never_none(kind, j, item):  # a number typed as maybe none that never is
+                    lines += [f"            s[{self._ident(item.tag.name)}] = 1",
+                              f"            s[{self._ident(item.members[1].leaf.name)}] = row[{j + 1}]"]
+                    continue
                 if not isinstance(item, Atom):
                     raise Unsupported(self._at(self.kinds[kind].path), "a move argument that is not a single value")
                 value = f"row[{j + 1}]"
@@ -277,6 +287,25 @@ class Program:
                 own[kind] = len(self.steps) if rule.next_target == "end_turn" else self.t.step_index[rule.next_target]
         lines += self.then("who", {n: s for n, s in self.ir.steps.items() if s.kind == "decision"}, own)
         return "\n\n\n".join(effects + ["\n".join(lines)])
+
+    def _never_none(self, kind: int, j: int, form) -> bool:
+        """Whether argument j of move kind `kind`, held as none or a number, is a let that never gives none."""
+        if not (isinstance(form, OneOf) and len(form.members) == 2 and isinstance(form.members[0], Nothing)
+                and isinstance(form.members[1], Atom) and form.members[1].kind == "int"):
+            return False
+        plan = self._plan(self.kinds[kind])
+        at = j - len(plan.params) if plan is not None else -1
+        return plan is not None and 0 <= at < len(plan.lets) and not _may_be_none(plan.lets[at].value, self.ir)
+
+    def _last_optional(self, form, value: str) -> list:
+        """The lines recording a move's argument that is none or a single value (places._optional) as the last
+        move's."""
+        atom, pad = form.members[1], "            "
+        absent = "0" if atom.kind == "piece" else "-1"
+        number = f"_place({self.p.places.enum(atom)}, {value})" if atom.kind == "text" else value
+        return [f"{pad}if {value} == {absent}:", f"{pad}    s[{self._ident(form.tag.name)}] = 0", f"{pad}else:",
+                f"{pad}    s[{self._ident(form.tag.name)}] = 1",
+                f"{pad}    s[{self._ident(atom.leaf.name)}] = {number}"]
 
     def then(self, me: str, steps: dict, own: dict | None = None) -> list:
         """Lines sending play on after a move or outcome at one of `steps`: where goto() said, else the move's own
@@ -333,10 +362,27 @@ class Program:
         start = self.t.step_index[self.rules.turn_start]
         winners = self.layout.slots["winners"].form
         listed = _member(winners, Many)
+        parts.append(self._next_player())
         parts.append(GO.format(turn_start=start, capped_tag=listed, unchanged=not self._end_reads_turn(),
                                error=self.m.error("the flow went round automatic steps without reaching a decision",
                                                   ("flow",))))
         return "\n\n\n".join(parts)
+
+    def _next_player(self) -> str:
+        """`next_player(s)`: the seat whose turn comes next (flow: next_player, worked out with `me` the player whose
+        turn ends; else the next seat round the table), checked to be a seat as the Python engine checks it."""
+        node = self.ir.exprs.get(("flow", "next_player"), [None])[0]
+        if self.rules.next_player is None:
+            return "@_jit\ndef next_player(s):\n    return (s[O_player] + 1) % NS"
+        kinds = {t.name for t in node.type.items} if node is not None and node.type.name == "union" else \
+            {node.type.name if node is not None else "any"}
+        if not kinds <= {"int", "seat", "cell"}:
+            raise Unsupported(self._at(("flow", "next_player")), "flow: next_player that is not a whole number")
+        error = self.m.code("the player whose turn it is became {0}, which is no seat", ("flow", "next_player"),
+                            f"seats are 0 to {self.t.seats - 1}")
+        return "\n".join(["@_jit", "def next_player(s):", "    me = s[O_player]",
+                          f"    p = {self.p.scalar(node, {})}", "    if p < 0 or p >= NS:",
+                          f"        raise ValueError({error!r}, p)", "    return p"])
 
     # -- the end --------------------------------------------------------------------------------------------------
     def _end_reads_turn(self) -> bool:
@@ -709,7 +755,7 @@ def go(s, target):
             if s[O_ply] and check_end(s):
                 return
             checked = {unchanged}
-            s[O_player] = (s[O_player] + 1) % NS
+            s[O_player] = next_player(s)
             s[O_turn] += 1
             target = {turn_start}
             if s[O_turn] >= MAX_TURNS:
