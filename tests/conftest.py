@@ -25,6 +25,7 @@ SLOW = {
     "test_bundle.py": {"test_games_are_played_from_the_bundle_not_from_the_file_edited_since"},
     "test_cluster.py": ALL,
     "test_compiled.py": ALL,
+    "test_equivalence.py": ALL,
     "test_vector.py": ALL,
     "test_cli_backends.py": ALL,
     "test_contract.py": {"test_many_playouts_end", "test_random_playouts_keep_the_contract"},

@@ -8,6 +8,7 @@ import hashlib
 import os
 import sys
 import time
+from pathlib import Path
 
 from ...engine.rng import Rng
 from ...errors import Location, Problem, RulesDslError, RulesError
@@ -59,7 +60,7 @@ def compile_game(game, say=None):
     functions = _modules.get(key)
     if functions is None:
         if say is not None and not cache.ready(program.source):
-            say(f"compiling {game.name} for the compiled backend (once; cached)")
+            say(f"compiling {_named(game)} for the compiled backend (once; cached)")
         # numba's compile time grows with the module, which the rule file sizes: a budget of its own, in a jail
         heartbeat(f"compiling {game.name} for the compiled backend", COMPILE_SECONDS)
         functions = cache.load(program.source)
@@ -72,6 +73,11 @@ def compile_game(game, say=None):
     compiled = CompiledGame(game, program, functions)
     compiled.load_seconds = time.perf_counter() - start
     return compiled
+
+
+def _named(game) -> str:
+    """How the compile notice names a game: its rule file's name (a bundled game's is the game's name)."""
+    return Path(str(game.path)).stem if getattr(game, "path", None) else game.name
 
 
 def _warm(game) -> None:
