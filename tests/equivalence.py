@@ -28,18 +28,27 @@ def rule_files() -> list[str]:
 
 
 def cases() -> list[tuple[str, str | None, tuple]]:
-    """(file, variant, options as sorted pairs) of every rule file: as it is, each variant, and each choice of each
-    option that declares choices (one option changed at a time, the rest at their defaults)."""
+    """(file, variant, options as sorted pairs) of every rule file: as it is, each variant, and each option set to
+    each of its other settings (see _settings; one option changed at a time, the rest at their defaults)."""
     found = []
     for file in rule_files():
         data = load_document(_path(file)).data
         found.append((file, None, ()))
         found += [(file, name, ()) for name in data.get("variants") or {}]
         for name, spec in (data.get("options") or {}).items():
-            default = (spec or {}).get("default")
-            found += [(file, None, ((name, choice),)) for choice in (spec or {}).get("choices") or ()
-                      if choice != default]
+            found += [(file, None, ((name, value),)) for value in _settings(spec or {})]
     return found
+
+
+def _settings(spec: dict) -> list:
+    """The values an option is tried with besides its default: each choice, an int's least and most, a bool's
+    other value."""
+    values = list(spec.get("choices") or ())
+    if not values and spec.get("type") == "int":
+        values = [spec[end] for end in ("min", "max") if end in spec]
+    if not values and spec.get("type") == "bool":
+        values = [True, False]
+    return [v for v in dict.fromkeys(values) if v != spec.get("default")]
 
 
 def label(case: tuple) -> str:
