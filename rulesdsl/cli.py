@@ -238,11 +238,13 @@ def cmd_validate(args) -> int:
     say = print if text else (lambda *_, **__: None)
     games = args.play if args.play is not None else 0 if text else CI_PLAYOUTS
     reports = []
+    # which backend plays, said in a line under each file; none for the interpreter that RULESDSL_BACKEND=python
+    # chose (nothing else was considered)
+    backend = args.backend or (None if default_backend() == "python" else default_backend())
     with Jail() as jail:
         for file in args.file:
             try:  # the whole check of a file is one job (each load and game in it a unit of work)
-                report = jail.run(check_file, file, args.variant, _options(args.option), games, None,
-                                  args.backend or default_backend(),
+                report = jail.run(check_file, file, args.variant, _options(args.option), games, None, backend,
                                   seconds=LOAD_SECONDS, what=f"checking {file}")
             except JobKilled as exc:
                 report = FileReport(file, problems=[exc.problem(file)])
