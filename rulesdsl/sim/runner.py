@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..agents.base import RandomAgent
 from ..agents.view import PlayerView
 from ..engine.play import play, streams, uniform
 from ..engine.rng import STREAM
@@ -84,8 +85,21 @@ def play_game(game, agents, seed: int, on_move=None, stream: str = STREAM, score
     Chance is drawn from one seeded stream and each seat's agent from its own, so an agent's
     choices never shift the dice. Agents see only their player's view.
     """
-    return record_game(game.new_initial_state(seed), seed, agent_chooser(agents),
-                       [getattr(a, "spec", a.name) for a in agents], on_move, stream, score_trace)
+    names = [getattr(a, "spec", a.name) for a in agents]
+    state = game.new_initial_state(seed)
+    if on_move is None and not score_trace and stream == STREAM and hasattr(state, "playout") \
+            and all(type(a) is RandomAgent for a in agents):
+        return _played_through(state, seed, names)
+    return record_game(state, seed, agent_chooser(agents), names, on_move, stream, score_trace)
+
+
+def _played_through(state, seed: int, agents: list) -> GameRecord:
+    """The record of a game of random agents played whole in compiled code (a state of the compiled backend):
+    the same record as record_game's, move for move."""
+    chance, seats = streams(seed, state.rules.num_players)
+    choices: list[int] = []
+    state.playout(chance, seats, choices=choices)
+    return _record(state, seed, agents, choices, None)
 
 
 def record_game(state, seed: int, choose, agents: list, on_move=None, stream: str = STREAM,
@@ -133,10 +147,21 @@ def record_game(state, seed: int, choose, agents: list, on_move=None, stream: st
     play(state, counted, chance, seats, observe)
     last_turn[0] = None  # the final scores close the trace
     traced(state)
-    return GameRecord(seed, agents, entries, list(state.winners or []), state.scores(), state.ply, state.turn,
+    return _record(state, seed, agents, legal_counts, trace, stream, entries, counts)
+
+
+def _record(state, seed: int, agents: list, choices: list, trace, stream: str = STREAM, entries=None,
+            counts=None) -> GameRecord:
+    """The record of a game ended at `state`: `entries` and `counts` (its history as logged, and the moves made by
+    name) default to what the history says."""
+    if entries is None:  # (no simultaneous step on this path: each entry is the move as written)
+        entries, counts = state.history_texts(), {}
+        for move in state.history:
+            counts[move.name] = counts.get(move.name, 0) + 1
+    return GameRecord(seed, agents, list(entries), list(state.winners or []), state.scores(), state.ply, state.turn,
                       state.capped, counts, state.ended_by,
                       state.breakdowns() if state.rules.breakdown is not None else None, state.returns(), stream,
-                      thirds(legal_counts), trace)
+                      thirds(choices), trace)
 
 
 def random_step(state, rng) -> None:

@@ -43,7 +43,8 @@ class Program:
         self.outcomes = [i for i, k in enumerate(self.kinds) if k.label.endswith(".outcome")]
         self.width = 1 + max((len(self.kinds[i].args) for i in self.players + self.outcomes), default=0)
         self.capacity = 0
-        self.log_width = max(self.width + 1, 3)  # a row of a playout's log: the seat and the move, or an outcome
+        # a row of a playout's log: the seat and the move, or an outcome; last, how many moves the seat chose among
+        self.log_width = max(self.width + 1, 3) + 1
         self.steps = list(layout.steps)
         self.arrangements = {}  # step name -> Arrangement
         self.terminal, self.last_row = packing.fields["terminal"].offset, packing.fields["last_row"].offset
@@ -778,6 +779,13 @@ def go(s, target):
     {error}'''
 
 BY_SCORE = '''@_jit
+def scores(s, into):
+    """Each seat's score (state.scores()), when the rules score whole numbers."""
+    for p in range(NS):
+        into[p] = {score}
+
+
+@_jit
 def by_score(s, draw):
     scores = np.empty(NS, np.int64)
     for p in range(NS):
@@ -829,7 +837,8 @@ def playout(s, rng, max_steps, out, log, drawn, keep, shared):
     """Random moves from the seats' streams rng[1 + seat] (with `shared`, from rng[0] as well) and chance outcomes
     from rng[0] until the end (0), max_steps (2) or the end of the log (3): (moves made, why it stopped, the row of
     the last seat's move or -1). With `keep`, each is written to a row of `log` (the seat, then the move; an
-    outcome drawn: -1, its kind, then where its items start in `drawn`)."""
+    outcome drawn: -1, its kind, then where its items start in `drawn`), its last column the number of moves the
+    seat chose among (0 for an outcome)."""
     done = 0
     at = 0
     last = -1
@@ -843,6 +852,7 @@ def playout(s, rng, max_steps, out, log, drawn, keep, shared):
             size = chance(s, rng, drawn, at if keep else 0, out, row)
             if keep:
                 logged(log, done, -1, row)
+                log[done, log.shape[1] - 1] = 0
                 if size:
                     log[done, 2] = at
                 at += size
@@ -854,6 +864,7 @@ def playout(s, rng, max_steps, out, log, drawn, keep, shared):
         apply(s, out[k], me)
         if keep:
             logged(log, done, me, out[k])
+            log[done, log.shape[1] - 1] = n
         last = done
         done += 1
     return done, 0, last

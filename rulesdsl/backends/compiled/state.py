@@ -348,13 +348,15 @@ class CompiledState:
     def sample_chance(self, rng=None):
         return self._through_python(lambda state: state.sample_chance(rng))
 
-    def playout(self, chance, seats, limit: int | None = None) -> int:
+    def playout(self, chance, seats, limit: int | None = None, choices: list | None = None) -> int:
         """Play on with uniformly random moves as engine.play.play(state, uniform, chance, seats) does, the
-        seats' choices drawn in compiled code: the moves made (at most `limit`)."""
+        seats' choices drawn in compiled code: the moves made (at most `limit`). `choices`, a list: the number of
+        legal moves of each decision made is appended to it."""
         import numpy as np
         rng = np.array([chance.getstate(), *(seat.getstate() for seat in seats)], np.uint64)
         playout = self.game.fn["playout"]
-        made = self._run(lambda left, out, log, drawn: playout(self.s, rng, left, out, log, drawn, True, False)[::2], limit)
+        made = self._run(lambda left, out, log, drawn: playout(self.s, rng, left, out, log, drawn, True, False)[::2],
+                         limit, choices)
         for stream, state in zip([chance, *seats], rng):
             stream.setstate(tuple(int(v) for v in state))
         return made
@@ -369,7 +371,7 @@ class CompiledState:
         rng.setstate(tuple(int(v) for v in stream[0]))
         return made
 
-    def _run(self, kernel, limit: int | None) -> int:
+    def _run(self, kernel, limit: int | None, choices: list | None = None) -> int:
         """Call `kernel(left, out, log, drawn)` -> (moves made, row of the last seat's move or -1) until the game
         ends or `limit` moves are made, keeping each call's log as moves of the history."""
         import numpy as np
@@ -384,10 +386,31 @@ class CompiledState:
                 if last >= 0:  # where the last move a seat made is in the history
                     self.s[program.last_row] = len(self._history) + sum(len(log) for log, _ in self._made) + last
                 self._made.append((log[:done].copy(), drawn.copy()))
+                if choices is not None:  # (the last column: how many moves a seat chose among)
+                    choices.extend(int(n) for n in log[:done][log[:done, 0] >= 0, -1])
             made, left = made + done, left - done
         return made
 
     # -- results and views --------------------------------------------------------------------------------------
+    @property
+    def capped(self) -> bool:
+        return bool(self._get("capped"))
+
+    @property
+    def ended_by(self):
+        """The end rule that ended the game (its index), or None."""
+        member = self.game.layout.slots["ended_by"].form.members[self._get("ended_by.tag")]
+        return self._get(member.leaf.name) if hasattr(member, "leaf") else None
+
+    def scores(self) -> list:
+        """Each player's score as the rule file defines it (None when it defines none)."""
+        import numpy as np
+        if self.rules.score is None:
+            return [None] * self.game.num_players
+        into = np.empty(self.game.num_players, np.int64)
+        self.game.call(self, "score", self.game.fn["scores"], self.s, into)
+        return into.tolist()
+
     def returns(self) -> list:
         import numpy as np
         into = np.empty(self.game.num_players, np.float64)
