@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .backends.compiled.build import default_backend, with_backend
+from .backends.compiled.build import chosen_backend, random_agents_only, with_backend
 from .engine.load import argument_problems
 from .engine.load import load_game as load_python
 from .sim.simulate import RunSpec
@@ -42,5 +42,5 @@ def simulate(path: str | Path, games: int, agents: list, seed: int = 0, variant:
     (4, 4)
     """
     spec = RunSpec(str(path), variant, tuple(sorted((options or {}).items())), max_turns, tuple(agents), seed,
-                   backend=backend or default_backend())
+                   backend=chosen_backend(backend, random_agents_only(agents)))
     return run(spec, games, out, workers, dask, chunk=chunk)

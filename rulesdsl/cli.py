@@ -16,7 +16,8 @@ from pathlib import Path
 from . import __version__
 from .agents import AGENTS, PlayerView, make_agent
 from .api import argument_problems, load_game
-from .backends.compiled.build import BACKENDS, default_backend, describe as backend_of, program_of, takes, with_backend
+from .backends.compiled.build import (BACKENDS, chosen_backend, default_backend, describe as backend_of, program_of,
+                                      random_agents_only, takes, with_backend)
 from .backends.compiled.unsupported import Unsupported
 from .bundle import bundle_document, read_bundle
 from .engine.load import compile_game
@@ -200,11 +201,15 @@ def backend_arg(p, verbose: bool = True) -> None:
 
 
 def _on_backend(game, args):
-    """`game` on the --backend asked for; which one, and why, said on stderr with --verbose, and when a backend
-    named on the command line falls back."""
-    game = with_backend(game, getattr(args, "backend", None))
+    """`game` on the --backend asked for (a command that plays move by move: `auto` is the interpreter, see
+    chosen_backend); which one, and why, said on stderr with --verbose, and when a backend named on the command line
+    falls back."""
+    asked = getattr(args, "backend", None)
+    game = with_backend(game, chosen_backend(asked, whole=False))
     if _say_backend(args, getattr(game, "backend_note", None) is not None):
-        print(f"backend: {backend_of(game)}", file=sys.stderr)
+        why = " (auto: played move by move, as fast on the interpreter)" if (asked or default_backend()) == "auto" \
+            else ""
+        print(f"backend: {backend_of(game)}{why}", file=sys.stderr)
     return game
 
 
@@ -624,11 +629,14 @@ def _simulated(args, agents: tuple, sources: list, jails: list) -> int:
             wrong = argument_problems(base, variant, options)
             if wrong:
                 raise UsageError(f"{wrong[0]} ({Path(file).name})", wrong[1])
+            whole = random_agents_only(agents) and not args.score_trace  # each game played in compiled code
             spec = RunSpec(file, variant, tuple(sorted(options.items())), args.max_turns, agents, args.seed, bundle,
-                           backend=args.backend or default_backend(), score_trace=args.score_trace)
+                           backend=chosen_backend(args.backend, whole), score_trace=args.score_trace)
             info = jails[0].run(describe, prepared(spec), seconds=LOAD_SECONDS, what=f"loading {file}")
             if _say_backend(args, info.fallback):
-                print(f"backend: {info.backend}", file=sys.stderr)
+                why = "" if whole or (args.backend or default_backend()) != "auto" else \
+                    " (auto: agents other than random choose move by move, as fast on the interpreter)"
+                print(f"backend: {info.backend}{why}", file=sys.stderr)
             _per_seat(args.agents, info, "--agents", "agents")
             _warn(info.warnings)
             specs.append(spec)
@@ -806,7 +814,7 @@ def _replayed_one_by_one(args, logs: list, rules: str | None, jail, show: bool) 
     for i, (log, where) in enumerate(logs):
         picture = len(logs) == 1 and not show
         problems, drawn, backend = jail.run(_replay_checked, log, args.log, rules, where, picture,
-                                            args.backend or default_backend(), seconds=LOAD_SECONDS + GAME_SECONDS,
+                                            chosen_backend(args.backend, False), seconds=LOAD_SECONDS + GAME_SECONDS,
                                             what=f"replaying {where}")
         if i == 0 and (args.verbose or args.backend not in (None, "python")):
             print(f"backend: {backend}", file=sys.stderr)
@@ -820,7 +828,7 @@ def _replayed_one_by_one(args, logs: list, rules: str | None, jail, show: bool) 
             if picture:
                 print(drawn)
         if show:  # the final picture ends with the result
-            _show_game(replay(log, args.log, rules, where, args.backend or default_backend())[0], log, args.step)
+            _show_game(replay(log, args.log, rules, where, chosen_backend(args.backend, False))[0], log, args.step)
     if len(logs) > 1:
         print(f"{len(logs) - bad} of {len(logs)} games replayed and verified")
     return 1 if bad else 0
@@ -847,7 +855,7 @@ def _verify_all(args, logs: list, rules: str | None, jails: list) -> int:
     try:
         # which backend replays them: the first game's load says (in one worker first, so that a game compiled for
         # the compiled backend is compiled once, the other workers reading it from the cache)
-        asked = args.backend or default_backend()
+        asked = chosen_backend(args.backend, False)
         backend = jails[0].run(_replay_backend, logs[0], args.log, rules, asked, seconds=LOAD_SECONDS,
                                what=f"loading the rules of {args.log}")
         if args.verbose or args.backend not in (None, "python"):

@@ -36,8 +36,8 @@ def test_positions_read_the_same_on_both_backends_and_verbose_says_which(capfd, 
 
 
 def test_auto_falls_back_saying_where_and_why(capfd):
-    code, out, err = run(capfd, "moves", "mark", "--backend", "auto")
-    assert code == 0 and out
+    code, out, err = run(capfd, "simulate", "mark", "--games", "1", "--agents", "random,random", "--backend", "auto")
+    assert code == 0 and "1 games" in out
     assert re.search(r"backend: python: the compiled backend does not take it yet: \S*mark\.yaml:\d+:\d+: \S", err)
     code, _, err = run(capfd, "moves", "mark", "--backend", "compiled")
     assert code == 1 and re.search(r"mark\.yaml:\d+:\d+: error: the compiled backend does not take", err)
@@ -52,9 +52,9 @@ def test_play_and_replay_give_the_same_game_on_both_backends(capfd, tmp_path):
         assert code == 0 and ("winner" in out or "draw" in out)
         logs.append(json.loads(log.read_text()))
     assert logs[0]["moves"] == logs[1]["moves"] and logs[0]["final_state"] == logs[1]["final_state"]
-    for backend in ("compiled", "auto"):
+    for backend, chosen in (("compiled", "compiled"), ("auto", "python")):  # auto: move by move on the interpreter
         code, out, err = run(capfd, "replay", str(tmp_path / "python.json"), "--rules", TUTORIAL, "--backend", backend)
-        assert code == 0 and "replayed and verified" in out and "backend: compiled" in err
+        assert code == 0 and "replayed and verified" in out and f"backend: {chosen}" in err
 
 
 def test_replay_of_a_results_file_on_the_compiled_backend(capfd, tmp_path):
@@ -112,12 +112,17 @@ def test_auto_is_the_default_of_load_game_and_of_the_commands(capfd, monkeypatch
     assert isinstance(load_game(TUTORIAL), CompiledGame)
     fallback = load_game("mark")
     assert not isinstance(fallback, CompiledGame) and re.search(r"mark\.yaml:\d+:\d+: ", fallback.backend_note)
-    code, _, err = run(capfd, "moves", TUTORIAL, "--verbose")
+    code, _, err = run(capfd, "moves", TUTORIAL, "--verbose")  # move by move: the interpreter, compiling nothing
+    assert code == 0 and "backend: python (auto: played move by move" in err
+    simulate = ["simulate", "--games", "2", "--agents", "random,random", "--quiet"]
+    code, _, err = run(capfd, *simulate[:1], TUTORIAL, *simulate[1:], "--verbose")  # whole games: compiled
     assert code == 0 and "backend: compiled" in err
-    code, _, err = run(capfd, "moves", "mark")  # the default falls back quietly; --verbose says where and why
+    code, _, err = run(capfd, *simulate[:1], "mark", *simulate[1:])  # the default falls back quietly
     assert code == 0 and "backend:" not in err
-    code, _, err = run(capfd, "moves", "mark", "--verbose")
+    code, _, err = run(capfd, *simulate[:1], "mark", *simulate[1:], "--verbose")  # --verbose says where and why
     assert re.search(r"backend: python: the compiled backend does not take it yet: \S*mark\.yaml:\d+:\d+: ", err)
+    code, _, err = run(capfd, "simulate", TUTORIAL, "--games", "2", "--agents", "greedy,random", "--quiet", "--verbose")
+    assert code == 0 and "backend: python (auto: agents other than random" in err
     code, out, _ = run(capfd, "validate", "mark")
     assert code == 0 and re.search(r"backend: python \(auto: .*mark\.yaml:\d+:\d+: ", out)
     monkeypatch.setenv("RULESDSL_BACKEND", "python")

@@ -51,6 +51,22 @@ def default_backend() -> str:
     return chosen
 
 
+def chosen_backend(asked: str | None, whole: bool) -> str:
+    """The backend a job runs on: `asked` (None: the default, see default_backend()); `auto` takes the compiled
+    backend only for work that runs whole in compiled code (`whole`: playouts, simulations of random agents), as a
+    game played move by move through the State API runs no faster there than on the interpreter, and compiling it
+    first costs seconds."""
+    asked = asked or default_backend()
+    return "python" if asked == "auto" and not whole else asked
+
+
+def random_agents_only(agents) -> bool:
+    """Whether every seat's agent (a name, or an Agent) picks uniformly at random: a game of such seats is played
+    whole in compiled code on the compiled backend."""
+    return all((a.split(":")[0].strip() if isinstance(a, str) else getattr(a, "name", None)) == "random"
+               and (isinstance(a, str) or type(a).__name__ == "RandomAgent") for a in agents)
+
+
 def compile_game(game, say=None):
     """The CompiledGame of a Python Game, its functions compiled (and timed: `load_seconds`). `say(text)` is told
     once when the module is compiled here rather than read from this process or the on-disk cache."""
