@@ -23,7 +23,8 @@ from rulesdsl.loading import bundled_games  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 TUTORIAL = "examples/tutorial/three-in-a-row.yaml"
 DICE = "tests/compiled_games/dice-race.yaml"  # chance outcomes during play, goto(), variables, a capacity
-SUPPORTED = [(TUTORIAL, None), (TUTORIAL, "misere"), ("mabula", None), (DICE, None)]
+SECRET = "tests/compiled_games/secret-draw.yaml"  # outcomes weighted by the state, seen by one player only
+SUPPORTED = [(TUTORIAL, None), (TUTORIAL, "misere"), ("mabula", None), (DICE, None), (SECRET, None)]
 MABULA_SETUP = "WBWBWBWBWBWBBWBWBWBWBWBW"  # an explicit setup: no chance step
 
 
@@ -229,3 +230,15 @@ def test_chance_outcomes_drawn_in_compiled_code_are_those_the_python_engine_draw
     faces = {text.split()[1] for text in drawn}
     assert faces == {"1", "2", "3", "4", "5", "6"} and any(text.endswith("star") for text in drawn)
     assert drawn.get("roll 6 red", 0) > drawn.get("roll 6 star", 0)  # weights 2 and 1 (the lockstep tests compare)
+
+
+def test_outcomes_drawn_in_compiled_code_are_secret_to_the_same_players():
+    python, compiled = _games(SECRET, None)
+    for seed in range(4):
+        a, b = python.new_initial_state(seed), compiled.new_initial_state(seed)
+        play(a, uniform, *streams(seed, 2), limit=9 + seed)
+        b.playout(*streams(seed, 2), limit=9 + seed)
+        assert b.secret == a.secret and a.secret  # ply -> the drawer, for each token drawn
+        assert all(len(seats) == 1 for seats in b.secret.values())
+        for seat in range(2):
+            assert b.observation(seat) == a.observation(seat)

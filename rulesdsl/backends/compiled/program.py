@@ -41,7 +41,7 @@ class Program:
         self.outcomes = [i for i, k in enumerate(self.kinds) if k.label.endswith(".outcome")]
         self.width = 1 + max((len(self.kinds[i].args) for i in self.players + self.outcomes), default=0)
         self.capacity = 0
-        self.log_width = max(self.width + 1, 3)  # a row of a playout's log: the seat and the move, or an outcome
+        self.log_width = max(self.width + 2, 3)  # a playout's log row: the seat, the move or outcome, who sees it
         self.steps = list(layout.steps)
         self.arrangements = {}  # step name -> Arrangement
         self.terminal, self.last_row = packing.fields["terminal"].offset, packing.fields["last_row"].offset
@@ -96,9 +96,9 @@ class Program:
                 if step.chance.kind == "arrangement" and name == rules.start:
                     self.arrangements[name] = Arrangement(self, name)
                     continue
-                if step.chance.kind != "outcomes" or model.inputs or model.moves[0].visible_to is not None:
-                    raise Unsupported(self._at(step.decl), "a chance step other than outcomes (with no inputs nor "
-                                      "visible_to) or an arrangement at the start")
+                if step.chance.kind != "outcomes" or model.inputs:
+                    raise Unsupported(self._at(step.decl), "a chance step other than outcomes (with no inputs) or "
+                                      "an arrangement at the start")
             if set(step.effects) - {"do"} or model.tiers or model.after is not None:
                 raise Unsupported(self._at(step.decl), "a step's effects after a move, or fallback tiers")
             if step.kind == "decision" and not (isinstance(step.actor, N.Ref) and step.actor.name == "player"
@@ -109,7 +109,8 @@ class Program:
                     raise Unsupported(self._at(step.decl), "a next step worked out while playing")
             for rule in [*model.moves, model.pass_rule]:
                 if rule is not None and (rule.next is not None and rule.next_target is None
-                                         or rule.visible_to is not None or rule.part_specs):
+                                         or rule.visible_to is not None and step.kind != "chance"
+                                         or rule.part_specs):
                     raise Unsupported(self._at(rule.path), "a move with its own next step, visible_to, or parts")
         for n in self.ir.nodes():
             if isinstance(n, N.Call) and n.func in ("chance", "leave"):
@@ -776,6 +777,7 @@ def logged(log, done, seat, row):
     log[done, 0] = seat
     for j in range(W):
         log[done, 1 + j] = row[j]
+    log[done, W + 1] = 0
 
 
 @_jit
@@ -783,7 +785,7 @@ def playout(s, rng, max_steps, out, log, drawn, keep, shared):
     """Random moves from the seats' streams rng[1 + seat] (with `shared`, from rng[0] as well) and chance outcomes
     from rng[0] until the end (0), max_steps (2) or the end of the log (3): (moves made, why it stopped, the row of
     the last seat's move or -1). With `keep`, each is written to a row of `log` (the seat, then the move; an
-    outcome drawn: -1, its kind, then where its items start in `drawn`)."""
+    outcome drawn: -1, its kind, then where its items start in `drawn`), and last who sees it (see X_seen)."""
     done = 0
     at = 0
     last = -1
@@ -794,9 +796,11 @@ def playout(s, rng, max_steps, out, log, drawn, keep, shared):
         if keep and done >= log.shape[0]:
             return done, 3, last
         if KIND[s[O_step]] != 0:
+            s[X_seen] = 0
             size = chance(s, rng, drawn, at if keep else 0, out, row)
             if keep:
                 logged(log, done, -1, row)
+                log[done, W + 1] = s[X_seen]
                 if size:
                     log[done, 2] = at
                 at += size

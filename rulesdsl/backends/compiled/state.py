@@ -362,11 +362,21 @@ class CompiledState:
         while left > 0 and not self.s[program.terminal]:
             done, last = game.call(self, self.step, kernel, left, out, log, drawn)
             if done:
+                ply = len(self._history) + sum(len(log) for log, _ in self._made)  # of the log's first row
                 if last >= 0:  # where the last move a seat made is in the history
-                    self.s[program.last_row] = len(self._history) + sum(len(log) for log, _ in self._made) + last
+                    self.s[program.last_row] = ply + last
                 self._made.append((log[:done].copy(), drawn.copy()))
+                self._secrets(log[:done], ply)
             made, left = made + done, left - done
         return made
+
+    def _secrets(self, log, ply: int) -> None:
+        """The secret entries (ply -> the seats who see it) of the outcomes of a playout's log seen by some seats
+        only: its last column holds 1 + a bit per seat who sees it, 0 for a move every seat sees."""
+        seats = range(self.game.num_players)
+        for r in (log[:, -1] != 0).nonzero()[0]:
+            bits = int(log[r, -1]) - 1
+            self.secret[ply + int(r)] = tuple(p for p in seats if bits >> p & 1)
 
     # -- results and views --------------------------------------------------------------------------------------
     def returns(self) -> list:
