@@ -24,7 +24,10 @@ ROOT = Path(__file__).resolve().parent.parent
 TUTORIAL = "examples/tutorial/three-in-a-row.yaml"
 DICE = "tests/compiled_games/dice-race.yaml"  # chance outcomes during play, goto(), variables, a capacity
 SECRET = "tests/compiled_games/secret-draw.yaml"  # outcomes weighted by the state, seen by one player only
-SUPPORTED = [(TUTORIAL, None), (TUTORIAL, "misere"), ("mabula", None), (DICE, None), (SECRET, None)]
+SIXES = "examples/tutorial/sixes.yaml"  # a draw of several dice that chance() asks for
+CALLED = "tests/compiled_games/called-draws.yaml"  # draws asked at once, from a draw, then goto(); without replacement
+SUPPORTED = [(TUTORIAL, None), (TUTORIAL, "misere"), ("mabula", None), (DICE, None), (SECRET, None), (SIXES, None),
+             (CALLED, None)]
 MABULA_SETUP = "WBWBWBWBWBWBBWBWBWBWBWBW"  # an explicit setup: no chance step
 
 
@@ -242,3 +245,61 @@ def test_outcomes_drawn_in_compiled_code_are_secret_to_the_same_players():
         assert all(len(seats) == 1 for seats in b.secret.values())
         for seat in range(2):
             assert b.observation(seat) == a.observation(seat)
+
+
+def test_draws_asked_for_by_chance_are_drawn_in_compiled_code_in_the_python_engines_order():
+    python, compiled = _games(CALLED, None)
+    nested = secret = 0
+    for seed in range(12):
+        state = compiled.new_initial_state(seed)
+        state.playout(*streams(seed, 2))
+        texts = state.history_texts()
+        # a six asks for one more die, drawn before the coin that the roll asked for with the first dice
+        nested += sum(1 for a, b, c in zip(texts, texts[1:], texts[2:])
+                      if a.startswith("dice") and "6" in a.split() and b.startswith("dice") and len(b.split()) == 2
+                      and (c.startswith("coin") or c.startswith("dice")))
+        bags = [ply for ply, text in enumerate(texts) if text.startswith("bag")]
+        assert sorted(state.secret) == bags and all(len(seen) == 1 for seen in state.secret.values())
+        secret += len(bags)
+    assert nested and secret
+
+
+BAD_DRAW = """
+game: Bad draw
+players: {count: 2}
+vars:
+  rolled: {per: player, init: 0}
+moves:
+  roll:
+    notation: roll
+    do: ["chance('dice', 2 - rolled[me])", "rolled[me] += 2"]
+flow:
+  steps:
+    turn: {moves: [roll], next: end_turn}
+    dice:
+      inputs: [n]
+      chance:
+        draw: "n"
+        from: "1..6"
+        replace: true
+        notation: "dice {outcome}"
+end:
+  - when: "rolled[1] > 10"
+"""
+
+
+def test_a_draw_of_a_number_of_items_out_of_range_is_the_same_located_error_on_both_backends(write):
+    python = load_game(write(BAD_DRAW))
+    compiled = with_backend(python, "compiled")
+
+    def playout(game):
+        state = game.new_initial_state(0)
+        chance, seats = streams(0, 2)
+        if isinstance(game, CompiledGame):
+            state.playout(chance, seats)
+        else:
+            play(state, uniform, chance, seats)
+
+    expected = _failure(lambda: playout(python))
+    assert "the number of items drawn should be a whole number from 0 to 10,000, not -2" in expected
+    assert _failure(lambda: playout(compiled)) == expected

@@ -312,7 +312,8 @@ class Printer:
         """The locals of `env` that `node` reads, in order of first reading."""
         found = []
         for n in N.walk(node):
-            if isinstance(n, N.Ref) and n.kind in N.LOCAL_KINDS and n.name in env and n.name not in found:
+            if isinstance(n, N.Ref) and (n.kind in N.LOCAL_KINDS or n.kind == "local") and n.name in env \
+                    and n.name not in found:
                 found.append(n.name)
         return found
 
@@ -580,6 +581,12 @@ class Printer:
 
     def e_goto(self, call, env) -> list:
         return [f"s[X_goto] = {self.t.step_index[call.args[0].value] + 1}"]
+
+    def e_chance(self, call, env) -> list:
+        calls = getattr(self, "calls", None)  # (calls.py, given by the program that prints the module)
+        if calls is None or not calls.active:
+            raise self.unsupported(call, "the effect chance()")
+        return calls.ask(self, call, env)
 
     def e_end_turn(self, call, env) -> list:
         self._arity(call, 0)

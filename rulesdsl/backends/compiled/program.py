@@ -14,8 +14,11 @@ from __future__ import annotations
 from ...engine.arrange import TRIES, two_kinds
 from ...engine.nodes import CHANCE as CHANCE_SEAT
 from ...errors import RulesDslError
+from ...limits import MAX_DRAWN
 from ...ir import nodes as N
 from ...ir.forms import Atom, Many, OneOf
+from .calls import Calls
+from .draws import Draw
 from .outcomes import Outcomes
 from .printer import Module, Printer
 from .tables import Tables
@@ -44,6 +47,12 @@ class Program:
         self.log_width = max(self.width + 2, 3)  # a playout's log row: the seat, the move or outcome, who sees it
         self.steps = list(layout.steps)
         self.arrangements = {}  # step name -> Arrangement
+        self.calls = Calls(self)
+        self.draws = {}  # step name -> Draw (made as the module is printed)
+        self.p.calls = self.calls  # chance() in effects writes the draws it asks for
+        self.width = max([self.width] + [3 + len(rules.steps[name].inputs) for name, step in self.ir.steps.items()
+                                         if step.kind == "chance" and step.chance.kind == "draw"])
+        self.log_width = max(self.width + 2, 3)
         self.terminal, self.last_row = packing.fields["terminal"].offset, packing.fields["last_row"].offset
         self.source = self._print()
 
@@ -51,6 +60,8 @@ class Program:
     def _print(self) -> str:
         self._check_flow()
         parts = [self._legal(), self._apply(), self._flow(), self._end(), self._by_score(), self._chance()]
+        if self.calls.active:
+            parts.append(self.calls.source())
         exists = []
         while set(self.p.steps_exist) - set(exists):  # can_move() asked for these
             name = next(n for n in self.p.steps_exist if n not in exists)
@@ -72,8 +83,9 @@ class Program:
 
     @property
     def drawn(self) -> int:
-        """The most items the chance steps of one playout draw (the arrangement at the start)."""
-        return sum(a.size for a in self.arrangements.values())
+        """Room for the items the chance steps of a playout draw: the arrangement at the start, and the most one
+        `draw:` step draws at once (a playout hands back when the room is used up)."""
+        return sum(a.size for a in self.arrangements.values()) + (MAX_DRAWN if self.draws else 0)
 
     def _kind(self, name: str) -> int:
         return CHANCE if self.ir.steps[name].kind == "chance" else DECISION
@@ -96,9 +108,11 @@ class Program:
                 if step.chance.kind == "arrangement" and name == rules.start:
                     self.arrangements[name] = Arrangement(self, name)
                     continue
+                if step.chance.kind == "draw":
+                    continue
                 if step.chance.kind != "outcomes" or model.inputs:
-                    raise Unsupported(self._at(step.decl), "a chance step other than outcomes (with no inputs) or "
-                                      "an arrangement at the start")
+                    raise Unsupported(self._at(step.decl), "a chance step other than outcomes (with no inputs), a "
+                                      "draw or an arrangement at the start")
             if set(step.effects) - {"do"} or model.tiers or model.after is not None:
                 raise Unsupported(self._at(step.decl), "a step's effects after a move, or fallback tiers")
             if step.kind == "decision" and not (isinstance(step.actor, N.Ref) and step.actor.name == "player"
@@ -113,7 +127,7 @@ class Program:
                                          or rule.part_specs):
                     raise Unsupported(self._at(rule.path), "a move with its own next step, visible_to, or parts")
         for n in self.ir.nodes():
-            if isinstance(n, N.Call) and n.func in ("chance", "leave"):
+            if isinstance(n, N.Call) and n.func == "leave":
                 raise Unsupported(self.m.locate(n), f"{n.func}() in effects")
             if isinstance(n, N.Call) and n.func == "goto" and (not n.args or not isinstance(n.args[0], N.Const)
                                                                 or n.args[0].value not in self.ir.steps):
@@ -276,17 +290,25 @@ class Program:
             rule = self._rule_of_kind(self.kinds[kind])
             if rule is not None and rule.next is not None:
                 own[kind] = len(self.steps) if rule.next_target == "end_turn" else self.t.step_index[rule.next_target]
-        lines += self.then("who", {n: s for n, s in self.ir.steps.items() if s.kind == "decision"}, own)
+        passes = self.m.table(("kinds", "pass"), [int(k.label.endswith(".pass")) for k in self.kinds])
+        lines += self.then("who", {n: s for n, s in self.ir.steps.items() if s.kind == "decision"}, own,
+                           is_pass=f"{passes}[k]")
         return "\n\n\n".join(effects + ["\n".join(lines)])
 
-    def then(self, me: str, steps: dict, own: dict | None = None) -> list:
-        """Lines sending play on after a move or outcome at one of `steps`: where goto() said, else the move's own
-        next (`own`: kind -> the step's index), else by the step's next (worked out for the seat `me`)."""
-        lines = ["    g = s[X_goto]", "    if g:", "        s[X_goto] = 0", "        go(s, g - 1)", "        return"]
+    def then(self, me: str, steps: dict, own: dict | None = None, has_me: str = "1", me_seat: str | None = None,
+             is_pass: str = "0") -> list:
+        """Lines sending play on after a move or outcome at one of `steps`: after draws chance() asked for (the
+        mover `me_seat`, else `me`), else where goto() said, else the move's own next (`own`: kind -> the step's
+        index), else by the step's next (worked out for the seat `me`)."""
+        lines = self.calls.then(me_seat or me, has_me, is_pass) if self.calls.active else []
+        lines += ["    g = s[X_goto]", "    if g:", "        s[X_goto] = 0", "        go(s, g - 1)", "        return"]
         for kind, target in (own or {}).items():
             lines += [f"    if k == {kind}:", f"        go(s, {target})", "        return"]
         for name in steps:
             lines.append(f"    if st == {self.t.step_index[name]}:")
+            if not self._step(name).next:  # a step only chance() calls: its N_ only raises, and returns nothing
+                lines.append("        " + self.m.error("no way on from the step holds", self._step(name).decl))
+                continue
             lines.append(f"        go(s, N_{self.t.step_index[name]}(s, {me}))")
         return lines
 
@@ -325,7 +347,9 @@ class Program:
             index = self.t.step_index[name]
             env = {}
             body = [line for stmt in self._step(name).effects.get("do", ()) for line in self.p.st(stmt, env, "    ")]
-            parts.append("\n".join([f"@_jit\ndef U_{index}(s):", "    me = s[O_player]", *body,
+            asked = [f"    if s[X_asked]:\n        g = s[X_goto]\n        s[X_goto] = 0\n"
+                     f"        return called(s, g - 1, {index}, 0, 0, 0)"] if self.calls.active else []
+            parts.append("\n".join([f"@_jit\ndef U_{index}(s):", "    me = s[O_player]", *body, *asked,
                                     "    g = s[X_goto]", "    if g:", "        s[X_goto] = 0", "        return g - 1",
                                     f"    return N_{index}(s, me)"]))
         dispatch = [f"    {'if' if i == 0 else 'elif'} st == {self.t.step_index[name]}:\n"
@@ -420,7 +444,12 @@ class Program:
                       f"        D_{index}(s, rng, order)", f"        row[0] = {self.kind_index[name + '.arrangement']}",
                       f"        E_{index}(s, {CHANCE_SEAT}, order)", f"        return {arrangement.size}"]
         for name, step in self.ir.steps.items():
-            if step.kind == "chance" and name not in self.arrangements:
+            if step.kind == "chance" and step.chance.kind == "draw":
+                index = self.t.step_index[name]
+                self.draws[name] = Draw(self, name)
+                parts.append(self.draws[name].source(index))
+                lines += [f"    if st == {index}:", f"        return DR_{index}(s, rng, drawn, at, row)"]
+            elif step.kind == "chance" and name not in self.arrangements:
                 index = self.t.step_index[name]
                 parts.append(Outcomes(self, name).source(index))
                 lines += [f"    if st == {index}:", f"        P_{index}(s, rng, out, row)", "        return 0"]
@@ -479,7 +508,7 @@ class Arrangement:
                                    tries=TRIES, error=self.error)
         apply = [f"@_jit\ndef E_{index}(s, me, outcome):", "    st = s[O_step]", "    s[X_rule] = 0",
                  "    s[X_turn] = s[O_turn]", "    s[O_ply] += 1", *self.effects,
-                 *self.program.then("s[O_player]", {self.name: None})]
+                 *self.program.then("s[O_player]", {self.name: None}, me_seat=str(CHANCE_SEAT))]
         return "\n\n\n".join(["\n".join(accept), draw, "\n".join(apply)])
 
     def move(self, drawn) -> tuple:
@@ -798,6 +827,8 @@ def playout(s, rng, max_steps, out, log, drawn, keep, shared):
         if KIND[s[O_step]] != 0:
             s[X_seen] = 0
             size = chance(s, rng, drawn, at if keep else 0, out, row)
+            if size < 0:  # no room left in `drawn`: nothing was drawn
+                return done, 3, last
             if keep:
                 logged(log, done, -1, row)
                 log[done, W + 1] = s[X_seen]

@@ -292,3 +292,61 @@ def shuffle(rng, row, items):
     for i in range(items.shape[0] - 1, 0, -1):
         j = below(rng, row, i + 1)
         items[i], items[j] = items[j], items[i]
+
+
+@njit(**_JIT)
+def tally(items):
+    """The distinct items in the order they first appear, and how often each appears (engine/draws.py DrawPool),
+    found by a stable sort."""
+    n = items.shape[0]
+    order = np.argsort(items, kind="mergesort")
+    firsts = np.empty(n, np.int64)
+    sizes = np.empty(n, np.int64)
+    m = 0
+    for i in range(n):
+        if i == 0 or items[order[i]] != items[order[i - 1]]:
+            firsts[m] = order[i]  # the stable sort puts each item's first place first
+            sizes[m] = 0
+            m += 1
+        sizes[m - 1] += 1
+    by_first = np.argsort(firsts[:m], kind="mergesort")
+    kinds = np.empty(m, np.int64)
+    counts = np.empty(m, np.int64)
+    for j in range(m):
+        kinds[j] = items[firsts[by_first[j]]]
+        counts[j] = sizes[by_first[j]]
+    return kinds, counts
+
+
+@njit(**_JIT)
+def kind_at(counts, position):
+    """The distinct item at `position` when each appears counts[k] times in a row."""
+    for k in range(counts.shape[0]):
+        if position < counts[k]:
+            return k
+        position -= counts[k]
+    raise IndexError("position beyond the items")
+
+
+@njit(**_JIT)
+def draw_items(rng, row, kinds, counts, count, replace, into):
+    """`count` items drawn as DrawPool.sample draws them (uniform picks among all the items, each put back or not),
+    written to `into` as its outcome: each distinct item as often as it was drawn, in the order of `kinds`."""
+    total = 0
+    for k in range(counts.shape[0]):
+        total += counts[k]
+    drawn = np.zeros(counts.shape[0], np.int64)
+    if replace:
+        for _ in range(count):
+            drawn[kind_at(counts, below(rng, row, total))] += 1
+    else:
+        left = counts.copy()
+        for taken in range(count):
+            k = kind_at(left, below(rng, row, total - taken))
+            left[k] -= 1
+            drawn[k] += 1
+    j = 0
+    for k in range(counts.shape[0]):
+        for _ in range(drawn[k]):
+            into[j] = kinds[k]
+            j += 1

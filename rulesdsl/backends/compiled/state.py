@@ -37,8 +37,10 @@ class CompiledGame:
                 step = rules.steps[kind.path[2]]
                 self._rules.append(step.pass_rule if kind.label.endswith(".pass") else
                                    game.arrangement_rule(step) if kind.label.endswith(".arrangement") else
-                                   step.moves[0] if kind.label.endswith(".outcome") else None)
+                                   step.moves[0] if kind.label.endswith(".outcome") else
+                                   step.draw.rule if kind.label.endswith(".draw") else None)
         self._drawn = {program.kind_index[name + ".arrangement"]: a for name, a in program.arrangements.items()}
+        self._draws = {d.kind: d for d in program.draws.values()}  # `draw:` steps' outcomes, by kind
         self._kind_of = {id(rule): k for k, rule in enumerate(self._rules) if rule is not None}
         self._cells = rules.board.cells
         self._texts = {number: text for text, number in program.m.texts.items()}
@@ -95,6 +97,8 @@ class CompiledGame:
         args = exc.args
         text = str(args[0]) if args else str(exc)
         rules, errors = self.python.rules, self.program.m.errors
+        if isinstance(what, str) and isinstance(state, CompiledState):  # a step: the one play stopped at
+            what = state.step
         path = getattr(what, "path", None) or ("flow", "steps", what)
         name, turn, message = getattr(what, "name", what), state.turn, text
         hint = "the rule file lets play reach a position this rule does not handle"
@@ -141,6 +145,9 @@ class CompiledGame:
         moves = []
         for row in log:
             seat, k = int(row[0]), int(row[1])
+            if seat < 0 and k in self._draws:  # items drawn at once
+                moves.append(self._draws[k].move(row[1:], drawn, self._texts))
+                continue
             if seat >= 0 or k not in self._drawn:  # a seat's move, or an outcome drawn
                 moves.append(self.move(row[1:], seat))
                 continue
@@ -157,7 +164,12 @@ class CompiledGame:
         return batch_kernels(self)
 
     def _atoms(self, k: int) -> tuple:
-        return self.layout.slots["history"].form.members[k].items
+        form = self.layout.slots["history"].form
+        if form is not None:
+            return form.members[k].items
+        # a history held as Python values (an outcome of items drawn at once): a seat's move is read by the form
+        # of the last move made, which holds every kind a seat makes
+        return self.layout.slots["last"].form.members[self.program.players.index(k)].items
 
     def _arg(self, atom, number: int):
         if atom.kind == "cell":
