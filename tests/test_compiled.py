@@ -26,8 +26,9 @@ DICE = "tests/compiled_games/dice-race.yaml"  # chance outcomes during play, got
 SECRET = "tests/compiled_games/secret-draw.yaml"  # outcomes weighted by the state, seen by one player only
 SIXES = "examples/tutorial/sixes.yaml"  # a draw of several dice that chance() asks for
 CALLED = "tests/compiled_games/called-draws.yaml"  # draws asked at once, from a draw, then goto(); without replacement
+FALLBACKS = "tests/compiled_games/fallbacks.yaml"  # tiers of moves (per value with fallback_by), after-effects
 SUPPORTED = [(TUTORIAL, None), (TUTORIAL, "misere"), ("mabula", None), (DICE, None), (SECRET, None), (SIXES, None),
-             (CALLED, None)]
+             (CALLED, None), (FALLBACKS, None)]
 MABULA_SETUP = "WBWBWBWBWBWBBWBWBWBWBWBW"  # an explicit setup: no chance step
 
 
@@ -303,3 +304,20 @@ def test_a_draw_of_a_number_of_items_out_of_range_is_the_same_located_error_on_b
     expected = _failure(lambda: playout(python))
     assert "the number of items drawn should be a whole number from 0 to 10,000, not -2" in expected
     assert _failure(lambda: playout(compiled)) == expected
+
+
+def test_moves_fall_back_per_value_of_a_param_in_compiled_code_as_in_the_python_engine():
+    python, compiled = _games(FALLBACKS, None)
+    mixed = set()
+    for seed in range(8):
+        a, b, pick = python.new_initial_state(seed), compiled.new_initial_state(seed), Rng(seed)
+        while not a.terminal:
+            legal = b.legal_moves()
+            assert legal == a.legal_moves()
+            mixed.add(tuple(sorted({str(move).split()[0] for move in legal})))
+            move = legal[pick.below(len(legal))]
+            a.apply(move)
+            b.apply(move)
+        assert b.to_json() == a.to_json()
+    # numbers that go forward, others only back, and numbers that can do neither only wait; then a jump or not
+    assert {("back", "forward"), ("forward", "wait"), ("jump",), ("stay",)} <= mixed

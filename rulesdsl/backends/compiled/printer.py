@@ -242,6 +242,8 @@ class Printer:
 
     def x_Attr(self, node, env):
         obj = node.obj
+        if isinstance(obj, N.Ref) and obj.kind == "local" and f"{obj.name}.{node.name}" in env:
+            return env[f"{obj.name}.{node.name}"]  # a field of a record its caller binds (the move made, after it)
         kind = obj.type.name
         if kind == "cell":
             table = self.t.cell_attribute(self, node)

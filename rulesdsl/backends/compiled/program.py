@@ -22,6 +22,7 @@ from .draws import Draw
 from .outcomes import Outcomes
 from .printer import Module, Printer
 from .tables import Tables
+from .tiers import Tiers, after_effects
 from .unsupported import Unsupported
 
 DECISION, CHANCE = 0, 1
@@ -113,15 +114,15 @@ class Program:
                 if step.chance.kind != "outcomes" or model.inputs:
                     raise Unsupported(self._at(step.decl), "a chance step other than outcomes (with no inputs), a "
                                       "draw or an arrangement at the start")
-            if set(step.effects) - {"do"} or model.tiers or model.after is not None:
-                raise Unsupported(self._at(step.decl), "a step's effects after a move, or fallback tiers")
+            if set(step.effects) - {"do", "after"}:
+                raise Unsupported(self._at(step.decl), "a step's effects other than do: and after:")
             if step.kind == "decision" and not (isinstance(step.actor, N.Ref) and step.actor.name == "player"
                                                 and step.actor.kind == "engine"):
                 raise Unsupported(self._at(step.decl), "a step whose actor is not the player whose turn it is")
             for branch in step.next:
                 if not isinstance(branch.to, str):
                     raise Unsupported(self._at(step.decl), "a next step worked out while playing")
-            for rule in [*model.moves, model.pass_rule]:
+            for rule in [*model.moves, *(r for tier in model.tiers for r in tier), model.pass_rule]:
                 if rule is not None and (rule.next is not None and rule.next_target is None
                                          or rule.visible_to is not None and step.kind != "chance"
                                          or rule.part_specs):
@@ -141,7 +142,10 @@ class Program:
                 continue
             index = self.t.step_index[name]
             lines.append(f"    if st == {index}:")
-            lines.append(f"        n = {self._moves_of(name)}(s, me, out, 0)")
+            if self.rules.steps[name].tiers:
+                lines += Tiers(self, name).lines(index)
+            else:
+                lines.append(f"        n = {self._moves_of(name)}(s, me, out, 0)")
             if self.rules.steps[name].pass_rule is not None:
                 lines += ["        if n == 0:", f"            out[0, 0] = {self.kind_index[name + '.pass']}",
                           "            n = 1"]
@@ -285,6 +289,9 @@ class Program:
             args = "".join(f", row[{j + 1}]" for j in range(len(self.kinds[kind].args)))
             lines.append(f"    {'if' if kind == self.players[0] else 'elif'} k == {kind}:")
             lines.append(f"        {fname}(s, who{args})")
+        after, run = after_effects(self)
+        effects += after
+        lines += run
         own = {}  # a move's own next step, a constant
         for kind in self.players:
             rule = self._rule_of_kind(self.kinds[kind])

@@ -350,3 +350,22 @@ def draw_items(rng, row, kinds, counts, count, replace, into):
         for _ in range(drawn[k]):
             into[j] = kinds[k]
             j += 1
+
+
+@njit(**_JIT)
+def unsettled(out, start, end, columns):
+    """Rows start..end of `out` left in place (in order) but those whose value in its kind's column (`columns`) a
+    row before `start` has; the new end. A tier of moves falling back per value (engine/state.py `_tiered`)."""
+    n = start
+    for i in range(start, end):
+        v = out[i, columns[out[i, 0]]]
+        settled = False
+        for j in range(start):
+            if out[j, columns[out[j, 0]]] == v:
+                settled = True
+                break
+        if not settled:
+            if n != i:
+                out[n, :] = out[i, :]
+            n += 1
+    return n
