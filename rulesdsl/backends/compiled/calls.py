@@ -95,9 +95,9 @@ class Calls:
         text_step = [t.step_index[name] for name in self.step_values]
         draw_step = [t.step_index[name] for name in self.called]
         columns = ["O_calls_draws_step", *(c for cs in self.inputs.values() for c in cs)]
-        rotate = [f"            tmp = s[{c}:{c} + n].copy()\n"
-                  f"            s[{c}:{c} + a] = s[{c} + n:{c} + n + a]\n"
-                  f"            s[{c} + a:{c} + a + n] = tmp" for c in columns]
+        rotate = [f"            for j in range(n):\n                tmp[j] = s[{c} + j]\n"
+                  f"            for j in range(a):\n                s[{c} + j] = s[{c} + n + j]\n"
+                  f"            for j in range(n):\n                s[{c} + a + j] = tmp[j]" for c in columns]
         resume = []
         for name in program.steps:
             step = program.rules.steps[name]
@@ -138,6 +138,7 @@ def called(s, then, st, is_pass, me, has_me):
         {waiting}
     if a > 0:
         if n > 0:  # the draws asked for come before those still waiting
+            tmp = np.empty(n, np.int64)
 {rotate}
     s[O_calls_draws_len] = a + n
     if a + n > 0:

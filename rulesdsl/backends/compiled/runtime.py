@@ -296,25 +296,46 @@ def shuffle(rng, row, items):
 
 @njit(**_JIT)
 def tally(items):
-    """The distinct items in the order they first appear, and how often each appears (engine/draws.py DrawPool),
-    found by a stable sort."""
+    """The distinct items in the order they first appear, and how often each appears (engine/draws.py DrawPool):
+    the places sorted by item (a merge sort, n log n), then each run's first place marked and read in order.
+    (Loops rather than numpy's sorts and slices, which take numba seconds to compile.)"""
     n = items.shape[0]
-    order = np.argsort(items, kind="mergesort")
-    firsts = np.empty(n, np.int64)
-    sizes = np.empty(n, np.int64)
+    order = np.empty(n, np.int64)
+    spare = np.empty(n, np.int64)
+    for i in range(n):
+        order[i] = i
+    width = 1
+    while width < n:  # bottom-up and stable: equal items keep their places' order
+        for low in range(0, n, 2 * width):
+            mid = min(low + width, n)
+            high = min(low + 2 * width, n)
+            a, b, k = low, mid, low
+            while k < high:
+                if b >= high or (a < mid and items[order[a]] <= items[order[b]]):
+                    spare[k] = order[a]
+                    a += 1
+                else:
+                    spare[k] = order[b]
+                    b += 1
+                k += 1
+        order, spare = spare, order
+        width *= 2
+    run = np.zeros(n, np.int64)  # at an item's first place: 1 + its run's number
+    sizes = np.zeros(n, np.int64)
     m = 0
     for i in range(n):
         if i == 0 or items[order[i]] != items[order[i - 1]]:
-            firsts[m] = order[i]  # the stable sort puts each item's first place first
-            sizes[m] = 0
+            run[order[i]] = m + 1
             m += 1
         sizes[m - 1] += 1
-    by_first = np.argsort(firsts[:m], kind="mergesort")
     kinds = np.empty(m, np.int64)
     counts = np.empty(m, np.int64)
-    for j in range(m):
-        kinds[j] = items[firsts[by_first[j]]]
-        counts[j] = sizes[by_first[j]]
+    j = 0
+    for p in range(n):
+        if run[p] > 0:
+            kinds[j] = items[p]
+            counts[j] = sizes[run[p] - 1]
+            j += 1
     return kinds, counts
 
 
@@ -366,6 +387,7 @@ def unsettled(out, start, end, columns):
                 break
         if not settled:
             if n != i:
-                out[n, :] = out[i, :]
+                for c in range(out.shape[1]):
+                    out[n, c] = out[i, c]
             n += 1
     return n
