@@ -27,13 +27,13 @@ class Calls:
         rules, layout = program.rules, program.layout
         self.called = [s for s in rules.steps if s in rules.called]  # the tags of calls.draws.step
         self.active = bool(self.called)
+        self.inputs = {}  # called step -> the identifiers of its inputs' columns
         if not self.active:
             return
         then, step, _, me, draws = layout.slots["calls"].form.items
         if not (isinstance(then, OneOf) and isinstance(me, OneOf) and isinstance(step, Atom)):
             raise Unsupported(None, "the engine's calls are not in the layout this backend reads")
         self.then_values, self.step_values = then.members[1].values, step.values
-        self.inputs = {}  # called step -> the identifiers of its inputs' columns
         for label, member in zip(draws.item.labels, draws.item.members):
             columns = []
             for atom in member.items:

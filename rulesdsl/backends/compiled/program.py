@@ -111,7 +111,7 @@ class Program:
                     continue
                 if step.chance.kind == "draw":
                     continue
-                if step.chance.kind != "outcomes" or model.inputs:
+                if step.chance.kind != "outcomes" or model.inputs and name not in self.calls.inputs:
                     raise Unsupported(self._at(step.decl), "a chance step other than outcomes (with no inputs), a "
                                       "draw or an arrangement at the start")
             if set(step.effects) - {"do", "after"}:
@@ -179,9 +179,18 @@ class Program:
     def _generate(self, plan, exists: bool) -> list:
         """Loops over a move's params, its lets and checks placed as soon as what they read is bound."""
         rule = self._rule_of(plan)
-        if plan.inputs or plan.parts or rule.arg_names != [p.name for p in plan.params] + [l.name for l in plan.lets]:
+        called = plan.kind == "outcome" and plan.decl[2] in self.calls.inputs  # inputs a chance() call gives
+        given = list(plan.inputs) if called else []
+        if plan.inputs and not called or plan.parts \
+                or rule.arg_names != [p.name for p in plan.params] + [l.name for l in plan.lets]:
             raise Unsupported(self._at(plan.decl), "a move with inputs or parts")
         env, lines, pad = {}, [], "    "
+        if given:  # the inputs of the call whose draw this is: the first waiting
+            lines += ["    if s[O_calls_draws_len] == 0:",
+                      "        " + self.m.error("the step takes inputs, which only chance() gives", plan.decl)]
+        for j, name in enumerate(given):
+            lines.append(f"    in{j} = s[{self.calls.inputs[plan.decl[2]][j]}]")
+            env[name] = (f"in{j}", "i")
         pending = [("let", i, l) for i, l in enumerate(plan.lets)] + [("check", i, c) for i, c in enumerate(plan.checks)]
         names = {p.name for p in plan.params} | {l.name for l in plan.lets}
         bound_count = 1
@@ -210,7 +219,8 @@ class Program:
             return lines + [f"{pad}return True"]
         self.capacity += bound_count
         kind = self.kind_index[f"{plan.decl[2]}.outcome" if plan.kind == "outcome" else plan.name]
-        args = [env[p.name][0] for p in plan.params] + [env[l.name][0] for l in plan.lets]
+        args = [f"in{j}" for j in range(len(given))] + [env[p.name][0] for p in plan.params] \
+            + [env[l.name][0] for l in plan.lets]
         lines += [f"{pad}if n >= out.shape[0]:",
                   f"{pad}    " + self.m.error("more moves are legal at once than the layout bounds", plan.decl),
                   f"{pad}out[n, 0] = {kind}"]
