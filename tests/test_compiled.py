@@ -27,8 +27,9 @@ SECRET = "tests/compiled_games/secret-draw.yaml"  # outcomes weighted by the sta
 SIXES = "examples/tutorial/sixes.yaml"  # a draw of several dice that chance() asks for
 CALLED = "tests/compiled_games/called-draws.yaml"  # draws asked at once, from a draw, then goto(); without replacement
 FALLBACKS = "tests/compiled_games/fallbacks.yaml"  # tiers of moves (per value with fallback_by), after-effects
+RESHUFFLE = "tests/compiled_games/reshuffle.yaml"  # an arrangement drawn at the start of every turn
 SUPPORTED = [(TUTORIAL, None), (TUTORIAL, "misere"), ("mabula", None), (DICE, None), (SECRET, None), (SIXES, None),
-             (CALLED, None), (FALLBACKS, None)]
+             (CALLED, None), (FALLBACKS, None), (RESHUFFLE, None)]
 MABULA_SETUP = "WBWBWBWBWBWBBWBWBWBWBWBW"  # an explicit setup: no chance step
 
 
@@ -321,3 +322,14 @@ def test_moves_fall_back_per_value_of_a_param_in_compiled_code_as_in_the_python_
         assert b.to_json() == a.to_json()
     # numbers that go forward, others only back, and numbers that can do neither only wait; then a jump or not
     assert {("back", "forward"), ("forward", "wait"), ("jump",), ("stay",)} <= mixed
+
+
+def test_an_arrangement_drawn_every_turn_in_compiled_code_is_the_python_engines():
+    python, compiled = _games(RESHUFFLE, None)
+    state = compiled.new_initial_state(3)
+    state.playout(*streams(3, 2))
+    deals = [move for move in state.history if move.player < 0]
+    assert len(deals) > 5 and all(sorted(move[1][0]) == [1, 2, 3, 4] and move[1][0][0] != 4 for move in deals)
+    twin = python.new_initial_state(3)
+    play(twin, uniform, *streams(3, 2))
+    assert twin.history == state.history

@@ -84,9 +84,11 @@ class Program:
 
     @property
     def drawn(self) -> int:
-        """Room for the items the chance steps of a playout draw: the arrangement at the start, and the most one
-        `draw:` step draws at once (a playout hands back when the room is used up)."""
-        return sum(a.size for a in self.arrangements.values()) + (MAX_DRAWN if self.draws else 0)
+        """Room for the items the chance steps of a playout draw: each arrangement once, and the most one `draw:`
+        step draws at once when chance steps draw items again and again (a playout hands back when the room is
+        used up)."""
+        again = self.draws or any(name != self.rules.start for name in self.arrangements)  # drawn again and again
+        return sum(a.size for a in self.arrangements.values()) + (MAX_DRAWN if again else 0)
 
     def _kind(self, name: str) -> int:
         return CHANCE if self.ir.steps[name].kind == "chance" else DECISION
@@ -106,14 +108,15 @@ class Program:
                 raise Unsupported(self._at(step.decl), f"{step.kind} steps")
             model = rules.steps[name]
             if step.kind == "chance":
-                if step.chance.kind == "arrangement" and name == rules.start:
+                # (a fixed arrangement is the Python engine's to apply: at the start, in the first position it makes)
+                if step.chance.kind == "arrangement" and (name == rules.start or model.arrangement.fixed is None):
                     self.arrangements[name] = Arrangement(self, name)
                     continue
                 if step.chance.kind == "draw":
                     continue
                 if step.chance.kind != "outcomes" or model.inputs and name not in self.calls.inputs:
-                    raise Unsupported(self._at(step.decl), "a chance step other than outcomes (with no inputs), a "
-                                      "draw or an arrangement at the start")
+                    raise Unsupported(self._at(step.decl), "a chance step other than outcomes, a draw or an "
+                                      "arrangement (not fixed: after the start)")
             if set(step.effects) - {"do", "after"}:
                 raise Unsupported(self._at(step.decl), "a step's effects other than do: and after:")
             if step.kind == "decision" and not (isinstance(step.actor, N.Ref) and step.actor.name == "player"
@@ -457,7 +460,9 @@ class Program:
         for name, arrangement in self.arrangements.items():
             index = self.t.step_index[name]
             parts.append(arrangement.source(index))
-            lines += [f"    if st == {index}:", f"        order = drawn[at:at + {arrangement.size}]",
+            lines += [f"    if st == {index}:", f"        if at + {arrangement.size} > drawn.shape[0]:",
+                      "            return -1  # no room left: the playout hands back for a fresh buffer",
+                      f"        order = drawn[at:at + {arrangement.size}]",
                       f"        D_{index}(s, rng, order)", f"        row[0] = {self.kind_index[name + '.arrangement']}",
                       f"        E_{index}(s, {CHANCE_SEAT}, order)", f"        return {arrangement.size}"]
         for name, step in self.ir.steps.items():
