@@ -239,14 +239,16 @@ def test_chance_outcomes_drawn_in_compiled_code_are_those_the_python_engine_draw
 
 def test_outcomes_drawn_in_compiled_code_are_secret_to_the_same_players():
     python, compiled = _games(SECRET, None)
-    for seed in range(4):
+    sizes = set()
+    for seed in range(6):
         a, b = python.new_initial_state(seed), compiled.new_initial_state(seed)
-        play(a, uniform, *streams(seed, 2), limit=9 + seed)
-        b.playout(*streams(seed, 2), limit=9 + seed)
-        assert b.secret == a.secret and a.secret  # ply -> the drawer, for each token drawn
-        assert all(len(seats) == 1 for seats in b.secret.values())
+        play(a, uniform, *streams(seed, 2), limit=20 + seed)
+        b.playout(*streams(seed, 2), limit=20 + seed)
+        assert b.secret == a.secret and a.secret  # ply -> the drawer (both seats late in a turn), per token drawn
+        sizes |= {len(seats) for seats in b.secret.values()}
         for seat in range(2):
             assert b.observation(seat) == a.observation(seat)
+    assert sizes == {1, 2}
 
 
 def test_draws_asked_for_by_chance_are_drawn_in_compiled_code_in_the_python_engines_order():

@@ -92,12 +92,19 @@ def P_{index}(s, rng, out, row):
 
 def seen_by(program, node, env: dict) -> list:
     """The body of a function of (s, me, args...) setting the scratch word `seen` to 1 + the bits of the seats
-    that see a move: `node`, its visible_to, names one player (a list of them is not taken yet)."""
-    if not T.kinds(node.type) <= {T.INT, T.BOOL}:  # (a bool is seat 0 or 1, as Python's int(True) is)
-        raise Unsupported(program.m.locate(node), "visible_to naming a list of players")
+    that see a move: `node`, its visible_to, names one player or a list of players."""
     if program.t.seats > 62:
         raise Unsupported(program.m.locate(node), "visible_to in a game of more than 62 seats")
-    wrong = program.m.code("visible_to should give a player (a seat from 0 to the number of players - 1), not {0}",
+    wrong = program.m.code("visible_to should give players (seats from 0 to the number of players - 1), not {0}",
                            node.at[0])
-    return [f"    p = {program.p.scalar(node, env)}", "    if p < 0 or p >= NS:", f'        raise ValueError("{wrong}", p)',
-            "    s[X_seen] = 1 + (1 << p)"]
+    twice = program.m.code("visible_to names player {0} twice", node.at[0])
+    code, rep = program.p.ex(node, env)
+    if rep == "i" and T.kinds(node.type) <= {T.INT, T.BOOL}:  # (a bool is seat 0 or 1, as Python's int(True) is)
+        return ["    p = " + code, "    if p < 0 or p >= NS:", f'        raise ValueError("{wrong}", p)',
+                "    s[X_seen] = 1 + (1 << p)"]
+    if rep != "a" or not T.kinds(T.item_type(node.type)) <= {T.INT, T.BOOL}:
+        raise Unsupported(program.m.locate(node), "visible_to naming something other than players")
+    return ["    ps = " + code, "    bits = 0", "    for i in range(ps.shape[0]):", "        p = ps[i]",
+            "        if p < 0 or p >= NS:", f'            raise ValueError("{wrong}", p)',
+            "        if bits >> p & 1:", f'            raise ValueError("{twice}", p)',
+            "        bits |= 1 << p", "    s[X_seen] = 1 + bits"]
