@@ -623,6 +623,15 @@ class Printer:
                 "    " + self.m.error("push: the target is on no straight line from the piece, or pieces would "
                                       "leave the board", call.at[0])]
 
+    def b_distinct(self, node, env):
+        self._arity(node, 1)
+        if node.args[0].type.name not in ("list", "seq", "range"):
+            raise self.unsupported(node, f"distinct() of {T.describe(node.args[0].type)}")
+        code, rep = self.ex(node.args[0], env)
+        if rep != "a":
+            raise self.unsupported(node, "distinct() of a list that does not hold single values")
+        return f"_rt.tally({code})[0]", "a"  # the items in the order they first appear
+
     def b_piece(self, node, env):
         if not node.args or not isinstance(node.args[0], N.Const) or len(node.args) != 1:
             raise self.unsupported(node, "piece() of a kind not named by a constant")
