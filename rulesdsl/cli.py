@@ -16,11 +16,12 @@ from pathlib import Path
 from . import __version__
 from .agents import AGENTS, PlayerView, make_agent
 from .api import argument_problems, load_game
-from .backends.compiled.build import BACKENDS, describe as backend_of, program_of, with_backend
+from .backends.compiled.build import BACKENDS, default_backend, describe as backend_of, program_of, takes, with_backend
 from .backends.compiled.unsupported import Unsupported
 from .bundle import bundle_document, read_bundle
 from .engine.load import compile_game
 from .engine.nodes import CHANCE
+from .engine.observer import AUDIENCE, Observer
 from .engine.perft import perft
 from .engine.rng import OLD_STREAM, STREAMS
 from .engine.serialize import parse_json
@@ -190,20 +191,27 @@ def _jailed(fn, *args, what: str):
         return jail.run(fn, *args, seconds=LOAD_SECONDS, what=what)
 
 
-def backend_arg(p, default: str | None = "python", verbose: bool = True) -> None:
-    p.add_argument("--backend", choices=BACKENDS, default=default, help="what plays the games: the Python "
-                   "engine, the compiled backend (numba), or auto (compiled where it takes the game, else Python, "
-                   "saying why)" + (f"; default {default}" if default else ""))
+def backend_arg(p, verbose: bool = True) -> None:
+    p.add_argument("--backend", choices=BACKENDS, help="what plays the games: the Python engine, the compiled "
+                   "backend (numba), or auto (compiled where it takes the game, else Python; the default, or "
+                   "$RULESDSL_BACKEND); the same games on every backend")
     if verbose:
         p.add_argument("--verbose", action="store_true", help="say which backend plays the games, and why")
 
 
 def _on_backend(game, args):
-    """`game` on the --backend asked for; which one, and why, said on stderr with --verbose (a fallback always)."""
-    game = with_backend(game, getattr(args, "backend", None) or "python")
-    if getattr(args, "verbose", False) or getattr(game, "backend_note", None):
+    """`game` on the --backend asked for; which one, and why, said on stderr with --verbose, and when a backend
+    named on the command line falls back."""
+    game = with_backend(game, getattr(args, "backend", None))
+    if _say_backend(args, getattr(game, "backend_note", None) is not None):
         print(f"backend: {backend_of(game)}", file=sys.stderr)
     return game
+
+
+def _say_backend(args, fallback: bool) -> bool:
+    """Whether to say which backend plays: with --verbose, or when the --backend given falls back (the default's
+    falling back is said with --verbose only: most games are played on either alike)."""
+    return bool(getattr(args, "verbose", False) or (fallback and getattr(args, "backend", None)))
 
 
 def _picture(state, viewer=None) -> str:
@@ -231,10 +239,13 @@ def cmd_validate(args) -> int:
     say = print if text else (lambda *_, **__: None)
     games = args.play if args.play is not None else 0 if text else CI_PLAYOUTS
     reports = []
+    # which backend plays, said in a line under each file; none for the interpreter that RULESDSL_BACKEND=python
+    # chose (nothing else was considered)
+    backend = args.backend or (None if default_backend() == "python" else default_backend())
     with Jail() as jail:
         for file in args.file:
             try:  # the whole check of a file is one job (each load and game in it a unit of work)
-                report = jail.run(check_file, file, args.variant, _options(args.option), games, None, args.backend,
+                report = jail.run(check_file, file, args.variant, _options(args.option), games, None, backend,
                                   seconds=LOAD_SECONDS, what=f"checking {file}")
             except JobKilled as exc:
                 report = FileReport(file, problems=[exc.problem(file)])
@@ -245,6 +256,13 @@ def cmd_validate(args) -> int:
         print(shown(reports))
     failing = ("error", "warning") if args.strict else ("error",)
     return 1 if any(p.severity in failing for r in reports for p in r.problems) else 0
+
+
+def _option_text(value) -> str:
+    """An option's value as --option takes it."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return ",".join(map(_option_text, value)) if isinstance(value, (list, tuple)) else str(value)
 
 
 def _say_report(report: FileReport, say) -> None:
@@ -267,8 +285,10 @@ def _say_report(report: FileReport, say) -> None:
         spec = spec or {}
         choices = f" (one of {', '.join(map(str, spec['choices']))})" if spec.get("choices") else ""
         default = spec.get("default", "")
-        shown = ",".join(map(str, default)) if isinstance(default, list) else default  # as --option takes it
-        say(f"  option {name}={shown!s}{choices}: {spec.get('help', '')}")
+        value = report.options.get(name, default)
+        given = "" if value == default else f" (default {_option_text(default)})"
+        about = f": {spec['help']}" if spec.get("help") else ""
+        say(f"  option {name}={_option_text(value)}{given}{choices}{about}")
     errors = sum(p.severity == "error" for p in report.problems)
     if errors:
         say(f"{file}: {_count(errors)}", file=sys.stderr)
@@ -348,9 +368,13 @@ def cmd_compile(args) -> int:
         raise UsageError("--emit prints the form one rule's Python is printed from: name it with --show RULE")
     if args.format != "text" and not args.check:
         raise UsageError("--format applies to --check", "rulesdsl compile FILE --check --format json")
-    if args.backend == "compiled" and (args.ir or args.check or args.emit or args.show):
+    if args.backend == "compiled" and (args.ir or args.emit or args.show is not None and args.check):
         raise UsageError("--backend compiled prints the compiled module: whole with --show (no RULE), else its "
-                         "functions; --ir, --check and --emit are about the Python the interpreter runs",
+                         "functions, or with --check whether the compiled backend takes the file; --ir and --emit "
+                         "are about the Python the interpreter runs",
+                         "rulesdsl compile FILE --check --backend compiled")
+    if args.backend == "compiled" and args.show:
+        raise UsageError("--show --backend compiled prints the whole module: it takes no RULE",
                          "rulesdsl compile FILE --show --backend compiled")
     if args.show == "" and args.backend != "compiled":
         raise UsageError("--show needs a RULE, except with --backend compiled (the whole module)",
@@ -366,6 +390,8 @@ def _compiled(args) -> tuple[str, int]:
     game = _load(args, base=base)
     rules = game.rules
     heartbeat(f"printing what {args.file} compiles to", LOAD_SECONDS)
+    if args.backend == "compiled" and args.check:
+        return _check_compiled(args, game, with_variant(base, args.variant))
     if args.backend == "compiled":
         return _compiled_module(args, game), 0
     if args.check:
@@ -401,6 +427,31 @@ def _compiled_module(args, game) -> str:
     names = [line[4:line.index("(")] for line in program.source.splitlines() if line.startswith("def ")]
     return "\n".join([f"{len(names)} functions, {program.source.count(chr(10))} lines "
                       "(--show prints the module):", *names])
+
+
+def _check_compiled(args, game, doc) -> tuple[str, int]:
+    """`compile --check --backend compiled`: whether the compiled backend takes the file (exit 0), else why, each
+    reason located (exit 1): every rule outside the compiled subset, and what the module's printer refuses first."""
+    reasons = [replace(p, severity="error", hint=p.hint or "or play it on the Python engine (--backend python; "
+                       "auto falls back to it)")
+               for v in subset.check(game.rules.ir) + subset.state(game.layout) if not v.compiled
+               for p in subset.problems(v, doc)]
+    refused = takes(game)
+    if refused is not None:
+        printed = replace(refused.error().problems[0], code="not_compiled")
+        if not any(p.location == printed.location for p in reasons):
+            reasons.append(printed)
+    reasons = sorted(dict.fromkeys(reasons), key=Problem.sort_key)
+    name = Path(args.file).name
+    if args.format == "json":
+        return json.dumps({"file": args.file, "backend": "compiled", "compiled": not reasons,
+                           "reasons": [problem_json(p, args.file) for p in reasons]}, indent=2), 1 if reasons else 0
+    if not reasons:
+        return f"{name}: OK: the compiled backend takes it", 0
+    lines = [p.format() for p in reasons]
+    lines.append(f"{name}: the compiled backend does not take it ({len(reasons)} reason"
+                 f"{'s' if len(reasons) != 1 else ''}; --backend auto plays it on the Python engine)")
+    return "\n".join(lines), 1
 
 
 def _rules_named(args, found: list, known) -> list:
@@ -485,6 +536,7 @@ def cmd_play(args) -> int:
     # With one human, everything is shown as that player sees it; with several (hot seat), as the
     # player about to choose sees it. Nobody is shown what their seat may not see.
     watcher = humans[0] if len(humans) == 1 else None
+    shown_to = AUDIENCE if watcher is None else watcher  # several players at one screen: what all may see
     told, drawn = len(state.history), None  # entries told so far; the ply last drawn for the watcher
 
     def tell_outcomes():
@@ -493,9 +545,7 @@ def cmd_play(args) -> int:
         for i in range(told, len(state.history)):
             move = state.history[i]
             if move.player == CHANCE:
-                seen_by = state.secret.get(i)
-                shown = move if seen_by is None or (watcher is not None and watcher in seen_by) else "(hidden)"
-                print(f"[{move.rule.name}] {shown}")
+                print(f"[{move.rule.name}] {Observer(game.rules, shown_to, state.revealed).entry(state, i)}")
         told = len(state.history)
 
     def choose(now, p, legal, rng):
@@ -575,9 +625,9 @@ def _simulated(args, agents: tuple, sources: list, jails: list) -> int:
             if wrong:
                 raise UsageError(f"{wrong[0]} ({Path(file).name})", wrong[1])
             spec = RunSpec(file, variant, tuple(sorted(options.items())), args.max_turns, agents, args.seed, bundle,
-                           backend=args.backend, score_trace=args.score_trace)
+                           backend=args.backend or default_backend(), score_trace=args.score_trace)
             info = jails[0].run(describe, prepared(spec), seconds=LOAD_SECONDS, what=f"loading {file}")
-            if args.verbose or info.fallback:
+            if _say_backend(args, info.fallback):
                 print(f"backend: {info.backend}", file=sys.stderr)
             _per_seat(args.agents, info, "--agents", "agents")
             _warn(info.warnings)
@@ -755,9 +805,10 @@ def _replayed_one_by_one(args, logs: list, rules: str | None, jail, show: bool) 
     bad = 0
     for i, (log, where) in enumerate(logs):
         picture = len(logs) == 1 and not show
-        problems, drawn, backend = jail.run(_replay_checked, log, args.log, rules, where, picture, args.backend,
-                                            seconds=LOAD_SECONDS + GAME_SECONDS, what=f"replaying {where}")
-        if i == 0 and (args.verbose or args.backend != "python"):
+        problems, drawn, backend = jail.run(_replay_checked, log, args.log, rules, where, picture,
+                                            args.backend or default_backend(), seconds=LOAD_SECONDS + GAME_SECONDS,
+                                            what=f"replaying {where}")
+        if i == 0 and (args.verbose or args.backend not in (None, "python")):
             print(f"backend: {backend}", file=sys.stderr)
         label = f"game {log.get('index', i)}" if len(logs) > 1 or args.game is not None else args.log
         if problems:
@@ -769,7 +820,7 @@ def _replayed_one_by_one(args, logs: list, rules: str | None, jail, show: bool) 
             if picture:
                 print(drawn)
         if show:  # the final picture ends with the result
-            _show_game(replay(log, args.log, rules, where, args.backend)[0], log, args.step)
+            _show_game(replay(log, args.log, rules, where, args.backend or default_backend())[0], log, args.step)
     if len(logs) > 1:
         print(f"{len(logs) - bad} of {len(logs)} games replayed and verified")
     return 1 if bad else 0
@@ -794,11 +845,14 @@ def _verify_all(args, logs: list, rules: str | None, jails: list) -> int:
     bad = 0
     bar = None if args.quiet else show_progress(len(logs), f"replaying {Path(args.log).name}")
     try:
-        if args.verbose or args.backend != "python":  # which backend replays them: the first game's load says
-            backend = jails[0].run(_replay_backend, logs[0], args.log, rules, args.backend, seconds=LOAD_SECONDS,
-                                   what=f"loading the rules of {args.log}")
+        # which backend replays them: the first game's load says (in one worker first, so that a game compiled for
+        # the compiled backend is compiled once, the other workers reading it from the cache)
+        asked = args.backend or default_backend()
+        backend = jails[0].run(_replay_backend, logs[0], args.log, rules, asked, seconds=LOAD_SECONDS,
+                               what=f"loading the rules of {args.log}")
+        if args.verbose or args.backend not in (None, "python"):
             print(f"backend: {backend}", file=sys.stderr)
-        checked = verify_all(logs, args.log, rules, jails=jails, backend=args.backend)
+        checked = verify_all(logs, args.log, rules, jails=jails, backend=asked)
         for i, ((log, _), (moves, problems)) in enumerate(zip(logs, checked)):
             label = f"game {log.get('index', i)}"
             if problems:
@@ -907,7 +961,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=FORMATS, default="text",
                    help="text (default), json (every problem with file, line, column, code, severity and hint), "
                         "github (annotations for GitHub Actions) or sarif (SARIF 2.1.0, for code scanning)")
-    backend_arg(p, default=None, verbose=False)
+    backend_arg(p, verbose=False)
     p.set_defaults(func=cmd_validate)
 
     p = sub.add_parser("play", help="play in the terminal")
@@ -1001,7 +1055,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("text", "json"), default="text", help="with --check: text (default) or "
                    "json (each rule with its reasons: file, line, column, code, severity, message, hint)")
     p.add_argument("--backend", choices=("python", "compiled"), default="python", help="python (default): the "
-                   "Python the interpreter runs; compiled: the module the compiled backend prints for numba")
+                   "Python the interpreter runs; compiled: the module the compiled backend prints for numba, or with "
+                   "--check whether the compiled backend takes the file (OK, else every reason, located)")
     p.set_defaults(func=cmd_compile)
 
     p = sub.add_parser("report", help="a balance report on a results file: win rates, variants compared, first "

@@ -35,6 +35,33 @@ def _frozen(value):
     return value
 
 
+# Every code a Problem may carry, by the section of docs/errors.md that explains it (a test keeps the two equal).
+CODES = frozenset({
+    "invalid",  # the catch-all
+    # reading the file
+    "file_unreadable", "bad_text", "empty_file", "yaml_syntax", "yaml_unsupported", "duplicate_key", "bad_value",
+    "limit_exceeded", "bad_extends", "unknown_variant", "override_unread", "override_missing", "override_unchanged",
+    "variant_inherited", "bad_bundle", "turn_cap_clamped",
+    # structure (the JSON Schema)
+    "schema_type", "schema_required", "schema_unknown_key", "schema_enum", "schema_form", "schema_size",
+    "schema_range", "schema_invalid",
+    # expressions and names
+    "syntax", "unknown_name", "unknown_function", "unknown_attribute", "unknown_keyword", "duplicate_keyword",
+    "wrong_arity", "bad_argument", "effect_in_condition", "misused_name", "not_assignable", "bad_name",
+    "duplicate_name", "reserved_name", "evaluation_failed", "among_reads_position", "type_error",
+    # options
+    "unknown_option", "bad_option_value",
+    # numbering moves as actions
+    "unnumbered_actions", "too_many_actions",
+    # found by playing
+    "fails_in_play", "turn_cap_reached", "not_compiled", "dead_rule",
+    # the compiled subset
+    "untyped", "runtime_text", "unbounded_list", "unsupported", "unfit_state",
+    # while playing, in an editor
+    "internal",
+})
+
+
 @dataclass(frozen=True)
 class Problem:
     """One thing wrong with a rule file, a move or an option, with a hint on how to fix it.

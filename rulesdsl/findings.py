@@ -35,6 +35,7 @@ class FileReport:
     lines: list = field(default_factory=list)  # what validate says under the file's first line (None: nothing)
     doc: Document | None = None  # the file as loaded, when it compiled
     game: object = None  # the compiled game (of `variant`, if one was named), when it compiled
+    options: dict = field(default_factory=dict)  # the value of each option the game was checked with
 
     def __getstate__(self):  # a report sent back from a jail leaves the compiled game behind (code, not data)
         return {**vars(self), "game": None}
@@ -56,6 +57,7 @@ def check_file(file: str, variant: str | None = None, options: dict | None = Non
         report.problems += exc.problems
         return report
     report.doc, report.game, report.summary = doc, game, game.summary()
+    report.options = dict(game.rules.option_values)
     warnings = override_problems(with_variant(doc, variant)) + inherited_variant_problems(doc) + game.rules.warnings
     played = []  # problems found by playing
     if backend is not None:

@@ -103,22 +103,25 @@ def render_state(S, viewer: int | None = None) -> str:
             parts = ", ".join(f"{names[owner] if holder.per else owner} {value_text(place)}"
                               for owner, place in holder.places(value))
             lines.append(f"{holder.name}: {parts}")
+    lines.append(status(S))
+    return safe_text("\n".join(lines))
+
+
+def status(S) -> str:
+    """Whose turn it is, or how the game ended: the last line of the terminal's picture and the playground's
+    status line."""
+    names = S.rules.player_names
     who = S.current_player()
     if who == TERMINAL:
         if S.capped:
-            status = f"game stopped at the turn cap ({S.turn} turns): a draw"
-        elif S.winners:
-            status = "winner: " + ", ".join(names[p] for p in S.winners)
-        else:
-            status = "the game is a draw"
+            return f"game stopped at the turn cap ({S.turn} turns): a draw"
+        text = "winner: " + ", ".join(names[p] for p in S.winners) if S.winners else "the game is a draw"
         scores = S.scores()
         if any(s is not None for s in scores):
-            status += "  (scores: " + ", ".join(f"{names[p]} {encode(s)}" for p, s in enumerate(scores)) + ")"
-    elif who == CHANCE:
-        status = f"chance: {S.step}"
-    elif who == SIMULTANEOUS:
-        status = f"{S.step}: waiting for " + ", ".join(names[p] for p in S.acting_players())
-    else:
-        status = f"turn {S.turn + 1}: {names[who]} to play ({S.step})"
-    lines.append(status)
-    return safe_text("\n".join(lines))
+            text += "  (scores: " + ", ".join(f"{names[p]} {encode(s)}" for p, s in enumerate(scores)) + ")"
+        return text
+    if who == CHANCE:
+        return f"chance: {S.step}"
+    if who == SIMULTANEOUS:
+        return f"{S.step}: waiting for " + ", ".join(names[p] for p in S.acting_players())
+    return f"turn {S.turn + 1}: {names[who]} to play ({S.step})"

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+
+# The default backend is auto: the compiled backend where it takes a game. Compiling takes seconds per game and rule
+# file (and the many small files tests write are new to the on-disk cache every run), so the tests play on the Python
+# engine unless they name a backend, as those of the compiled backend and of the default itself do. Subprocesses
+# inherit it. RULESDSL_BACKEND=auto python -m pytest runs the rest on the default too.
+os.environ.setdefault("RULESDSL_BACKEND", "python")
 
 ALL = "every test of the file"
 # Tests that take about a second or more each (whole random games, subprocesses, servers, browsers, clusters):
@@ -18,6 +25,7 @@ SLOW = {
     "test_bundle.py": {"test_games_are_played_from_the_bundle_not_from_the_file_edited_since"},
     "test_cluster.py": ALL,
     "test_compiled.py": ALL,
+    "test_equivalence.py": ALL,
     "test_vector.py": ALL,
     "test_cli_backends.py": ALL,
     "test_contract.py": {"test_many_playouts_end", "test_random_playouts_keep_the_contract"},

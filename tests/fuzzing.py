@@ -1439,7 +1439,7 @@ def random_ops(rnd: random.Random) -> list:
 
 # -- the compiled backend ------------------------------------------------------------------------------------
 
-COMPILED_SOURCES = ("tutorial/three-in-a-row.yaml", "games/mabula.yaml")  # games the compiled backend takes
+COMPILED_SOURCES = ("tutorial/three-in-a-row.yaml", "games/mabula.yaml", "games/sowing.yaml")  # games compiled
 COMPILED_SEEDS = 3  # games played on both backends, move for move, and as many whole playouts
 COMPILED_DECISIONS = 120  # moves of each
 

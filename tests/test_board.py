@@ -48,3 +48,61 @@ def test_a_link_may_name_its_target_and_an_unknown_name_is_reported(tmp_path):
     assert board.links["hop"][None][board.by_name["a1"]] is board.by_name["c1"]
     with pytest.raises(RulesError, match=r"link 'hop' from a1 gives 'z9', which is no cell"):
         load(tmp_path, "'z9' if c.name == 'a1' else none")
+
+
+GRID = """
+game: Grid from options
+players: {count: 2}
+options:
+  size: {type: int, default: 4, min: 2, max: 9}
+board:
+  grid: {columns: COLUMNS, rows: ROWS}
+pieces:
+  stone: {}
+moves:
+  put:
+    params: {c: "[c for c in cells if empty(c)]"}
+    do: ["place(piece('stone'), c)"]
+    notation: "{c}"
+flow:
+  start: play
+  steps:
+    play: {moves: [put]}
+end:
+  - when: "count(c for c in cells if empty(c)) == 0"
+    winners: "[]"
+"""
+
+
+def grid(tmp_path, columns, rows="2", **options):
+    path = tmp_path / "grid.yaml"
+    path.write_text(GRID.replace("COLUMNS", columns).replace("ROWS", rows), encoding="utf-8")
+    return rulesdsl.load_game(str(path), options=options or None)
+
+
+def test_a_grid_takes_its_size_or_its_labels_from_an_expression(tmp_path):
+    names = lambda game: [c.name for c in game.rules.board.cells]  # noqa: E731
+    assert names(grid(tmp_path, '"option.size"', size="3")) == ["11", "21", "31", "12", "22", "32"]
+    assert names(grid(tmp_path, "ab", "\"['x', 'y']\"")) == ["ax", "bx", "ay", "by"]
+    assert names(grid(tmp_path, "\"[str(k) + '-' for k in 1..option.size]\"", "1", size="2")) == ["1-1", "2-1"]
+    assert len(grid(tmp_path, "abcdefgh").rules.board.cells) == 16  # letters stay labels, as before
+
+
+def test_grid_labels_that_repeat_are_refused_where_they_are_written(tmp_path):
+    with pytest.raises(RulesError) as caught:
+        grid(tmp_path, "aba")
+    (problem,) = caught.value.problems
+    assert problem.location.line == 7 and "the grid's columns repeat the label a" in problem.message
+    assert "option.size" in problem.hint
+    with pytest.raises(RulesError, match="rows repeat the label 1"):
+        grid(tmp_path, "ab", "[1, 2, 1]")
+
+
+def test_a_board_attribute_may_read_a_region_and_a_region_filter_by_an_attribute(tmp_path):
+    text = GRID.replace("COLUMNS", "abc").replace("ROWS", "3").replace(
+        "board:\n", "board:\n  regions:\n    middle: [b2]\n    ring: \"[c for c in cells if not c.central]\"\n"
+                    "  attributes:\n    central: \"c in middle\"\n")
+    (tmp_path / "regions.yaml").write_text(text)
+    board = rulesdsl.load_game(str(tmp_path / "regions.yaml")).rules.board
+    assert [c.name for c in board.cells if c.central] == ["b2"]
+    assert [c.name for c in board.regions["ring"]] == ["a1", "b1", "c1", "a2", "c2", "a3", "b3", "c3"]

@@ -129,7 +129,7 @@ def _exercise(game, seed: int, plies: int = 12) -> None:
         if actions is not None:
             for action in actions.legal(state, seat):
                 actions.moves.describe(action)
-        move = greedy.choose(PlayerView(state, seat), legal, rng) if seat == 0 else rng.choice(legal)
+        move = greedy.choose(PlayerView(state, seat), legal, rng) if seat == 0 else legal[rng.below(len(legal))]
         text = texts[legal.index(move)]
         state.apply(text if texts.count(text) == 1 else move, seat)  # typed, where the text names it alone
     state.returns()
@@ -160,6 +160,7 @@ def _unbudgeted(work) -> set:
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(bundled_games()) + [SEALED, "poker"])
 def test_every_call_of_rule_code_is_budgeted(name, write):
     path = write(TINY_POKER) if name == "poker" else bundled_games().get(name, name)
@@ -228,6 +229,7 @@ COMMANDS = {
 
 @pytest.mark.parametrize("case, command", [(case, command) for case in sorted(COMMANDS) for command in COMMANDS[case]],
                          ids=lambda value: value if isinstance(value, str) else value[0])
+@pytest.mark.slow
 def test_commands_meeting_rule_code_that_never_ends_exit_1(case, command, write, fast, capsys, tmp_path):
     placeholder, expression, line, _ = API[case]
     path = write(probe(**{placeholder: expression}))

@@ -4,8 +4,12 @@
 from __future__ import annotations
 
 import ast
+import importlib.util
 import json
+import os
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -85,3 +89,73 @@ def test_compile_shows_the_compiled_module_as_plain_python(capfd):
     assert code == 1 and re.search(r"mark\.yaml:\d+:\d+: error: the compiled backend does not take", err)
     code, _, err = run(capfd, "compile", TUTORIAL, "--show")
     assert code == 2 and "--show needs a RULE" in err
+
+
+def test_compile_check_with_the_compiled_backend_says_ok_or_every_reason_located(capfd):
+    code, out, _ = run(capfd, "compile", TUTORIAL, "--check", "--backend", "compiled")
+    assert code == 0 and out.strip() == "three-in-a-row.yaml: OK: the compiled backend takes it"
+    code, out, _ = run(capfd, "compile", "mark", "--check", "--backend", "compiled")
+    located = re.findall(r"^\S*mark\.yaml:\d+:\d+: error: \S.*$", out, re.M)
+    assert code == 1 and located and "mark.yaml: the compiled backend does not take it" in out
+    code, out, _ = run(capfd, "compile", "mark", "--check", "--backend", "compiled", "--format", "json")
+    report = json.loads(out)
+    assert code == 1 and not report["compiled"] and len(report["reasons"]) == len(located)
+    assert all(r["line"] > 0 and r["column"] > 0 for r in report["reasons"])
+    code, _, err = run(capfd, "compile", TUTORIAL, "--check", "--show", "mark", "--backend", "compiled")
+    assert code == 2 and "--check --backend compiled" in err
+
+
+def test_auto_is_the_default_of_load_game_and_of_the_commands(capfd, monkeypatch):
+    from rulesdsl import load_game
+    from rulesdsl.backends.compiled.state import CompiledGame
+    monkeypatch.delenv("RULESDSL_BACKEND")
+    assert isinstance(load_game(TUTORIAL), CompiledGame)
+    fallback = load_game("mark")
+    assert not isinstance(fallback, CompiledGame) and re.search(r"mark\.yaml:\d+:\d+: ", fallback.backend_note)
+    code, _, err = run(capfd, "moves", TUTORIAL, "--verbose")
+    assert code == 0 and "backend: compiled" in err
+    code, _, err = run(capfd, "moves", "mark")  # the default falls back quietly; --verbose says where and why
+    assert code == 0 and "backend:" not in err
+    code, _, err = run(capfd, "moves", "mark", "--verbose")
+    assert re.search(r"backend: python: the compiled backend does not take it yet: \S*mark\.yaml:\d+:\d+: ", err)
+    code, out, _ = run(capfd, "validate", "mark")
+    assert code == 0 and re.search(r"backend: python \(auto: .*mark\.yaml:\d+:\d+: ", out)
+    monkeypatch.setenv("RULESDSL_BACKEND", "python")
+    assert not isinstance(load_game(TUTORIAL), CompiledGame)
+    monkeypatch.setenv("RULESDSL_BACKEND", "fast")
+    code, _, err = run(capfd, "moves", TUTORIAL)
+    assert code == 1 and "RULESDSL_BACKEND='fast' names no backend" in err
+
+
+def test_the_readmes_first_command_compiles_once_on_a_fresh_checkout(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "RULESDSL_BACKEND"}
+    env["RULESDSL_CACHE"] = str(tmp_path / "cache")  # empty, as on a fresh checkout
+    env["PYTHONPATH"] = str(ROOT)
+    command = [sys.executable, "-m", "rulesdsl", "simulate", "mabula", "--games", "1000", "--seed", "1", "--agents",
+               "random,random", "--quiet", "--verbose"]
+    runs = [subprocess.run(command + ["--out", str(tmp_path / f"{i}.jsonl")], env=env, capture_output=True,
+                           text=True, cwd=tmp_path, timeout=600) for i in range(2)]
+    assert [r.returncode for r in runs] == [0, 0]
+    assert runs[0].stderr.count("compiling mabula for the compiled backend (once; cached)") == 1
+    assert "compiling" not in runs[1].stderr  # read from the cache
+    assert all("backend: compiled" in r.stderr for r in runs)
+    assert (tmp_path / "0.jsonl").read_bytes() == (tmp_path / "1.jsonl").read_bytes()
+
+
+@pytest.mark.parametrize("game", [TUTORIAL, "mabula"])
+def test_results_files_are_the_same_bytes_on_every_backend_worker_count_and_dask(capfd, tmp_path, game):
+    base = ["simulate", game, "--games", "40", "--seed", "3", "--agents", "random,random", "--quiet"]
+    runs = {"python": ["--backend", "python"], "compiled": ["--backend", "compiled"],
+            "auto, 2 workers": ["--backend", "auto", "--workers", "2"],
+            "compiled, 2 workers": ["--backend", "compiled", "--workers", "2", "--chunk", "7"]}
+    if importlib.util.find_spec("distributed") is not None:
+        runs["compiled, dask"] = ["--backend", "compiled", "--dask", "local", "--workers", "2", "--chunk", "5"]
+    files = {}
+    for name, extra in runs.items():
+        files[name] = tmp_path / f"{len(files)}.jsonl"
+        code, out, _ = run(capfd, *base, *extra, "--out", str(files[name]))
+        assert code == 0 and "40 games" in out, name
+    expected = files["python"].read_bytes()
+    assert expected.count(b"\n") == 41  # the rules, then a line per game
+    for name, path in files.items():
+        assert path.read_bytes() == expected, name

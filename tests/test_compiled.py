@@ -23,13 +23,19 @@ from rulesdsl.loading import bundled_games  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 TUTORIAL = "examples/tutorial/three-in-a-row.yaml"
 DICE = "tests/compiled_games/dice-race.yaml"  # chance outcomes during play, goto(), variables, a capacity
-SECRET = "tests/compiled_games/secret-draw.yaml"  # outcomes weighted by the state, seen by one player only
+TURN_ENDS = "tests/compiled_games/turn-ends.yaml"  # steps whose next: ends the turn when no case holds
+TURNS = "tests/compiled_games/turn-order.yaml"  # next_player, turn_start, a turn cap, sorted(), first(), min/max
+SOWING = "examples/games/sowing.yaml"  # a variable per cell, walk() along links, last()
+LANES = "tests/compiled_games/lanes.yaml"  # walk() along links keyed by seat that switch; variables per key
+TALLIES = "tests/compiled_games/tallies.yaml"  # lists of tables, list items, a number or none, remove(), player =
+SECRET = "tests/compiled_games/secret-draw.yaml"  # outcomes weighted by the state, seen by some players only
 SIXES = "examples/tutorial/sixes.yaml"  # a draw of several dice that chance() asks for
 CALLED = "tests/compiled_games/called-draws.yaml"  # draws asked at once, from a draw, then goto(); without replacement
 FALLBACKS = "tests/compiled_games/fallbacks.yaml"  # tiers of moves (per value with fallback_by), after-effects
 RESHUFFLE = "tests/compiled_games/reshuffle.yaml"  # an arrangement drawn at the start of every turn
-SUPPORTED = [(TUTORIAL, None), (TUTORIAL, "misere"), ("mabula", None), (DICE, None), (SECRET, None), (SIXES, None),
-             (CALLED, None), (FALLBACKS, None), (RESHUFFLE, None)]
+SUPPORTED = [(TUTORIAL, None), (TUTORIAL, "misere"), ("mabula", None), (DICE, None), (TURN_ENDS, None), (TURNS, None),
+             (SOWING, None), (LANES, None), (TALLIES, None), (SECRET, None), (SIXES, None), (CALLED, None),
+             (FALLBACKS, None), (RESHUFFLE, None)]
 MABULA_SETUP = "WBWBWBWBWBWBBWBWBWBWBWBW"  # an explicit setup: no chance step
 
 
@@ -103,7 +109,8 @@ def test_a_playout_stops_at_its_step_limit_where_the_python_loop_does():
     assert not b.terminal and b.ply == 3 and b.to_json() == a.to_json()
 
 
-@pytest.mark.parametrize("name, variant, setup, depth", [(TUTORIAL, None, None, 4), ("mabula", None, MABULA_SETUP, 3)])
+@pytest.mark.parametrize("name, variant, setup, depth", [(TUTORIAL, None, None, 4), ("mabula", None, MABULA_SETUP, 3),
+                                                              (SOWING, None, None, 4)])
 def test_perft_counts_are_the_same(name, variant, setup, depth):
     python, compiled = _games(name, variant, setup)
     assert perft(compiled.new_initial_state(), depth) == perft(python.new_initial_state(), depth)
@@ -235,6 +242,80 @@ def test_chance_outcomes_drawn_in_compiled_code_are_those_the_python_engine_draw
     faces = {text.split()[1] for text in drawn}
     assert faces == {"1", "2", "3", "4", "5", "6"} and any(text.endswith("star") for text in drawn)
     assert drawn.get("roll 6 red", 0) > drawn.get("roll 6 star", 0)  # weights 2 and 1 (the lockstep tests compare)
+
+
+def test_a_next_player_that_is_no_seat_is_the_same_located_error_on_both_backends(tmp_path):
+    text = (ROOT / TURNS).read_text().replace('next_player: "player if again', 'next_player: "player + 2 if again')
+    path = tmp_path / "turn-order.yaml"
+    path.write_text(text)
+    python = load_game(str(path))
+    compiled = with_backend(python, "compiled")
+
+    def playout(game):
+        state = game.new_initial_state(1)
+        chance, seats = streams(1, 2)
+        if isinstance(game, CompiledGame):
+            state.playout(chance, seats)
+        else:
+            play(state, uniform, chance, seats)
+
+    expected = _failure(lambda: playout(python))
+    assert re.search(r"turn-order\.yaml:\d+:\d+: .*the player whose turn it is became [2-9], which is no seat",
+                     expected)
+    assert _failure(lambda: playout(compiled)) == expected
+
+
+@pytest.mark.parametrize("old, new, error", [
+    ('"tally[steps] += 1"', '"tally[steps + 1] += 1"', r"LookupError: tally\[4\]: 4 is not one of the keys of 'tally'"),
+    ("else 'even'] += 1", "else 'evn'] += 1", r"LookupError: parity\[evn\]: evn is not one of the keys"),
+    ("parity['odd'] % 4", "parity['od'] % 4", r"KeyError: 'od'"),
+])
+def test_a_key_a_variable_does_not_have_is_the_same_located_error_on_both_backends(tmp_path, old, new, error):
+    text = (ROOT / LANES).read_text()
+    assert old in text
+    path = tmp_path / "lanes.yaml"
+    path.write_text(text.replace(old, new))
+    python = load_game(str(path))
+    compiled = with_backend(python, "compiled")
+
+    def playout(game):
+        state = game.new_initial_state(2)
+        chance, seats = streams(2, 2)
+        if isinstance(game, CompiledGame):
+            state.playout(chance, seats)
+        else:
+            play(state, uniform, chance, seats)
+
+    expected = _failure(lambda: playout(python))
+    assert re.search(r"lanes\.yaml:\d+:\d+: .*" + error, expected)
+    assert _failure(lambda: playout(compiled)) == expected
+
+
+@pytest.mark.parametrize("old, new, error", [
+    ('"die = n", "rolls += 1"', '"die = none", "rolls += 1"',
+     r"rule 'play' .*TypeError: unsupported operand type\(s\) for \+: 'NoneType' and 'int'"),
+    ('"cubes[-1 - (1 - me)] -= 1"', '"cubes[me + 2] -= 1"', r"rule 'mark' .*IndexError: list index out of range"),
+])
+def test_none_read_as_a_number_or_a_list_index_out_of_range_is_the_same_error_on_both_backends(tmp_path, old, new,
+                                                                                                error):
+    text = (ROOT / TALLIES).read_text()
+    assert old in text
+    path = tmp_path / "tallies.yaml"
+    path.write_text(text.replace(old, new))
+    python = load_game(str(path))
+    compiled = with_backend(python, "compiled")
+
+    def playout(game):
+        state = game.new_initial_state(0)
+        chance, seats = streams(0, 2)
+        if isinstance(game, CompiledGame):
+            state.playout(chance, seats)
+        else:
+            play(state, uniform, chance, seats)
+
+    expected = _failure(lambda: playout(python))
+    assert re.search(r"tallies\.yaml:\d+:\d+: .*" + error, expected)
+    assert _failure(lambda: playout(compiled)) == expected
 
 
 def test_outcomes_drawn_in_compiled_code_are_secret_to_the_same_players():

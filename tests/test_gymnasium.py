@@ -13,6 +13,7 @@ pytest.importorskip("gymnasium")
 
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 
+from rulesdsl.engine.play import play, start, streams, uniform  # noqa: E402
 from rulesdsl.integrations.gymnasium import env_id, make  # noqa: E402
 from rulesdsl.loading import bundled_games  # noqa: E402
 
@@ -54,6 +55,24 @@ def test_the_same_seed_gives_the_same_game():
         return env.state.history_texts()
     assert trail(4) == trail(4)
     assert trail(4) != trail(5)
+
+
+def test_a_seed_gives_the_game_simulate_plays_with_that_seed():
+    # the learner picks as the random agent does, from its own seat's stream: the very game of the play loop
+    env = make("marble-chase", seat=0, opponents=["random"])
+    game = env.loaded.game
+    observation, _ = env.reset(seed=11)
+    chooser = streams(11, game.num_players)[1][0]
+    terminated = truncated = False
+    while not (terminated or truncated):
+        legal = env.state.legal_moves(0)
+        move = legal[chooser.below(len(legal))]
+        action = next(a for a, m in env.loaded.actions.legal(env.state, 0).items() if m == move)
+        assert observation["action_mask"][action] == 1
+        observation, _, terminated, truncated, _ = env.step(action)
+    expected = start(game, 11)
+    play(expected, uniform, None, streams(11, game.num_players)[1])
+    assert env.state.history_texts() == expected.history_texts() and len(expected.history) > 50
 
 
 def test_resets_without_a_seed_start_new_games_and_a_seed_replays_its_game():

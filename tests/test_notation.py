@@ -492,3 +492,31 @@ def test_forty_fields_printing_one_param_read_a_wrong_text_at_once(load):
                                           + " ".join(["<c>"] * 40) + " .'")
     error = read_quickly(state, " ".join(["c"] * 40) + " .")
     assert (error.kind, error.reason) == (MoveError.ILLEGAL, "'c' is not a possible c here")
+
+
+TURN_ENDS = ROOT / "tests" / "compiled_games" / "turn-ends.yaml"  # label(c) in its notation
+
+
+def test_notation_may_call_a_function_of_the_file_that_reads_no_position(tmp_path):
+    state = rulesdsl.load_game(str(TURN_ENDS)).new_initial_state()
+    assert [str(m) for m in state.legal_moves()] == ["a1", "b1", "c1", "a2", "b2*", "c2", "a3", "b3", "c3"]
+    state.apply("b2*")
+    assert state.history_texts() == ["b2*"]
+    # with a let, the function is compiled on its own rather than into the notation: the same text
+    text = TURN_ENDS.read_text().replace('    value: "c.name', '    let: {n: "c.name"}\n    value: "n')
+    (tmp_path / "let.yaml").write_text(text)
+    moves = rulesdsl.load_game(str(tmp_path / "let.yaml")).new_initial_state().legal_moves()
+    assert [str(m) for m in moves][4] == "b2*"
+
+
+def test_notation_refuses_a_function_that_reads_the_position_where_it_is_called(tmp_path):
+    busy = 'functions:\n  busy:\n    params: [c]\n    value: "empty(c)"\n'
+    text = TURN_ENDS.read_text().replace("functions:\n", busy)
+    text = text.replace('notation: "{label(c)}"', 'notation: "{label(c)} {busy(c)}"')
+    (tmp_path / "busy.yaml").write_text(text)
+    with pytest.raises(rulesdsl.RulesError) as caught:
+        rulesdsl.load_game(str(tmp_path / "busy.yaml"))
+    (problem,) = caught.value.problems
+    assert "'busy' reads the position, which notation cannot" in problem.message and problem.code == "misused_name"
+    line = text.splitlines()[problem.location.line - 1]
+    assert line[problem.location.col - 1:].startswith("busy(c)")

@@ -10,7 +10,7 @@ import pytest
 import rulesdsl
 from rulesdsl import Rng
 from rulesdsl.agents import PlayerView
-from rulesdsl.engine.observer import Observer
+from rulesdsl.engine.observer import AUDIENCE, Observer
 from rulesdsl.errors import RulesError
 from rulesdsl.render import render_state
 
@@ -169,3 +169,20 @@ def test_a_bid_revealed_in_an_earlier_round_stays_shown_when_the_same_bid_is_pen
     seen = Observer(game.rules, 1, state.revealed)
     assert seen.history(state) == ["prize 4", "bid 3", "bid 5", "bid 4", "prize 2", "(secret choice)"]
     assert seen.last_move(state) is None and Observer(game.rules, 0).last_move(state) is state.pending[0]
+
+
+def test_an_entry_reads_as_in_the_history_and_the_audience_sees_no_secret():
+    game = rulesdsl.load_game(str(ROOT / "games" / "fast-track.yaml"))
+    state = game.new_initial_state(3)
+    rng = Rng(3)
+    while len(state.secret) < 3:  # cards drawn, each seen by its drawer only
+        state.apply(state.sample_chance(rng) if state.is_chance_node()
+                    else state.legal_moves()[rng.below(len(state.legal_moves()))])
+    for viewer in (*range(game.num_players), None, AUDIENCE):
+        seen = Observer(game.rules, viewer, state.revealed)
+        assert [seen.entry(state, i) for i in range(len(state.history))] == seen.history(state)
+    audience = Observer(game.rules, AUDIENCE, state.revealed)
+    assert all(audience.entry(state, i) == "(hidden)" for i in state.secret)
+    assert all(audience.entry(state, i) == str(m) for i, m in enumerate(state.history) if i not in state.secret)
+    hand = next(h for h in game.rules.zones if h.visible == "owner")
+    assert all(not audience.sees(hand, p) for p in range(game.num_players))

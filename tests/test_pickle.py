@@ -24,10 +24,12 @@ def _play(state, rng: Rng, plies: int) -> list:
             state.apply(state.sample_chance())
         else:
             player = state.acting_players()[0]
-            state.apply(rng.choice(state.legal_moves(player)), player)
+            legal = state.legal_moves(player)
+            state.apply(legal[rng.below(len(legal))], player)
     return [state.history_texts(), state.to_json()]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(bundled_games()))
 def test_an_unpickled_state_plays_on_as_the_original(name):
     game = load_game(name)

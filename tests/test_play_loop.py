@@ -164,6 +164,7 @@ def test_replay_show_prints_every_move_and_each_position_and_ends_with_the_resul
     assert out.rstrip().splitlines()[-1].startswith(f"winner: {winner}")
 
 
+@pytest.mark.slow
 def test_replay_step_waits_for_enter_and_q_stops(capsys, monkeypatch, mabula_results):
     monkeypatch.setattr("sys.stdin", io.StringIO("\n" * 40))
     code, out, _ = run(capsys, "replay", str(mabula_results), "--game", "0", "--step")
@@ -173,6 +174,7 @@ def test_replay_step_waits_for_enter_and_q_stops(capsys, monkeypatch, mabula_res
     assert code == 130 and "\n2. " in out and "\n3. " not in out
 
 
+@pytest.mark.slow
 def test_a_game_out_of_range_is_a_usage_error(capsys, mabula_results, tmp_path):
     code, out, err = run(capsys, "replay", str(mabula_results), "--game", "3", "--show")
     assert code == 2 and not out
@@ -193,3 +195,17 @@ def test_an_error_in_the_results_file_stays_located(capsys, mabula_results):
     mabula_results.write_text("\n".join(lines) + "\n")
     code, _, err = run(capsys, "replay", str(mabula_results), "--game", "0", "--show")
     assert code == 1 and f"{mabula_results}:2" in err
+
+
+def test_play_stops_where_a_seat_it_does_not_ask_is_to_choose():
+    game = rulesdsl.load_game(str(ROOT / "examples" / "games" / "sealed-bids.yaml"))
+    state = game.new_initial_state(2)
+    chance, seats = streams(2, game.num_players)
+    play(state, uniform, chance, seats, stop_for=(1,))
+    assert state.current_player() == SIMULTANEOUS and state.acting_players() == [1]
+    assert sorted(state.pending) == [p for p in range(game.num_players) if p != 1]  # the others chose first
+    ply = state.ply
+    play(state, uniform, chance, seats, stop_for=(1,))
+    assert state.ply == ply  # nothing left to do for the loop
+    play(state, uniform, chance, seats)
+    assert state.terminal

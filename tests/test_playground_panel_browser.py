@@ -97,6 +97,7 @@ def test_the_panel_shows_seats_scores_money_and_the_dice_as_faces(browser, games
     page.close()
 
 
+@pytest.mark.slow
 def test_stepping_back_and_forward_changes_the_board_and_a_move_there_drops_the_rest(browser, games, tmp_path):
     page = _open(browser, games, "mabula")
     page.wait_for_selector(".legal-move")

@@ -148,12 +148,6 @@ def test_shuffle_is_a_permutation_and_uniform():
     assert chi_square < 49.7  # chi-square, 23 degrees of freedom, p = 0.001
 
 
-def test_choice_is_below_of_the_length():
-    items = list("abcdefg")
-    rng, ref = Rng(4), Outputs(4)
-    assert [rng.choice(items) for _ in range(40)] == [items[ref.below(7)] for _ in range(40)]
-
-
 def test_two_kinds_are_arranged_from_bit_strings_taken_from_the_top_of_each_output():
     items = list("WWWBBBB")  # 7 items: nine 7-bit strings an output, three bits set wanted
     strings = [v >> (64 - 7 * (i + 1)) & 127 for v in splitmix64(13, 40) for i in range(9)]

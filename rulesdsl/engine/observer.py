@@ -18,13 +18,16 @@ class Hidden:
         return "(hidden)" if self.count is None else f"({self.count} hidden)"
 
 
+AUDIENCE = -1  # the viewer who is no seat: sees only what all seats see
+
+
 class Observer:
     """What `viewer` may see of a game's states: the one place visibility is decided (after OpenSpiel's
     observers). Every output (JSON observations, terminal pictures, agents' views) is built from it.
 
     `viewer` is a seat, or None for the table: all seats' views at once (OpenSpiel's private info of all
     players), which sees every place but those declared `visible: none`, every pending choice and every
-    secret history entry somebody saw. A place of a zone or variable is seen when it is `visible: all`;
+    secret history entry somebody saw; or AUDIENCE, no seat: what every seat sees (a screen players share). A place of a zone or variable is seen when it is `visible: all`;
     `owner`: by the seat that holds it (its seat, or its key when the keys are seats); `team`: by that
     seat's team (`players: teams`); `none`: by nobody. A place whose key is no seat (a cell, a colour) is
     nobody's: only the table sees it when it is `owner` or `team`. A place reveal() turned face up is seen by
@@ -36,7 +39,7 @@ class Observer:
         self.viewer = viewer
         self.revealed = revealed  # (zone name, seat or key) of the places reveal() shows to everyone
         teams = rules.teams
-        self._partners = () if viewer is None else tuple(p for p, t in enumerate(teams) if t == teams[viewer])
+        self._partners = () if viewer is None or viewer == AUDIENCE else tuple(p for p, t in enumerate(teams) if t == teams[viewer])
 
     def sees(self, holder, owner) -> bool:
         """Whether the viewer sees the place of `holder` held by `owner` (a seat, a key, or None)."""
@@ -78,6 +81,12 @@ class Observer:
         return ["(secret choice)" if i in unrevealed else
                 "(hidden)" if i in secret and not self._saw(secret[i]) else text
                 for i, text in enumerate(S.history_texts())]
+
+    def entry(self, S, i: int) -> str:
+        """History entry `i` in notation as the viewer sees it (see history())."""
+        if i in self._unrevealed(S):
+            return "(secret choice)"
+        return "(hidden)" if i in S.secret and not self._saw(S.secret[i]) else str(S.history[i])
 
     def last_move(self, S):
         """The last move a player made (what `last_move` reads), or None where the viewer did not see it:

@@ -18,13 +18,21 @@ def streams(seed: int, players: int, stream: str = STREAM) -> tuple:
     return rng(derive_seed(seed, "chance")), [rng(derive_seed(seed, "agent", p)) for p in range(players)]
 
 
+def start(game, seed: int):
+    """The initial state of the game of `seed` as `simulate` plays it: its own sampler (what sample_chance() draws
+    with when given no Rng) is the seed's chance stream, the first of streams(seed, ...)."""
+    return game.new_initial_state(derive_seed(seed, "chance"))
+
+
 def uniform(state, player, legal, rng):
     """The chooser of random playouts: any legal move, each as likely."""
     return legal[rng.below(len(legal))]
 
 
-def play(state, choose, chance, seats, observe=None, limit=None) -> None:
-    """Play `state` forward in place until it ends, or until `limit` moves (chance outcomes included) are made.
+def play(state, choose, chance, seats, observe=None, limit=None, stop_for=()) -> None:
+    """Play `state` forward in place until it ends, until `limit` moves (chance outcomes included) are made, or
+    until a seat of `stop_for` is to choose (a person, a learner: what they choose is not this loop's to ask; at a
+    simultaneous step, the other waiting seats choose first).
 
     Chance outcomes are drawn with the Rng `chance`; a decision is `choose(state, player, legal, rng)` with
     the seat's own Rng `seats[player]`. At a simultaneous step every waiting player chooses before any
@@ -36,23 +44,28 @@ def play(state, choose, chance, seats, observe=None, limit=None) -> None:
     left = sys.maxsize if limit is None else limit
     try:
         while left > 0 and not state.terminal:
-            left -= _move(state, choose, chance, seats, observe, left)
+            made = _move(state, choose, chance, seats, observe, left, stop_for)
+            if not made:
+                return
+            left -= made
     except budget.TimeBudgetExceeded as exc:  # it arrived between two calls of rule code: the step is to blame
         raise state.stopped(exc) from None
 
 
-def _move(state, choose, chance, seats, observe, left: int) -> int:
-    """One move of the play loop (at a simultaneous step, the choices of the first `left` waiting players):
-    how many moves were made. The state's calls are made here, directly, so that they count into the budgets
-    of the move and the game."""
+def _move(state, choose, chance, seats, observe, left: int, stop_for) -> int:
+    """One move of the play loop (at a simultaneous step, the choices of the first `left` waiting players not in
+    `stop_for`): how many moves were made (none: a seat of `stop_for` is to choose). The state's calls are made
+    here, directly, so that they count into the budgets of the move and the game."""
     player = state.current_player()
     if player >= 0:
+        if player in stop_for:
+            return 0
         moves = (choose(state, player, state.legal_moves(player), seats[player]),)
     elif player == CHANCE:
         moves = (state.sample_chance(chance),)
     else:  # simultaneous (within a limit, only the first waiting players still choose)
         moves = []
-        for p in state.acting_players()[:left]:
+        for p in [p for p in state.acting_players() if p not in stop_for][:left]:
             moves.append(choose(state, p, state.legal_moves(p), seats[p]))
     for move in moves:
         if observe is not None:

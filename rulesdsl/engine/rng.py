@@ -49,10 +49,6 @@ class _Draws:
 
     __slots__ = ()
 
-    def choice(self, items):
-        """items[below(len(items))]."""
-        return items[self.below(len(items))]
-
     def weighted(self, weights) -> int:
         """An index drawn with probability proportional to its weight."""
         return self.pick(list(accumulate(weights, initial=0.0))[1:], sum(weights))

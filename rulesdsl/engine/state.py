@@ -526,11 +526,6 @@ class State(Position):
                                   None if what else ("zones" if most[1].zone else "vars", most[1].name), turn)
         self.held = total
 
-    def apply_joint(self, moves) -> None:
-        """Apply one move per acting player at a simultaneous node (in seat order)."""
-        for move in moves:
-            self.apply(move)
-
     def _advance(self, step, rule: MoveRule | None, me: int | None = None) -> None:
         target, self.goto = self.goto, None
         if target is None:
@@ -752,9 +747,6 @@ class State(Position):
     def parse_move(self, text: str, player: int | None = None) -> Move:
         """The legal move (or chance outcome) written `text`; raises MoveError saying why not."""
         return parse_move(self, text, player)
-
-    def move_to_string(self, move: Move) -> str:
-        return str(move)
 
     def history_texts(self) -> list[str]:
         """Every move and outcome so far in notation (each printed once, then kept)."""

@@ -4,7 +4,7 @@ this module registers each bundled game with Gymnasium: gymnasium.make("rulesdsl
 from __future__ import annotations
 
 from ..agents import PlayerView, make_agent
-from ..engine.rng import Rng, derive_seed
+from ..engine.play import play, start, streams
 from ..loading import bundled_games
 from ..render import render_state
 from .common import Loaded, PicklesState, Seeds, engine_state
@@ -55,8 +55,8 @@ class SeatEnv(PicklesState, gymnasium.Env if gymnasium is not None else object):
     def reset(self, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         seed = self._seeds.next(seed)
-        self.state = self.loaded.game.new_initial_state(seed=seed)
-        self._rngs = {p: Rng(derive_seed(seed, "agent", p)) for p in self.opponents}
+        self.state = start(self.loaded.game, seed)  # the game `simulate` plays with this seed and these agents
+        self._rngs = streams(seed, self.loaded.game.num_players)[1]
         self._others_play()
         return self._observe(), {}
 
@@ -73,18 +73,10 @@ class SeatEnv(PicklesState, gymnasium.Env if gymnasium is not None else object):
 
     def _others_play(self) -> None:
         """Chance and the opponents act until the seat is to choose or the game ends."""
-        state = self.state
-        while not state.is_terminal():
-            if state.is_chance_node():
-                state.apply(state.sample_chance())
-                continue
-            acting = state.acting_players()
-            others = [p for p in acting if p != self.seat]
-            if not others:
-                return
-            player = others[0]
-            legal = state.legal_moves(player)
-            state.apply(self.opponents[player].choose(PlayerView(state, player), legal, self._rngs[player]))
+        play(self.state, self._opponent, None, self._rngs, stop_for=(self.seat,))
+
+    def _opponent(self, state, player, legal, rng):
+        return self.opponents[player].choose(PlayerView(state, player), legal, rng)
 
     def _observe(self) -> dict:
         mask = np.zeros(self.loaded.num_actions, np.int8)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..engine.play import start
 from ..render import render_state
 from .common import Loaded, PicklesState, Seeds, engine_state
 
@@ -66,7 +67,7 @@ class _Table(PicklesState):
     def _new_game(self, seed: int | None) -> None:
         """A new game from `seed` (without one, the game after the last: common.Seeds), its chance at the start
         drawn, every agent in it."""
-        self.state = self.loaded.game.new_initial_state(seed=self._seeds.next(seed))
+        self.state = start(self.loaded.game, self._seeds.next(seed))  # chance as `simulate` draws it
         self.loaded.resolve_chance(self.state)
         self.agents = list(self.possible_agents)
 

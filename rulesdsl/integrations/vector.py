@@ -11,7 +11,8 @@ from __future__ import annotations
 from ..agents import PlayerView, make_agent
 from ..backends.compiled.batch import ActionTables, BoardTensor, unnumbered
 from ..backends.compiled.unsupported import Unsupported
-from ..engine.rng import Rng, derive_seed
+from ..engine.play import play, start, streams
+from ..engine.rng import derive_seed
 from .common import Loaded, fresh_seed, next_seed
 
 try:  # optional: the `gymnasium` extra
@@ -48,28 +49,23 @@ class _EngineGames:
 
     def __init__(self, loaded: Loaded, n: int, learner: list, agents: dict):
         self.loaded, self.n, self.learner, self.agents = loaded, n, learner, agents
-        self.states, self.rngs = [None] * n, [{} for _ in range(n)]
+        self.states, self.rngs = [None] * n, [[] for _ in range(n)]
         self.seats = loaded.game.num_players
+        self.learning = tuple(p for p in range(self.seats) if learner[p])
 
     def reset(self, which, seeds) -> None:
         game = self.loaded.game
         for i, seed in zip(which, seeds):
-            self.states[i] = game.new_initial_state(seed=seed)
-            self.rngs[i] = {p: Rng(derive_seed(seed, "agent", p)) for p in self.agents}
+            self.states[i] = start(game, seed)  # the game `simulate` plays with this seed and these agents
+            self.rngs[i] = streams(seed, self.seats)[1]
             self._others(i)
 
     def _others(self, i: int) -> None:
         """Chance and the seats that do not learn play until a learning seat is to choose or the game ends."""
-        state = self.states[i]
-        while not state.is_terminal():
-            if state.is_chance_node():
-                state.apply(state.sample_chance())
-                continue
-            others = [p for p in state.acting_players() if not self.learner[p]]
-            if not others:
-                return
-            p = others[0]
-            state.apply(self.agents[p].choose(PlayerView(state, p), state.legal_moves(p), self.rngs[i][p]))
+        play(self.states[i], self._agent, None, self.rngs[i], stop_for=self.learning)
+
+    def _agent(self, state, player, legal, rng):
+        return self.agents[player].choose(PlayerView(state, player), legal, rng)
 
     def _acting(self, state) -> int:
         if state.is_terminal() or state.is_chance_node():
@@ -141,7 +137,7 @@ class _CompiledGames:
         which = np.asarray(which, np.int64)
         keys = np.array([[derive_seed(seed, "agent", p) for p in range(self.seats)] for seed in seeds],
                         np.int64).reshape(len(which), self.seats)
-        wrapped = np.array([int(seed) & ((1 << 64) - 1) for seed in seeds], np.uint64).view(np.int64)
+        wrapped = np.array([derive_seed(seed, "chance") for seed in seeds], np.uint64).view(np.int64)  # as start()
         self._call(self.fn["reset_games"], self.S, self.R, which, wrapped, keys, self.start, self.learner, self.out,
                    self.drawn, self.own)
 

@@ -33,13 +33,6 @@ def _is_seq(x) -> bool:
     return isinstance(x, (str, list, tuple))
 
 
-def check_size(value):
-    """`value`, or LimitExceeded when it is a list, tuple or string longer than the limit."""
-    if _is_seq(value) and len(value) > MAX_ITEMS:
-        raise _too_many(len(value), "this value")
-    return value
-
-
 def check_count(n, what: str = "the result") -> None:
     """LimitExceeded when `n` items are more than a list may hold."""
     if isinstance(n, int) and n > MAX_ITEMS:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from ..lang import types as T
 from ..lang.compiler import Binding, local, typed_local
 from ..lang.constants import frozen
@@ -19,15 +21,39 @@ def _grid_labels(spec) -> list[str]:
     return [str(item) for item in spec] if isinstance(spec, (list, tuple, str)) else [str(spec)]
 
 
+def _names(spec) -> set[str]:
+    """Every word written in a region's definition (its expressions, or the cell names it lists)."""
+    texts = [spec] if isinstance(spec, str) else list(spec.values()) if isinstance(spec, dict) else \
+        spec if isinstance(spec, list) else []
+    return {word for text in texts if isinstance(text, str) for word in re.findall(r"[A-Za-z_]\w*", text)}
+
+
 class BoardCompiler:
     """Part of ModelCompiler: compiling the board."""
+
+    def _grid_axis(self, grid: dict, key: str) -> list[str]:
+        """The labels of the grid's `key` (columns or rows): a count, a list, a string of letters or digits (each
+        a label), or an expression giving a count or a list (`option.size`); labels that repeat are refused."""
+        spec = grid.get(key, 8)
+        if isinstance(spec, str) and not spec.isalnum():
+            spec = self.evaluate_now(("board", "grid", key), spec, self.root, "count or list of labels")
+            if spec is _FAIL:
+                return []
+        labels = _grid_labels(spec)
+        repeated = next((label for i, label in enumerate(labels) if label in labels[:i]), None)
+        if repeated is not None:
+            self.problem(("board", "grid", key), f"the grid's {key} repeat the label {text_of(repeated)[:40]}: two "
+                         "cells would have one name", f"give {key} a count (8), distinct letters (abcdefgh), a list "
+                         "of distinct labels, or an expression giving one of these (option.size)")
+            return []
+        return labels
 
     def _board(self):
         spec = self.data.get("board") or {}
         board = self.rules.board  # filled in place: built-ins already hold it
         grid = spec.get("grid")
         if grid:
-            columns, rows = _grid_labels(grid.get("columns", 8)), _grid_labels(grid.get("rows", 8))
+            columns, rows = self._grid_axis(grid, "columns"), self._grid_axis(grid, "rows")
             template = str(grid.get("name", "{col}{row}"))
             named = []
             if len(columns) * len(rows) > MAX_CELLS:
@@ -79,7 +105,13 @@ class BoardCompiler:
             for table in (board.directions, board.neighbours, board.rays):  # what uses them is not checked
                 table.clear()
         cell_scope = self.root.child(c=typed_local("c", T.CELL))
-        for name, text in (spec.get("attributes") or {}).items():
+        attributes, regions = spec.get("attributes") or {}, spec.get("regions") or {}
+        # regions that name no attribute come first, so attributes may read them; the others may filter by attributes
+        later = {name: value for name, value in regions.items() if _names(value) & set(attributes)}
+        for name, value in regions.items():
+            if name not in later:
+                self._region(board, name, value)
+        for name, text in attributes.items():
             code = self.expr(("board", "attributes", name), text, cell_scope)
             if code is _FAIL:
                 continue
@@ -91,7 +123,7 @@ class BoardCompiler:
                     self.problem(("board", "attributes", name), f"cannot compute '{name}' for cell {c}: "
                                  f"{_describe(exc)}")
                     break
-        for name, value in (spec.get("regions") or {}).items():  # after attributes: regions may filter by them
+        for name, value in later.items():
             self._region(board, name, value)
         for name, link in (spec.get("links") or {}).items():
             self._link(board, name, link or {})

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from ..errors import close_names, suggestion
@@ -18,6 +18,7 @@ from ..lang.parser import SyntaxProblem, parse
 from ..limits import MAX_LOOP_DEPTH, MAX_PARAMS, MAX_TEMPLATE_CHARS
 from .compile_support import _FAIL, _flatten, _ident
 from .bounds import inferred_bound
+from .reads import NOTHING
 from .game import Rules
 from .parts import compound
 from .rules import InternedMoves, Move, MoveRule, ParamDomain
@@ -472,15 +473,17 @@ class MoveCompiler:
                                                       offset=j))
                 return _FAIL
             inner_text = template[j + 1:k]
+            saved = {n: b for n, b in self.builtins.items() if b.state}  # notation calls none of these
             try:
                 node = parse(inner_text)
                 # notation is printed without a state: names read from it (vars, zones, player, turn) are out
                 no_state = Scope({n: b for n, b in _flatten(scope).items()
                                   if b.kind not in ("var", "zone") and not re.search(r"\bS\b", b.code)})
                 lowered = self.lowerer(path, no_state, offset=j + 1).expr(node)
-                saved = {n: b for n, b in self.builtins.items() if b.state}
+                stateless = self._stateless_functions(saved)  # (asked while every built-in is there)
                 for n in saved:
                     del self.builtins[n]
+                self.builtins.update(stateless)
                 try:
                     code = self.compiler.expr(lowered)
                 finally:
@@ -499,6 +502,14 @@ class MoveCompiler:
                     fields = dict(fields, candidates=close)
                     hint = suggestion(close) or "notation may use only the move's params and lets" + \
                         (f" ({', '.join(usable)})" if usable else "") + " and 'me'"
+                elif exc.code == "unknown_function" and exc.fields.get("name") in saved:
+                    name = exc.fields["name"]
+                    self.problems.append(self.doc.problem(
+                        path, f"'{name}' reads the position, which notation cannot: a move is written the same "
+                        "whenever it is printed", "call in notation only functions of the move's params, lets and "
+                        "'me'; compute what the position says in a let of the move", offset=exc.start,
+                        width=max(1, exc.end - exc.start), code="misused_name", fields={"name": name}))
+                    return _FAIL
                 elif exc.code in _UNKNOWN:
                     hint = (hint + "; " if hint else "") + "notation may use only the move's params, lets and 'me'"
                 # (where in the whole template: the field's IR is placed there)
@@ -512,6 +523,14 @@ class MoveCompiler:
             i = k + 1
         self.namespace["F_text"] = text_of
         return f"''.join(({''.join(p + ', ' for p in parts)}))" if parts else "''"  # flat: any number of fields
+
+    def _stateless_functions(self, builtins: dict) -> dict:
+        """The file's functions among `builtins` that read nothing of the position nor of the flow (neither
+        directly nor through what they call), as notation calls them: with no state."""
+        analysis = self._read_analysis()
+        return {name: replace(b, inline=b.inline.replace("(S, me", "(None, me", 1))
+                for name, b in builtins.items()
+                if b.category == "functions" and b.inline and analysis.of(A.Call(name, [], [])) == NOTHING}
 
     def _loop_typing(self, clause: N.Clause):
         """then() of a `for:` effect's collection (see code()): its type gives the loop names theirs."""

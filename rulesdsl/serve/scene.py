@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import re
 
-from ..engine.nodes import CHANCE, SIMULTANEOUS, TERMINAL
 from ..engine.observer import Hidden, Observer
-from ..engine.serialize import encode
 from ..model.values import Cell, Piece, text_of
-from ..render import value_text
+from ..render import status, value_text
 from .layout import GRID, ROWS, cell_places
 from .panel import Panel
 
@@ -61,25 +59,6 @@ class Scene:
                 "players": [{"name": n, "colour": _colour(n, colours) or _PALETTE[p % len(_PALETTE)]}
                             for p, n in enumerate(rules.player_names)],
                 "status": status(S), "viewer": viewer, "panel": self.panel.of(S, viewer, seen)}
-
-
-def status(S) -> str:
-    """Whose turn it is, or how the game ended (as the terminal picture says it)."""
-    names = S.rules.player_names
-    who = S.current_player()
-    if who == TERMINAL:
-        if S.capped:
-            return f"game stopped at the turn cap ({S.turn} turns): a draw"
-        text = "winner: " + ", ".join(names[p] for p in S.winners) if S.winners else "the game is a draw"
-        scores = S.scores()
-        if any(s is not None for s in scores):
-            text += "  (scores: " + ", ".join(f"{names[p]} {encode(s)}" for p, s in enumerate(scores)) + ")"
-        return text
-    if who == CHANCE:
-        return f"chance: {S.step}"
-    if who == SIMULTANEOUS:
-        return f"{S.step}: waiting for " + ", ".join(names[p] for p in S.acting_players())
-    return f"turn {S.turn + 1}: {names[who]} to play ({S.step})"
 
 
 def _links(rules) -> list[list[int]]:

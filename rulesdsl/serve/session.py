@@ -8,9 +8,9 @@ from bisect import bisect_right
 from .. import budget
 from ..agents import make_agent
 from ..agents.view import PlayerView
-from ..engine.nodes import CHANCE, SIMULTANEOUS, TERMINAL
+from ..engine.nodes import SIMULTANEOUS
 from ..engine.observer import Observer
-from ..engine.play import streams
+from ..engine.play import play, streams
 from ..engine.rng import derive_seed
 from ..errors import GameRuntimeError, MoveError, UsageError
 from ..limits import MOVE_SECONDS
@@ -195,7 +195,7 @@ class Session:
         return scene
 
     def _apply(self, move) -> None:
-        self.plies.append(entry(move, self.state.current_player() == SIMULTANEOUS))
+        self._record(self.state, move)
         self.state.apply(move)
 
     def _play_back(self, record: dict) -> None:
@@ -208,28 +208,17 @@ class Session:
         self.humans, self.since = list(record["humans"]), record["since"]
 
     def _advance(self) -> None:
-        """Chance outcomes and agents' moves until a human seat is to choose or the game ends."""
-        S = self.state
-        for _ in range(MAX_AUTOMATIC_MOVES):
-            who = S.current_player()
-            if who == TERMINAL:
-                return
-            if who == CHANCE:
-                move = S.sample_chance(self.chance)
-            elif who == SIMULTANEOUS:
-                agents = [p for p in S.acting_players() if self.agents[p] is not None]
-                if not agents:
-                    return
-                # every agent waiting chooses before any choice is applied, as in the play loop of simulate
-                for move in [self.agents[p].choose(PlayerView(S, p), S.legal_moves(p), self.seat_rngs[p])
-                             for p in agents]:
-                    self._apply(move)
-                continue
-            elif self.agents[who] is None:
-                return
-            else:
-                move = self.agents[who].choose(PlayerView(S, who), S.legal_moves(who), self.seat_rngs[who])
-            self._apply(move)
+        """Chance outcomes and agents' moves until a human seat is to choose or the game ends: simulate's play loop,
+        stopped where a person chooses."""
+        people = tuple(p for p, agent in enumerate(self.agents) if agent is None)
+        play(self.state, self._agent_move, self.chance, self.seat_rngs, observe=self._record,
+             limit=MAX_AUTOMATIC_MOVES, stop_for=people)
+
+    def _agent_move(self, S, player, legal, rng):
+        return self.agents[player].choose(PlayerView(S, player), legal, rng)
+
+    def _record(self, S, move) -> None:
+        self.plies.append(entry(move, S.current_player() == SIMULTANEOUS))
 
 
 def _ply_move(S, text: str):

@@ -5,10 +5,15 @@ where the backend does not take the game), `auto` (the Python engine then, sayin
 from __future__ import annotations
 
 import hashlib
+import os
+import sys
 import time
+from pathlib import Path
 
 from ...engine.rng import Rng
 from ...errors import Location, Problem, RulesDslError, RulesError
+from ...jail import heartbeat
+from ...limits import COMPILE_SECONDS
 from . import cache
 from .packing import Packing
 from .program import Program
@@ -16,6 +21,7 @@ from .state import CompiledGame
 from .unsupported import Unsupported
 
 BACKENDS = ("python", "compiled", "auto")
+DEFAULT = "auto"  # what plays the games when no backend is named: the compiled backend where it takes the game
 _modules: dict = {}  # sha256 of a module's source -> its namespace, compiled (this process's)
 
 
@@ -36,13 +42,27 @@ def program_of(game):
     return Program(game, Packing(game.layout, where))
 
 
-def compile_game(game):
-    """The CompiledGame of a Python Game, its functions compiled (and timed: `load_seconds`)."""
+def default_backend() -> str:
+    """The backend when none is named: $RULESDSL_BACKEND (python, compiled or auto) when set, else auto."""
+    chosen = os.environ.get("RULESDSL_BACKEND", "").strip().lower() or DEFAULT
+    if chosen not in BACKENDS:
+        raise RulesError([Problem(f"RULESDSL_BACKEND={chosen!r} names no backend", Location("RULESDSL_BACKEND"),
+                                  f"set it to one of {', '.join(BACKENDS)}, or unset it (auto)")])
+    return chosen
+
+
+def compile_game(game, say=None):
+    """The CompiledGame of a Python Game, its functions compiled (and timed: `load_seconds`). `say(text)` is told
+    once when the module is compiled here rather than read from this process or the on-disk cache."""
     start = time.perf_counter()
     program = program_of(game)
     key = hashlib.sha256(program.source.encode()).hexdigest()
     functions = _modules.get(key)
     if functions is None:
+        if say is not None and not cache.ready(program.source):
+            say(f"compiling {_named(game)} for the compiled backend (once; cached)")
+        # numba's compile time grows with the module, which the rule file sizes: a budget of its own, in a jail
+        heartbeat(f"compiling {game.name} for the compiled backend", COMPILE_SECONDS)
         functions = cache.load(program.source)
         if functions is None:  # no cache folder to use: compiled in memory
             functions = {"__name__": f"rulesdsl_compiled_{key[:12]}"}
@@ -53,6 +73,11 @@ def compile_game(game):
     compiled = CompiledGame(game, program, functions)
     compiled.load_seconds = time.perf_counter() - start
     return compiled
+
+
+def _named(game) -> str:
+    """How the compile notice names a game: its rule file's name (a bundled game's is the game's name)."""
+    return Path(str(game.path)).stem if getattr(game, "path", None) else game.name
 
 
 def _warm(game) -> None:
@@ -71,9 +96,15 @@ def _warm(game) -> None:
         pass
 
 
-def with_backend(game, backend: str):
+def tell(text: str) -> None:
+    """Say `text` on stderr (that a game is being compiled: it takes a while, once)."""
+    print(text, file=sys.stderr, flush=True)
+
+
+def with_backend(game, backend: str | None, say=tell):
     """`game` (a Python Game) on `backend`: compiled, auto (compiled where it takes the game, else Python, with
-    `backend_note` saying why) or python."""
+    `backend_note` saying why), python, or None (default_backend()). `say`: see compile_game."""
+    backend = backend or default_backend()
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r} (backends: {', '.join(BACKENDS)})")
     if backend == "python":
@@ -81,7 +112,7 @@ def with_backend(game, backend: str):
     missing = available()
     if missing is None:
         try:
-            return compile_game(game)
+            return compile_game(game, say)
         except Unsupported as exc:
             if backend == "compiled":
                 raise exc.error() from None

@@ -64,14 +64,34 @@ def generator() -> str:
     return digest.hexdigest()
 
 
+def ready(source: str) -> bool:
+    """Whether the module `source` is in the cache with numba's machine code beside it (loading it compiles
+    nothing, or little: numba may still compile a function it had not cached)."""
+    base = folder()
+    if base is None:
+        return False
+    path = _path(base, source)
+    try:
+        if not path.is_file() or path.is_symlink() or path.read_text("utf-8") != source:
+            return False
+        return any((base / "__pycache__").glob(f"{path.stem}.*.nbi"))
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def _path(base: Path, source: str) -> Path:
+    """The file that holds the module `source` in the cache folder `base`."""
+    return base / f"m_{hashlib.sha256(f'{generator()}{chr(0)}{source}'.encode()).hexdigest()[:40]}.py"
+
+
 def load(source: str) -> dict | None:
     """The namespace of the module `source`, imported from its cached file (written first when it is missing or
     differs); None when there is no cache folder to use (see folder())."""
     base = folder()
     if base is None:
         return None
-    key = hashlib.sha256(f"{generator()}\0{source}".encode()).hexdigest()[:40]
-    path = base / f"m_{key}.py"
+    path = _path(base, source)
+    key = path.stem[2:]
     try:
         kept = path.read_text("utf-8") if path.is_file() and not path.is_symlink() else None
     except (OSError, UnicodeDecodeError):

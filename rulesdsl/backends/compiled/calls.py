@@ -104,8 +104,6 @@ class Calls:
             own = step.pass_rule.next_target if step.pass_rule is not None and step.pass_rule.next is not None \
                 else None
             i = t.step_index[name]
-            if not program.ir.steps[name].next:  # (a step with no way on: its N_ only raises)
-                continue
             if own is not None:
                 resume.append(f"    if rs == {i} and is_pass:\n        return {index(own)}")
             resume.append(f"    if rs == {i}:\n        return N_{i}(s, who)")

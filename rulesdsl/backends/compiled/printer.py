@@ -14,12 +14,19 @@ from __future__ import annotations
 from ...ir import nodes as N
 from ...lang import types as T
 from ...model.values import Cell
-from .places import Places
+from .links import LinkBuiltins
+from .lists import ListBuiltins
+from .places import NONE_NUMBER, Places
 from .unsupported import Unsupported
 
 _ARITH = {"+": "+", "-": "-", "*": "*", "//": "//", "%": "%"}
 _COMPARE = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 _INT64 = (-(1 << 63), (1 << 63) - 1)
+
+
+def _maybe(t: T.Type, name: str) -> bool:
+    """Whether `t` is a value of kind `name` or none."""
+    return t.name == "union" and {m.name for m in t.items} == {name, "none"}
 
 
 def _holds_piece(t: T.Type) -> bool:
@@ -84,7 +91,7 @@ def _whole(value) -> int:
     return value
 
 
-class Printer:
+class Printer(ListBuiltins, LinkBuiltins):
     """Prints the IR of one game into a Module. `board`: the game's geometry tables (see program.Tables)."""
 
     def __init__(self, module: Module, tables, ir, packing):
@@ -197,9 +204,10 @@ class Printer:
             (left, a), (right, b) = self.ex(node.left, env), self.ex(node.right, env)
             if a == b == "a":
                 return f"_rt.concat({left}, {right})", "a"
-        if node.op not in _ARITH or node.type.name != "int":
+        if node.op not in _ARITH or node.type.name != "int" and not self.whole_valued(node):
             raise self.unsupported(node, f"the operator {node.op} on {T.describe(node.type)}")
-        left, right = self.scalar(node.left, env), self.scalar(node.right, env)
+        left = self.operand(node.left, node.right, node.op, env)
+        right = self.operand(node.right, node.left, node.op, env, False)
         if node.op in ("//", "%"):
             return f"_divided({left}, {right}, {node.op == '%'})", "i"
         return f"({left} {_ARITH[node.op]} {right})", "i"
@@ -220,15 +228,18 @@ class Printer:
                 continue
             if op not in _COMPARE:
                 raise self.unsupported(node, f"the comparison {op}")
-            left, right = self._compared(a, b, env), self._compared(b, a, env)
+            left, right = self._compared(a, b, env, op), self._compared(b, a, env, op, False)
             parts.append(f"{left} {_COMPARE[op]} {right}")
         return "(" + " and ".join(f"({p})" for p in parts) + ")", "i"
 
-    def _compared(self, node, other, env) -> str:
-        """A side of == or !=: none is the absent value of the other side's type."""
+    def _compared(self, node, other, env, op: str = "", left: bool = True) -> str:
+        """A side of == or !=: none is the absent value of the other side's type (beside a variable holding a
+        number or none, NONE_NUMBER)."""
+        if op in ("==", "!=") and self.places.number_or_none(node):
+            return self.places.compared(node)
         if isinstance(node, N.Const) and node.value is None:
-            return "0" if _holds_piece(other.type) else "-1"
-        return self.scalar(node, env)
+            return "0" if _holds_piece(other.type) else NONE_NUMBER if self.places.number_or_none(other) else "-1"
+        return self.operand(node, other, op, env, left, compare=True)
 
     def x_Cond(self, node, env):
         test = self.scalar(node.test, env)
@@ -245,7 +256,7 @@ class Printer:
         if isinstance(obj, N.Ref) and obj.kind == "local" and f"{obj.name}.{node.name}" in env:
             return env[f"{obj.name}.{node.name}"]  # a field of a record its caller binds (the move made, after it)
         kind = obj.type.name
-        if kind == "cell":
+        if kind == "cell" or _maybe(obj.type, "cell"):  # none's attribute: no such cell, as _cell() says
             table = self.t.cell_attribute(self, node)
             return f"{table}[_cell({self.scalar(obj, env)})]", "i"
         if _holds_piece(obj.type):
@@ -258,10 +269,13 @@ class Printer:
 
     def x_Index(self, node, env):
         obj = node.obj
+        found = self.places.indexed(node, env)  # an item of a list of tables
+        if found is not None:
+            return found
         if isinstance(obj, N.Ref) and obj.kind == "region" and obj.name in self.t.keyed:
             return self._keyed_region(node, env)
         if isinstance(obj, N.Ref) and obj.kind == "var" and self.places.per_seat(obj):
-            return self.places.read(obj, f"_seat_at({self.scalar(node.index, env)})")
+            return self.places.read(obj, self.places.row(obj, node.index, env, node.at[0]))
         seq, rep = self.ex(obj, env)
         if rep == "a2":
             return f"_row({seq}, {self.scalar(node.index, env)})", "a"
@@ -430,6 +444,8 @@ class Printer:
         return f"{code}.shape[0]", "i"
 
     def b_max(self, node, env):
+        if len(node.args) > 1:
+            return self.extreme_of_values(node, env, "max")
         kwargs = dict(node.kwargs)
         if len(node.args) != 1 or set(kwargs) - {"default"}:
             raise self.unsupported(node, "max() of anything but one list")
@@ -547,6 +563,13 @@ class Printer:
     def _assign(self, node, env) -> list:
         """`target op value` to a variable (whole, or a seat's place) or to a name of the effects."""
         target, at = node.target, node.at[0]
+        found = self.places.assign_item(node, env)  # an item of a list variable
+        if found is None:
+            found = self.places.assign_number_or_none(node, env)
+        if found is None:
+            found = self.assign_player(node, env)
+        if found is not None:
+            return found
         if isinstance(target, N.Ref) and target.kind == "temp":
             code, rep = self._assigned(node, env, lambda: env[target.name] if target.name in env else None)
             name = f"tmp_{target.name}"
@@ -560,7 +583,7 @@ class Printer:
         if isinstance(target, N.Index) and isinstance(target.obj, N.Ref) and target.obj.kind == "var" \
                 and self.places.per_seat(target.obj):
             var = target.obj
-            lines = [f"r = _seat_at({self.scalar(target.index, env)})"]
+            lines = [f"r = {self.places.row(var, target.index, env, at, write=True)}"]
             code, rep = self._assigned(node, env, lambda: self.places.read(var, "r"))
             return lines + self.places.write(var, "r", code, rep, at)
         raise self.unsupported(node, "assigning this")

@@ -16,10 +16,12 @@ from ...engine.nodes import CHANCE as CHANCE_SEAT
 from ...errors import RulesDslError
 from ...limits import MAX_DRAWN
 from ...ir import nodes as N
-from ...ir.forms import Atom, Many, OneOf
+from ...ir.forms import Atom, Many, Nothing, OneOf
+from .bounds import length_bound
 from .calls import Calls
 from .draws import Draw
 from .outcomes import Outcomes
+from .places import _may_be_none, _optional
 from .printer import Module, Printer
 from .tables import Tables
 from .tiers import Tiers, after_effects
@@ -101,8 +103,6 @@ class Program:
 
     def _check_flow(self) -> None:
         rules = self.rules
-        if rules.next_player is not None:
-            raise Unsupported(self._at(("flow", "next_player")), "flow: next_player")
         for name, step in self.ir.steps.items():
             if step.kind not in ("decision", "chance", "auto"):
                 raise Unsupported(self._at(step.decl), f"{step.kind} steps")
@@ -266,6 +266,9 @@ class Program:
                 return max(item.high - item.low + 1, 0)
         if isinstance(param.domain, N.Ref) and param.domain.kind == "region":
             return len(self.t.regions.get(param.domain.name, ()))
+        found = [length_bound(x, self.ir) for x in (param.among, param.domain)]
+        if any(n is not None for n in found):
+            return min(n for n in found if n is not None)
         raise Unsupported(self._at(param.decl), "a param whose number of values has no known bound (give it among:)")
 
     # -- applying a move ----------------------------------------------------------------------------------------
@@ -282,6 +285,13 @@ class Program:
             lines.append(f"        {'if' if place == 0 else 'elif'} k == {kind}:")
             lines.append(f"            s[{self._ident('last.rule')}] = {place}")
             for j, item in enumerate(last.members[place].items):
+                if _optional(item):  # none or a single value: its tag, and the value when there is one
+                    lines += self._last_optional(item, f"row[{j + 1}]")
+                    continue
+                if self._never_none(kind, j, item):  # a number typed as maybe none that never is
+                    lines += [f"            s[{self._ident(item.tag.name)}] = 1",
+                              f"            s[{self._ident(item.members[1].leaf.name)}] = row[{j + 1}]"]
+                    continue
                 if not isinstance(item, Atom):
                     raise Unsupported(self._at(self.kinds[kind].path), "a move argument that is not a single value")
                 value = f"row[{j + 1}]"
@@ -315,6 +325,25 @@ class Program:
                            is_pass=f"{passes}[k]")
         return "\n\n\n".join(effects + ["\n".join(lines)])
 
+    def _never_none(self, kind: int, j: int, form) -> bool:
+        """Whether argument j of move kind `kind`, held as none or a number, is a let that never gives none."""
+        if not (isinstance(form, OneOf) and len(form.members) == 2 and isinstance(form.members[0], Nothing)
+                and isinstance(form.members[1], Atom) and form.members[1].kind == "int"):
+            return False
+        plan = self._plan(self.kinds[kind])
+        at = j - len(plan.params) if plan is not None else -1
+        return plan is not None and 0 <= at < len(plan.lets) and not _may_be_none(plan.lets[at].value, self.ir)
+
+    def _last_optional(self, form, value: str) -> list:
+        """The lines recording a move's argument that is none or a single value (places._optional) as the last
+        move's."""
+        atom, pad = form.members[1], "            "
+        absent = "0" if atom.kind == "piece" else "-1"
+        number = f"_place({self.p.places.enum(atom)}, {value})" if atom.kind == "text" else value
+        return [f"{pad}if {value} == {absent}:", f"{pad}    s[{self._ident(form.tag.name)}] = 0", f"{pad}else:",
+                f"{pad}    s[{self._ident(form.tag.name)}] = 1",
+                f"{pad}    s[{self._ident(atom.leaf.name)}] = {number}"]
+
     def then(self, me: str, steps: dict, own: dict | None = None, has_me: str = "1", me_seat: str | None = None,
              is_pass: str = "0") -> list:
         """Lines sending play on after a move or outcome at one of `steps`: after draws chance() asked for (the
@@ -326,9 +355,6 @@ class Program:
             lines += [f"    if k == {kind}:", f"        go(s, {target})", "        return"]
         for name in steps:
             lines.append(f"    if st == {self.t.step_index[name]}:")
-            if not self._step(name).next:  # a step only chance() calls: its N_ only raises, and returns nothing
-                lines.append("        " + self.m.error("no way on from the step holds", self._step(name).decl))
-                continue
             lines.append(f"        go(s, N_{self.t.step_index[name]}(s, {me}))")
         return lines
 
@@ -359,8 +385,8 @@ class Program:
                     lines.append(f"    return {target}")
                     break
                 lines += [f"    if {self.p.scalar(branch.test, {})}:", f"        return {target}"]
-            else:
-                lines.append("    " + self.m.error("no way on from the step holds", step.decl))
+            else:  # no next, or none of its cases holds: the turn ends (as model/compile_flow.py's _next)
+                lines.append(f"    return {len(self.steps)}")
             parts.append("\n".join(lines))
         auto = [name for name, step in self.ir.steps.items() if step.kind == "auto"]
         for name in auto:  # an automatic step's effects, then where goto() said, else its next
@@ -378,10 +404,27 @@ class Program:
         start = self.t.step_index[self.rules.turn_start]
         winners = self.layout.slots["winners"].form
         listed = _member(winners, Many)
+        parts.append(self._next_player())
         parts.append(GO.format(turn_start=start, capped_tag=listed, unchanged=not self._end_reads_turn(),
                                error=self.m.error("the flow went round automatic steps without reaching a decision",
                                                   ("flow",))))
         return "\n\n\n".join(parts)
+
+    def _next_player(self) -> str:
+        """`next_player(s)`: the seat whose turn comes next (flow: next_player, worked out with `me` the player whose
+        turn ends; else the next seat round the table), checked to be a seat as the Python engine checks it."""
+        node = self.ir.exprs.get(("flow", "next_player"), [None])[0]
+        if self.rules.next_player is None:
+            return "@_jit\ndef next_player(s):\n    return (s[O_player] + 1) % NS"
+        kinds = {t.name for t in node.type.items} if node is not None and node.type.name == "union" else \
+            {node.type.name if node is not None else "any"}
+        if not kinds <= {"int", "seat", "cell"}:
+            raise Unsupported(self._at(("flow", "next_player")), "flow: next_player that is not a whole number")
+        error = self.m.code("the player whose turn it is became {0}, which is no seat", ("flow", "next_player"),
+                            f"seats are 0 to {self.t.seats - 1}")
+        return "\n".join(["@_jit", "def next_player(s):", "    me = s[O_player]",
+                          f"    p = {self.p.scalar(node, {})}", "    if p < 0 or p >= NS:",
+                          f"        raise ValueError({error!r}, p)", "    return p"])
 
     # -- the end --------------------------------------------------------------------------------------------------
     def _end_reads_turn(self) -> bool:
@@ -761,7 +804,7 @@ def go(s, target):
             if s[O_ply] and check_end(s):
                 return
             checked = {unchanged}
-            s[O_player] = (s[O_player] + 1) % NS
+            s[O_player] = next_player(s)
             s[O_turn] += 1
             target = {turn_start}
             if s[O_turn] >= MAX_TURNS:

@@ -391,3 +391,105 @@ def unsettled(out, start, end, columns):
                     out[n, c] = out[i, c]
             n += 1
     return n
+
+
+@njit(**_JIT)
+def first_or(xs, default):
+    """The first item of xs, or `default` when it is empty."""
+    return xs[0] if xs.shape[0] else default
+
+
+@njit(**_JIT)
+def key_row(table, low, k, code):
+    """The place of key `k` of a variable with one value per key (table[k - low], see places.py); ValueError(code,
+    k) when k is not one of its keys."""
+    i = k - low
+    if i < 0 or i >= table.shape[0] or table[i] < 0:
+        raise ValueError(code, k)
+    return table[i]
+
+
+@njit(**_JIT)
+def walk(nexts, switches, keys, key, c, steps, missing, many):
+    """walk() (model/builtins/links.py) along links that never run out: the cells passed following them `steps`
+    times from c, starting with the links of `key` (a row of `keys`) and switching keys where `switches` says."""
+    row = -1
+    for i in range(keys.shape[0]):
+        if keys[i] == key:
+            row = i
+    if row < 0:
+        raise ValueError(missing, key)
+    if steps > MAX_ITEMS:
+        raise ValueError(many, steps)
+    out = np.empty(max(steps, 0), np.int64)
+    for i in range(max(steps, 0)):
+        nxt = nexts[row, c]
+        if switches[row, c] >= 0:
+            row = switches[row, c]
+        c = nxt
+        out[i] = c
+    return out
+
+
+@njit(**_JIT)
+def list_index(i, n, code):
+    """Item i of a list of n items, as Python indexes it (from the end when negative); ValueError(code) when out of
+    range."""
+    if i < -n or i >= n:
+        raise ValueError(code)
+    return i + n if i < 0 else i
+
+
+@njit(**_JIT)
+def table_column(codes, key, code):
+    """The column of a table's possible key `key` (codes: the possible keys' codes); ValueError(code, key) when it
+    is none of them."""
+    for j in range(codes.shape[0]):
+        if codes[j] == key:
+            return j
+    raise ValueError(code, key)
+
+
+@njit(**_JIT)
+def table_get(s, order, value, width, row, codes, key, code):
+    """The value of key `key` in table `row` of a list of tables (see items.py); ValueError(code, key) when it is
+    not in the table."""
+    for j in range(codes.shape[0]):
+        if codes[j] == key:
+            if s[order + row * width + j] >= 0:
+                return s[value + row * width + j]
+            break
+    raise ValueError(code, key)
+
+
+@njit(**_JIT)
+def table_put(s, order, width, j):
+    """Key column j put in the table whose order starts at `order`: at the end of the order unless it is there."""
+    if s[order + j] >= 0:
+        return
+    n = 0
+    for i in range(width):
+        if s[order + i] >= 0:
+            n += 1
+    s[order + j] = n
+
+
+@njit(**_JIT)
+def table_values(s, order, value, width):
+    """The values of a table in its order."""
+    out = np.empty(width, np.int64)
+    n = 0
+    for k in range(width):
+        for j in range(width):
+            if s[order + j] == k:
+                out[n] = s[value + j]
+                n += 1
+    return out[:n]
+
+
+@njit(**_JIT)
+def some(tag, value, code):
+    """The value of a variable holding a number or none, where a number is needed: ValueError(code) when none."""
+    if tag != 1:
+        raise ValueError(code)
+    return value

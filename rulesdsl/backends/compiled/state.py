@@ -11,12 +11,14 @@ from __future__ import annotations
 from ...errors import GameRuntimeError, IllegalMove, Location
 from ...engine.arrays import from_arrays, log_arrays, to_arrays
 from ...engine.nodes import CHANCE, TERMINAL
+from ...engine.state import _PARTS
 from ...model.rules import Move
 from .batch import kernels as batch_kernels
 from .program import CHANCE as CHANCE_STEP
 
 
 _FAILED = (ValueError, IndexError, ZeroDivisionError, OverflowError)
+_PART_AT = {path: name for name, path in _PARTS.items() if name != "flow"}  # names errors located at them
 _LOG_ROWS = 4096  # moves a playout's log holds before compiled code hands back to write another
 
 
@@ -97,7 +99,7 @@ class CompiledGame:
         args = exc.args
         text = str(args[0]) if args else str(exc)
         rules, errors = self.python.rules, self.program.m.errors
-        if isinstance(what, str) and isinstance(state, CompiledState):  # a step: the one play stopped at
+        if isinstance(what, str) and what in rules.steps:  # a playout's: the step it had reached when it failed
             what = state.step
         path = getattr(what, "path", None) or ("flow", "steps", what)
         name, turn, message = getattr(what, "name", what), state.turn, text
@@ -105,6 +107,11 @@ class CompiledGame:
         if text.startswith("E") and text[1:].isdigit() and int(text[1:]) < len(errors):
             message, at, told, capacity = errors[int(text[1:])]
             message = message.format(*args[1:]) if len(args) > 1 else message
+            name = _PART_AT.get(at, name)
+            if at and at[0] == "moves" and "do" not in at:
+                at = None  # a move's check, param or let: the Python engine locates the rule listing or making it
+            elif at and at[0] == "moves" and len(at) > 1 and isinstance(what, str):  # (a playout names its step)
+                name = at[1]  # a move's statement failed: the Python engine names the move
             path, hint = at or path, told or hint
             rule = self._rules[state._get_scratch("rule") - 1] if state._get_scratch("rule") > 0 else None
             if capacity and rule is not None:
@@ -136,6 +143,11 @@ class CompiledGame:
         row = np.zeros(self.program.width, np.int64)
         row[0] = k
         for j, value in enumerate(move[1]):
+            if value is None:  # none: the absent value of the argument's kind
+                atom = self._atoms(k)[j]
+                single = atom.members[-1] if hasattr(atom, "members") else atom
+                row[j + 1] = 0 if getattr(single, "kind", None) == "piece" else -1
+                continue
             row[j + 1] = self.program.m.texts[value] if isinstance(value, str) else int(value)
         return row
 
@@ -172,6 +184,11 @@ class CompiledGame:
         return self.layout.slots["last"].form.members[self.program.players.index(k)].items
 
     def _arg(self, atom, number: int):
+        members = getattr(atom, "members", None)
+        if members is not None:  # none or a single value (program.py takes no other OneOf as an argument)
+            single = members[-1]
+            absent = 0 if single.kind == "piece" else -1
+            return None if number == absent and single.kind != "int" else self._arg(single, number)
         if atom.kind == "cell":
             return self._cells[number]
         if atom.kind == "bool":

@@ -1,0 +1,90 @@
+"""The most items a list expression can hold, worked out from the IR where its type does not say: a list fixed
+at load, a comprehension over such lists, a function of the file returning one, a choice between two."""
+
+from __future__ import annotations
+
+from ...ir import nodes as N
+
+_DEPTH = 16  # functions calling functions: deeper than this, no bound is claimed
+_MOST = 1_000_000  # a bound beyond this is none: no list compiled code makes holds more
+
+
+def length_bound(node, ir, depth: int = 0) -> int | None:
+    """An upper bound on the length of the list `node` gives, or None where none is known (or beyond _MOST)."""
+    found = _bound(node, ir, depth)
+    return found if found is not None and found <= _MOST else None
+
+
+def _bound(node, ir, depth: int) -> int | None:
+    if node is None or depth > _DEPTH:
+        return None
+    t = node.type
+    if t is not None and t.name in ("list", "seq", "range") and t.high is not None:
+        return t.high
+    if isinstance(node, N.Ref):
+        if node.kind == "engine" and node.name == "players":
+            return ir.seats
+        binding = node.binding
+        if node.const and binding is not None and binding.is_const and isinstance(binding.const, (list, tuple)):
+            return len(binding.const)
+        return None
+    if isinstance(node, N.Range):
+        low, high = constant(node.low, ir), constant(node.high, ir)
+        if _whole(low) and _whole(high):
+            return max(high - low + 1, 0)
+        return None
+    if isinstance(node, N.Display) and node.kind == "list":
+        return len(node.items)
+    if isinstance(node, N.Cond):
+        a, b = length_bound(node.then, ir, depth + 1), length_bound(node.other, ir, depth + 1)
+        return None if a is None or b is None else max(a, b)
+    if isinstance(node, N.Comp) and not node.generator:
+        total = 1
+        for clause in node.clauses:  # conditions only leave items out
+            found = length_bound(clause.iterable, ir, depth + 1)
+            if found is None:
+                return None
+            total *= found
+        return total
+    if isinstance(node, N.Call) and node.target == "function" and node.func in ir.functions:
+        fn = ir.functions[node.func]
+        return length_bound(fn.value, ir, depth + 1) if fn.kind == "function" else None
+    return None
+
+
+_NOT_KNOWN = object()
+_ARITH = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b}
+
+
+def _whole(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def constant(node, ir, depth: int = 0):
+    """The value of an expression fixed at load (constants, names fixed at load, a pure built-in of them, + - * of
+    whole numbers), or a marker object where it is not one."""
+    if depth > _DEPTH:
+        return _NOT_KNOWN
+    if isinstance(node, N.Const):
+        return node.value
+    if isinstance(node, N.Ref):
+        binding = node.binding
+        return binding.const if node.const and binding is not None and binding.is_const else _NOT_KNOWN
+    if isinstance(node, N.Unary) and node.op == "-":
+        value = constant(node.operand, ir, depth + 1)
+        return -value if _whole(value) else _NOT_KNOWN
+    if isinstance(node, N.Binary) and node.op in _ARITH:
+        a, b = constant(node.left, ir, depth + 1), constant(node.right, ir, depth + 1)
+        return _ARITH[node.op](a, b) if _whole(a) and _whole(b) else _NOT_KNOWN
+    if isinstance(node, N.Call) and node.target == "builtin" and not node.kwargs:
+        declared = ir.builtins.get(node.func)
+        if declared is None or not getattr(declared, "fold", False):
+            return _NOT_KNOWN
+        args = [constant(a, ir, depth + 1) for a in node.args]
+        if any(a is _NOT_KNOWN for a in args):
+            return _NOT_KNOWN
+        try:
+            return declared.fn(*args)
+        except Exception:  # noqa: BLE001 - not a constant after all: printed as a call, which reports it
+            return _NOT_KNOWN
+    return _NOT_KNOWN

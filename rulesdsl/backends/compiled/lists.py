@@ -1,0 +1,169 @@
+"""More built-ins and effects printed for compiled code (a mixin of printer.Printer): sorted(), first(), last(),
+min() and max() of values, next_seat(), values(), remove(), `player = seat`, and operands that may hold none,
+each as the Python engine computes it (its errors too)."""
+
+from __future__ import annotations
+
+from ...ir import nodes as N
+from .messages import ValueMessage
+
+_ORDERED = frozenset({"int", "seat", "cell", "bool"})  # kinds whose order is their whole number's order
+
+
+def _holds_piece(t) -> bool:
+    return t.name == "piece" or t.name == "union" and any(m.name == "piece" for m in t.items)
+
+
+def _ordered(t) -> bool:
+    kinds = {m.name for m in t.items} if t.name == "union" else {t.name}
+    return kinds <= _ORDERED
+
+
+class ListBuiltins:
+    """Built-ins (`b_<name>(node, env) -> (code, rep)`) and effects (`e_<name>(call, env) -> lines`) as in
+    printer.Printer."""
+
+    def b_sorted(self, node, env):
+        if len(node.args) != 1 or node.kwargs:
+            raise self.unsupported(node, "sorted() with a key or reverse")
+        item = node.type.items[0] if node.type.name == "list" and node.type.items else node.type
+        seq, rep = self.ex(node.args[0], env)
+        if rep != "a" or not _ordered(item):
+            raise self.unsupported(node, "sorted() of anything but whole numbers, seats or cells")
+        return f"np.sort({seq})", "a"
+
+    def b_first(self, node, env):
+        kwargs = dict(node.kwargs)
+        if len(node.args) + len(kwargs) > 2 or set(kwargs) - {"default"}:
+            raise self.unsupported(node, "this call of first()")
+        given = node.args[1] if len(node.args) > 1 else kwargs.get("default")
+        default = self._default(node, given, env)
+        xs = node.args[0]
+        if isinstance(xs, N.Comp):  # items worked out one by one up to the first, as Python's generator does
+            free = self._free(xs, env)
+            key = ("first", id(xs), tuple(env[name][1] for name in free))
+            name = self.m.function(key, lambda fname: self._first_source(fname, xs, env, free))
+            found = f"{name}(s, me{''.join(', ' + env[n][0] for n in free)})"
+            return f"_rt.first_or({found}, {default})", "i"
+        seq, rep = self.ex(xs, env)
+        if rep != "a":
+            raise self.unsupported(node, "first() of this")
+        return f"_rt.first_or({seq}[:1], {default})", "i"
+
+    def _default(self, node, given, env) -> str:
+        """The code of first()'s or last()'s default: `given`, else none (a number has no code left for none)."""
+        if given is not None:
+            return self.scalar(given, env)
+        kinds = {m.name for m in node.type.items} if node.type.name == "union" else {node.type.name}
+        if not kinds <= {"cell", "seat", "piece", "text", "none"}:
+            raise self.unsupported(node, f"{node.func}() of numbers with no default (none is not told from -1)")
+        return "0" if _holds_piece(node.type) else "-1"
+
+    def _first_source(self, fname, comp, env, free) -> str:
+        """A function giving the comprehension's first item as a list of at most one."""
+        inner = {name: (f"a{i}", env[name][1]) for i, name in enumerate(free)}
+        params = "".join(f", {inner[name][0]}" for name in free)
+        lines, depth = [], 1
+        for c, clause in enumerate(comp.clauses):
+            pad = "    " * depth
+            seq, rep = self.ex(clause.iterable, inner)
+            inner = dict(inner)
+            lines += self._loop_head(clause, seq, rep, inner, f"{c}", pad)
+            depth += 1
+            for cond in clause.conds:
+                lines += [f"{'    ' * depth}if not {self.scalar(cond, inner)}:", f"{'    ' * depth}    continue"]
+        pad = "    " * depth
+        lines += [f"{pad}return _single({self.scalar(comp.elt, inner)})"]
+        return "\n".join([f"@_jit\ndef {fname}(s, me{params}):", *lines, "    return _none()"])
+
+    def extreme_of_values(self, node, env, how: str):
+        """max(a, b, ...) or min(a, b, ...) of whole numbers."""
+        if node.kwargs or any(not _ordered(a.type) for a in node.args):
+            raise self.unsupported(node, f"{how}() of values that are not whole numbers")
+        return f"{how}({', '.join(self.scalar(a, env) for a in node.args)})", "i"
+
+    def b_min(self, node, env):
+        if len(node.args) > 1:
+            return self.extreme_of_values(node, env, "min")
+        raise self.unsupported(node, "min() of a list")
+
+    def b_next_seat(self, node, env):
+        # nobody leaves a game compiled code plays (leave() is not taken), so no seat is passed over
+        kwargs = dict(node.kwargs)
+        if not 1 <= len(node.args) <= 2 or set(kwargs) - {"k"} or len(node.args) == 2 and kwargs:
+            raise self.unsupported(node, "this call of next_seat()")
+        given = node.args[1] if len(node.args) == 2 else kwargs.get("k")
+        step = self.scalar(given, env) if given is not None else "1"
+        return f"(({self.scalar(node.args[0], env)} + {step}) % NS)", "i"
+
+    def b_last(self, node, env):
+        kwargs = dict(node.kwargs)
+        if len(node.args) + len(kwargs) > 2 or set(kwargs) - {"default"} or not node.args:
+            raise self.unsupported(node, "this call of last()")
+        given = node.args[1] if len(node.args) > 1 else kwargs.get("default")
+        default = self._default(node, given, env)
+        seq, rep = self.ex(node.args[0], env)
+        if rep != "a":
+            raise self.unsupported(node, "last() of this")
+        return f"_rt.first_or({seq}[::-1], {default})", "i"
+
+    def whole_valued(self, node) -> bool:
+        """Whether `node` gives a whole number though its type says only a number: a sum of whole numbers, or
+        + - * // % of such values (the type pass types a sum() of a comprehension as a number)."""
+        if node.type.name == "int":
+            return True
+        if isinstance(node, N.Binary) and node.op in ("+", "-", "*", "//", "%"):
+            return self.whole_valued(node.left) and self.whole_valued(node.right)
+        if isinstance(node, N.Call) and node.target == "builtin" and node.func == "sum" and len(node.args) == 1 \
+                and not node.kwargs and isinstance(node.args[0], N.Comp):
+            return self.whole_valued(node.args[0].elt)
+        return False
+
+    def b_values(self, node, env):
+        if len(node.args) != 1 or node.kwargs:
+            raise self.unsupported(node, "this call of values()")
+        found = self.places.table_values(node.args[0], env)
+        if found is None:
+            raise self.unsupported(node, "values() of anything but an item of a list of tables")
+        return found
+
+    def e_remove(self, call, env) -> list:
+        t = call.args[0].type if call.args else None
+        cell_or_none = t is not None and t.name == "union" and {m.name for m in t.items} == {"cell", "none"}
+        if len(call.args) != 1 or call.kwargs or not (t.name == "cell" or cell_or_none):
+            raise self.unsupported(call, "remove() of anything but the piece on a cell")
+        cell = self.field("cells", "rc")
+        # (the Python engine names the cell: the message is shown with the cell's name)
+        names = self.t.rules.board.cells
+        empty = self.m.code(ValueMessage("remove(): cell {0} is empty", lambda c: str(names[c])), call.at[0])
+        return [f"rc = _cell({self.scalar(call.args[0], env)})", f"if {cell} == 0:",
+                f"    raise ValueError({empty!r}, rc)", f"{cell} = 0"]
+
+    def assign_player(self, node, env):
+        """The lines of `player = seat`: whose turn it is, checked to be a seat as the Python engine checks it
+        when play goes on; None for an assignment to anything else."""
+        target = node.target
+        if not (isinstance(target, N.Ref) and target.kind == "engine" and target.name == "player"):
+            return None
+        if node.op != "=":
+            raise self.unsupported(node, f"the assignment {node.op} to player")
+        error = self.m.code("the player whose turn it is became {0}, which is no seat", node.at[0],
+                            f"seats are 0 to {self.t.seats - 1}")
+        return [f"s[O_player] = _fits({self.scalar(node.value, env)}, 0, NS - 1, {error!r})"]
+
+    def operand(self, node, other, op: str, env, left: bool = True, compare: bool = False) -> str:
+        """Code of an operand of `op` (`other` the other operand): a variable holding a number or none is
+        checked to hold a number, failing with the TypeError Python gives for none there."""
+        if not self.places.number_or_none(node):
+            return self.scalar(node, env)
+        kind = other.type.name
+        named = "bool" if kind == "bool" else "NoneType" if kind == "none" else "int"
+        pair = ("'NoneType'", f"'{named}'") if left else (f"'{named}'", "'NoneType'")
+        if compare:
+            message = f"TypeError: '{op}' not supported between instances of {pair[0]} and {pair[1]}"
+        else:
+            message = f"TypeError: unsupported operand type(s) for {op}: {pair[0]} and {pair[1]}"
+        form = self.places.slot(node).form
+        code = self.m.code(message, node.at[0])
+        return (f"_rt.some({self.places._at(form.tag, '0')}, {self.places._atom(form.members[1], '0')}, "
+                f"{code!r})")
