@@ -28,8 +28,14 @@ TURNS = "tests/compiled_games/turn-order.yaml"  # next_player, turn_start, a tur
 SOWING = "examples/games/sowing.yaml"  # a variable per cell, walk() along links, last()
 LANES = "tests/compiled_games/lanes.yaml"  # walk() along links keyed by seat that switch; variables per key
 TALLIES = "tests/compiled_games/tallies.yaml"  # lists of tables, list items, a number or none, remove(), player =
+SECRET = "tests/compiled_games/secret-draw.yaml"  # outcomes weighted by the state, seen by some players only
+SIXES = "examples/tutorial/sixes.yaml"  # a draw of several dice that chance() asks for
+CALLED = "tests/compiled_games/called-draws.yaml"  # draws asked at once, from a draw, then goto(); without replacement
+FALLBACKS = "tests/compiled_games/fallbacks.yaml"  # tiers of moves (per value with fallback_by), after-effects
+RESHUFFLE = "tests/compiled_games/reshuffle.yaml"  # an arrangement drawn at the start of every turn
 SUPPORTED = [(TUTORIAL, None), (TUTORIAL, "misere"), ("mabula", None), (DICE, None), (TURN_ENDS, None), (TURNS, None),
-             (SOWING, None), (LANES, None), (TALLIES, None)]
+             (SOWING, None), (LANES, None), (TALLIES, None), (SECRET, None), (SIXES, None), (CALLED, None),
+             (FALLBACKS, None), (RESHUFFLE, None)]
 MABULA_SETUP = "WBWBWBWBWBWBBWBWBWBWBWBW"  # an explicit setup: no chance step
 
 
@@ -310,3 +316,103 @@ def test_none_read_as_a_number_or_a_list_index_out_of_range_is_the_same_error_on
     expected = _failure(lambda: playout(python))
     assert re.search(r"tallies\.yaml:\d+:\d+: .*" + error, expected)
     assert _failure(lambda: playout(compiled)) == expected
+
+
+def test_outcomes_drawn_in_compiled_code_are_secret_to_the_same_players():
+    python, compiled = _games(SECRET, None)
+    sizes = set()
+    for seed in range(6):
+        a, b = python.new_initial_state(seed), compiled.new_initial_state(seed)
+        play(a, uniform, *streams(seed, 2), limit=20 + seed)
+        b.playout(*streams(seed, 2), limit=20 + seed)
+        assert b.secret == a.secret and a.secret  # ply -> the drawer (both seats late in a turn), per token drawn
+        sizes |= {len(seats) for seats in b.secret.values()}
+        for seat in range(2):
+            assert b.observation(seat) == a.observation(seat)
+    assert sizes == {1, 2}
+
+
+def test_draws_asked_for_by_chance_are_drawn_in_compiled_code_in_the_python_engines_order():
+    python, compiled = _games(CALLED, None)
+    nested = secret = 0
+    for seed in range(12):
+        state = compiled.new_initial_state(seed)
+        state.playout(*streams(seed, 2))
+        texts = state.history_texts()
+        # a six asks for one more die, drawn before the coin that the roll asked for with the first dice
+        nested += sum(1 for a, b, c in zip(texts, texts[1:], texts[2:])
+                      if a.startswith("dice") and "6" in a.split() and b.startswith("dice") and len(b.split()) == 2
+                      and (c.startswith("coin") or c.startswith("dice")))
+        bags = [ply for ply, text in enumerate(texts) if text.startswith("bag")]
+        assert sorted(state.secret) == bags and all(len(seen) == 1 for seen in state.secret.values())
+        secret += len(bags)
+    assert nested and secret
+
+
+BAD_DRAW = """
+game: Bad draw
+players: {count: 2}
+vars:
+  rolled: {per: player, init: 0}
+moves:
+  roll:
+    notation: roll
+    do: ["chance('dice', 2 - rolled[me])", "rolled[me] += 2"]
+flow:
+  steps:
+    turn: {moves: [roll], next: end_turn}
+    dice:
+      inputs: [n]
+      chance:
+        draw: "n"
+        from: "1..6"
+        replace: true
+        notation: "dice {outcome}"
+end:
+  - when: "rolled[1] > 10"
+"""
+
+
+def test_a_draw_of_a_number_of_items_out_of_range_is_the_same_located_error_on_both_backends(write):
+    python = load_game(write(BAD_DRAW))
+    compiled = with_backend(python, "compiled")
+
+    def playout(game):
+        state = game.new_initial_state(0)
+        chance, seats = streams(0, 2)
+        if isinstance(game, CompiledGame):
+            state.playout(chance, seats)
+        else:
+            play(state, uniform, chance, seats)
+
+    expected = _failure(lambda: playout(python))
+    assert "the number of items drawn should be a whole number from 0 to 10,000, not -2" in expected
+    assert _failure(lambda: playout(compiled)) == expected
+
+
+def test_moves_fall_back_per_value_of_a_param_in_compiled_code_as_in_the_python_engine():
+    python, compiled = _games(FALLBACKS, None)
+    mixed = set()
+    for seed in range(8):
+        a, b, pick = python.new_initial_state(seed), compiled.new_initial_state(seed), Rng(seed)
+        while not a.terminal:
+            legal = b.legal_moves()
+            assert legal == a.legal_moves()
+            mixed.add(tuple(sorted({str(move).split()[0] for move in legal})))
+            move = legal[pick.below(len(legal))]
+            a.apply(move)
+            b.apply(move)
+        assert b.to_json() == a.to_json()
+    # numbers that go forward, others only back, and numbers that can do neither only wait; then a jump or not
+    assert {("back", "forward"), ("forward", "wait"), ("jump",), ("stay",)} <= mixed
+
+
+def test_an_arrangement_drawn_every_turn_in_compiled_code_is_the_python_engines():
+    python, compiled = _games(RESHUFFLE, None)
+    state = compiled.new_initial_state(3)
+    state.playout(*streams(3, 2))
+    deals = [move for move in state.history if move.player < 0]
+    assert len(deals) > 5 and all(sorted(move[1][0]) == [1, 2, 3, 4] and move[1][0][0] != 4 for move in deals)
+    twin = python.new_initial_state(3)
+    play(twin, uniform, *streams(3, 2))
+    assert twin.history == state.history

@@ -26,6 +26,7 @@ from rulesdsl.integrations.vector import make_batch, make_vec  # noqa: E402
 from rulesdsl.loading import bundled_games  # noqa: E402
 
 TUTORIAL = "examples/tutorial/three-in-a-row.yaml"
+SIXES = "examples/tutorial/sixes.yaml"  # dice drawn at once, asked for by chance()
 
 
 @lru_cache(maxsize=None)
@@ -74,7 +75,7 @@ def test_the_same_seeds_give_the_same_games_and_other_seeds_others():
     assert not data_equivalence(trail(2), trail(3), exact=True)
 
 
-@pytest.mark.parametrize("path", [TUTORIAL, bundled_games()["mabula"]])
+@pytest.mark.parametrize("path", [TUTORIAL, bundled_games()["mabula"], SIXES])
 def test_the_batched_step_of_every_seat_is_the_same_on_both_backends(path):
     a, b = make_batch(path, 3), make_batch(path, 3, backend="compiled")
     assert (a.backend, b.backend) == ("python", "compiled")
@@ -122,7 +123,7 @@ def test_a_game_the_compiled_backend_does_not_take_falls_back_saying_where():
     assert env.backend == "python" and "mark.yaml:" in env.loaded.backend_note
 
 
-@pytest.mark.parametrize("path", [TUTORIAL, bundled_games()["mabula"]])
+@pytest.mark.parametrize("path", [TUTORIAL, bundled_games()["mabula"], SIXES])
 def test_compiled_rollouts_draw_what_the_play_loop_draws_from_one_stream(path):
     python, compiled = _games(path)
     for seed in range(8):

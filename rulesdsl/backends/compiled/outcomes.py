@@ -6,11 +6,16 @@ weight 0 or less left out; the one drawn is the first whose running total of wei
 total, uniform() being the top 53 bits of the chance stream's next output times 2**-53. Weights are whole numbers
 here, so their running totals are exact in float64 below 2**53, as Python's are; a total beyond that is an error
 rather than a draw that could differ.
+
+An outcome seen by some players only (`visible_to:`, one player) is marked as the Python engine marks it in its
+secret entries: the scratch word `seen` holds 1 + the bit of each seat that sees the outcome just drawn (0: all
+see it), which a playout writes into its log beside the outcome.
 """
 
 from __future__ import annotations
 
 from ...engine.nodes import CHANCE
+from ...lang import types as T
 from .unsupported import Unsupported
 
 EXACT = 1 << 53  # whole numbers up to here are exact in float64
@@ -33,6 +38,7 @@ class Outcomes:
             if weight.type.name not in ("int", "bool"):
                 raise Unsupported(program.m.locate(weight), "a weight that is not a whole number")
             self.weight = program.p.scalar(weight, env)
+        self.seen = None if self.plan.visible_to is None else seen_by(program, self.plan.visible_to, env)
 
     def source(self, index: int) -> str:
         program = self.program
@@ -45,9 +51,14 @@ class Outcomes:
                       self.decl)
         listed = "".join(f", out[i, {j + 1}]" for j in range(len(self.args)))
         draw = DRAW.format(index=index, chance=CHANCE, listing=listing, args=listed, none=none, big=big, exact=EXACT)
+        if self.seen is not None:  # who sees it is worked out before its effects, as the Python engine does
+            seen = f"@_jit\ndef SEEN_{index}(s, me{params}):\n" + "\n".join(self.seen)
+            draw = seen + "\n\n\n" + draw.replace(f"    R_{index}(s, row)", f"    SEEN_{index}(s, {CHANCE}{args})\n"
+                                                                          f"    R_{index}(s, row)")
+        called = program.calls.prologue() if self.name in program.calls.called else []
         apply = [f"@_jit\ndef R_{index}(s, row):", "    st = s[O_step]", "    s[X_rule] = row[0] + 1",
-                 "    s[X_turn] = s[O_turn]", "    s[O_ply] += 1", f"    A_{self.kind}(s, {CHANCE}{args})",
-                 *program.then(f"s[O_player]", {self.name: None})]
+                 "    s[X_turn] = s[O_turn]", "    s[O_ply] += 1", *called, f"    A_{self.kind}(s, {CHANCE}{args})",
+                 *program.then(f"s[O_player]", {self.name: None}, me_seat=str(CHANCE))]
         return "\n\n\n".join([weigh, draw, "\n".join(apply)])
 
 
@@ -77,3 +88,23 @@ def P_{index}(s, rng, out, row):
         k = m - 1
     row[:] = out[k, :row.shape[0]]
     R_{index}(s, row)'''
+
+
+def seen_by(program, node, env: dict) -> list:
+    """The body of a function of (s, me, args...) setting the scratch word `seen` to 1 + the bits of the seats
+    that see a move: `node`, its visible_to, names one player or a list of players."""
+    if program.t.seats > 62:
+        raise Unsupported(program.m.locate(node), "visible_to in a game of more than 62 seats")
+    wrong = program.m.code("visible_to should give players (seats from 0 to the number of players - 1), not {0}",
+                           node.at[0])
+    twice = program.m.code("visible_to names player {0} twice", node.at[0])
+    code, rep = program.p.ex(node, env)
+    if rep == "i" and T.kinds(node.type) <= {T.INT, T.BOOL}:  # (a bool is seat 0 or 1, as Python's int(True) is)
+        return ["    p = " + code, "    if p < 0 or p >= NS:", f'        raise ValueError("{wrong}", p)',
+                "    s[X_seen] = 1 + (1 << p)"]
+    if rep != "a" or not T.kinds(T.item_type(node.type)) <= {T.INT, T.BOOL}:
+        raise Unsupported(program.m.locate(node), "visible_to naming something other than players")
+    return ["    ps = " + code, "    bits = 0", "    for i in range(ps.shape[0]):", "        p = ps[i]",
+            "        if p < 0 or p >= NS:", f'            raise ValueError("{wrong}", p)',
+            "        if bits >> p & 1:", f'            raise ValueError("{twice}", p)',
+            "        bits |= 1 << p", "    s[X_seen] = 1 + bits"]

@@ -16,8 +16,10 @@ from .unsupported import Unsupported
 _LOG = ("log",)  # slots kept beside the vector, as Python values
 # Scratch words after the layout's arrays, which compiled code keeps while it applies a move and which no state
 # holds between moves (packing gives them 0, unpacking leaves them out): where goto() sends play (its step's index
-# + 1; 0: nowhere), and the move kind (+ 1) and the turn of the move being applied, which an error after it names.
-SCRATCH = ("goto", "rule", "turn")
+# + 1; 0: nowhere), and the move kind (+ 1) and the turn of the move being applied, which an error after it names;
+# who sees the chance outcome just drawn (1 + a bit per seat; 0: every seat), which a playout logs; the draws that
+# chance() asked for in the effects being applied, and whether they are an outcome's at a call (calls.py).
+SCRATCH = ("goto", "rule", "turn", "seen", "asked", "called")
 
 
 @dataclass(frozen=True)

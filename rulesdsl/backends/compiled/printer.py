@@ -253,6 +253,8 @@ class Printer(ListBuiltins, LinkBuiltins):
 
     def x_Attr(self, node, env):
         obj = node.obj
+        if isinstance(obj, N.Ref) and obj.kind == "local" and f"{obj.name}.{node.name}" in env:
+            return env[f"{obj.name}.{node.name}"]  # a field of a record its caller binds (the move made, after it)
         kind = obj.type.name
         if kind == "cell" or _maybe(obj.type, "cell"):  # none's attribute: no such cell, as _cell() says
             table = self.t.cell_attribute(self, node)
@@ -326,7 +328,8 @@ class Printer(ListBuiltins, LinkBuiltins):
         """The locals of `env` that `node` reads, in order of first reading."""
         found = []
         for n in N.walk(node):
-            if isinstance(n, N.Ref) and n.kind in N.LOCAL_KINDS and n.name in env and n.name not in found:
+            if isinstance(n, N.Ref) and (n.kind in N.LOCAL_KINDS or n.kind == "local") and n.name in env \
+                    and n.name not in found:
                 found.append(n.name)
         return found
 
@@ -604,6 +607,12 @@ class Printer(ListBuiltins, LinkBuiltins):
     def e_goto(self, call, env) -> list:
         return [f"s[X_goto] = {self.t.step_index[call.args[0].value] + 1}"]
 
+    def e_chance(self, call, env) -> list:
+        calls = getattr(self, "calls", None)  # (calls.py, given by the program that prints the module)
+        if calls is None or not calls.active:
+            raise self.unsupported(call, "the effect chance()")
+        return calls.ask(self, call, env)
+
     def e_end_turn(self, call, env) -> list:
         self._arity(call, 0)
         return [f"s[X_goto] = {len(self.t.step_index) + 1}"]
@@ -636,6 +645,15 @@ class Printer(ListBuiltins, LinkBuiltins):
         return [f"if _push(s, {self.fields['cells'].ident}, {self.rays()}, {frm}, {to}) != 0:",
                 "    " + self.m.error("push: the target is on no straight line from the piece, or pieces would "
                                       "leave the board", call.at[0])]
+
+    def b_distinct(self, node, env):
+        self._arity(node, 1)
+        if node.args[0].type.name not in ("list", "seq", "range"):
+            raise self.unsupported(node, f"distinct() of {T.describe(node.args[0].type)}")
+        code, rep = self.ex(node.args[0], env)
+        if rep != "a":
+            raise self.unsupported(node, "distinct() of a list that does not hold single values")
+        return f"_rt.tally({code})[0]", "a"  # the items in the order they first appear
 
     def b_piece(self, node, env):
         if not node.args or not isinstance(node.args[0], N.Const) or len(node.args) != 1:

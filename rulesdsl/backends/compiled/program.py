@@ -14,13 +14,17 @@ from __future__ import annotations
 from ...engine.arrange import TRIES, two_kinds
 from ...engine.nodes import CHANCE as CHANCE_SEAT
 from ...errors import RulesDslError
+from ...limits import MAX_DRAWN
 from ...ir import nodes as N
 from ...ir.forms import Atom, Many, Nothing, OneOf
 from .bounds import length_bound
+from .calls import Calls
+from .draws import Draw
 from .outcomes import Outcomes
 from .places import _may_be_none, _optional
 from .printer import Module, Printer
 from .tables import Tables
+from .tiers import Tiers, after_effects
 from .unsupported import Unsupported
 
 DECISION, CHANCE = 0, 1
@@ -43,10 +47,16 @@ class Program:
         self.outcomes = [i for i, k in enumerate(self.kinds) if k.label.endswith(".outcome")]
         self.width = 1 + max((len(self.kinds[i].args) for i in self.players + self.outcomes), default=0)
         self.capacity = 0
-        # a row of a playout's log: the seat and the move, or an outcome; last, how many moves the seat chose among
-        self.log_width = max(self.width + 1, 3) + 1
         self.steps = list(layout.steps)
         self.arrangements = {}  # step name -> Arrangement
+        self.calls = Calls(self)
+        self.draws = {}  # step name -> Draw (made as the module is printed)
+        self.p.calls = self.calls  # chance() in effects writes the draws it asks for
+        self.width = max([self.width] + [3 + len(rules.steps[name].inputs) for name, step in self.ir.steps.items()
+                                         if step.kind == "chance" and step.chance.kind == "draw"])
+        # a row of a playout's log: the seat, the move or outcome (W columns), who sees it, how many moves the seat
+        # chose among
+        self.log_width = max(self.width + 3, 4)
         self.terminal, self.last_row = packing.fields["terminal"].offset, packing.fields["last_row"].offset
         self.source = self._print()
 
@@ -54,6 +64,8 @@ class Program:
     def _print(self) -> str:
         self._check_flow()
         parts = [self._legal(), self._apply(), self._flow(), self._end(), self._by_score(), self._chance()]
+        if self.calls.active:
+            parts.append(self.calls.source())
         exists = []
         while set(self.p.steps_exist) - set(exists):  # can_move() asked for these
             name = next(n for n in self.p.steps_exist if n not in exists)
@@ -75,8 +87,11 @@ class Program:
 
     @property
     def drawn(self) -> int:
-        """The most items the chance steps of one playout draw (the arrangement at the start)."""
-        return sum(a.size for a in self.arrangements.values())
+        """Room for the items the chance steps of a playout draw: each arrangement once, and the most one `draw:`
+        step draws at once when chance steps draw items again and again (a playout hands back when the room is
+        used up)."""
+        again = self.draws or any(name != self.rules.start for name in self.arrangements)  # drawn again and again
+        return sum(a.size for a in self.arrangements.values()) + (MAX_DRAWN if again else 0)
 
     def _kind(self, name: str) -> int:
         return CHANCE if self.ir.steps[name].kind == "chance" else DECISION
@@ -94,26 +109,30 @@ class Program:
                 raise Unsupported(self._at(step.decl), f"{step.kind} steps")
             model = rules.steps[name]
             if step.kind == "chance":
-                if step.chance.kind == "arrangement" and name == rules.start:
+                # (a fixed arrangement is the Python engine's to apply: at the start, in the first position it makes)
+                if step.chance.kind == "arrangement" and (name == rules.start or model.arrangement.fixed is None):
                     self.arrangements[name] = Arrangement(self, name)
                     continue
-                if step.chance.kind != "outcomes" or model.inputs or model.moves[0].visible_to is not None:
-                    raise Unsupported(self._at(step.decl), "a chance step other than outcomes (with no inputs nor "
-                                      "visible_to) or an arrangement at the start")
-            if set(step.effects) - {"do"} or model.tiers or model.after is not None:
-                raise Unsupported(self._at(step.decl), "a step's effects after a move, or fallback tiers")
+                if step.chance.kind == "draw":
+                    continue
+                if step.chance.kind != "outcomes" or model.inputs and name not in self.calls.inputs:
+                    raise Unsupported(self._at(step.decl), "a chance step other than outcomes, a draw or an "
+                                      "arrangement (not fixed: after the start)")
+            if set(step.effects) - {"do", "after"}:
+                raise Unsupported(self._at(step.decl), "a step's effects other than do: and after:")
             if step.kind == "decision" and not (isinstance(step.actor, N.Ref) and step.actor.name == "player"
                                                 and step.actor.kind == "engine"):
                 raise Unsupported(self._at(step.decl), "a step whose actor is not the player whose turn it is")
             for branch in step.next:
                 if not isinstance(branch.to, str):
                     raise Unsupported(self._at(step.decl), "a next step worked out while playing")
-            for rule in [*model.moves, model.pass_rule]:
+            for rule in [*model.moves, *(r for tier in model.tiers for r in tier), model.pass_rule]:
                 if rule is not None and (rule.next is not None and rule.next_target is None
-                                         or rule.visible_to is not None or rule.part_specs):
+                                         or rule.visible_to is not None and step.kind != "chance"
+                                         or rule.part_specs):
                     raise Unsupported(self._at(rule.path), "a move with its own next step, visible_to, or parts")
         for n in self.ir.nodes():
-            if isinstance(n, N.Call) and n.func in ("chance", "leave"):
+            if isinstance(n, N.Call) and n.func == "leave":
                 raise Unsupported(self.m.locate(n), f"{n.func}() in effects")
             if isinstance(n, N.Call) and n.func == "goto" and (not n.args or not isinstance(n.args[0], N.Const)
                                                                 or n.args[0].value not in self.ir.steps):
@@ -127,7 +146,10 @@ class Program:
                 continue
             index = self.t.step_index[name]
             lines.append(f"    if st == {index}:")
-            lines.append(f"        n = {self._moves_of(name)}(s, me, out, 0)")
+            if self.rules.steps[name].tiers:
+                lines += Tiers(self, name).lines(index)
+            else:
+                lines.append(f"        n = {self._moves_of(name)}(s, me, out, 0)")
             if self.rules.steps[name].pass_rule is not None:
                 lines += ["        if n == 0:", f"            out[0, 0] = {self.kind_index[name + '.pass']}",
                           "            n = 1"]
@@ -161,9 +183,18 @@ class Program:
     def _generate(self, plan, exists: bool) -> list:
         """Loops over a move's params, its lets and checks placed as soon as what they read is bound."""
         rule = self._rule_of(plan)
-        if plan.inputs or plan.parts or rule.arg_names != [p.name for p in plan.params] + [l.name for l in plan.lets]:
+        called = plan.kind == "outcome" and plan.decl[2] in self.calls.inputs  # inputs a chance() call gives
+        given = list(plan.inputs) if called else []
+        if plan.inputs and not called or plan.parts \
+                or rule.arg_names != [p.name for p in plan.params] + [l.name for l in plan.lets]:
             raise Unsupported(self._at(plan.decl), "a move with inputs or parts")
         env, lines, pad = {}, [], "    "
+        if given:  # the inputs of the call whose draw this is: the first waiting
+            lines += ["    if s[O_calls_draws_len] == 0:",
+                      "        " + self.m.error("the step takes inputs, which only chance() gives", plan.decl)]
+        for j, name in enumerate(given):
+            lines.append(f"    in{j} = s[{self.calls.inputs[plan.decl[2]][j]}]")
+            env[name] = (f"in{j}", "i")
         pending = [("let", i, l) for i, l in enumerate(plan.lets)] + [("check", i, c) for i, c in enumerate(plan.checks)]
         names = {p.name for p in plan.params} | {l.name for l in plan.lets}
         bound_count = 1
@@ -192,7 +223,8 @@ class Program:
             return lines + [f"{pad}return True"]
         self.capacity += bound_count
         kind = self.kind_index[f"{plan.decl[2]}.outcome" if plan.kind == "outcome" else plan.name]
-        args = [env[p.name][0] for p in plan.params] + [env[l.name][0] for l in plan.lets]
+        args = [f"in{j}" for j in range(len(given))] + [env[p.name][0] for p in plan.params] \
+            + [env[l.name][0] for l in plan.lets]
         lines += [f"{pad}if n >= out.shape[0]:",
                   f"{pad}    " + self.m.error("more moves are legal at once than the layout bounds", plan.decl),
                   f"{pad}out[n, 0] = {kind}"]
@@ -281,12 +313,17 @@ class Program:
             args = "".join(f", row[{j + 1}]" for j in range(len(self.kinds[kind].args)))
             lines.append(f"    {'if' if kind == self.players[0] else 'elif'} k == {kind}:")
             lines.append(f"        {fname}(s, who{args})")
+        after, run = after_effects(self)
+        effects += after
+        lines += run
         own = {}  # a move's own next step, a constant
         for kind in self.players:
             rule = self._rule_of_kind(self.kinds[kind])
             if rule is not None and rule.next is not None:
                 own[kind] = len(self.steps) if rule.next_target == "end_turn" else self.t.step_index[rule.next_target]
-        lines += self.then("who", {n: s for n, s in self.ir.steps.items() if s.kind == "decision"}, own)
+        passes = self.m.table(("kinds", "pass"), [int(k.label.endswith(".pass")) for k in self.kinds])
+        lines += self.then("who", {n: s for n, s in self.ir.steps.items() if s.kind == "decision"}, own,
+                           is_pass=f"{passes}[k]")
         return "\n\n\n".join(effects + ["\n".join(lines)])
 
     def _never_none(self, kind: int, j: int, form) -> bool:
@@ -308,10 +345,13 @@ class Program:
                 f"{pad}    s[{self._ident(form.tag.name)}] = 1",
                 f"{pad}    s[{self._ident(atom.leaf.name)}] = {number}"]
 
-    def then(self, me: str, steps: dict, own: dict | None = None) -> list:
-        """Lines sending play on after a move or outcome at one of `steps`: where goto() said, else the move's own
-        next (`own`: kind -> the step's index), else by the step's next (worked out for the seat `me`)."""
-        lines = ["    g = s[X_goto]", "    if g:", "        s[X_goto] = 0", "        go(s, g - 1)", "        return"]
+    def then(self, me: str, steps: dict, own: dict | None = None, has_me: str = "1", me_seat: str | None = None,
+             is_pass: str = "0") -> list:
+        """Lines sending play on after a move or outcome at one of `steps`: after draws chance() asked for (the
+        mover `me_seat`, else `me`), else where goto() said, else the move's own next (`own`: kind -> the step's
+        index), else by the step's next (worked out for the seat `me`)."""
+        lines = self.calls.then(me_seat or me, has_me, is_pass) if self.calls.active else []
+        lines += ["    g = s[X_goto]", "    if g:", "        s[X_goto] = 0", "        go(s, g - 1)", "        return"]
         for kind, target in (own or {}).items():
             lines += [f"    if k == {kind}:", f"        go(s, {target})", "        return"]
         for name in steps:
@@ -354,7 +394,9 @@ class Program:
             index = self.t.step_index[name]
             env = {}
             body = [line for stmt in self._step(name).effects.get("do", ()) for line in self.p.st(stmt, env, "    ")]
-            parts.append("\n".join([f"@_jit\ndef U_{index}(s):", "    me = s[O_player]", *body,
+            asked = [f"    if s[X_asked]:\n        g = s[X_goto]\n        s[X_goto] = 0\n"
+                     f"        return called(s, g - 1, {index}, 0, 0, 0)"] if self.calls.active else []
+            parts.append("\n".join([f"@_jit\ndef U_{index}(s):", "    me = s[O_player]", *body, *asked,
                                     "    g = s[X_goto]", "    if g:", "        s[X_goto] = 0", "        return g - 1",
                                     f"    return N_{index}(s, me)"]))
         dispatch = [f"    {'if' if i == 0 else 'elif'} st == {self.t.step_index[name]}:\n"
@@ -462,11 +504,18 @@ class Program:
         for name, arrangement in self.arrangements.items():
             index = self.t.step_index[name]
             parts.append(arrangement.source(index))
-            lines += [f"    if st == {index}:", f"        order = drawn[at:at + {arrangement.size}]",
+            lines += [f"    if st == {index}:", f"        if at + {arrangement.size} > drawn.shape[0]:",
+                      "            return -1  # no room left: the playout hands back for a fresh buffer",
+                      f"        order = drawn[at:at + {arrangement.size}]",
                       f"        D_{index}(s, rng, order)", f"        row[0] = {self.kind_index[name + '.arrangement']}",
                       f"        E_{index}(s, {CHANCE_SEAT}, order)", f"        return {arrangement.size}"]
         for name, step in self.ir.steps.items():
-            if step.kind == "chance" and name not in self.arrangements:
+            if step.kind == "chance" and step.chance.kind == "draw":
+                index = self.t.step_index[name]
+                self.draws[name] = Draw(self, name)
+                parts.append(self.draws[name].source(index))
+                lines += [f"    if st == {index}:", f"        return DR_{index}(s, rng, drawn, at, row)"]
+            elif step.kind == "chance" and name not in self.arrangements:
                 index = self.t.step_index[name]
                 parts.append(Outcomes(self, name).source(index))
                 lines += [f"    if st == {index}:", f"        P_{index}(s, rng, out, row)", "        return 0"]
@@ -525,7 +574,7 @@ class Arrangement:
                                    tries=TRIES, error=self.error)
         apply = [f"@_jit\ndef E_{index}(s, me, outcome):", "    st = s[O_step]", "    s[X_rule] = 0",
                  "    s[X_turn] = s[O_turn]", "    s[O_ply] += 1", *self.effects,
-                 *self.program.then("s[O_player]", {self.name: None})]
+                 *self.program.then("s[O_player]", {self.name: None}, me_seat=str(CHANCE_SEAT))]
         return "\n\n\n".join(["\n".join(accept), draw, "\n".join(apply)])
 
     def move(self, drawn) -> tuple:
@@ -830,6 +879,7 @@ def logged(log, done, seat, row):
     log[done, 0] = seat
     for j in range(W):
         log[done, 1 + j] = row[j]
+    log[done, W + 1] = 0
 
 
 @_jit
@@ -837,8 +887,8 @@ def playout(s, rng, max_steps, out, log, drawn, keep, shared):
     """Random moves from the seats' streams rng[1 + seat] (with `shared`, from rng[0] as well) and chance outcomes
     from rng[0] until the end (0), max_steps (2) or the end of the log (3): (moves made, why it stopped, the row of
     the last seat's move or -1). With `keep`, each is written to a row of `log` (the seat, then the move; an
-    outcome drawn: -1, its kind, then where its items start in `drawn`), its last column the number of moves the
-    seat chose among (0 for an outcome)."""
+    outcome drawn: -1, its kind, then where its items start in `drawn`), then who sees it (see X_seen), then the
+    number of moves the seat chose among (0 for an outcome)."""
     done = 0
     at = 0
     last = -1
@@ -849,10 +899,14 @@ def playout(s, rng, max_steps, out, log, drawn, keep, shared):
         if keep and done >= log.shape[0]:
             return done, 3, last
         if KIND[s[O_step]] != 0:
+            s[X_seen] = 0
             size = chance(s, rng, drawn, at if keep else 0, out, row)
+            if size < 0:  # no room left in `drawn`: nothing was drawn
+                return done, 3, last
             if keep:
                 logged(log, done, -1, row)
-                log[done, log.shape[1] - 1] = 0
+                log[done, W + 1] = s[X_seen]
+                log[done, W + 2] = 0
                 if size:
                     log[done, 2] = at
                 at += size
@@ -864,7 +918,7 @@ def playout(s, rng, max_steps, out, log, drawn, keep, shared):
         apply(s, out[k], me)
         if keep:
             logged(log, done, me, out[k])
-            log[done, log.shape[1] - 1] = n
+            log[done, W + 2] = n
         last = done
         done += 1
     return done, 0, last

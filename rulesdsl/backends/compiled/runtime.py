@@ -295,6 +295,105 @@ def shuffle(rng, row, items):
 
 
 @njit(**_JIT)
+def tally(items):
+    """The distinct items in the order they first appear, and how often each appears (engine/draws.py DrawPool):
+    the places sorted by item (a merge sort, n log n), then each run's first place marked and read in order.
+    (Loops rather than numpy's sorts and slices, which take numba seconds to compile.)"""
+    n = items.shape[0]
+    order = np.empty(n, np.int64)
+    spare = np.empty(n, np.int64)
+    for i in range(n):
+        order[i] = i
+    width = 1
+    while width < n:  # bottom-up and stable: equal items keep their places' order
+        for low in range(0, n, 2 * width):
+            mid = min(low + width, n)
+            high = min(low + 2 * width, n)
+            a, b, k = low, mid, low
+            while k < high:
+                if b >= high or (a < mid and items[order[a]] <= items[order[b]]):
+                    spare[k] = order[a]
+                    a += 1
+                else:
+                    spare[k] = order[b]
+                    b += 1
+                k += 1
+        order, spare = spare, order
+        width *= 2
+    run = np.zeros(n, np.int64)  # at an item's first place: 1 + its run's number
+    sizes = np.zeros(n, np.int64)
+    m = 0
+    for i in range(n):
+        if i == 0 or items[order[i]] != items[order[i - 1]]:
+            run[order[i]] = m + 1
+            m += 1
+        sizes[m - 1] += 1
+    kinds = np.empty(m, np.int64)
+    counts = np.empty(m, np.int64)
+    j = 0
+    for p in range(n):
+        if run[p] > 0:
+            kinds[j] = items[p]
+            counts[j] = sizes[run[p] - 1]
+            j += 1
+    return kinds, counts
+
+
+@njit(**_JIT)
+def kind_at(counts, position):
+    """The distinct item at `position` when each appears counts[k] times in a row."""
+    for k in range(counts.shape[0]):
+        if position < counts[k]:
+            return k
+        position -= counts[k]
+    raise IndexError("position beyond the items")
+
+
+@njit(**_JIT)
+def draw_items(rng, row, kinds, counts, count, replace, into):
+    """`count` items drawn as DrawPool.sample draws them (uniform picks among all the items, each put back or not),
+    written to `into` as its outcome: each distinct item as often as it was drawn, in the order of `kinds`."""
+    total = 0
+    for k in range(counts.shape[0]):
+        total += counts[k]
+    drawn = np.zeros(counts.shape[0], np.int64)
+    if replace:
+        for _ in range(count):
+            drawn[kind_at(counts, below(rng, row, total))] += 1
+    else:
+        left = counts.copy()
+        for taken in range(count):
+            k = kind_at(left, below(rng, row, total - taken))
+            left[k] -= 1
+            drawn[k] += 1
+    j = 0
+    for k in range(counts.shape[0]):
+        for _ in range(drawn[k]):
+            into[j] = kinds[k]
+            j += 1
+
+
+@njit(**_JIT)
+def unsettled(out, start, end, columns):
+    """Rows start..end of `out` left in place (in order) but those whose value in its kind's column (`columns`) a
+    row before `start` has; the new end. A tier of moves falling back per value (engine/state.py `_tiered`)."""
+    n = start
+    for i in range(start, end):
+        v = out[i, columns[out[i, 0]]]
+        settled = False
+        for j in range(start):
+            if out[j, columns[out[j, 0]]] == v:
+                settled = True
+                break
+        if not settled:
+            if n != i:
+                for c in range(out.shape[1]):
+                    out[n, c] = out[i, c]
+            n += 1
+    return n
+
+
+@njit(**_JIT)
 def first_or(xs, default):
     """The first item of xs, or `default` when it is empty."""
     return xs[0] if xs.shape[0] else default

@@ -39,8 +39,10 @@ class CompiledGame:
                 step = rules.steps[kind.path[2]]
                 self._rules.append(step.pass_rule if kind.label.endswith(".pass") else
                                    game.arrangement_rule(step) if kind.label.endswith(".arrangement") else
-                                   step.moves[0] if kind.label.endswith(".outcome") else None)
+                                   step.moves[0] if kind.label.endswith(".outcome") else
+                                   step.draw.rule if kind.label.endswith(".draw") else None)
         self._drawn = {program.kind_index[name + ".arrangement"]: a for name, a in program.arrangements.items()}
+        self._draws = {d.kind: d for d in program.draws.values()}  # `draw:` steps' outcomes, by kind
         self._kind_of = {id(rule): k for k, rule in enumerate(self._rules) if rule is not None}
         self._cells = rules.board.cells
         self._texts = {number: text for text, number in program.m.texts.items()}
@@ -155,6 +157,9 @@ class CompiledGame:
         moves = []
         for row in log:
             seat, k = int(row[0]), int(row[1])
+            if seat < 0 and k in self._draws:  # items drawn at once
+                moves.append(self._draws[k].move(row[1:], drawn, self._texts))
+                continue
             if seat >= 0 or k not in self._drawn:  # a seat's move, or an outcome drawn
                 moves.append(self.move(row[1:], seat))
                 continue
@@ -171,7 +176,12 @@ class CompiledGame:
         return batch_kernels(self)
 
     def _atoms(self, k: int) -> tuple:
-        return self.layout.slots["history"].form.members[k].items
+        form = self.layout.slots["history"].form
+        if form is not None:
+            return form.members[k].items
+        # a history held as Python values (an outcome of items drawn at once): a seat's move is read by the form
+        # of the last move made, which holds every kind a seat makes
+        return self.layout.slots["last"].form.members[self.program.players.index(k)].items
 
     def _arg(self, atom, number: int):
         members = getattr(atom, "members", None)
@@ -383,13 +393,23 @@ class CompiledState:
         while left > 0 and not self.s[program.terminal]:
             done, last = game.call(self, self.step, kernel, left, out, log, drawn)
             if done:
+                ply = len(self._history) + sum(len(log) for log, _ in self._made)  # of the log's first row
                 if last >= 0:  # where the last move a seat made is in the history
-                    self.s[program.last_row] = len(self._history) + sum(len(log) for log, _ in self._made) + last
+                    self.s[program.last_row] = ply + last
                 self._made.append((log[:done].copy(), drawn.copy()))
+                self._secrets(log[:done], ply)
                 if choices is not None:  # (the last column: how many moves a seat chose among)
                     choices.extend(int(n) for n in log[:done][log[:done, 0] >= 0, -1])
             made, left = made + done, left - done
         return made
+
+    def _secrets(self, log, ply: int) -> None:
+        """The secret entries (ply -> the seats who see it) of the outcomes of a playout's log seen by some seats
+        only: its column after the move's holds 1 + a bit per seat who sees it, 0 for a move every seat sees."""
+        seats, seen = range(self.game.num_players), self.game.program.width + 1
+        for r in (log[:, seen] != 0).nonzero()[0]:
+            bits = int(log[r, seen]) - 1
+            self.secret[ply + int(r)] = tuple(p for p in seats if bits >> p & 1)
 
     # -- results and views --------------------------------------------------------------------------------------
     @property
