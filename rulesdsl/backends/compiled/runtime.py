@@ -141,33 +141,41 @@ def group_sizes(members, adjacency):
     """Sizes of the connected groups among `members` (cells, in order), largest first, as groups() finds them:
     `adjacency[c]` lists c's neighbours, -1 padded."""
     cells = adjacency.shape[0]
-    inside = np.zeros(cells, np.bool_)
+    # one array for both marks (1 a member not yet reached, 2 reached) and, from its middle on, the search's stack:
+    # one allocation instead of four, as this runs at every end of every playout of a game scored by groups
+    work = np.zeros(2 * cells, np.int64)
     for i in range(members.shape[0]):
-        inside[members[i]] = True
-    seen = np.zeros(cells, np.bool_)
-    stack = np.empty(cells, np.int64)
+        if members[i] < 0 or members[i] >= cells:
+            raise IndexError("no such cell")
+        work[members[i]] = 1
     sizes = np.empty(members.shape[0], np.int64)
     groups = 0
     for i in range(members.shape[0]):
         start = members[i]
-        if seen[start]:
+        if work[start] == 2:
             continue
-        seen[start] = True
-        size, top = 1, 1
-        stack[0] = start
-        while top > 0:
+        work[start] = 2
+        size, top = 1, cells
+        work[top] = start
+        top += 1
+        while top > cells:
             top -= 1
-            c = stack[top]
+            c = work[top]
             for j in range(adjacency.shape[1]):
                 nb = adjacency[c, j]
-                if nb >= 0 and inside[nb] and not seen[nb]:
-                    seen[nb] = True
+                if nb >= 0 and work[nb] == 1:
+                    work[nb] = 2
                     size += 1
-                    stack[top] = nb
+                    work[top] = nb
                     top += 1
-        sizes[groups] = size
+        # largest first: an insertion sort, as groups are few
+        k = groups
+        while k > 0 and sizes[k - 1] < size:
+            sizes[k] = sizes[k - 1]
+            k -= 1
+        sizes[k] = size
         groups += 1
-    return -np.sort(-sizes[:groups])
+    return sizes[:groups]
 
 
 @njit(**_JIT)
@@ -182,23 +190,29 @@ def push_targets(cells, base, rays, lengths, direction, frm, within):
 @njit(**_JIT)
 def push_targets_into(out, cells, base, rays, lengths, direction, frm, within):
     """push_targets written to `out` (as long as the longest ray): how many there are."""
-    n = 0
     if direction < 0:
         return 0
+    ray = rays[direction, frm]  # (the ray's row read once: this runs for every piece at every move listing)
     length = lengths[direction, frm]
+    n = 0
     start = -1
     free = 0
-    for k in range(length + 1):
-        inside = k < length and within[rays[direction, frm, k]]
-        if inside and start < 0:
-            start = k
-        elif not inside and start >= 0:
+    for k in range(length):
+        c = ray[k]
+        if within[c]:
+            if start < 0:
+                start = k
+        elif start >= 0:
             for f in range(start, free):
-                out[n] = rays[direction, frm, f]
+                out[n] = ray[f]
                 n += 1
             start = -1
-        if k < length and cells[base + rays[direction, frm, k]] == 0:
+        if cells[base + c] == 0:
             free += 1
+    if start >= 0:  # a run reaching the ray's end
+        for f in range(start, free):
+            out[n] = ray[f]
+            n += 1
     return n
 
 
