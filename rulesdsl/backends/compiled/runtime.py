@@ -14,9 +14,12 @@ _MIX1 = uint64(0xBF58476D1CE4E5B9)
 _MIX2 = uint64(0x94D049BB133111EB)
 MAX_ITEMS = 1_000_000  # (limits.MAX_ITEMS)
 _JIT = dict(boundscheck=True, cache=False, nogil=True)
+# the small helpers a playout calls at every step are inlined where called (numba's inlining: a call from one
+# compiled function to another is otherwise a real call, with its exception status checked after it)
+_INLINE = dict(_JIT, inline="always")
 
 
-@njit(**_JIT)
+@njit(**_INLINE)
 def next64(rng, row):
     """The next output of the splitmix64-v1 stream held in rng[row] = (key, counter) (engine/rng.py)."""
     counter = rng[row, 1] + uint64(1)
@@ -27,7 +30,7 @@ def next64(rng, row):
     return z ^ (z >> uint64(31))
 
 
-@njit(**_JIT)
+@njit(**_INLINE)
 def below(rng, row, n):
     """A uniform integer in [0, n), drawn as SplitMix64.below draws it (n = 1 draws nothing)."""
     if n <= 1:
@@ -187,7 +190,7 @@ def push_targets(cells, base, rays, lengths, direction, frm, within):
     return out[:push_targets_into(out, cells, base, rays, lengths, direction, frm, within)]
 
 
-@njit(**_JIT)
+@njit(**_INLINE)
 def push_targets_into(out, cells, base, rays, lengths, direction, frm, within):
     """push_targets written to `out` (as long as the longest ray): how many there are."""
     if direction < 0:
@@ -250,7 +253,7 @@ def push(cells, base, rays, lengths, frm, to):
     return 0 if head == tail else 2
 
 
-@njit(**_JIT)
+@njit(**_INLINE)
 def has_run(xs, length, cyclic):
     """has_run(xs, length, cyclic=...) (lang/builtins.py): `length` equal neighbours in a row."""
     n = xs.shape[0]
@@ -284,7 +287,7 @@ def enumerated(xs):
     return out
 
 
-@njit(**_JIT)
+@njit(**_INLINE)
 def ones(x):
     """The number of bits set in x (a uint64), counted in parallel within the word."""
     x = x - ((x >> uint64(1)) & uint64(0x5555555555555555))
@@ -293,7 +296,7 @@ def ones(x):
     return np.int64((x * uint64(0x0101010101010101)) >> uint64(56))
 
 
-@njit(**_JIT)
+@njit(**_INLINE)
 def fill(order, x, n, first, second):
     """Item i of `order`: `first` where bit i of x is set, else `second`."""
     for i in range(n):
