@@ -622,6 +622,8 @@ from numba import njit
 from rulesdsl.backends.compiled import runtime as _rt
 
 _jit = njit(boundscheck=True, cache="__file__" in globals(), nogil=True)  # cached when read from a file
+# the checks every index passes are inlined where used: a call between compiled functions is otherwise a real call
+_tiny = njit(boundscheck=True, cache="__file__" in globals(), nogil=True, inline="always")
 
 
 def _table(rows, dims):
@@ -631,21 +633,21 @@ def _table(rows, dims):
 
 HELPERS = '''
 
-@_jit
+@_tiny
 def _cell(c):
     if c < 0 or c >= NC:
         raise IndexError("no such cell")
     return c
 
 
-@_jit
+@_tiny
 def _seat(p):
     if p < 0 or p >= NS:
         raise IndexError("no such seat")
     return p
 
 
-@_jit
+@_tiny
 def _piece(k):
     if k <= 0:
         raise IndexError("the attribute of no piece")
@@ -660,35 +662,35 @@ def _place(values, v):
     raise IndexError("a value the piece's attribute does not declare")
 
 
-@_jit
+@_tiny
 def _seat_at(i):
     if i < -NS or i >= NS:
         raise IndexError("no such seat")
     return i % NS
 
 
-@_jit
+@_tiny
 def _row(rows, i):
     if i < -rows.shape[0] or i >= rows.shape[0]:
         raise IndexError("index out of range")
     return rows[i]
 
 
-@_jit
+@_tiny
 def _fits(x, low, high, code):
     if x < low or x > high:
         raise ValueError(code, x)
     return x
 
 
-@_jit
+@_tiny
 def _item(xs, i):
     if i < -xs.shape[0] or i >= xs.shape[0]:
         raise IndexError("index out of range")
     return xs[i]
 
 
-@_jit
+@_tiny
 def _divided(a, b, remainder):
     if b == 0:
         raise ZeroDivisionError("division by zero")
@@ -731,7 +733,7 @@ def _max_or(xs, code):
     return _rt.max_of(xs, 0, True)[0]
 
 
-@_jit
+@_tiny
 def _direction(text):
     if text < 0:
         return -1

@@ -14,9 +14,12 @@ _MIX1 = uint64(0xBF58476D1CE4E5B9)
 _MIX2 = uint64(0x94D049BB133111EB)
 MAX_ITEMS = 1_000_000  # (limits.MAX_ITEMS)
 _JIT = dict(boundscheck=True, cache=False, nogil=True)
+# the small helpers a playout calls at every step are inlined where called (numba's inlining: a call from one
+# compiled function to another is otherwise a real call, with its exception status checked after it)
+_INLINE = dict(_JIT, inline="always")
 
 
-@njit(**_JIT)
+@njit(**_INLINE)
 def next64(rng, row):
     """The next output of the splitmix64-v1 stream held in rng[row] = (key, counter) (engine/rng.py)."""
     counter = rng[row, 1] + uint64(1)
@@ -27,7 +30,7 @@ def next64(rng, row):
     return z ^ (z >> uint64(31))
 
 
-@njit(**_JIT)
+@njit(**_INLINE)
 def below(rng, row, n):
     """A uniform integer in [0, n), drawn as SplitMix64.below draws it (n = 1 draws nothing)."""
     if n <= 1:
@@ -141,33 +144,41 @@ def group_sizes(members, adjacency):
     """Sizes of the connected groups among `members` (cells, in order), largest first, as groups() finds them:
     `adjacency[c]` lists c's neighbours, -1 padded."""
     cells = adjacency.shape[0]
-    inside = np.zeros(cells, np.bool_)
+    # one array for both marks (1 a member not yet reached, 2 reached) and, from its middle on, the search's stack:
+    # one allocation instead of four, as this runs at every end of every playout of a game scored by groups
+    work = np.zeros(2 * cells, np.int64)
     for i in range(members.shape[0]):
-        inside[members[i]] = True
-    seen = np.zeros(cells, np.bool_)
-    stack = np.empty(cells, np.int64)
+        if members[i] < 0 or members[i] >= cells:
+            raise IndexError("no such cell")
+        work[members[i]] = 1
     sizes = np.empty(members.shape[0], np.int64)
     groups = 0
     for i in range(members.shape[0]):
         start = members[i]
-        if seen[start]:
+        if work[start] == 2:
             continue
-        seen[start] = True
-        size, top = 1, 1
-        stack[0] = start
-        while top > 0:
+        work[start] = 2
+        size, top = 1, cells
+        work[top] = start
+        top += 1
+        while top > cells:
             top -= 1
-            c = stack[top]
+            c = work[top]
             for j in range(adjacency.shape[1]):
                 nb = adjacency[c, j]
-                if nb >= 0 and inside[nb] and not seen[nb]:
-                    seen[nb] = True
+                if nb >= 0 and work[nb] == 1:
+                    work[nb] = 2
                     size += 1
-                    stack[top] = nb
+                    work[top] = nb
                     top += 1
-        sizes[groups] = size
+        # largest first: an insertion sort, as groups are few
+        k = groups
+        while k > 0 and sizes[k - 1] < size:
+            sizes[k] = sizes[k - 1]
+            k -= 1
+        sizes[k] = size
         groups += 1
-    return -np.sort(-sizes[:groups])
+    return sizes[:groups]
 
 
 @njit(**_JIT)
@@ -179,26 +190,32 @@ def push_targets(cells, base, rays, lengths, direction, frm, within):
     return out[:push_targets_into(out, cells, base, rays, lengths, direction, frm, within)]
 
 
-@njit(**_JIT)
+@njit(**_INLINE)
 def push_targets_into(out, cells, base, rays, lengths, direction, frm, within):
     """push_targets written to `out` (as long as the longest ray): how many there are."""
-    n = 0
     if direction < 0:
         return 0
+    ray = rays[direction, frm]  # (the ray's row read once: this runs for every piece at every move listing)
     length = lengths[direction, frm]
+    n = 0
     start = -1
     free = 0
-    for k in range(length + 1):
-        inside = k < length and within[rays[direction, frm, k]]
-        if inside and start < 0:
-            start = k
-        elif not inside and start >= 0:
+    for k in range(length):
+        c = ray[k]
+        if within[c]:
+            if start < 0:
+                start = k
+        elif start >= 0:
             for f in range(start, free):
-                out[n] = rays[direction, frm, f]
+                out[n] = ray[f]
                 n += 1
             start = -1
-        if k < length and cells[base + rays[direction, frm, k]] == 0:
+        if cells[base + c] == 0:
             free += 1
+    if start >= 0:  # a run reaching the ray's end
+        for f in range(start, free):
+            out[n] = ray[f]
+            n += 1
     return n
 
 
@@ -236,7 +253,7 @@ def push(cells, base, rays, lengths, frm, to):
     return 0 if head == tail else 2
 
 
-@njit(**_JIT)
+@njit(**_INLINE)
 def has_run(xs, length, cyclic):
     """has_run(xs, length, cyclic=...) (lang/builtins.py): `length` equal neighbours in a row."""
     n = xs.shape[0]
@@ -270,7 +287,7 @@ def enumerated(xs):
     return out
 
 
-@njit(**_JIT)
+@njit(**_INLINE)
 def ones(x):
     """The number of bits set in x (a uint64), counted in parallel within the word."""
     x = x - ((x >> uint64(1)) & uint64(0x5555555555555555))
@@ -279,7 +296,7 @@ def ones(x):
     return np.int64((x * uint64(0x0101010101010101)) >> uint64(56))
 
 
-@njit(**_JIT)
+@njit(**_INLINE)
 def fill(order, x, n, first, second):
     """Item i of `order`: `first` where bit i of x is set, else `second`."""
     for i in range(n):

@@ -19,7 +19,29 @@ from .program import CHANCE as CHANCE_STEP
 
 _FAILED = (ValueError, IndexError, ZeroDivisionError, OverflowError)
 _PART_AT = {path: name for name, path in _PARTS.items() if name != "flow"}  # names errors located at them
-_LOG_ROWS = 4096  # moves a playout's log holds before compiled code hands back to write another
+_LOG_ROWS = 512  # moves a playout's log holds before compiled code hands back to write another (small enough
+# for the allocator's heap: a larger buffer is mapped and unmapped again on every call)
+_TOP = 1 << 63
+
+
+def _word(key: int) -> int:
+    """An unsigned 64-bit word as the int64 the state vector holds it as."""
+    key &= (1 << 64) - 1
+    return key - (1 << 64) if key >= _TOP else key
+
+
+def _streams(chance, seats) -> tuple:
+    """The (key, counter) rows of the chance stream and each seat's, for compiled code, and those states as given."""
+    import numpy as np
+    states = [chance.getstate(), *(seat.getstate() for seat in seats)]
+    return np.array(states, np.uint64), states
+
+
+def _handed_back(rows, streams, states) -> None:
+    """Each stream continued from its row as compiled code left it (those that drew nothing are left alone)."""
+    for stream, row, state in zip(streams, rows.tolist(), states):  # tolist: plain integers
+        if row[1] != state[1] or row[0] != state[0]:
+            stream.setstate(row)
 
 
 class CompiledGame:
@@ -47,6 +69,7 @@ class CompiledGame:
         self._cells = rules.board.cells
         self._texts = {number: text for text, number in program.m.texts.items()}
         self._start = None  # the first position's vector and history (states differ only in their seed)
+        self._rng_at = self.packing.fields["rng"].offset
 
     def __getattr__(self, name):  # name, rules, path, num_players, layout... are the Python game's
         return getattr(self.python, name)
@@ -56,9 +79,9 @@ class CompiledGame:
         if self._start is None:
             self._start = CompiledState.of(self, self.python.new_initial_state(0))
         state = self._start.clone()
-        key = self.packing.fields["rng"]
-        state.s[key.offset:key.offset + 2] = np.array([(0 if seed is None else seed) & ((1 << 64) - 1), 0],
-                                                      np.uint64).view(np.int64)
+        at = self._rng_at
+        state.s[at] = _word(0 if seed is None else seed)
+        state.s[at + 1] = 0
         return state
 
     def playouts(self, seeds, chance, seats) -> tuple:
@@ -68,12 +91,11 @@ class CompiledGame:
         import numpy as np
         start = self.new_initial_state(0)
         seeds = np.array([int(seed) & ((1 << 64) - 1) for seed in seeds], np.uint64).view(np.int64)
-        rng = np.array([chance.getstate(), *(seat.getstate() for seat in seats)], np.uint64)
+        rng, states = _streams(chance, seats)
         plies, results = np.zeros(len(seeds), np.int64), np.zeros((len(seeds), self.num_players), np.float64)
         drawn = np.empty(self.program.drawn, np.int64)
         self.call(start, start.step, self.fn["playouts"], start.s, seeds, rng, start._rows(), drawn, plies, results)
-        for stream, state in zip([chance, *seats], rng):
-            stream.setstate(tuple(int(v) for v in state))
+        _handed_back(rng, [chance, *seats], states)
         return plies, results
 
     def state_from_json(self, data: dict, source: str = "state", text: str | None = None) -> "CompiledState":
@@ -362,23 +384,20 @@ class CompiledState:
         """Play on with uniformly random moves as engine.play.play(state, uniform, chance, seats) does, the
         seats' choices drawn in compiled code: the moves made (at most `limit`). `choices`, a list: the number of
         legal moves of each decision made is appended to it."""
-        import numpy as np
-        rng = np.array([chance.getstate(), *(seat.getstate() for seat in seats)], np.uint64)
+        rng, states = _streams(chance, seats)
         playout = self.game.fn["playout"]
         made = self._run(lambda left, out, log, drawn: playout(self.s, rng, left, out, log, drawn, True, False)[::2],
                          limit, choices)
-        for stream, state in zip([chance, *seats], rng):
-            stream.setstate(tuple(int(v) for v in state))
+        _handed_back(rng, [chance, *seats], states)
         return made
 
     def rollout(self, rng, limit: int | None = None) -> int:
         """Play on with uniformly random moves as engine.play.play(state, uniform, rng, [rng] * seats) does (one
         stream for chance and every seat, as search agents' rollouts draw), in compiled code: the moves made."""
-        import numpy as np
-        stream = np.array([rng.getstate()], np.uint64)
+        stream, states = _streams(rng, [])
         rollout = self.game.kernels()["rollout"]
         made = self._run(lambda left, out, log, drawn: rollout(self.s, stream, left, out, log, drawn), limit)
-        rng.setstate(tuple(int(v) for v in stream[0]))
+        _handed_back(stream, [rng], states)
         return made
 
     def _run(self, kernel, limit: int | None, choices: list | None = None) -> int:
@@ -391,7 +410,10 @@ class CompiledState:
         out, log = self._rows(), np.empty((min(left, _LOG_ROWS), program.log_width), np.int64)
         drawn = np.empty(program.drawn, np.int64)
         while left > 0 and not self.s[program.terminal]:
-            done, last = game.call(self, self.step, kernel, left, out, log, drawn)
+            try:
+                done, last = kernel(left, out, log, drawn)
+            except _FAILED as exc:  # (game.call's, the step named only when needed)
+                raise game.failure(self, self.step, exc) from None
             if done:
                 ply = len(self._history) + sum(len(log) for log, _ in self._made)  # of the log's first row
                 if last >= 0:  # where the last move a seat made is in the history
