@@ -58,7 +58,7 @@ def small(count: int, seeds: int, plies: int | None) -> int:
               suppress_health_check=list(HealthCheck))
     @given(small_games())
     def one(text):
-        python = load_game(_written(text))
+        python = load_game(_written(text), backend="python")
         assert takes(python) is None, text
         try:
             compared[0] += lockstep(python, with_backend(python, "compiled"), range(seeds), plies)

@@ -233,7 +233,7 @@ def main(argv=None) -> int:
         if args.backend == "compiled" else ""
     print(f"{'configuration':<32} {'interpreter':>11} {'direct':>8} {'ratio':>6} {'plies':>7} {'plies/s':>9}{extra}")
     for label, name, options in configs:
-        game = rulesdsl.load_game(games.get(name, name), options=options)
+        game = rulesdsl.load_game(games.get(name, name), options=options, backend="python")
         direct = DIRECT.get(name)
         fast, cold, warm, why = compiled(game) if args.backend == "compiled" else (None, 0, 0, "")
         fns = [playouts(game)] + ([lambda i, d=direct: d(i, **options)[1]] if direct else []) + \
@@ -261,7 +261,8 @@ def main(argv=None) -> int:
             size, micros, ply = memory(game)
             print(f"    a state at ply {ply:,}: {size / 1024:,.1f} KiB, copied in {micros:,.1f} µs", flush=True)
     if any(name == "mabula" for _, name, _ in configs):
-        (engine, _), (tuned, _) = measure([playouts(rulesdsl.load_game(games["mabula"])), _mabula_tuned], args.seconds)
+        mabula = rulesdsl.load_game(games["mabula"], backend="python")
+        (engine, _), (tuned, _) = measure([playouts(mabula), _mabula_tuned], args.seconds)
         print(f"{'mabula, tuned direct playout':<32} {engine:>11,.0f} {tuned:>8,.0f} {engine / tuned:>6.2f}  "
               "(a hand-written playout that never lists moves)")
     return 0

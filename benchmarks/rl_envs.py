@@ -54,7 +54,7 @@ def pettingzoo_rate(name: str, seconds: float) -> float:
 
 
 def api_rate(name: str, seconds: float) -> float:
-    game, rng, steps, seed = load_game(bundled_games()[name]), random.Random(1), 0, 0
+    game, rng, steps, seed = load_game(bundled_games()[name], backend="python"), random.Random(1), 0, 0
     state = game.new_initial_state(seed=seed)
     start = time.process_time()
     while time.process_time() - start < seconds:

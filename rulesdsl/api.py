@@ -16,15 +16,17 @@ __all__ = ["load_game", "simulate", "argument_problems"]
 def load_game(path: str | Path, variant: str | None = None, options: dict | None = None,
               max_turns: int | None = None, inline: bool = True, backend: str | None = None):
     """Load, validate and compile a rule file (engine/load.py) on a backend: `python` (the interpreter),
-    `compiled` (numba; a located error where it does not take the game yet) or `auto`, the default (compiled
-    where it takes the game, else Python, the Game's `backend_note` saying why; `$RULESDSL_BACKEND` sets another
-    default). Either plays the same games, move for move.
+    `compiled` (numba; a located error where it does not take the game yet) or `auto` (compiled where it takes
+    the game, else Python, the Game's `backend_note` saying why). Either plays the same games, move for move. The
+    default is `$RULESDSL_BACKEND`, else auto as the commands take it for work that goes move by move through the
+    State API: the interpreter, as fast there with nothing to compile (name `compiled` or `auto` for whole
+    playouts in compiled code: `state.playout`, `game.playouts`).
 
     >>> game = load_game("three-in-a-row.yaml")  # a rule file (here the tutorial's), or a bundled game's name
     >>> game.num_players, game.player_names
     (2, ['cross', 'nought'])
     """
-    return with_backend(load_python(path, variant, options, max_turns, inline), backend)
+    return with_backend(load_python(path, variant, options, max_turns, inline), backend or chosen_backend(None, False))
 
 
 def simulate(path: str | Path, games: int, agents: list, seed: int = 0, variant: str | None = None,

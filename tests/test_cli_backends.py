@@ -105,12 +105,13 @@ def test_compile_check_with_the_compiled_backend_says_ok_or_every_reason_located
     assert code == 2 and "--check --backend compiled" in err
 
 
-def test_auto_is_the_default_of_load_game_and_of_the_commands(capfd, monkeypatch):
+def test_auto_is_the_default_and_takes_the_compiled_backend_for_whole_games(capfd, monkeypatch):
     from rulesdsl import load_game
     from rulesdsl.backends.compiled.state import CompiledGame
     monkeypatch.delenv("RULESDSL_BACKEND")
-    assert isinstance(load_game(TUTORIAL), CompiledGame)
-    fallback = load_game("mark")
+    assert not isinstance(load_game(TUTORIAL), CompiledGame)  # the State API goes move by move: the interpreter
+    assert isinstance(load_game(TUTORIAL, backend="auto"), CompiledGame)
+    fallback = load_game("mark", backend="auto")
     assert not isinstance(fallback, CompiledGame) and re.search(r"mark\.yaml:\d+:\d+: ", fallback.backend_note)
     code, _, err = run(capfd, "moves", TUTORIAL, "--verbose")  # move by move: the interpreter, compiling nothing
     assert code == 0 and "backend: python (auto: played move by move" in err
