@@ -74,6 +74,9 @@ def _cloned(value):
     return value
 
 
+_CAPACITY_LOOKED = ("capacities",)  # the key in Position.tallies of the writes counted when capacities last held
+
+
 class State(Position):
     """One position of a game. Mutated in place by `apply`; `clone` gives an independent copy."""
 
@@ -465,7 +468,12 @@ class State(Position):
             self.check_capacity(rule, turn)
 
     def _over_capacity(self) -> bool:
-        """Whether a zone or list variable holds more than its capacity (the quick look after every move)."""
+        """Whether a zone or list variable holds more than its capacity (the quick look after every move: none is
+        looked at again while nothing has written any of them since the last look found them within it)."""
+        changes = self.changes
+        written = sum([changes[p] for p in self.rules.capacity_parts])  # (counts only grow)
+        if self.tallies.get(_CAPACITY_LOOKED) == written:
+            return False
         zones, values = self.zones, self.vars
         for zone, i, capacity, whole in self.rules.capacities:
             value = (zones if zone else values)[i]
@@ -475,6 +483,7 @@ class State(Position):
             elif any(place.__class__ in _SEQUENCES and len(place) > capacity
                      for place in (value if value.__class__ is list else value.values())):
                 return True
+        self.tallies[_CAPACITY_LOOKED] = written
         return False
 
     def check_capacity(self, what: MoveRule | None, turn: int = 0) -> None:

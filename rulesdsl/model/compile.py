@@ -575,6 +575,7 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
         # (zone?, index among the zones or the variables, capacity, one place?): what a move's quick look reads
         r.capacities = [(h.zone, i if h.zone else i - len(r.zones), h.capacity, h.per is None and h.keys is None)
                         for i, h in r.bounded]
+        r.capacity_parts = [1 + i for i, _ in r.bounded]
 
     def _capacity(self, path, spec) -> int | None:
         """A zone's or list variable's declared `capacity:` (worked out at load), or None."""

@@ -31,6 +31,7 @@ class Rules:
     zones: list = field(default_factory=list)  # Holders, in file order
     bounded: list = field(default_factory=list)  # (index in zones + vars, Holder) of those declaring a capacity
     capacities: list = field(default_factory=list)  # the same, as apply's quick look reads them
+    capacity_parts: list = field(default_factory=list)  # their parts of the position (see Position.changes)
     vars: list = field(default_factory=list)  # Holders, in file order
     moves: dict = field(default_factory=dict)
     steps: dict = field(default_factory=dict)
