@@ -75,6 +75,7 @@ def _cloned(value):
 
 
 _CAPACITY_LOOKED = ("capacities",)  # the key in Position.tallies of the writes counted when capacities last held
+_NESTING_LOOKED = ("nesting",)  # ... and of the writes to each part counted when their nesting was last looked at
 
 
 class State(Position):
@@ -505,8 +506,11 @@ class State(Position):
         on the zone or variable) when a value of a zone or variable nests deeper than limits.MAX_VALUE_DEPTH: an
         item stored in a list through a second name for it (or down several indexes) deepens what holds that list
         unseen by the item's own check, and a value nested without bound cannot be copied, saved or drawn."""
-        values = self.zones + self.vars
-        for holder, value in zip(self.rules.zones + self.rules.vars, values):
+        values, changes = self.zones + self.vars, self.changes
+        looked = self.tallies.get(_NESTING_LOOKED)  # the writes counted when they were last looked at
+        for part, (holder, value) in enumerate(zip(self.rules.zones + self.rules.vars, values), 1):
+            if looked is not None and looked[part] == changes[part]:
+                continue  # not written since: as deep as it was then (an alias's write counts every part)
             for key, place in holder.places(value):
                 if depth(place) > MAX_VALUE_DEPTH:
                     kind = "zone" if holder.zone else "variable"
@@ -517,6 +521,7 @@ class State(Position):
                                       "allows", "a list changed through a second name for it deepens whatever "
                                       "holds it: build nested values with fewer levels",
                                       None if what else ("zones" if holder.zone else "vars", holder.name), turn)
+        self.tallies[_NESTING_LOOKED] = changes[:]
 
     def check_held(self, what: MoveRule | None, turn: int = 0) -> None:
         """Count the items the zones and variables hold (Position.held becomes that number); a located error naming
