@@ -209,3 +209,15 @@ def test_play_stops_where_a_seat_it_does_not_ask_is_to_choose():
     assert state.ply == ply  # nothing left to do for the loop
     play(state, uniform, chance, seats)
     assert state.terminal
+
+
+def test_a_simultaneous_step_whose_actors_are_none_is_a_located_error(tmp_path):
+    text = (ROOT / "examples" / "games" / "sealed-bids.yaml").read_text().replace('actors: "players"', 'actors: "[]"')
+    (tmp_path / "nobody.yaml").write_text(text)
+    game = rulesdsl.load_game(str(tmp_path / "nobody.yaml"))
+    state = game.new_initial_state(1)
+    chance, seats = streams(1, game.num_players)
+    with pytest.raises(rulesdsl.GameRuntimeError) as caught:
+        play(state, uniform, chance, seats)  # rather than waiting for ever on nobody
+    assert "the players to choose at this simultaneous step are none" in str(caught.value)
+    assert "nobody.yaml:" in str(caught.value)

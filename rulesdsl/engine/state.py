@@ -838,6 +838,8 @@ def _seats(players, count: int) -> list:
         if not isinstance(p, int) or isinstance(p, bool) or not 0 <= p < count:
             raise RuleValueError(f"the players to choose should be seats from 0 to {count - 1}, not "
                                  f"{text_of(p)[:40]}")
+    if not seats:  # nobody would ever choose: play could not go on
+        raise RuleValueError("the players to choose at this simultaneous step are none")
     return seats
 
 

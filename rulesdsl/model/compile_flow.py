@@ -270,7 +270,8 @@ class FlowCompiler:
         except Exception:  # noqa: BLE001 - reported in play, where the error names the turn
             return None
         count = self.rules.num_players
-        if isinstance(seats, (list, tuple, range)) and all(type(p) is int and 0 <= p < count for p in seats):
+        if isinstance(seats, (list, tuple, range)) and len(seats) and \
+                all(type(p) is int and 0 <= p < count for p in seats):  # (none: refused in play, located)
             return list(seats)
         return None
 
