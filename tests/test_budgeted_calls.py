@@ -160,7 +160,6 @@ def _unbudgeted(work) -> set:
     return found
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(bundled_games()) + [SEALED, "poker"])
 def test_every_call_of_rule_code_is_budgeted(name, write):
     path = write(TINY_POKER) if name == "poker" else bundled_games().get(name, name)
@@ -229,7 +228,6 @@ COMMANDS = {
 
 @pytest.mark.parametrize("case, command", [(case, command) for case in sorted(COMMANDS) for command in COMMANDS[case]],
                          ids=lambda value: value if isinstance(value, str) else value[0])
-@pytest.mark.slow
 def test_commands_meeting_rule_code_that_never_ends_exit_1(case, command, write, fast, capsys, tmp_path):
     placeholder, expression, line, _ = API[case]
     path = write(probe(**{placeholder: expression}))

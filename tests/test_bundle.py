@@ -100,7 +100,6 @@ def test_games_are_played_from_the_bundle_not_from_the_file_edited_since(chain):
     assert all(json.loads(line)["plies"] == 4 for line in before.getvalue().splitlines())  # four cells to fill
 
 
-@pytest.mark.slow
 def test_results_record_the_hash_and_resume_refuses_rules_changed_since(capsys, chain, tmp_path):
     out = tmp_path / "r.jsonl"
     base = ["simulate", str(chain / "top.yaml"), "--seed", "1", "--agents", "random,random", "--quiet",
@@ -118,7 +117,6 @@ def test_results_record_the_hash_and_resume_refuses_rules_changed_since(capsys, 
     assert code == 0 and "5 games" in text
 
 
-@pytest.mark.slow
 def test_results_files_that_record_no_hash_still_resume(capsys, tmp_path):
     out, full = tmp_path / "old.jsonl", tmp_path / "full.jsonl"
     base = ["simulate", "mabula", "--seed", "4", "--agents", "random,random", "--quiet"]

@@ -34,7 +34,6 @@ def test_bundled_game_names_work_as_files(capsys):
     assert code == 0 and "ok" in out
 
 
-@pytest.mark.slow
 def test_games_lists_bundled_games(capsys):
     code, out, _ = run(capsys, "games")
     names = [line.split()[0] for line in out.splitlines()]
@@ -65,7 +64,6 @@ def test_perft(capsys):
     assert code == 0 and "depth 1: 72 " in out and "depth 2: 5,040 " in out
 
 
-@pytest.mark.slow
 def test_simulate_reports_and_writes_results(capsys, tmp_path):
     results = tmp_path / "results.jsonl"
     code, out, _ = run(capsys, "simulate", "mabula", "--games", "30", "--seed", "7", "--agents", "random,random",
@@ -159,7 +157,6 @@ def test_a_malformed_variant_is_located_when_it_is_chosen(capsys, tmp_path):
     assert code == 1 and f"{path}:" in err and "variant 'plain' should be a mapping" in err and "hint:" in err
 
 
-@pytest.mark.slow
 def test_a_saved_state_reads_back_and_a_damaged_one_is_refused(capsys, tmp_path):
     saved = tmp_path / "state.json"
     code, out, _ = run(capsys, "show", game_path("mabula"), "--setup", ALT, "--json")
@@ -207,7 +204,6 @@ end:
 """
 
 
-@pytest.mark.slow
 def test_a_list_option_on_the_command_line(capsys, tmp_path):
     path = tmp_path / "heaps.yaml"
     path.write_text(HEAPS)

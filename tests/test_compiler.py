@@ -298,7 +298,6 @@ def test_what_cannot_be_assigned(text, message, span):
 
 # -- verify: what the compiler emits is accepted, and nothing else is reachable ----------------------------------
 
-@pytest.mark.slow
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=expressions())
 def test_verify_accepts_what_the_compiler_emits(text):

@@ -96,7 +96,6 @@ def test_random_playouts_keep_the_contract(case):
         playout(game, seed)
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("case", CASES, ids=_id)
 def test_playouts_are_deterministic(case):
     path, variant = case

@@ -63,7 +63,6 @@ def test_every_marker_is_known_and_says_why():
     assert not unknown, f"snippet markers not understood: {unknown}"
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("block", [_param(b, _slow(b.text)) for b in PYTHON])
 def test_python_snippet_runs_as_printed(block, tmp_path):
     script = tmp_path / ("session.txt" if block.text.lstrip().startswith(">>>") else "snippet.py")
@@ -113,7 +112,6 @@ def _run(command: md.Command, cwd, monkeypatch) -> tuple[int, str]:
     return code, printed.getvalue()
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("block", [_param(b, any(_slow(c.line) for c in md.commands(b))) for b in CONSOLE])
 def test_console_snippet_prints_what_it_shows(block, workspaces, tmp_path_factory, monkeypatch):
     cwd = _workspace(workspaces, tmp_path_factory, block)

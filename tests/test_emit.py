@@ -177,7 +177,6 @@ def test_compile_shows_a_moves_generated_functions(capsys):
     assert "        for L_to in " in out  # the second param's loop, inside the first's
 
 
-@pytest.mark.slow
 def test_compile_lists_what_it_generated_and_shows_the_form(capsys):
     code, out, _ = run(capsys, "compile", "mark", "--option", "players=4")
     assert code == 0 and any(line.startswith("move bid ") for line in out.splitlines())

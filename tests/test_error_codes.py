@@ -5,7 +5,6 @@ from __future__ import annotations
 import ast
 import re
 
-import pytest
 
 from rulesdsl.errors import CODES
 from rulesdsl.findings import check_file
@@ -42,7 +41,6 @@ def test_the_table_is_the_documented_one():
     assert re.search(r"code\s+`invalid`", (ROOT / "docs" / "errors.md").read_text())  # the catch-all, in prose
 
 
-@pytest.mark.slow
 def test_every_code_the_source_gives_is_in_the_table():
     given = _given_codes()
     assert len(given) >= 30  # the scan finds the codes where they are written
@@ -50,7 +48,6 @@ def test_every_code_the_source_gives_is_in_the_table():
     assert set(subset.CODES) <= CODES
 
 
-@pytest.mark.slow
 def test_every_code_a_bad_rule_file_gets_is_in_the_table():
     seen = set()
     for path in sorted((ROOT / "tests" / "bad_rules").glob("*.yaml")):

@@ -35,7 +35,6 @@ def lowered(node, text: str = "", statement: bool = False):
     return lowerer.stmt(node) if statement else lowerer.expr(node)
 
 
-@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=expressions())
 @example(text="-(2 ** -1) ** 2 + (a if b else c)..(1 if xs else 2)")
@@ -47,7 +46,6 @@ def test_the_text_of_a_lowered_expression_parses_back_to_its_tree(text):
     assert parse(written) == tree, written
 
 
-@pytest.mark.slow
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tree=trees())
 def test_the_text_of_any_lowered_tree_parses_back_to_it(tree):

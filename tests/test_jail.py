@@ -123,7 +123,6 @@ def test_any_other_error_passes_through_with_the_child_s_traceback():
     assert "in internal" in str(info.value.__cause__) and "jail's child process" in str(info.value.__cause__)
 
 
-@pytest.mark.slow
 def test_a_job_over_its_budget_is_killed_and_the_next_runs_in_a_new_child():
     with Jail() as jail:
         first = jail.run(os.getpid, seconds=5, what="asking")
@@ -136,7 +135,6 @@ def test_a_job_over_its_budget_is_killed_and_the_next_runs_in_a_new_child():
     assert first != second != os.getpid()
 
 
-@pytest.mark.slow
 def test_each_unit_of_a_job_has_its_own_budget():
     with Jail() as jail:
         with pytest.raises(JobKilled) as info:
@@ -166,7 +164,6 @@ def test_a_job_is_cancelled_from_another_thread():
     (allocate, "memory", "it needed more than the 3,072 MiB of memory allowed"),
     (too_deep, "stack", "nested values or calls too deeply"),
 ])
-@pytest.mark.slow
 def test_what_python_cannot_stop_stops_the_job_not_the_caller(job, reason, words):
     with Jail() as jail:
         with pytest.raises(JobKilled) as info:
@@ -175,7 +172,6 @@ def test_what_python_cannot_stop_stops_the_job_not_the_caller(job, reason, words
         assert jail.run(add, 1, 2, seconds=5, what="adding") == 3
 
 
-@pytest.mark.slow
 def test_a_stopped_job_says_which_rule_was_running(tmp_path):
     path = tmp_path / "loop.yaml"
     path.write_text(LOOP.replace('"total = total + 1"', '{for: "j in 0..999999", do: ["total = total + 1"]}')
@@ -272,7 +268,6 @@ def test_the_calls_a_total_makes_share_its_budget(monkeypatch):
         _unit()  # each call is within its own 0.5 s; together they are not
 
 
-@pytest.mark.slow
 def test_calls_a_total_does_not_make_itself_do_not_count(monkeypatch):
     monkeypatch.delenv(budget.TIME_SCALE_VARIABLE, raising=False)
     budget.ensure_watchdog()
@@ -280,7 +275,6 @@ def test_calls_a_total_does_not_make_itself_do_not_count(monkeypatch):
     assert budget.overrun(_not_direct) is False
 
 
-@pytest.mark.slow
 def test_the_lets_of_a_load_share_its_budget(tmp_path, monkeypatch):
     monkeypatch.setenv(budget.TIME_SCALE_VARIABLE, "0.1")  # a let may take 0.3 s, the whole load 2 s
     slow = "sum(x * y for x in 0..999999 for y in 0..999999)"
@@ -295,7 +289,6 @@ def test_the_lets_of_a_load_share_its_budget(tmp_path, monkeypatch):
     assert stop.location.file == str(path) and stop.location.line > 5  # at the let it reached
 
 
-@pytest.mark.slow
 def test_the_board_attributes_of_a_load_share_its_budget(tmp_path, monkeypatch):
     monkeypatch.setenv(budget.TIME_SCALE_VARIABLE, "0.1")  # the whole load may take 2 s
     slow = "sum(x * y for x in 0..999999 for y in 0..999999)"
@@ -309,7 +302,6 @@ def test_the_board_attributes_of_a_load_share_its_budget(tmp_path, monkeypatch):
     assert stop.message == "loading the rule file took longer than the 2 s allowed" and stop.location.line == 6
 
 
-@pytest.mark.slow
 def test_the_moves_of_a_game_share_its_budget(tmp_path, monkeypatch):
     monkeypatch.setenv(budget.TIME_SCALE_VARIABLE, "0.01")  # a move may take 0.05 s, the whole game 0.6 s
     path = tmp_path / "loop.yaml"

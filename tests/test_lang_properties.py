@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import warnings
 
-import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -350,7 +349,6 @@ def check_agreement(text, env):
          env={"a": 0, "b": 0, "c": 0, "xs": [1], "ys": [], "s": "b"})
 @example(text="[0 for x in ys if c > 0 for c in xs]",
          env={"a": 0, "b": 0, "c": 1, "xs": [1, 2], "ys": [5], "s": ""})
-@pytest.mark.slow
 def test_compiler_agrees_with_evaluator(text, env):
     check_agreement(text, env)
 

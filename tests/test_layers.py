@@ -97,13 +97,11 @@ def _graph():
     return graph
 
 
-@pytest.mark.slow
 def test_every_module_belongs_to_a_stated_layer():
     unknown = sorted({m.split(".")[0] for m in _graph()} - set(LAYER_OF))
     assert not unknown, f"modules in no layer (add them to LAYERS and the README): {unknown}"
 
 
-@pytest.mark.slow
 def test_imports_only_go_down():
     upward = []
     for module, (path, imports, _) in _graph().items():
@@ -122,7 +120,6 @@ def test_no_imports_inside_functions():
     assert not late, "imports inside functions (a hidden cycle, or a cost paid on every call):\n" + "\n".join(late)
 
 
-@pytest.mark.slow
 def test_no_cycles_within_a_layer():
     graph = {m: {t for t, _, _ in imports if t != m and t != "__init__"} for m, (_, imports, _) in _graph().items()}
     state: dict[str, int] = {}
@@ -151,7 +148,6 @@ def test_a_checked_module_is_found(module):
     assert imports, f"no imports found in {path}"
 
 
-@pytest.mark.slow
 def test_generated_code_names_only_the_model_position():
     # The model layer compiles rule code that reads and writes the running state; it may name only the fields
     # its own Position declares (the engine's State extends Position), never the engine's other attributes.
@@ -203,7 +199,6 @@ sys.exit(main(sys.argv[1:]))
     ["validate", "mark"],
     ["moves", "fast-track"],
 ])
-@pytest.mark.slow
 def test_the_base_install_runs_without_the_optional_extras(command, tmp_path):
     # what the README's first command does: the extras' libraries (numpy, numba, ...) are imported only by them
     import subprocess

@@ -218,7 +218,6 @@ def test_a_warning_is_a_warning(client, folder):
         [(2, p["code"], p["line"]) for p in expected]
 
 
-@pytest.mark.slow
 def test_a_problem_in_the_base_file_is_shown_on_the_first_line(client, folder):
     base = folder / "broken_base.yaml"
     base.write_text(GAME.replace('value: "n * 2"', 'value: "n * zz"'), encoding="utf-8")
@@ -395,7 +394,6 @@ def test_utf16_units_and_back():
 
 @given(st.text(st.characters(exclude_categories=["Cs"]), max_size=20), st.data(),
        st.sampled_from(["utf-8", "utf-16", "utf-32"]))
-@pytest.mark.slow
 def test_a_character_index_survives_the_round_trip_through_code_units(text, data, encoding):
     index = data.draw(st.integers(0, len(text)))
     assert column(text, units(text[:index], encoding), encoding) == index

@@ -160,7 +160,6 @@ def test_games_and_states_pickle_and_play_on_as_the_originals(name, options):
     assert [_setup(game_copy) for _ in range(2)] == [_setup(game) for _ in range(2)]
 
 
-@pytest.mark.slow
 def test_a_pickled_game_of_a_rule_file_unpickles_in_another_process(poker):
     state = poker.new_initial_state()
     state.apply_action(1)
@@ -172,7 +171,6 @@ def test_a_pickled_game_of_a_rule_file_unpickles_in_another_process(poker):
     assert done.stdout.decode() == expected
 
 
-@pytest.mark.slow
 def test_a_bundled_game_loads_by_name_in_a_new_process():
     script = ("import pyspiel, rulesdsl.integrations.openspiel; "
               "game = pyspiel.load_game('rulesdsl_mabula(variant=product,rng_seed=3)'); "

@@ -41,7 +41,6 @@ def test_variant_changes_only_what_differs():
     assert standard.rules.summary().replace("standard", "") == four.rules.summary().replace("standard", "")
 
 
-@pytest.mark.slow
 def test_validate_and_simulate_accept_overlays(capsys):
     path = str(OVERLAYS / "mark-rich-start.yaml")
     assert main(["validate", path]) == 0
@@ -177,7 +176,6 @@ def test_an_inherited_variant_that_the_overlay_makes_a_no_op_is_a_warning(tmp_pa
     assert main(["validate", "--strict", str(tmp_path / "overlay.yaml")]) == 1
 
 
-@pytest.mark.slow
 def test_an_inherited_variant_that_undoes_the_overlay_is_a_warning(tmp_path, capsys):
     code, err = _validate(tmp_path, capsys, 'extends: mark\nlet:\n  rows_to_end: "3"\n')
     assert code == 0
@@ -186,7 +184,6 @@ def test_an_inherited_variant_that_undoes_the_overlay_is_a_warning(tmp_path, cap
         "sets 'let.rows_to_end' as the base game's variant does")
 
 
-@pytest.mark.slow
 def test_a_variant_the_overlay_describes_anew_or_that_still_changes_something_is_not_reported(tmp_path, capsys):
     code, err = _validate(tmp_path, capsys, 'extends: mark\nlet:\n  rows_to_end: "4"\nvariants:\n'
                           '  four-row-ending:\n    description: The same as the standard game here.\n')
@@ -232,7 +229,6 @@ def test_merged_positions_follow_the_file_that_wrote_each_key(tmp_path):
     assert doc.info(("data", "market")).loc.file.endswith("mark.yaml")
 
 
-@pytest.mark.slow
 def test_a_variant_an_overlay_adds_may_delete_a_key_of_the_base_with_null(tmp_path):
     # a copy of the bundled variant 'product' under a new name: its null deletes the tie-break when applied
     path = tmp_path / "overlay.yaml"

@@ -51,7 +51,6 @@ def _play(path: str, seed: int) -> list:
     return trail
 
 
-@pytest.mark.slow
 def test_chance_inside_step_follows_the_seed_given_to_reset():
     path = str(bundled_games()["mark"])
     assert _play(path, 11) == _play(path, 11)

@@ -29,7 +29,6 @@ def _play(state, rng: Rng, plies: int) -> list:
     return [state.history_texts(), state.to_json()]
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(bundled_games()))
 def test_an_unpickled_state_plays_on_as_the_original(name):
     game = load_game(name)

@@ -164,7 +164,6 @@ def test_replay_show_prints_every_move_and_each_position_and_ends_with_the_resul
     assert out.rstrip().splitlines()[-1].startswith(f"winner: {winner}")
 
 
-@pytest.mark.slow
 def test_replay_step_waits_for_enter_and_q_stops(capsys, monkeypatch, mabula_results):
     monkeypatch.setattr("sys.stdin", io.StringIO("\n" * 40))
     code, out, _ = run(capsys, "replay", str(mabula_results), "--game", "0", "--step")
@@ -174,7 +173,6 @@ def test_replay_step_waits_for_enter_and_q_stops(capsys, monkeypatch, mabula_res
     assert code == 130 and "\n2. " in out and "\n3. " not in out
 
 
-@pytest.mark.slow
 def test_a_game_out_of_range_is_a_usage_error(capsys, mabula_results, tmp_path):
     code, out, err = run(capsys, "replay", str(mabula_results), "--game", "3", "--show")
     assert code == 2 and not out

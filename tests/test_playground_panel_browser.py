@@ -69,7 +69,6 @@ def _pieces(page) -> list:
     return sorted(page.eval_on_selector_all("#board g.piece", "gs => gs.map(g => g.dataset.cell + g.textContent)"))
 
 
-@pytest.mark.slow
 def test_the_panel_shows_seats_scores_money_and_the_dice_as_faces(browser, games, tmp_path):
     page = _open(browser, games, "mark")
     page.wait_for_selector(".legal-move")
@@ -97,7 +96,6 @@ def test_the_panel_shows_seats_scores_money_and_the_dice_as_faces(browser, games
     page.close()
 
 
-@pytest.mark.slow
 def test_stepping_back_and_forward_changes_the_board_and_a_move_there_drops_the_rest(browser, games, tmp_path):
     page = _open(browser, games, "mabula")
     page.wait_for_selector(".legal-move")
@@ -134,7 +132,6 @@ def test_stepping_back_and_forward_changes_the_board_and_a_move_there_drops_the_
     page.close()
 
 
-@pytest.mark.slow
 def test_a_folder_without_rule_files_offers_the_bundled_games_and_the_tutorial(browser, tmp_path):
     folder = tmp_path / "nothing-here"
     folder.mkdir()

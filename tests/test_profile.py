@@ -102,7 +102,6 @@ def _names_of_the_file(game) -> dict:
     return patterns
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("name", ["slow", "fast-track", "mabula"])
 def test_every_name_is_the_rule_files_or_a_built_in(slow, name):
     path = slow if name == "slow" else game_path(name)

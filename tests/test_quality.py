@@ -122,7 +122,6 @@ def test_measures_without_scores_or_from_older_results_say_they_cannot_be_comput
     assert "not computable" in by_name(older)["branching factor"].value
 
 
-@pytest.mark.slow
 def test_scores_are_traced_only_when_asked_for(tmp_path, capsys):
     rules = counting(tmp_path, "late.yaml")
     simulate(capsys, str(rules), "--out", str(tmp_path / "plain.jsonl"), trace=False)
@@ -150,7 +149,6 @@ def test_the_draw_rate_is_compared_game_by_game_when_the_seeds_are_shared():
     assert next(d for d in unpaired if d.measure == DRAWS).test == "Welch t test on draws"
 
 
-@pytest.mark.slow
 def test_two_rule_files_compared_in_one_run_end_to_end(tmp_path, capsys):
     draw, first = counting(tmp_path, "draw.yaml", winners="draw"), counting(tmp_path, "first.yaml", winners='"[0]"')
     out = simulate(capsys, str(draw), "--compare", str(first), "--out", str(tmp_path / "r.jsonl"))
@@ -173,7 +171,6 @@ def test_two_rule_files_compared_in_one_run_end_to_end(tmp_path, capsys):
     assert "<h2>Game quality</h2>" in page and "<tr class=\"sig\"><td>draws</td><td>100.0%</td><td>0.0%</td>" in page
 
 
-@pytest.mark.slow
 def test_a_run_of_two_rule_files_resumes_to_the_same_lines(tmp_path, capsys):
     a, b = counting(tmp_path, "a.yaml"), counting(tmp_path, "b.yaml", gain="2 - me")
     simulate(capsys, str(a), str(b), "--out", str(tmp_path / "whole.jsonl"))
@@ -187,7 +184,6 @@ def test_a_run_of_two_rule_files_resumes_to_the_same_lines(tmp_path, capsys):
     assert code == 2 and "holds another run: rule file" in err and "b.yaml" in err
 
 
-@pytest.mark.slow
 def test_results_files_of_different_player_counts_are_reported_but_not_paired(tmp_path, capsys):
     simulate(capsys, str(counting(tmp_path, "two.yaml")), "--out", str(tmp_path / "two.jsonl"))
     three = counting(tmp_path, "three.yaml", players=3)
@@ -203,7 +199,6 @@ def test_results_files_of_different_player_counts_are_reported_but_not_paired(tm
     assert len(games_rows(analysis)[0]) == 11 + 3 * 3  # a column group per seat of the widest game
 
 
-@pytest.mark.slow
 def test_two_results_files_of_the_same_seeds_are_paired(tmp_path, capsys):
     simulate(capsys, str(counting(tmp_path, "draw.yaml", winners="draw")), "--out", str(tmp_path / "d.jsonl"))
     simulate(capsys, str(counting(tmp_path, "first.yaml", winners='"[0]"')), "--out", str(tmp_path / "f.jsonl"))
@@ -220,7 +215,6 @@ def test_two_results_files_of_the_same_seeds_are_paired(tmp_path, capsys):
     ("score_trace", [[0, 1]], "a score trace entry is not [turn, one score for each of 2 agents]"),
     ("score_trace", [[0, "a", 1]], "'score_trace' item 1 item 2 should be a number"),
 ])
-@pytest.mark.slow
 def test_damaged_quality_fields_are_located_errors(tmp_path, capsys, field, value, said):
     simulate(capsys, str(counting(tmp_path, "a.yaml")), "--out", str(tmp_path / "r.jsonl"))
     rows = (tmp_path / "r.jsonl").read_text().splitlines()

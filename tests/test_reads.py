@@ -164,7 +164,6 @@ def test_a_count_over_a_zone_by_attribute_reads_the_zone_once_and_follows_its_wr
     assert listed == [["take red", "take blue"], ["take red", "take blue"], ["take blue"]]
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(bundled_games()))
 def test_chance_tables_kept_while_unchanged_agree_with_listing_afresh(name):
     # A chance step whose outcomes read the state keeps its table while nothing they read is written; a copy

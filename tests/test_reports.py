@@ -216,7 +216,6 @@ def test_variants_are_compared_seat_by_seat_game_by_game(coin, capsys):
     assert_p(block[3], 2 * 0.5 ** (GAMES - n_heads))
 
 
-@pytest.mark.slow
 def test_runs_of_other_seeds_are_compared_unpaired_with_welch(tmp_path, capsys):
     rules = tmp_path / "coin.yaml"
     rules.write_text(COIN.format(shared="shared"), encoding="utf-8")
@@ -318,7 +317,6 @@ def test_the_html_page_escapes_what_results_and_rules_say(tmp_path, capsys):
     assert code == 0 and out == page
 
 
-@pytest.mark.slow
 def test_the_html_page_holds_every_section(coin, capsys, tmp_path):
     _, results = coin
     code, out, _ = run(capsys, "report", str(results), "--format", "html", "--out", str(tmp_path / "html"))
@@ -340,7 +338,6 @@ def test_lines_in_memory_with_their_compiled_games_are_reported_as_their_file(co
 
 
 # -- replay: workers and progress -----------------------------------------------------------------------------
-@pytest.mark.slow
 def test_replay_on_two_workers_says_what_one_says(coin, capsys):
     _, results = coin
     lines = lines_of(results)
@@ -353,7 +350,6 @@ def test_replay_on_two_workers_says_what_one_says(coin, capsys):
     assert one[1].splitlines()[-1] == f"{2 * GAMES - 1} of {2 * GAMES} games replayed and verified"
 
 
-@pytest.mark.slow
 def test_a_bad_line_stops_replay_on_workers_with_its_location(coin, capsys):
     _, results = coin
     lines = lines_of(results)
@@ -363,7 +359,6 @@ def test_a_bad_line_stops_replay_on_workers_with_its_location(coin, capsys):
     assert code == 1 and err.startswith(f"{results}:8: error: move 2 \"fly\" does not replay")
 
 
-@pytest.mark.slow
 def test_progress_off_a_terminal_is_a_plain_line(coin, capsys, monkeypatch):
     _, results = coin
     monkeypatch.setattr(progress, "PLAIN_EVERY", 0.0)

@@ -216,7 +216,6 @@ def played_until_it_fails(path: str) -> GameRuntimeError:
     '"t = tbl", "t[turn] = repeat(0, 100000)"',  # a table of the position, grown through a local name for it
     '"xs = [xs, xs, repeat(0, 1000)]"',  # the same list held twice, nested deeper each turn
 ])
-@pytest.mark.slow
 def test_a_move_that_keeps_growing_what_the_game_holds_is_stopped_naming_rule_and_turn(write, effects):
     error = played_until_it_fails(write(GROWING.replace("EFFECTS", effects)))
     assert error.rule == "grow" and 5 <= error.turn <= 25 and error.location.line == 9, error.format()
@@ -231,7 +230,6 @@ def test_a_zone_that_keeps_growing_is_stopped(write, monkeypatch):
     assert error.rule == "grow" and error.turn == 50 and "(zone 'pile' holds 5,100 or more)" in str(error)
 
 
-@pytest.mark.slow
 def test_a_game_that_holds_much_but_no_more_plays_on(write):
     text = GROWING.replace("EFFECTS", '"xs = repeat(turn, 1000000)", "tbl[turn % 3] = repeat(0, 300000)"')
     state = rulesdsl.load_game(write(text.replace("turn >= 10000", "turn >= 30"))).new_initial_state(1)
@@ -240,7 +238,6 @@ def test_a_game_that_holds_much_but_no_more_plays_on(write):
     assert state.turn == 30 and state.held >= 1_900_006
 
 
-@pytest.mark.slow
 def test_a_huge_starting_value_is_refused_at_its_declaration(write):
     text = GROWING.replace("EFFECTS", '"n = 1"').replace('xs: {init: "[]"}', 'xs: {init: "[repeat(0, 999999), repeat(1, 999999), [2, 3]]"}')
     with pytest.raises(GameRuntimeError) as info:
@@ -264,7 +261,6 @@ def test_each_way_of_writing_is_counted(write, effect):
 
 @settings(max_examples=60, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
-@pytest.mark.slow
 @given(effects=st.lists(st.sampled_from(WRITES), min_size=1, max_size=6))
 def test_what_the_position_holds_is_never_more_than_counted(write, effects):
     check_counted(write, effects)
@@ -294,7 +290,6 @@ def check_counted(write, effects: list) -> None:
         assert state.held >= sum(items(value) for value in state.zones + state.vars)
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(rulesdsl.loading.bundled_games()))
 def test_the_bundled_games_never_hold_more_than_counted(name):
     from rulesdsl.lang.held import items
@@ -441,7 +436,6 @@ def test_limits_checks_directly():
             call()
 
 
-@pytest.mark.slow
 def test_a_huge_grid_is_refused(write):
     text = PLAIN.replace("board: {cells: [a, b, c]}", "board: {grid: {columns: 100000, rows: 100000}}")
     start = time.process_time()

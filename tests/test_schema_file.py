@@ -62,7 +62,6 @@ def test_the_walk_finds_a_property_without_a_description():
                                          "#/$defs/a/anyOf/0/properties/x"]
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("path", RULE_FILES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_bundled_and_example_file_matches_the_schema(path):
     assert errors(yaml.safe_load(path.read_text(encoding="utf-8"))) == []

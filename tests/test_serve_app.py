@@ -175,7 +175,6 @@ def test_a_logged_game_is_stepped_through_forwards_and_backwards(served, capsys)
     assert view["history"] == [] and [p["cell"] for p in view["pieces"]] == [0, 2]
 
 
-@pytest.mark.slow
 def test_a_simulation_runs_in_the_background_and_reports(served):
     status, started = served("simulate", path="line.yaml", games=20, agents=["random", "random"], seed=1)
     assert status == 200
@@ -190,7 +189,6 @@ def test_a_simulation_runs_in_the_background_and_reports(served):
     assert status == 400
 
 
-@pytest.mark.slow
 def test_a_hostile_file_cannot_hang_the_server(served):
     # a board of a million cells is refused at load, located, like any other problem
     hostile = GAME.replace("grid: {columns: abc, rows: 1}", "grid: {columns: 1000, rows: 1000}")
@@ -220,7 +218,6 @@ def test_requests_missing_a_field_or_with_wrong_values_are_told_so(served):
     assert status == 400 and "options" in error["error"]
 
 
-@pytest.mark.slow
 def test_any_game_of_a_results_file_is_replayed(served):
     results = served.folder / "runs.jsonl"
     assert main(["simulate", str(served.folder / "line.yaml"), "--games", "3", "--agents", "random,random",

@@ -207,7 +207,6 @@ def test_a_body_that_is_not_a_json_object_is_refused(served, body, words):
     ("simulate", {"games": 2, "agents": ["random"]}, "name one agent per seat"),
     ("simulate", {"games": 2, "agents": "random,random"}, "'agents' should be a list"),
 ])
-@pytest.mark.slow
 def test_fields_of_the_wrong_kind_are_refused(served, name, fields, words):
     refused(served(name, **{"path": "line.yaml", "text": GAME, **fields}), words=words)
 
@@ -376,7 +375,6 @@ def test_a_simulation_is_stopped_when_its_client_asks_and_only_then(served):
     assert _simulation_threads() == []
 
 
-@pytest.mark.slow
 def test_simulations_beyond_those_running_are_refused_busy(make_served, folder):
     served = make_served(folder, caps=Caps(simulations=1))
     token = served("simulate", path="forever.yaml", games=3, agents=["random", "random"])[1]["simulation"]

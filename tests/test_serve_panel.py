@@ -131,7 +131,6 @@ def test_each_bundled_game_s_panel_follows_its_state_ply_by_ply(name):
     assert seen_dice == set(declared["drawn"])  # each die was rolled, and shown, in these plies
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("name", BUNDLED)
 def test_each_bundled_game_s_status_fields_through_the_server(served, name):
     status, view = served("new", path=f"{name}.yaml", bundled=True, seed=3)

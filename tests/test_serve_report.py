@@ -133,7 +133,6 @@ def test_a_simulation_shows_the_html_report_of_its_games(served, capsys):
            f'<td class="n">{GAMES}</td><td>2.00</td><td>[2.00, 2.00]</td><td>2</td><td>2 to 2</td>' in page
 
 
-@pytest.mark.slow
 def test_the_report_reads_the_rules_the_simulation_played_not_the_saved_file(served):
     edited = TOSS.format(variant="sure").replace("names: [heads, tails]", "names: [sun, moon]")
     job = simulated(served, path="toss.yaml", text=edited, games=GAMES, agents=["random", "random"],
@@ -156,7 +155,6 @@ def test_a_results_file_of_the_folder_opens_as_its_html_report(served, capsys):
     assert len(lines) == GAMES and win_row("heads", GAMES) in page and win_row("tails", 0) in page
 
 
-@pytest.mark.slow
 def test_only_results_files_of_the_folder_are_reported_with_located_errors(served, capsys):
     (served.folder.parent / "runs.jsonl").write_text("{}\n", encoding="utf-8")
     for path, error in [("toss.yaml", "no results file (.jsonl) 'toss.yaml' in the served folder"),

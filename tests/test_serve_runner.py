@@ -67,7 +67,6 @@ def test_a_job_s_result_and_error_come_back_as_they_are(pool):
     assert jobs.submit(os.getpid, seconds=5, what="asking").result(timeout=60) != os.getpid()  # never here
 
 
-@pytest.mark.slow
 def test_a_job_that_overruns_its_time_is_stopped_and_the_next_runs_in_a_new_child(pool):
     jobs = pool()
     first = jobs.submit(os.getpid, seconds=5, what="asking").result(timeout=60)
@@ -80,7 +79,6 @@ def test_a_job_that_overruns_its_time_is_stopped_and_the_next_runs_in_a_new_chil
     assert jobs.submit(os.getpid, seconds=5, what="asking").result(timeout=60) not in (first, os.getpid())
 
 
-@pytest.mark.slow
 def test_a_pool_stops_a_job_that_runs_too_long_by_the_clock(pool):
     jobs = pool()
     with pytest.raises(JobKilled) as info:
@@ -114,7 +112,6 @@ def test_a_child_killed_from_outside_stops_its_job_and_is_started_again(pool):
     assert jobs.submit(os.getpid, seconds=5, what="asking").result(timeout=60) not in (child, os.getpid())
 
 
-@pytest.mark.slow
 def test_a_full_queue_refuses_at_once_and_the_pool_serves_again_after(pool):
     jobs = pool(1, 2)
     first = jobs.submit(stubborn, seconds=1.0, what="a stubborn loop")

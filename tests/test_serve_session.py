@@ -101,7 +101,6 @@ end:
 """
 
 
-@pytest.mark.slow
 def test_explaining_a_click_has_a_budget_and_names_the_rule(write, monkeypatch):
     text = WIDE.replace("RULES\n", "".join(RULE.format(i=i) for i in range(40)))
     game = load_game(write(text.replace("STEPS", ", ".join(f"step{i}" for i in range(40)))))

@@ -39,7 +39,6 @@ def test_dask_local_cluster_gives_the_same_results(capsys, tmp_path):
     assert " s to start or reach the Dask cluster" in out  # reported apart from the games' time
 
 
-@pytest.mark.slow
 def test_an_interrupted_run_resumes_without_repeating_or_losing_games(capsys, tmp_path):
     full, cut = tmp_path / "full.jsonl", tmp_path / "cut.jsonl"
     base = ["simulate", "mabula", "--games", "10", "--seed", "9", "--agents", "random,random", "--quiet"]
@@ -67,7 +66,6 @@ def test_results_and_logs_name_their_random_stream(capsys, tmp_path):
     assert json.loads(log.read_text())["rng"] == "splitmix64-v1"
 
 
-@pytest.mark.slow
 def test_results_and_logs_of_the_old_stream_still_replay(capsys):
     assert all("rng" not in line for line in results(OLD_RESULTS))
     code, text, _ = run(capsys, "replay", str(OLD_RESULTS))

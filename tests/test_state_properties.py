@@ -6,7 +6,6 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -198,7 +197,6 @@ def mutate_all(value, depth: int = 0) -> None:
             mutate_all(item, depth + 1)
 
 
-@pytest.mark.slow
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(name=st.sampled_from(["nested", "mark", "fast-track", "marble-chase"]), seed=seeds, k=st.integers(0, 60))
 def test_a_clone_shares_nothing_that_changes(name, seed, k):

@@ -68,7 +68,6 @@ def problems_of(case: str) -> list[Problem]:
     ("direction_wrong_length", "schema_size", {"limit": 2, "size": 1}),
     ("extends_missing", "bad_extends", {"candidates": ("mabula",)}),
 ])
-@pytest.mark.slow
 def test_a_bad_rule_file_s_problem_has_a_code_and_fields(case, code, fields):
     problem = problems_of(case)[0]
     assert problem.code == code

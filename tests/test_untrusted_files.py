@@ -737,7 +737,6 @@ SPECIAL_NAMES = sorted(
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(role=st.sampled_from(ROLES),
        name=st.sampled_from(SPECIAL_NAMES) | st.from_regex(r"[A-Za-z][A-Za-z0-9_]{0,12}", fullmatch=True))
-@pytest.mark.slow
 def test_any_identifier_in_any_place_behaves_as_itself_or_is_refused_where_declared(tmp_path, role, name):
     assume(name not in TEMPLATE_NAMES)
     assert behaves_or_is_refused(tmp_path, role, name) in ("ok", "refused")

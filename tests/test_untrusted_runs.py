@@ -99,7 +99,6 @@ def test_a_rule_file_outside_the_results_folder_is_never_read(capsys, tmp_path, 
     assert "--rules FILE" in err
 
 
-@pytest.mark.slow
 def test_a_log_naming_a_system_file_is_refused_and_rules_can_be_given(capsys, tmp_path):
     log = tmp_path / "game.json"
     assert run(capsys, "play", "mabula", "--seats", "random,random", "--seed", "5", "--log", str(log))[0] == 0
@@ -117,7 +116,6 @@ def test_a_log_naming_a_system_file_is_refused_and_rules_can_be_given(capsys, tm
     assert code == 0 and "replayed and verified" in out
 
 
-@pytest.mark.slow
 def test_results_of_a_bundled_game_replay_from_any_folder(capsys, tmp_path, monkeypatch):
     results = simulated(capsys, tmp_path)
     assert {line["file"] for line in lines_of(results)} == {"mabula"}
@@ -129,7 +127,6 @@ def test_results_of_a_bundled_game_replay_from_any_folder(capsys, tmp_path, monk
     assert run(capsys, "report", str(results))[0] == 0
 
 
-@pytest.mark.slow
 def test_an_old_results_file_naming_the_bundled_folder_still_replays(capsys, tmp_path):
     results = simulated(capsys, tmp_path)
     old = [dict(line, file=str(Path(game_path("mabula")).resolve())) for line in lines_of(results)]
@@ -137,7 +134,6 @@ def test_an_old_results_file_naming_the_bundled_folder_still_replays(capsys, tmp
     assert code == 0 and "3 of 3 games replayed and verified" in out
 
 
-@pytest.mark.slow
 def test_a_rule_file_beside_the_results_is_used(capsys, tmp_path, monkeypatch):
     own = tmp_path / "mine.yaml"
     shutil.copy(game_path("mabula"), own)
@@ -185,7 +181,6 @@ def test_a_log_replays_after_its_rule_file_is_deleted(capsys, tmp_path):
     assert code == 0 and "replayed and verified" in text
 
 
-@pytest.mark.slow
 def test_a_resumed_run_keeps_one_rules_line(capsys, tmp_path):
     own = _own_rules(tmp_path)
     out = tmp_path / "r.jsonl"
@@ -270,7 +265,6 @@ def line_of_key(text: str, key: str) -> int:
     ({"max_turns": -3}, "'max_turns' should be a whole number", True),
     ({"moves": ["@9 b1-b2"]}, "names no seat of this game", False),
 ])
-@pytest.mark.slow
 def test_a_damaged_log_is_one_located_error(capsys, tmp_path, damage, message, located):
     log = tmp_path / "game.json"
     assert run(capsys, "play", "mabula", "--seats", "random,random", "--log", str(log))[0] == 0
@@ -313,7 +307,6 @@ def _saved_state(capsys) -> dict:
     ({"history": [1]}, "'history' should be a list of moves"),
     ({"capped": "yes"}, "'capped' should be true or false"),
 ])
-@pytest.mark.slow
 def test_a_damaged_state_is_reported_not_a_traceback(capsys, tmp_path, damage, message):
     path = tmp_path / "state.json"
     text = json.dumps(dict(_saved_state(capsys), **damage), indent=2)
@@ -325,7 +318,6 @@ def test_a_damaged_state_is_reported_not_a_traceback(capsys, tmp_path, damage, m
 
 @pytest.mark.parametrize("text, where", [("[" * 100_000, ":1:101"), ('{"format": 1, "turn": ' + HUGE + "}", ":1:23"),
                                          ("\xff", None)])
-@pytest.mark.slow
 def test_a_state_that_is_not_json_is_located(capsys, tmp_path, text, where):
     path = tmp_path / "state.json"
     path.write_bytes(text.encode("latin-1") if where is None else text.encode())
@@ -345,7 +337,6 @@ def sparse(path: Path, size: int) -> Path:
     return path
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("command, name", [("moves mabula --state", "state.json"), ("replay", "game.json")])
 def test_a_huge_state_or_log_is_refused_by_its_size_before_it_is_read(capsys, tmp_path, command, name):
     path = sparse(tmp_path / name, 300_000_000)
@@ -356,7 +347,6 @@ def test_a_huge_state_or_log_is_refused_by_its_size_before_it_is_read(capsys, tm
     one_line_error(err, str(path))
 
 
-@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes")
 def test_a_pipe_that_never_ends_is_read_no_further_than_the_limit(capsys, tmp_path, monkeypatch):
     import threading
@@ -384,7 +374,6 @@ def test_a_pipe_that_never_ends_is_read_no_further_than_the_limit(capsys, tmp_pa
     assert sum(sent) < limits.MAX_STATE_BYTES + 2_000_000  # the reader stopped just past the limit, with what the pipe buffers
 
 
-@pytest.mark.slow
 def test_a_results_file_is_read_line_by_line_and_each_line_is_bounded(capsys, tmp_path, monkeypatch):
     results = simulated(capsys, tmp_path, games=16)  # a rules line, then a line per game
     longest = max(len(line) + 1 for line in results.read_bytes().splitlines())
@@ -397,7 +386,6 @@ def test_a_results_file_is_read_line_by_line_and_each_line_is_bounded(capsys, tm
     assert code == 1 and err.startswith(f"{results}:18: error: the line is longer than {longest:,} bytes")
 
 
-@pytest.mark.slow
 def test_a_state_holding_more_than_a_game_may_keep_is_refused(capsys, tmp_path, monkeypatch):
     state = _saved_state(capsys)
     # (the state is read by the jail's child process, with the limit as rulesdsl sets it: a state over it is built)
@@ -416,7 +404,6 @@ def test_a_state_holding_more_than_a_game_may_keep_is_refused(capsys, tmp_path, 
     assert code == 1 and f"its zones and variables hold more than {MAX_STATE_ITEMS:,} items in all" in err
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("record", [{"self": 1, "by": 2}, {"__class__": 1}, {"a b": 1}, [1]])
 def test_a_record_in_a_state_has_names_for_keys(capsys, tmp_path, record):
     rules = tmp_path / "record.yaml"
@@ -454,7 +441,6 @@ end:
 RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x80-\x9f]")
 
 
-@pytest.mark.slow
 def test_games_csv_quotes_every_text_cell_a_spreadsheet_would_run(capsys, tmp_path):
     import csv
 
@@ -508,7 +494,6 @@ def test_pictures_and_errors_handed_to_programs_are_escaped_too(tmp_path):
     assert safe_text("a\x1b[2J\tb\n\u202e") == "a\\x1b[2J\tb\n\\u202e" == safe_text(safe_text("a\x1b[2J\tb\n\u202e"))
 
 
-@pytest.mark.slow
 def test_an_error_quoting_the_file_escapes_it_and_keeps_its_caret(capsys, tmp_path):
     # YAML refuses control characters raw, but not the marks that reorder text (U+202E shows what follows it
     # backwards): the line quoted under an error may hold them
@@ -560,7 +545,6 @@ def test_a_huge_or_bad_number_argument_is_a_short_usage_error(capsys, argv):
     (["simulate", "mabula", "--agents", "random,randon"], "unknown agent 'randon'"),
     (["moves", "mabula", "--setup", "WWW"], "--setup"),
 ])
-@pytest.mark.slow
 def test_usage_errors_exit_2(capsys, argv, message):
     code, _, err = run(capsys, *argv)
     assert code == 2 and message in err and HUGE not in err and err.startswith("error:")
@@ -587,7 +571,6 @@ def test_an_internal_error_exits_3_with_a_crash_file(capsys, monkeypatch, tmp_pa
 
 
 # -- --out, --force and --resume ---------------------------------------------------------------------------
-@pytest.mark.slow
 def test_out_refuses_to_replace_results_without_force(capsys, tmp_path):
     results = simulated(capsys, tmp_path)
     before = results.read_text()
@@ -608,7 +591,6 @@ def test_out_refuses_to_replace_results_without_force(capsys, tmp_path):
     (["--games", "2"], "beyond --games 2"),
     (["--force"], "--force replaces it"),
 ])
-@pytest.mark.slow
 def test_resume_refuses_another_run(capsys, tmp_path, change, message):
     results = simulated(capsys, tmp_path)
     before = results.read_text()
@@ -620,7 +602,6 @@ def test_resume_refuses_another_run(capsys, tmp_path, change, message):
     assert code == 2 and message in err and results.read_text() == before
 
 
-@pytest.mark.slow
 def test_resume_continues_the_same_run_and_may_add_games(capsys, tmp_path):
     results = simulated(capsys, tmp_path)
     fresh = simulated(capsys, tmp_path, games=5, name="fresh.jsonl")
@@ -630,7 +611,6 @@ def test_resume_continues_the_same_run_and_may_add_games(capsys, tmp_path):
 
 
 # -- the default turn cap ----------------------------------------------------------------------------------
-@pytest.mark.slow
 def test_a_game_without_an_end_stops_at_the_default_turn_cap(capsys, tmp_path):
     rules = tmp_path / "forever.yaml"
     rules.write_text(FOREVER)
@@ -813,7 +793,6 @@ def test_a_huge_value_built_in_one_step_of_c_is_a_located_error(tmp_path):
     assert "rule 'go' failed on turn 0: zip" in done.stderr and "game 0 of the run with seed 0" in done.stderr
 
 
-@pytest.mark.slow
 def test_a_job_stopped_mid_rule_is_located_at_the_rule(tmp_path):
     # comparing two thousand pairs of million-item lists is one step of C code: the watchdog inside cannot stop it
     path, done, seconds = attack(tmp_path, ["a = list(0..999999)", "b = list(0..999999)",
@@ -826,7 +805,6 @@ def test_a_job_stopped_mid_rule_is_located_at_the_rule(tmp_path):
            "processor time (while move 'go' (effects) ran)" in done.stderr
 
 
-@pytest.mark.slow
 def test_forty_slow_lets_share_the_load_s_budget(tmp_path):
     lets = {f"slow{i}": "sum(x * y for x in 0..999999 for y in 0..999999)" for i in range(40)}
     # each let may take 0.3 s and the load 2 s: one after the other, the lets would take 12 s
@@ -837,7 +815,6 @@ def test_forty_slow_lets_share_the_load_s_budget(tmp_path):
     assert done.stderr.count("error:") < 20  # the load stopped, not one problem per let
 
 
-@pytest.mark.slow
 def test_a_rule_file_cannot_lift_the_turn_cap_past_its_maximum(tmp_path):
     forever = FOREVER.replace("flow:\n", "flow:\n  max_turns: 1000000000000\n")
     path = tmp_path / "forever.yaml"
@@ -882,7 +859,6 @@ def test_a_results_file_carrying_too_many_rule_sets_is_refused_at_the_line(capsy
         one_line_error(err, f"{out}:4")
 
 
-@pytest.mark.slow
 def test_the_rules_a_results_file_carries_load_within_one_shared_budget(capsys, tmp_path, monkeypatch):
     # each set of rules loads within its own budget; together they would take several times the load's
     lets = "".join(f'  slow{i}: "sum(x * y for x in 0..999 for y in 0..{299 + i})"\n' for i in range(16))

@@ -88,7 +88,6 @@ def test_warnings_fail_only_when_strict(capsys, tmp_path):
     assert code == 1
 
 
-@pytest.mark.slow
 def test_ci_formats_play_by_default_and_the_text_format_does_not(capsys, planted):
     code, out, _ = run(capsys, "validate", planted, "--format", "json")
     assert code == 1 and any(p["code"] == "fails_in_play" for p in json.loads(out)["files"][0]["problems"])

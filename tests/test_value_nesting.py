@@ -243,7 +243,6 @@ def test_a_value_deepened_from_inside_is_a_located_error_after_the_move(write, s
     ["xs = [[0]]", "ys = xs[0]", "ys[0] = t[0]", "out = xs"], ["out = [[0]]", "out[0][0] = t[0]"],
     ["xs = [[0]]", "out = xs", "ys = xs[0]", {"for": "i in 1..20", "do": ["ys[0] = [0]", "ys = ys[0]"]}],
 ])
-@pytest.mark.slow
 def test_a_value_deepened_from_inside_within_the_limit_is_saved_and_read_back(write, statements):
     path = write(ONE_MORE.replace("STATEMENTS", ", ".join(json.dumps(s) for s in statements)), "inside_within")
     state = rulesdsl.load_game(path).new_initial_state()
