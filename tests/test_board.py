@@ -106,3 +106,12 @@ def test_a_board_attribute_may_read_a_region_and_a_region_filter_by_an_attribute
     board = rulesdsl.load_game(str(tmp_path / "regions.yaml")).rules.board
     assert [c.name for c in board.cells if c.central] == ["b2"]
     assert [c.name for c in board.regions["ring"]] == ["a1", "b1", "c1", "a2", "c2", "a3", "b3", "c3"]
+
+
+@pytest.mark.parametrize("columns, said", [('"10**12"', "cells is larger than"), ('"[str(i) for i in 1..10**7]"',
+                                                                                  "the language allows at most")])
+def test_a_grid_from_an_expression_is_bounded_like_any_grid(tmp_path, columns, said):
+    with pytest.raises(RulesError) as caught:
+        grid(tmp_path, columns)
+    (problem,) = caught.value.problems
+    assert said in problem.message and problem.location.line == 7 and problem.hint
