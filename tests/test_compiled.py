@@ -271,23 +271,29 @@ def test_a_next_player_that_is_no_seat_is_the_same_located_error_on_both_backend
     ("parity['odd'] % 4", "parity['od'] % 4", r"KeyError: 'od'"),
 ])
 def test_a_key_a_variable_does_not_have_is_the_same_located_error_on_both_backends(tmp_path, old, new, error):
-    text = (ROOT / LANES).read_text()
+    _fails_alike(tmp_path, LANES, old, new, 2, error)
+
+
+def _fails_alike(tmp_path, rules: str, old: str, new: str, seed: int, error: str) -> None:
+    """The rule file `rules` with `old` written `new` fails in a random playout of `seed` with the same located
+    error on both backends, the error matching `error`."""
+    text = (ROOT / rules).read_text()
     assert old in text
-    path = tmp_path / "lanes.yaml"
+    path = tmp_path / Path(rules).name
     path.write_text(text.replace(old, new))
     python = load_game(str(path))
     compiled = with_backend(python, "compiled")
 
     def playout(game):
-        state = game.new_initial_state(2)
-        chance, seats = streams(2, 2)
+        state = game.new_initial_state(seed)
+        chance, seats = streams(seed, 2)
         if isinstance(game, CompiledGame):
             state.playout(chance, seats)
         else:
             play(state, uniform, chance, seats)
 
     expected = _failure(lambda: playout(python))
-    assert re.search(r"lanes\.yaml:\d+:\d+: .*" + error, expected)
+    assert re.search(re.escape(path.name) + r":\d+:\d+: .*" + error, expected)
     assert _failure(lambda: playout(compiled)) == expected
 
 
@@ -298,24 +304,7 @@ def test_a_key_a_variable_does_not_have_is_the_same_located_error_on_both_backen
 ])
 def test_none_read_as_a_number_or_a_list_index_out_of_range_is_the_same_error_on_both_backends(tmp_path, old, new,
                                                                                                 error):
-    text = (ROOT / TALLIES).read_text()
-    assert old in text
-    path = tmp_path / "tallies.yaml"
-    path.write_text(text.replace(old, new))
-    python = load_game(str(path))
-    compiled = with_backend(python, "compiled")
-
-    def playout(game):
-        state = game.new_initial_state(0)
-        chance, seats = streams(0, 2)
-        if isinstance(game, CompiledGame):
-            state.playout(chance, seats)
-        else:
-            play(state, uniform, chance, seats)
-
-    expected = _failure(lambda: playout(python))
-    assert re.search(r"tallies\.yaml:\d+:\d+: .*" + error, expected)
-    assert _failure(lambda: playout(compiled)) == expected
+    _fails_alike(tmp_path, TALLIES, old, new, 0, error)
 
 
 def test_outcomes_drawn_in_compiled_code_are_secret_to_the_same_players():
