@@ -520,3 +520,38 @@ def test_notation_refuses_a_function_that_reads_the_position_where_it_is_called(
     assert "'busy' reads the position, which notation cannot" in problem.message and problem.code == "misused_name"
     line = text.splitlines()[problem.location.line - 1]
     assert line[problem.location.col - 1:].startswith("busy(c)")
+
+
+EMPTY_FIELDS = """\
+game: Keep
+players: {count: 2}
+board:
+  cells: [a, b]
+moves:
+  keep:
+    params:
+      xs: {in: "[[], ['a'], ['a', 'b']]"}
+    notation: "keep {xs}"
+    do: []
+  mark:
+    params:
+      xs: {in: "[[], ['b']]"}
+    notation: "{xs} marked  now"
+    do: []
+flow:
+  steps:
+    play: {moves: [keep, mark], next: end_turn}
+end:
+  - when: "turn >= 4"
+    winners: "[]"
+"""
+
+
+def test_a_field_that_prints_nothing_takes_its_space_with_it(tmp_path):
+    path = tmp_path / "keep.yaml"
+    path.write_text(EMPTY_FIELDS)
+    state = rulesdsl.load_game(path, backend="python").new_initial_state(0)
+    printed = [str(m) for m in state.legal_moves()]
+    assert printed == ["keep", "keep a", "keep a b", "marked now", "b marked now"]
+    for text in printed:  # each is read back as the move it prints
+        assert str(state.parse_move(text)) == text

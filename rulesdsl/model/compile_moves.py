@@ -22,7 +22,7 @@ from .reads import NOTHING
 from .game import Rules
 from .parts import compound
 from .rules import InternedMoves, Move, MoveRule, ParamDomain
-from .values import text_of
+from .values import notation_text, text_of
 
 _UNKNOWN = ("unknown_function", "unknown_attribute", "unknown_option")  # names notation may lack, besides plain ones
 # A param whose domain is a constant of at most this many values, each holding at most _HELD_MOST items, has that
@@ -521,8 +521,8 @@ class MoveCompiler:
             if found is not None:
                 found.append((inner_text, code, self._free_names(node)))
             i = k + 1
-        self.namespace["F_text"] = text_of
-        return f"''.join(({''.join(p + ', ' for p in parts)}))" if parts else "''"  # flat: any number of fields
+        self.namespace["F_text"], self.namespace["F_notation"] = text_of, notation_text
+        return f"F_notation(({''.join(p + ', ' for p in parts)}))" if parts else "''"  # flat: any number of fields
 
     def _stateless_functions(self, builtins: dict) -> dict:
         """The file's functions among `builtins` that read nothing of the position nor of the flow (neither

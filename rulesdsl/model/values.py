@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from ..lang.reach import RuleValue
 
 
@@ -95,6 +97,19 @@ def text_of(value) -> str:
     if isinstance(value, (list, tuple)):
         return " ".join(text_of(v) for v in value)
     return str(value)
+
+
+def notation_text(pieces: tuple) -> str:
+    """A move written from its template's pieces: a field that printed nothing (an empty list, empty text)
+    takes a space beside it away, so `keep {xs}` of no items is `keep`, not `keep ` (which reads as `keep`
+    when typed, but would print unlike what is typed)."""
+    text = "".join(pieces)
+    if "  " in text or text[:1] == " " or text[-1:] == " ":
+        return _SPACES.sub(" ", text).strip(" ")
+    return text
+
+
+_SPACES = re.compile(" {2,}")
 
 
 # `last_move` in rule code: the record of the last move a player made (see Position.last), or none.
