@@ -555,3 +555,21 @@ def test_a_field_that_prints_nothing_takes_its_space_with_it(tmp_path):
     assert printed == ["keep", "keep a", "keep a b", "marked now", "b marked now"]
     for text in printed:  # each is read back as the move it prints
         assert str(state.parse_move(text)) == text
+
+
+@pytest.mark.parametrize("field, name", [("{player}", "player"), ("{tally[me]}", "tally"), ("{turn + 1}", "turn")])
+def test_notation_that_reads_the_position_is_refused_with_a_let_to_print_it_instead(tmp_path, field, name):
+    text = EMPTY_FIELDS.replace("board:", "vars:\n  tally: {per: player, init: 0}\nboard:")
+    (tmp_path / "bad.yaml").write_text(text.replace('notation: "keep {xs}"', f'notation: "keep {{xs}} {field}"'))
+    with pytest.raises(rulesdsl.RulesError) as caught:
+        rulesdsl.load_game(str(tmp_path / "bad.yaml"), backend="python")
+    (problem,) = caught.value.problems
+    assert problem.code == "misused_name" and f"'{name}' reads the position" in problem.message
+    assert "let of the move" in problem.hint
+    line = (tmp_path / "bad.yaml").read_text().splitlines()[problem.location.line - 1]
+    assert line[problem.location.col - 1:].startswith(name)
+    # what the hint says works: a let computes it, and the move prints it
+    fixed = text.replace('notation: "keep {xs}"', 'let: {v: "tally[me] + turn"}\n    notation: "keep {xs} {v}"')
+    (tmp_path / "fixed.yaml").write_text(fixed)
+    state = rulesdsl.load_game(str(tmp_path / "fixed.yaml"), backend="python").new_initial_state(0)
+    assert [str(m) for m in state.legal_moves()][:2] == ["keep 0", "keep a 0"]

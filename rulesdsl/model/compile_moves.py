@@ -496,14 +496,23 @@ class MoveCompiler:
                 if exc.quiet:
                     return _FAIL
                 hint, fields = exc.hint, exc.fields
+                name = exc.fields.get("name")
+                if exc.code == "unknown_name" and name in _flatten(scope) and name not in no_state.names:
+                    # a name of the position or the flow (a variable, a zone, player, turn): a let prints it
+                    self.problems.append(self.doc.problem(
+                        path, f"'{name}' reads the position, which notation cannot: a move is written the same "
+                        "whenever it is printed", "compute it in a let of the move (let: {v: \"...\"}) and "
+                        "print {v}" + ("; the player making the move is 'me'" if name == "player" else ""),
+                        offset=exc.start, width=max(1, exc.end - exc.start), code="misused_name",
+                        fields={"name": name}))
+                    return _FAIL
                 if exc.code == "unknown_name":  # the names notation may use are fewer than the move's
                     usable = sorted(n for n, b in _flatten(scope).items() if b.kind == "local")
                     close = close_names(exc.fields["name"], usable)
                     fields = dict(fields, candidates=close)
                     hint = suggestion(close) or "notation may use only the move's params and lets" + \
                         (f" ({', '.join(usable)})" if usable else "") + " and 'me'"
-                elif exc.code == "unknown_function" and exc.fields.get("name") in saved:
-                    name = exc.fields["name"]
+                elif exc.code == "unknown_function" and name in saved:
                     self.problems.append(self.doc.problem(
                         path, f"'{name}' reads the position, which notation cannot: a move is written the same "
                         "whenever it is printed", "call in notation only functions of the move's params, lets and "
