@@ -465,16 +465,16 @@ class State(Position):
             self.check_held(rule, turn)
         if DEEPENED[0] != deepened:  # a list held elsewhere was given an item that holds values
             self.check_nesting(rule, turn)
-        if self.rules.bounded and self._over_capacity():
-            self.check_capacity(rule, turn)
+        parts = self.rules.capacity_parts
+        if parts:  # the quick look: none is looked at again while nothing has written any of them since the last
+            changes = self.changes
+            written = changes[parts[0]] if len(parts) == 1 else sum([changes[p] for p in parts])  # (counts only grow)
+            if self.tallies.get(_CAPACITY_LOOKED) != written and self._over_capacity(written):
+                self.check_capacity(rule, turn)
 
-    def _over_capacity(self) -> bool:
-        """Whether a zone or list variable holds more than its capacity (the quick look after every move: none is
-        looked at again while nothing has written any of them since the last look found them within it)."""
-        changes = self.changes
-        written = sum([changes[p] for p in self.rules.capacity_parts])  # (counts only grow)
-        if self.tallies.get(_CAPACITY_LOOKED) == written:
-            return False
+    def _over_capacity(self, written: int) -> bool:
+        """Whether a zone or list variable holds more than its capacity; when none does, `written` (the writes
+        counted of them) is kept as what the last look found within it."""
         zones, values = self.zones, self.vars
         for zone, i, capacity, whole in self.rules.capacities:
             value = (zones if zone else values)[i]
