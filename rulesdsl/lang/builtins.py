@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 from . import checked
@@ -306,6 +307,52 @@ def zip_(xs: "list | tuple | range | text | table", *more) -> "list":
     except TypeError as exc:
         raise refused("zip", exc) from None
     return checked.nested(tuples)  # each item one level deeper, in its tuple
+
+
+def _choices(name: str, xs, k, ordered: bool) -> tuple[list, int]:
+    """The items of xs and the size of each choice for combinations() (ordered: permutations()). The choices
+    together (each of its k items, and the list holding it) are counted before any is built, and the count stops
+    once past the limit: worked out whole, it can take longer than building what the limit allows."""
+    items = _list(name, xs)
+    n = len(items)
+    if k is None:
+        k = n
+    if k.__class__ is not int or k < 0:
+        raise RuleValueError(f"{name}(): the size of each choice should be a whole number 0 or more, not {k!r}")
+    count = 0 if k > n else 1
+    for i in range(k if ordered else min(k, n - k)):
+        count = count * (n - i) if ordered else count * (n - i) // (i + 1)
+        if count * (k + 1) > MAX_ITEMS:
+            raise LimitExceeded(f"{name}() would give {count:,} or more lists of {k:,} items, more than the "
+                                f"{MAX_ITEMS:,} items the language allows in one value")
+    return items, k
+
+
+@builtin("collections", fold=True, compiled=False, why_not="it builds a list of lists")
+def combinations(xs: "list | tuple | range | text | table", k: "int") -> "list[list[item(xs)]]":
+    """Every choice of k items of xs, each a list in the order of xs: combinations([a, b, c], 2) is
+    [[a, b], [a, c], [b, c]]."""
+    items, k = _choices("combinations", xs, k, ordered=False)
+    return checked.nested([list(c) for c in itertools.combinations(items, k)])  # each one level deeper
+
+
+@builtin("collections", fold=True, compiled=False, why_not="it builds a list of lists")
+def permutations(xs: "list | tuple | range | text | table", k: "int | none" = None) -> "list[list[item(xs)]]":
+    """Every ordering of k items of xs (all of them by default), each a list, in the order of xs:
+    permutations([a, b]) is [[a, b], [b, a]]."""
+    items, k = _choices("permutations", xs, k, ordered=True)
+    return checked.nested([list(c) for c in itertools.permutations(items, k)])
+
+
+@builtin("collections", fold=True, compiled=False, why_not="it builds a list of lists")
+def subsets(xs: "list | tuple | range | text | table") -> "list[list[item(xs)]]":
+    """Every subset of xs, each a list in the order of xs, smallest first: subsets([a, b]) is
+    [[], [a], [b], [a, b]]."""
+    items = _list("subsets", xs)
+    n = len(items)
+    # 2 ** n lists of n / 2 items on average (a count past 2 ** 64 is not worked out: it is far past the limit)
+    checked.check_count(2 ** min(n, 64) * (n + 2) // 2, "subsets()'s lists together")
+    return checked.nested([list(c) for k in range(n + 1) for c in itertools.combinations(items, k)])
 
 
 @builtin("collections", fold=True)
