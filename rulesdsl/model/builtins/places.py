@@ -67,20 +67,29 @@ def place(g, S, piece, where) -> "none":
 
 
 @builtin("effects", effect=True)
-def remove(g, S, where, piece=None) -> "none":
-    """Take the piece off a cell, or a piece out of a zone: the one named, else its last (the top of a stack)."""
+def remove(g, S, where, piece=None, *, at=None) -> "none":
+    """Take the piece off a cell, or a piece out of a zone: the one named, or the one at position `at` (0 its
+    first, -1 its last), else its last (the top of a stack)."""
     if is_cell(where):
         if S.cells[where] is None:
             raise RuleValueError(f"remove(): cell {where} is empty")
         S.cells[where] = None
         S.changes[0] += 1
         return
-    _take(g, S, where, piece, "remove")
+    _take(g, S, where, piece, "remove", at)
 
 
-def _take(g, S, where, piece, fn: str):
-    """Take `piece` (None: the last piece, the top of a stack) out of the zone `where`, and return it."""
+def _take(g, S, where, piece, fn: str, at=None):
+    """Take `piece` (None: the one at position `at`, else the last piece, the top of a stack) out of the zone
+    `where`, and return it."""
     where = written(g.game, S, where, fn)
+    if at is not None:
+        if piece is not None:
+            raise RuleValueError(f"{fn}(): name the piece or its position (at=), not both")
+        if at.__class__ is not int or not -len(where) <= at < len(where):
+            raise RuleValueError(f"{fn}(): the zone holds {len(where)} pieces, and has no position {text_of(at)} "
+                                 f"(0 is its first, -1 its last)")
+        return where.pop(at)
     if piece is None:
         if not where:
             raise RuleValueError(f"{fn}(): the zone is empty")
@@ -93,8 +102,9 @@ def _take(g, S, where, piece, fn: str):
 
 
 @builtin("effects", effect=True)
-def move(g, S, from_, to, piece=None) -> "none":
-    """Move a piece between places (cells or zones); from a zone, the piece named, else its last (its top)."""
+def move(g, S, from_, to, piece=None, *, at=None) -> "none":
+    """Move a piece between places (cells or zones); from a zone, the piece named, or the one at position `at`
+    (0 its first, -1 its last), else its last (its top)."""
     if is_cell(from_):
         piece = S.cells[from_]
         if piece is None:
@@ -102,7 +112,7 @@ def move(g, S, from_, to, piece=None) -> "none":
         S.cells[from_] = None
         S.changes[0] += 1
     else:
-        piece = _take(g, S, from_, piece, "move")
+        piece = _take(g, S, from_, piece, "move", at)
     place(g, S, piece, to)
 
 
