@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,12 @@ import pytest
 # engine unless they name a backend, as those of the compiled backend and of the default itself do. Subprocesses
 # inherit it. RULESDSL_BACKEND=auto python -m pytest runs the rest on the default too.
 os.environ.setdefault("RULESDSL_BACKEND", "python")
+
+# pytest rewrites the asserts of every test module as it imports it, about ten seconds for all of them, and keeps
+# the result in the tests' __pycache__, unless PYTHONDONTWRITEBYTECODE is set (as on some machines), when every run
+# and every worker of `-n` rewrites them all again. Here, what is imported after this conftest (the test modules
+# first) keeps its compiled code in __pycache__ as Python does by default.
+sys.dont_write_bytecode = False
 
 ALL = "every test of the file"
 # Tests that take about a second or more each (whole random games, subprocesses, servers, browsers, clusters):
