@@ -13,46 +13,46 @@ import traceback
 from dataclasses import replace
 from pathlib import Path
 
-from . import __version__
-from .agents import AGENTS, PlayerView, make_agent
-from .api import argument_problems, load_game
-from .backends.compiled.build import (BACKENDS, chosen_backend, default_backend, describe as backend_of, program_of,
+from .. import __version__
+from ..agents import AGENTS, PlayerView, make_agent
+from ..api import argument_problems, load_game
+from ..backends.compiled.build import (BACKENDS, chosen_backend, default_backend, describe as backend_of, program_of,
                                       random_agents_only, takes, with_backend)
-from .backends.compiled.unsupported import Unsupported
-from .bundle import bundle_document, read_bundle
-from .engine.load import compile_game
-from .engine.nodes import CHANCE
-from .engine.observer import AUDIENCE, Observer
-from .engine.perft import perft
-from .engine.rng import OLD_STREAM, STREAMS
-from .engine.serialize import parse_json
-from .errors import Location, MoveError, Problem, RulesDslError, RulesError, RunStopped, UsageError, did_you_mean
-from .findings import FORMATS, FileReport, as_github, as_json, as_sarif, check_file, count_problems as _count, \
+from ..backends.compiled.unsupported import Unsupported
+from ..bundle import bundle_document, read_bundle
+from ..engine.load import compile_game
+from ..engine.nodes import CHANCE
+from ..engine.observer import AUDIENCE, Observer
+from ..engine.perft import perft
+from ..engine.rng import OLD_STREAM, STREAMS
+from ..engine.serialize import parse_json
+from ..errors import Location, MoveError, Problem, RulesDslError, RulesError, RunStopped, UsageError, did_you_mean
+from ..findings import FORMATS, FileReport, as_github, as_json, as_sarif, check_file, count_problems as _count, \
     problem_json
-from .ir import subset
-from .ir.show import find_rule, labels, outline
-from .jail import Jail, JobKilled, heartbeat
-from .lang.compiler import loops_called
-from .lang.emit import outline as emitted
-from .limits import DEFAULT_MAX_TURNS, GAME_SECONDS, LOAD_SECONDS, MAX_STATE_BYTES, MAX_TURNS_CAP, MOVE_SECONDS
-from .loading import bundled_games, load_document, resolve_path, with_variant
-from .lsp.server import serve as serve_lsp
-from .model.builtins import builtin_reference
-from .render import render_state
-from .schema import schema_path
-from .sim.log import logged_game, make_log, read_log, replay
-from .sim.profile import profile_games
-from .sim.records import MAX_COUNT, MAX_SEED, RESULTS_HINT, bundled_name, numbered_results, read_text, rules_line
-from .sim.progress import show_progress
-from .sim.replay_all import verify_all
-from .sim.report import analyse, text_report
-from .sim.report_files import FORMATS as REPORT_FORMATS, write_report
-from .sim.report_html import render as render_html
-from .sim.runner import record_game
-from .sim.simulate import RunSpec, compare_runs, describe, prepared, simulate
-from .serve.app import INSTALL_HINT
-from .serve.command import LOCAL, serve
-from .terminal import SafeStream
+from ..ir import subset
+from ..ir.show import find_rule, labels, outline
+from ..jail import Jail, JobKilled, heartbeat
+from ..lang.compiler import loops_called
+from ..lang.emit import outline as emitted
+from ..limits import DEFAULT_MAX_TURNS, GAME_SECONDS, LOAD_SECONDS, MAX_STATE_BYTES, MAX_TURNS_CAP, MOVE_SECONDS
+from ..loading import bundled_games, load_document, resolve_path, with_variant
+from ..lsp.server import serve as serve_lsp
+from ..model.builtins import builtin_reference
+from ..render import render_state
+from ..schema import schema_path
+from ..sim.log import logged_game, make_log, read_log, replay
+from ..sim.profile import profile_games
+from ..sim.records import MAX_COUNT, MAX_SEED, RESULTS_HINT, bundled_name, numbered_results, read_text, rules_line
+from ..sim.progress import show_progress
+from ..sim.replay_all import verify_all
+from ..sim.report import analyse, text_report
+from ..sim.report_files import FORMATS as REPORT_FORMATS, write_report
+from ..sim.report_html import render as render_html
+from ..sim.runner import record_game
+from ..sim.simulate import RunSpec, compare_runs, describe, prepared, simulate
+from ..serve.app import INSTALL_HINT
+from ..serve.command import LOCAL, serve
+from ..terminal import SafeStream
 
 __all__ = ["main", "build_parser", "UsageError"]  # UsageError lives in errors; kept importable from here
 
