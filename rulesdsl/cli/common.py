@@ -1,4 +1,4 @@
-"""What several commands share: argument types and groups, loading the game named, its backend, output, crash files."""
+"""What the commands share (argument types and groups, the game named and its backend, output), and crash files."""
 
 from __future__ import annotations
 
