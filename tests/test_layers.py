@@ -148,6 +148,30 @@ def test_a_checked_module_is_found(module):
     assert imports, f"no imports found in {path}"
 
 
+def test_each_command_is_a_module_that_leans_only_on_the_shared_one():
+    # the command line's package: one module per command, which imports from the package its shared module alone
+    # (never another command, nor the package that dispatches to it), and defines no helper another command has too
+    from rulesdsl.cli import COMMANDS
+
+    graph = _graph()
+    shared = {"cli", "cli.common"}
+    commands = {f"cli.{name}" for name in COMMANDS}
+    assert len(commands) == 15 and commands | shared == {m for m in graph if m.split(".")[0] == "cli"}
+    owners: dict[str, list[str]] = {}
+    for module in sorted(commands):
+        path, imports, _ = graph[module]
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        assert ast.get_docstring(tree) and "\n" not in ast.get_docstring(tree), f"{module}: a one-line docstring"
+        leaned = {target for target, _, _ in imports if target.split(".")[0] == "cli"}
+        assert leaned <= {"cli.common"}, f"{module} imports {sorted(leaned - {'cli.common'})}"
+        defined = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+        assert {"register", "run"} <= defined, f"{module} lacks register or run"
+        for name in defined - {"register", "run"}:
+            owners.setdefault(name, []).append(module)
+    assert owners, "no helpers found: the check would pass vacuously"
+    assert {name: where for name, where in owners.items() if len(where) > 1} == {}
+
+
 def test_generated_code_names_only_the_model_position():
     # The model layer compiles rule code that reads and writes the running state; it may name only the fields
     # its own Position declares (the engine's State extends Position), never the engine's other attributes.

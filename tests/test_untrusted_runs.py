@@ -509,7 +509,7 @@ def test_crash_files_are_private_new_and_unguessable(capsys, monkeypatch, tmp_pa
     def broken(args):
         raise ValueError("a bug")
 
-    monkeypatch.setattr("rulesdsl.cli.cmd_games", broken)
+    monkeypatch.setattr("rulesdsl.cli.games.run", broken)
     monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
     victim = tmp_path / "victim.txt"
     victim.write_text("keep me")
@@ -560,7 +560,7 @@ def test_an_internal_error_exits_3_with_a_crash_file(capsys, monkeypatch, tmp_pa
     def broken(args):
         raise ValueError("a bug, not a usage mistake")
 
-    monkeypatch.setattr("rulesdsl.cli.cmd_games", broken)
+    monkeypatch.setattr("rulesdsl.cli.games.run", broken)
     monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
     code, out, err = run(capsys, "games")
     assert code == 3 and len(err.strip().splitlines()) == 1 and "bug in rulesdsl" in err
