@@ -82,3 +82,63 @@ def test_mistakes_in_lets_are_located(tmp_path, change, message):
     assert message in problem.message
     assert problem.location.line == text.splitlines().index(
         next(line for line in text.splitlines() if line.startswith("      p:" if "twice" in message else "      n:"))) + 1
+
+
+STAGED = """\
+game: Staged
+players: {count: 2}
+board:
+  cells: [a, b, c]
+pieces:
+  stone:
+    attributes:
+      owner: [0, 1]
+let:
+  first_stone: "piece('stone', owner=0)"
+  stones: "[with_attr(first_stone, owner=p) for p in players]"
+  doubled: "twice(size(cells))"
+functions:
+  twice:
+    params: [n]
+    value: "n * 2"
+moves:
+  drop:
+    params:
+      c: {in: cells}
+    when: ["empty(c)", "turn < doubled"]
+    do: ["place(stones[me], c)"]
+flow:
+  steps:
+    play: {moves: [drop], next: end_turn}
+end:
+  - when: "size(occupied()) == 3"
+    winners: "[]"
+"""
+
+
+def test_a_let_may_build_pieces_and_call_the_files_functions(tmp_path):
+    (tmp_path / "staged.yaml").write_text(STAGED)
+    state = rulesdsl.load_game(str(tmp_path / "staged.yaml"), backend="python").new_initial_state(0)
+    state.apply("drop a")
+    state.apply("drop b")
+    assert [state.cells[c].owner for c in range(2)] == [0, 1]
+
+
+@pytest.mark.parametrize("change, message, at", [
+    # a function that reads the position cannot be worked out at load
+    (('value: "n * 2"', 'value: "n * 2 + size(occupied())"'), "'twice' reads the position, which a let cannot",
+     'twice(size(cells))'),
+    # what is built before a let cannot read it
+    (('value: "n * 2"', 'value: "n * doubled"'), "'doubled' calls a function of the file, so it is worked out after",
+     'doubled"'),
+    (("\nmoves:", '\nvars:\n  prize: {init: "doubled"}\nmoves:'), "'doubled' calls a function of the file", 'doubled"}'),
+])
+def test_a_let_that_cannot_be_worked_out_where_it_is_read_is_located(tmp_path, change, message, at):
+    text = STAGED.replace(*change, 1)
+    (tmp_path / "staged.yaml").write_text(text)
+    with pytest.raises(rulesdsl.RulesError) as caught:
+        rulesdsl.load_game(str(tmp_path / "staged.yaml"), backend="python")
+    (problem,) = caught.value.problems
+    assert message in problem.message and problem.code == "misused_name"
+    line = text.splitlines()[problem.location.line - 1]
+    assert line[problem.location.col - 1:].startswith(at)

@@ -272,11 +272,10 @@ class Compiler:
         if b.kind == "option":
             raise CompileProblem("write option.<name> to read an option", *_span(node), code="misused_name",
                                  name=node.name)
-        if b.kind == "later":
-            raise CompileProblem(f"'{node.name}' uses the board, so it is computed after the board and cannot be "
-                                 "used to build it", *_span(node),
-                                 "compute what the board needs in lets that do not use cells or regions",
-                                 code="misused_name", name=node.name)
+        if b.kind == "later":  # a let that waits for a later stage of the load (see _LATER)
+            uses, built, hint = _LATER.get(b.const, _LATER["board"])
+            raise CompileProblem(f"'{node.name}' {uses}, so it is worked out after {built}, which cannot read it",
+                                 *_span(node), hint, code="misused_name", name=node.name)
         if b.kind == "broken":  # its definition has a problem, reported there
             raise CompileProblem(f"'{node.name}' is not defined (see its own error)", *_span(node), quiet=True)
         if b.is_const:
@@ -970,6 +969,16 @@ class Compiler:
             b = self.check_call(node.call)
             return [self.call_code(node.call, b)]
         raise CompileProblem("not a statement", *_span(node), code="syntax")  # pragma: no cover
+
+
+# A let computed late (see ModelCompiler's lets), by the stage of the load it waits for: what it uses, what is
+# built before it (which therefore cannot read it), and how to give those what they need
+_LATER = {"board": ("uses the board", "the board", "compute what the board needs in lets that do not use cells or "
+                    "regions"),
+          "pieces": ("builds pieces", "the board and the kinds of pieces", "compute what those need in lets that "
+                     "build no piece"),
+          "functions": ("calls a function of the file", "the board, the pieces, zones, variables and functions",
+                        "compute what those need in lets that call no function of the file")}
 
 
 def _display_items(node: N.Display) -> list:

@@ -282,8 +282,9 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
         self.compiler.add_builtins(game_builtins(r))
         self._data()
         self._board()
-        self._lets_after_board()
+        self._lets_after("board")
         self._pieces()
+        self._lets_after("pieces")
         self._zones_and_vars()
         self._board_init()
         steps = (self.data.get("flow") or {}).get("steps")
@@ -291,6 +292,7 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
             self.declare_steps(steps)
         self._attribute_depths()
         self._functions()
+        self._lets_after("functions")
         self._moves()
         self._flow()
         self._end_and_scoring()
@@ -441,11 +443,16 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
                              "keyed by pairs, say, instead of tables inside tables", code="limit_exceeded",
                              fields={"limit": "MAX_VALUE_DEPTH"})
             self.root.names[name] = Binding("", const=value, is_const=True)
-        # A let that uses the board (cells, regions, cell(), links...) is computed once the board is built;
-        # every other let first, since the board itself may depend on them (its size, say).
-        board_words = {"cells"} | set(((self.data.get("board") or {}).get("regions") or {})) | {
-            b.name for b in self.builtins.values() if b.category == "board"}
-        self._board_lets = []
+        # A let is computed as soon as what it uses is there: one that uses the board (cells, regions, cell(),
+        # links...) once the board is built, one that builds pieces once their kinds are known, one that calls the
+        # file's functions once they are compiled; every other let first, since the board itself may depend on
+        # them (its size, say). A let that uses another waits for it.
+        stages = {"board": {"cells"} | set(((self.data.get("board") or {}).get("regions") or {})) | {
+            b.name for b in self.builtins.values() if b.category == "board"},
+                  "pieces": {b.name for b in self.builtins.values() if b.category == "pieces"},
+                  "functions": set(self.data.get("functions") or {})}
+        self._later_lets = {stage: [] for stage in stages}
+        waiting: dict = {}  # let name -> the stage it waits for
         for name, text in (self.data.get("let") or {}).items():
             try:  # a let that does not parse is reported once, when it is computed below
                 node = parse(text) if isinstance(text, str) else None
@@ -453,20 +460,63 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
                 node = None
             words = set() if node is None else {
                 n.id if isinstance(n, A.Name) else n.func for n in A.walk(node) if isinstance(n, (A.Name, A.Call))}
-            if words & (board_words | {n for n, _ in self._board_lets}):
-                self._board_lets.append((name, text))
-                self.root.names[name] = Binding("", kind="later")
+            stage = None
+            for later, used in stages.items():  # (in the order the stages come: the last one it needs)
+                if words & (used | {n for n, s in waiting.items() if s == later}):
+                    stage = later
+            if stage is not None:
+                waiting[name] = stage
+                self._later_lets[stage].append((name, text))
+                self.root.names[name] = Binding("", kind="later", const=stage)
                 continue
             self._let(name, text)
 
-    def _let(self, name, text):
-        value = self.evaluate_now(("let", name), text, self.root)
+    def _let(self, name, text, functions: bool = False):
+        if functions:  # the file's functions that read no position, called with none (a let has no position)
+            saved = {n: b for n, b in self.builtins.items() if b.state}
+            stateless = self._stateless_functions(saved)
+            if not self._calls_only(name, text, saved, stateless):
+                self.root.names[name] = _BROKEN
+                return
+            for n in saved:
+                del self.builtins[n]
+            self.builtins.update(stateless)
+            try:
+                value = self.evaluate_now(("let", name), text, self.root)
+            finally:
+                for n in stateless:
+                    del self.builtins[n]
+                self.builtins.update(saved)
+        else:
+            value = self.evaluate_now(("let", name), text, self.root)
         self.root.names[name] = _BROKEN if value is _FAIL else Binding("", const=value, is_const=True)
 
-    def _lets_after_board(self):
-        for name, text in self._board_lets:
+    def _calls_only(self, name, text, functions: dict, stateless: dict) -> bool:
+        """Whether the let `name` calls, of the file's `functions`, only compiled ones that read no position (those
+        `stateless`); the problem at each call of one that reads the position (one that failed to compile is
+        reported where it is defined)."""
+        ok = True
+        for call in A.walk(parse(text)):
+            if not isinstance(call, A.Call) or functions.get(call.func) is None \
+                    or functions[call.func].category != "functions":
+                continue
+            if f"U_{_ident(call.func)}" not in self.namespace:
+                ok = False
+            elif call.func not in stateless:
+                self.problems.append(self.doc.problem(
+                    ("let", name), f"'{call.func}' reads the position, which a let cannot: a let is worked out once, "
+                    "at load, before any position", "call here only functions of their params; read the position "
+                    "in a function, or in the rule that needs it", code="misused_name", fields={"name": call.func},
+                    offset=call.start, width=max(1, call.end - call.start)))
+                ok = False
+        return ok
+
+    def _lets_after(self, stage: str):
+        """Compute the lets that waited for `stage` (the board built, the pieces' kinds known, the functions
+        compiled)."""
+        for name, text in self._later_lets[stage]:
             del self.root.names[name]
-            self._let(name, text)
+            self._let(name, text, functions=stage == "functions")
 
     # -- pieces, zones, vars -----------------------------------------------------------------
     def _pieces(self):
