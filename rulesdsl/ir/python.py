@@ -836,9 +836,9 @@ class Compiler:
             b = self.binding(node)
             if not b.assignable and b.kind == "var":
                 index = "key" if b.keyed else "p"
-                raise CompileProblem(f"'{node.name}' holds one value per player (or per key) and cannot be assigned "
-                                     "as a whole", *_span(node),
-                                     f"assign one of its values: {node.name}[{index}] = ...", code="not_assignable",
+                raise CompileProblem(f"'{node.name}' holds one value per player (or per key): it is changed one "
+                                     "value at a time, or given all of them with =", *_span(node),
+                                     f"change one of its values: {node.name}[{index}] += ...", code="not_assignable",
                                      name=node.name)
             if b.is_const and b.kind == "value":
                 raise _constant_assigned(node, node)
@@ -934,6 +934,20 @@ class Compiler:
                 raise CompileProblem(f"unknown name '{node.target.name}'", *_span(node.target), suggestion(close),
                                      code="unknown_name", quiet=node.target.name in self.withdrawn,
                                      name=node.target.name, candidates=close)
+            if node.op == "=" and isinstance(node.target, N.Ref) and node.target.binding.kind == "var" \
+                    and not node.target.binding.assignable:  # a variable per seat or per key, given every place
+                binding, name = self.binding(node.target), node.target.name
+                known, given = self.const_value(node.value)
+                if known and not isinstance(given, dict if binding.keyed else (list, tuple)):  # (a table: its keys)
+                    raise CompileProblem(
+                        f"'{name}' holds one value per {'key' if binding.keyed else 'player'}: it is given all of "
+                        f"them at once only as {'a table of its keys' if binding.keyed else 'a list, one per seat'}",
+                        *_span(node.value), f"change one of its values: {name}[{'key' if binding.keyed else 'p'}] = "
+                        "...", code="not_assignable", name=name)
+                code = binding.code
+                self.read(code)
+                return [f"{code} = {_hold(f'G_places({code}, {value}, {name!r})')}",
+                        self._counted_write(node.target)]
             target, holder = self.target(node.target)
             # what the position gains by the write counts towards what it holds (Position.held); an item that is
             # given a new value (op other than =) has one already, and is no new entry of a table

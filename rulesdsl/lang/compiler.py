@@ -15,7 +15,7 @@ GUARDS = {"G_add": checked.add, "G_mul": checked.mul, "G_pow": checked.pow_, "G_
           "G_range": checked.inclusive_range,
           "G_chain": checked.chain, "G_field": read_field, "G_key": checked.existing_key,
           "G_nest": checked.nested, "G_item": checked.item, "G_hold": held.hold,
-          "G_deepen": checked.deepen}
+          "G_deepen": checked.deepen, "G_places": checked.replaced_places}
 # How the file name of every function generated from a rule file starts: a failure raised in one is the rule
 # file's, one raised in the engine's own code is a bug in rulesdsl (see engine/state.py).
 RULE_CODE_FILE = "<rules:"
