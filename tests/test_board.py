@@ -115,3 +115,47 @@ def test_a_grid_from_an_expression_is_bounded_like_any_grid(tmp_path, columns, s
         grid(tmp_path, columns)
     (problem,) = caught.value.problems
     assert said in problem.message and problem.location.line == 7 and problem.hint
+
+
+HOPS = """\
+game: Hops
+players: {count: 2}
+board:
+  grid: {columns: abcd, rows: 4}
+vars:
+  at: {per: player, init: "cell(1, 1) if owner == 0 else cell(4, 4)"}
+moves:
+  hop:
+    params:
+      to: {in: "[d for d in [cell(at[me].x + dx, at[me].y + dy) for dx, dy in JUMPS] if d != none]"}
+    do: ["at[me] = to"]
+flow:
+  steps:
+    play: {moves: [hop], next: end_turn}
+end:
+  - when: "turn >= 6"
+    winners: "[]"
+"""
+JUMPS = "[(1, 2), (2, 1), (-1, -2), (-2, -1), (1, -2), (-1, 2), (2, -1), (-2, 1)]"
+
+
+def test_cell_of_grid_coordinates_is_that_cell_or_none_off_the_board(tmp_path):
+    (tmp_path / "hops.yaml").write_text(HOPS.replace("JUMPS", JUMPS))
+    state = rulesdsl.load_game(str(tmp_path / "hops.yaml"), backend="python").new_initial_state(0)
+    assert [c.name for c in state.vars[0]] == ["a1", "d4"]
+    assert [str(m) for m in state.legal_moves()] == ["hop b3", "hop c2"]  # the other six jumps leave the board
+    state.apply("hop c2")
+    assert [str(m) for m in state.legal_moves()] == ["hop c2", "hop b3"]  # the second seat's, from d4
+    state.apply("hop b3")
+    assert [str(m) for m in state.legal_moves()] == ["hop d4", "hop a1", "hop b4", "hop a3"]  # from c2, in order
+
+
+def test_cell_of_coordinates_that_are_no_whole_numbers_is_a_located_error(tmp_path):
+    text = HOPS.replace("JUMPS", JUMPS)
+    (tmp_path / "text.yaml").write_text(text.replace("cell(at[me].x + dx, at[me].y + dy)", "cell('a', 1 + dx)"))
+    state = rulesdsl.load_game(str(tmp_path / "text.yaml"), backend="python").new_initial_state(0)
+    with pytest.raises(rulesdsl.GameRuntimeError, match="text.yaml:14:11: error: rule .play. failed on turn 0: cell.x, y.: the coordinates should be whole numbers"):
+        state.legal_moves()
+    (tmp_path / "float.yaml").write_text(text.replace("cell(at[me].x + dx, at[me].y + dy)", "cell(1.5, 1 + dx)"))
+    with pytest.raises(rulesdsl.RulesError, match="float.yaml:10:.*cell\\(\\) needs a whole number or text"):
+        rulesdsl.load_game(str(tmp_path / "float.yaml"), backend="python")

@@ -387,6 +387,8 @@ def _resolved(t: T.Type, b, arg_types: list, kw_types: dict) -> T.Type:
         what, name = t.names
         at = b.params.index(name) if name in b.params else None
         arg = arg_types[at] if at is not None and at < len(arg_types) else kw_types.get(name)
+        if what == "none_with":  # none, when the argument is given (as cell(x, y) finds no cell there)
+            return T.NOTHING if arg is None else T.NONE_T
         if arg is None:  # not given: its default (none; a required one is refused by the checks anyway)
             return T.NONE_T
         if what == "arg":

@@ -133,7 +133,8 @@ def _returns(annotation, params: tuple, keywords: tuple = ()):
     """What a built-in declares it returns: a Type, which may read its arguments' types where it is called
     (see infer.returned): "items(xs)" a list of the items of xs, "item(xs)" one of them (the arguments
     themselves when they are not collections: max(a, b)), "value(t)" a value of table t, "pairs(x)" a table of the (key, value) pairs of x,
-    "arg(x)" the type of argument x (none when a keyword argument is not given); e.g. "item(xs) | arg(default)"."""
+    "arg(x)" the type of argument x (none when a keyword argument is not given), "none_with(x)" none when argument x
+    is given (nothing otherwise); e.g. "item(xs) | arg(default)"."""
     text = _annotation(annotation)
     if text is None:
         return None

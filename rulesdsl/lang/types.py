@@ -250,7 +250,7 @@ def parse_type(text: str) -> Type:
     """A type written as the built-ins declare theirs: a name from _NAMED, `list[T]`, `tuple[T]` (any length),
     `table[K, V]`, and `A | B`. (Not for rule files: built-ins are declared by rulesdsl itself.)"""
     text = text.strip()
-    read = re.fullmatch(r"(items|item|value|arg|pairs)\((\w+)\)", text)
+    read = re.fullmatch(r"(items|item|value|arg|pairs|none_with)\((\w+)\)", text)
     if read:  # of an argument, worked out at each call (see infer.returned): a built-in's declaration only
         return Type("of", names=read.groups())
     parts = _split(text, "|")

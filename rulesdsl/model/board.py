@@ -41,6 +41,14 @@ class Board:
         self.by_name[name] = cell
         return cell
 
+    def at_point(self, x: int, y: int):
+        """The cell at grid coordinates (x, y), or None (worked out once, when first asked)."""
+        points = self.__dict__.get("_points")
+        if points is None:
+            points = self._points = {(c.x, c.y): c for c in self.cells
+                                     if getattr(c, "x", None) is not None and getattr(c, "y", None) is not None}
+        return points.get((x, y))
+
     def lay_out_directions(self):
         """Precompute neighbours, rays and push lines along the directions (before attributes, regions and
         links are computed, so that they may use step() and ray())."""

@@ -9,8 +9,13 @@ from .places import is_cell
 
 
 @builtin("board", fold=True)
-def cell(g, name: "text") -> "cell":
-    """The cell with this name."""
+def cell(g, name: "text | int", y: "int | none" = None) -> "cell | none_with(y)":
+    """The cell with this name; cell(x, y): the cell at those grid coordinates, or none where the board has none."""
+    if y is not None:
+        if name.__class__ is not int or y.__class__ is not int:
+            raise RuleValueError(f"cell(x, y): the coordinates should be whole numbers, not {text_of(name)[:20]} and "
+                                 f"{text_of(y)[:20]}")
+        return g.board.at_point(name, y)
     if isinstance(name, Cell):
         return name
     try:
