@@ -97,7 +97,7 @@ class Analysis:
         return self.variants[0].game.name
 
     def compared(self) -> str:
-        groups = [Games.of_lines(v.label, v.lines) for v in self.variants]
+        groups = [Games.of_lines(v.label, v.lines, v.game.rules.returns is not None) for v in self.variants]
         return compare_text(groups, self.variants[0].seats)
 
 
@@ -207,7 +207,7 @@ def _analysis(groups: dict, path: str, rules_path: str) -> Analysis:
     variants = []
     for label, (game, group) in groups.items():
         summary = Summary(game.name, group[0].get("variant"), group[0]["agents"], game.player_names,
-                          cap=game.max_turns, cap_source=game.cap_source)
+                          cap=game.max_turns, cap_source=game.cap_source, own_returns=game.rules.returns is not None)
         if label != (group[0].get("variant") or BASE):  # games of several rule files: the title names the file
             summary.label = label
         for line in group:
