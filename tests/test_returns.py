@@ -142,19 +142,18 @@ def test_returns_range_must_be_two_finite_numbers_lowest_first(write):
 
 
 # -- simulate, report and the results file ------------------------------------------------------------------
+def _simulated(folder, variant: str | None = None):
+    """A results file of 20 games of the chip duel (or its variant) of seed 3, on the Python engine."""
+    from rulesdsl.cli import main
+    out = folder / f"{variant or 'base'}.jsonl"
+    assert main(["simulate", str(CHIPS), "--games", "20", "--seed", "3", "--agents", "random,random", "--quiet",
+                 "--backend", "python", "--out", str(out)] + (["--variant", variant] if variant else [])) == 0
+    return out
+
+
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
-    """Results files of the chip duel and of its team variant (20 games each of the same seeds, the Python
-    engine)."""
-    from rulesdsl.cli import main
-    folder = tmp_path_factory.mktemp("returns")
-    found = []
-    for variant in (None, "team"):
-        out = folder / f"{variant or 'base'}.jsonl"
-        assert main(["simulate", str(CHIPS), "--games", "20", "--seed", "3", "--agents", "random,random", "--quiet",
-                     "--backend", "python", "--out", str(out)] + (["--variant", variant] if variant else [])) == 0
-        found.append(out)
-    return found
+    return _simulated(tmp_path_factory.mktemp("returns"))
 
 
 def _lines(path) -> list:
@@ -178,7 +177,9 @@ def test_results_lines_carry_each_seats_returns_and_simulate_shows_their_means(c
 
 
 def test_report_reads_the_returns_and_compares_them_between_variants(capsys, results):
-    code, text, _ = run(capsys, "report", *map(str, results))
+    team = _simulated(results.parent, "team")  # the same seeds: paired
+    capsys.readouterr()  # (what simulate printed)
+    code, text, _ = run(capsys, "report", str(results), str(team))
     assert code == 0
     assert text.count("returns    agent") == 2  # each variant's summary
     assert "p0 return" in text and "p1 return" in text and "(significant, paired t test)" in text
@@ -200,7 +201,7 @@ def test_a_results_file_of_a_game_without_returns_shows_none(capsys, tmp_path):
     ([0.0] * 10 ** 6, "of at most 64 items"), ([1.0, 2.0, 3.0], "3 returns for 2 agents"),
 ])
 def test_hostile_returns_in_a_results_file_are_refused_located(capsys, tmp_path, results, returns, message):
-    rows = results[0].read_text().splitlines()
+    rows = results.read_text().splitlines()
     line = json.loads(rows[2])
     line["returns"] = returns
     rows[2] = json.dumps(line).replace('"RAW"', "1e400")
