@@ -183,6 +183,8 @@ def test_report_reads_the_returns_and_compares_them_between_variants(capsys, res
     assert code == 0
     assert text.count("returns    agent") == 2  # each variant's summary
     assert "p0 return" in text and "p1 return" in text and "(significant, paired t test)" in text
+    code, page, _ = run(capsys, "report", str(results), str(team), "--format", "html")
+    assert code == 0 and page.count("<h2>Returns</h2>") == 1 and page.count("return</td>") == 2  # a row per seat
 
 
 def test_a_results_file_of_a_game_without_returns_shows_none(capsys, tmp_path):
