@@ -3,6 +3,7 @@ and read by simulate, report and the results file. Both backends' returns are co
 
 from __future__ import annotations
 
+import csv
 import json
 
 import pytest
@@ -183,6 +184,11 @@ def test_report_reads_the_returns_and_compares_them_between_variants(capsys, res
     assert code == 0
     assert text.count("returns    agent") == 2  # each variant's summary
     assert "p0 return" in text and "p1 return" in text and "(significant, paired t test)" in text
+    code, _, _ = run(capsys, "report", str(results), "--out", str(results.parent / "report"))
+    with open(results.parent / "report" / "games.csv", encoding="utf-8", newline="") as f:
+        table = list(csv.reader(f))
+    assert table[0][-2:] == ["p0_return", "p1_return"]
+    assert [[float(v) for v in row[-2:]] for row in table[1:]] == [line["returns"] for line in _lines(results)]
     code, page, _ = run(capsys, "report", str(results), str(team), "--format", "html")
     assert code == 0 and page.count("<h2>Returns</h2>") == 1 and page.count("return</td>") == 2  # a row per seat
 
