@@ -69,7 +69,9 @@ end:
 # won or lost (-2 to 2), not +1 or -1: the returns of Kuhn poker.
 TINY_POKER_CHIPS = TINY_POKER + """
 scoring:
-  returns: "(1 if folded else 1 + bet) * (1 if (folded and me == 0) or (not folded and hand[me][0].rank > hand[1 - me][0].rank) else -1)"
+  returns: >-
+    (1 if folded else 1 + bet)
+    * (1 if (folded and me == 0) or (not folded and hand[me][0].rank > hand[1 - me][0].rank) else -1)
   utility: zero_sum
   returns_range: [-2, 2]
 """

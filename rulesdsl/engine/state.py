@@ -727,8 +727,9 @@ class State(Position):
     def returns(self) -> list[float]:
         """+1 for each winner and -1 for the others; 0 for everybody before the end. A game without winners is
         a draw, 0, for the players still in it and a loss, -1, for those who left; with one player, it is a
-        loss unless the rules call it a draw (an end rule's `winners: draw`, or the turn cap). A file's `scoring:
-        returns` gives them instead, evaluated once the game has ended, and held to its `utility:` (engine/results.py)."""
+        loss unless the rules call it a draw (an end rule's `winners: draw`, or the turn cap). A file's
+        `scoring: returns` gives them instead, evaluated once the game has ended, and held to its `utility:`
+        (engine/results.py)."""
         n = self.rules.num_players
         if not self.terminal:
             return [0.0] * n
@@ -831,7 +832,8 @@ for _fn, _what in ((State.apply, "applying a move"), (State.legal_moves, "listin
 
 # Where the named parts of a rule file that are not moves, steps or end rules are written.
 _PARTS = {"next_player": ("flow", "next_player"), "first_player": ("flow", "first_player"),
-          "score": ("scoring", "score"), "returns": ("scoring", "returns"), "evaluation": ("scoring", "evaluation"), "breakdown": ("scoring", "breakdown"),
+          "score": ("scoring", "score"), "returns": ("scoring", "returns"), "evaluation": ("scoring", "evaluation"),
+          "breakdown": ("scoring", "breakdown"),
           "flow": ("flow",)}
 _RULE_FAILED = "the rule file lets play reach a position this rule does not handle"
 _TOTAL_HINT = (f"the rules of one move share {MOVE_SECONDS:g} s and those of a whole game {GAME_SECONDS:g} s (times "
