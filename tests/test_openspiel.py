@@ -231,3 +231,13 @@ def test_a_cooperative_game_is_identical_and_its_unknown_range_is_unbounded():
     pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
     zero_sum = load_game(str(ROOT / "tests" / "compiled_games" / "chip-duel.yaml"))
     assert zero_sum.get_type().utility == pyspiel.GameType.Utility.ZERO_SUM and zero_sum.utility_sum() == 0.0
+
+
+def test_a_constant_sum_game_states_the_sum_of_its_first_game(tmp_path):
+    text = (ROOT / "tests" / "compiled_games" / "chip-duel.yaml").read_text()
+    path = tmp_path / "chips.yaml"
+    path.write_text(text.replace('returns: "chips[me] - 10"', 'returns: "chips[me]"')
+                    .replace("utility: zero_sum", "utility: constant_sum"))
+    game = load_game(str(path))
+    assert game.get_type().utility == pyspiel.GameType.Utility.CONSTANT_SUM and game.utility_sum() == 20.0
+    pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)  # every game's returns sum to it
