@@ -65,6 +65,17 @@ end:
     winners: "[p for p in players if hand[p][0].rank > hand[1 - p][0].rank]"
 """
 
+# Tiny poker played for chips: an ante of one each and a bet of one more, so each seat's result is the chips it
+# won or lost (-2 to 2), not +1 or -1: the returns of Kuhn poker.
+TINY_POKER_CHIPS = TINY_POKER + """
+scoring:
+  returns: >-
+    (1 if folded else 1 + bet)
+    * (1 if (folded and me == 0) or (not folded and hand[me][0].rank > hand[1 - me][0].rank) else -1)
+  utility: zero_sum
+  returns_range: [-2, 2]
+"""
+
 # Both players show one or two fingers at once; an even total scores for the first, odd for the second; three
 # points win. Players always choose at once: a parallel environment.
 ODDS_AND_EVENS = """

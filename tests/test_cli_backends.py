@@ -18,6 +18,7 @@ pytest.importorskip("numba")
 from .helpers import ROOT, run_cli as run  # noqa: E402
 
 TUTORIAL = str(ROOT / "examples/tutorial/three-in-a-row.yaml")
+CHIPS = str(ROOT / "tests/compiled_games/chip-duel.yaml")
 
 
 def _both(capfd, *argv) -> tuple:
@@ -148,7 +149,7 @@ def test_the_readmes_first_command_compiles_once_on_a_fresh_checkout(tmp_path):
     assert (tmp_path / "0.jsonl").read_bytes() == (tmp_path / "1.jsonl").read_bytes()
 
 
-@pytest.mark.parametrize("game", [TUTORIAL, "mabula"])
+@pytest.mark.parametrize("game", [TUTORIAL, "mabula", CHIPS])  # (chip duel: each seat's returns are chips won)
 def test_results_files_are_the_same_bytes_on_every_backend_worker_count_and_dask(capfd, tmp_path, game):
     base = ["simulate", game, "--games", "40", "--seed", "3", "--agents", "random,random", "--quiet"]
     runs = {"python": ["--backend", "python"], "compiled": ["--backend", "compiled"],

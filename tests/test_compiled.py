@@ -33,9 +33,10 @@ SIXES = "examples/tutorial/sixes.yaml"  # a draw of several dice that chance() a
 CALLED = "tests/compiled_games/called-draws.yaml"  # draws asked at once, from a draw, then goto(); without replacement
 FALLBACKS = "tests/compiled_games/fallbacks.yaml"  # tiers of moves (per value with fallback_by), after-effects
 RESHUFFLE = "tests/compiled_games/reshuffle.yaml"  # an arrangement drawn at the start of every turn
+CHIPS = "tests/compiled_games/chip-duel.yaml"  # scoring: returns (chips won; a cooperative variant's team score)
 SUPPORTED = [(TUTORIAL, None), (TUTORIAL, "misere"), ("mabula", None), (DICE, None), (TURN_ENDS, None), (TURNS, None),
              (SOWING, None), (LANES, None), (TALLIES, None), (SECRET, None), (SIXES, None), (CALLED, None),
-             (FALLBACKS, None), (RESHUFFLE, None)]
+             (FALLBACKS, None), (RESHUFFLE, None), (CHIPS, None), (CHIPS, "team")]
 MABULA_SETUP = "WBWBWBWBWBWBBWBWBWBWBWBW"  # an explicit setup: no chance step
 
 
@@ -405,3 +406,48 @@ def test_an_arrangement_drawn_every_turn_in_compiled_code_is_the_python_engines(
     twin = python.new_initial_state(3)
     play(twin, uniform, *streams(3, 2))
     assert twin.history == state.history
+
+
+def _outcome(state) -> str:
+    """A ended game's returns, or the located error asking for them raises."""
+    try:
+        return repr(state.returns())
+    except GameRuntimeError as exc:
+        return str(exc)
+
+
+def test_returns_that_fail_or_break_the_declared_utility_fail_alike_on_both_backends(tmp_path):
+    text = (ROOT / CHIPS).read_text()
+    # a pass burns a chip (no longer zero-sum), and returns read beyond the last face in some games
+    edits = [('    do: ["end_turn()"]', '    do: ["chips[me] -= 1 if chips[me] > 1 and rolled == 1 else 0", '
+                                      '"end_turn()"]'),
+             ('returns: "chips[me] - 10"', 'returns: "chips[me] - 10 + 0 * faces[chips[me] // 3]"')]
+    for old, new in edits:
+        assert old in text
+        text = text.replace(old, new)
+    path = tmp_path / "chip-duel.yaml"
+    path.write_text(text)
+    python = load_game(str(path), backend="python")
+    compiled = with_backend(python, "compiled")
+    found = set()
+    for seed in range(40):
+        a, b = python.new_initial_state(seed), compiled.new_initial_state(seed)
+        (chance_a, seats_a), (chance_b, seats_b) = streams(seed, 2), streams(seed, 2)
+        play(a, uniform, chance_a, seats_a)
+        b.playout(chance_b, seats_b)
+        expected, got = _outcome(a), _outcome(b)
+        if "IndexError" in expected:  # (an index out of range that an expression reads is worded by numba's error)
+            expected, got = expected.split(": IndexError")[0], got.split(": index out of range")[0]
+        assert got == expected
+        found.add("utility: zero_sum" in expected and 2 or "rule 'returns'" in expected and 1 or 0)
+    assert found == {0, 1, 2}  # games that keep to it, break it, and fail
+
+
+def test_returns_that_may_be_none_are_refused_by_the_compiled_backend_located(tmp_path):
+    text = (ROOT / CHIPS).read_text().replace('returns: "chips[me] - 10"',
+                                              'returns: "chips[me] - 10 if chips[me] > 3 else none"')
+    path = tmp_path / "chip-duel.yaml"
+    path.write_text(text)
+    line = text.splitlines().index('  returns: "chips[me] - 10 if chips[me] > 3 else none"') + 1
+    with pytest.raises(RulesError, match=rf"chip-duel\.yaml:{line}:\d+: .*returns that are not always whole numbers"):
+        with_backend(load_game(str(path), backend="python"), "compiled")

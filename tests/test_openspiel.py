@@ -18,7 +18,7 @@ from rulesdsl.integrations.openspiel import load_game  # noqa: E402
 from rulesdsl.loading import bundled_games  # noqa: E402
 
 from .helpers import ROOT  # noqa: E402
-from .rl_games import TINY_POKER  # noqa: E402
+from .rl_games import TINY_POKER, TINY_POKER_CHIPS  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -203,3 +203,41 @@ def test_actions_read_as_moves(poker):
     state.apply_action(0)
     state.apply_action(5)
     assert [state.action_to_string(0, a) for a in state.legal_actions()] == ["check", "bet"]
+
+
+@pytest.fixture(scope="module")
+def chips(tmp_path_factory):
+    path = tmp_path_factory.mktemp("rl") / "poker-chips.yaml"
+    path.write_text(TINY_POKER_CHIPS, encoding="utf-8")
+    return load_game(str(path))
+
+
+def test_a_game_played_for_chips_states_its_utility_and_range_and_solves(chips):
+    assert chips.get_type().utility == pyspiel.GameType.Utility.ZERO_SUM  # declared
+    assert (chips.min_utility(), chips.max_utility(), chips.utility_sum()) == (-2.0, 2.0, 0.0)  # returns_range
+    pyspiel.random_sim_test(chips, num_sims=20, serialize=True, verbose=False)  # returns within range, sum 0
+    terminals = [s for s in get_all_states.get_all_states(chips, include_terminals=True).values() if s.is_terminal()]
+    assert sorted({tuple(s.returns()) for s in terminals}) == [(-2.0, 2.0), (-1.0, 1.0), (1.0, -1.0), (2.0, -2.0)]
+    solver = cfr.CFRSolver(chips)
+    for _ in range(40):
+        solver.evaluate_and_update_policy()
+    assert exploitability.exploitability(chips, solver.average_policy()) < 0.05
+
+
+def test_a_cooperative_game_is_identical_and_its_unknown_range_is_unbounded():
+    game = load_game(str(ROOT / "tests" / "compiled_games" / "chip-duel.yaml"), variant="team")
+    assert game.get_type().utility == pyspiel.GameType.Utility.IDENTICAL  # derived: its returns read no seat
+    assert (game.min_utility(), game.max_utility(), game.utility_sum()) == (float("-inf"), float("inf"), None)
+    pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
+    zero_sum = load_game(str(ROOT / "tests" / "compiled_games" / "chip-duel.yaml"))
+    assert zero_sum.get_type().utility == pyspiel.GameType.Utility.ZERO_SUM and zero_sum.utility_sum() == 0.0
+
+
+def test_a_constant_sum_game_states_the_sum_of_its_first_game(tmp_path):
+    text = (ROOT / "tests" / "compiled_games" / "chip-duel.yaml").read_text()
+    path = tmp_path / "chips.yaml"
+    path.write_text(text.replace('returns: "chips[me] - 10"', 'returns: "chips[me]"')
+                    .replace("utility: zero_sum", "utility: constant_sum"))
+    game = load_game(str(path))
+    assert game.get_type().utility == pyspiel.GameType.Utility.CONSTANT_SUM and game.utility_sum() == 20.0
+    pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)  # every game's returns sum to it

@@ -14,7 +14,7 @@ from pettingzoo.test import api_test, parallel_api_test  # noqa: E402
 from rulesdsl.integrations.pettingzoo import env, parallel_env  # noqa: E402
 from rulesdsl.loading import bundled_games  # noqa: E402
 
-from .rl_games import ODDS_AND_EVENS, PARITY_DIE, TINY_POKER  # noqa: E402
+from .rl_games import ODDS_AND_EVENS, PARITY_DIE, TINY_POKER, TINY_POKER_CHIPS  # noqa: E402
 
 GAMES = [(name, None) for name in sorted(bundled_games())] + [("mark", "four-row-ending"), ("mabula", "product")]
 
@@ -37,6 +37,16 @@ def test_the_mask_holds_the_legal_actions_of_the_seat_to_act_only(write):
     game.step(3)  # fold: seat 0 wins
     assert game.terminations == {"player_0": True, "player_1": True}
     assert game.rewards == {"player_0": 1.0, "player_1": -1.0}
+
+
+def test_rewards_are_the_files_returns_when_it_gives_them(write):
+    game = env(write(TINY_POKER_CHIPS))
+    game.reset(seed=4)
+    game.step(1)  # bet
+    game.step(2)  # call: the showdown is for two chips
+    assert game.terminations == {"player_0": True, "player_1": True}
+    assert sorted(game.rewards.values()) == [-2.0, 2.0]
+    assert list(game.rewards.values()) == game.state.returns()
 
 
 def _play(path: str, seed: int) -> list:

@@ -6,6 +6,7 @@ from functools import partial
 from itertools import accumulate
 
 from .. import budget, limits
+from . import results
 from ..errors import GameRuntimeError, IllegalMove, MoveError
 from ..lang.builtins import RuleValueError, value_key
 from ..lang.checked import DEEPENED, deepenings, depth
@@ -82,11 +83,11 @@ class State(Position):
     """One position of a game. Mutated in place by `apply`; `clone` gives an independent copy."""
 
     __slots__ = ("game", "rules", "ply", "pending", "terminal", "winners", "capped", "history", "_rng", "seed",
-                 "_texts", "secret", "ended_by", "end_checked", "chance_kept")
+                 "_texts", "secret", "ended_by", "end_checked", "chance_kept", "returned")
     # besides the position's (see Position): `game` and `rules` are what the state is a state of
     DATA = Position.DATA + ("ply", "pending", "terminal", "winners", "capped", "history", "secret", "ended_by", "seed",
                             "_rng")
-    MEMO = Position.MEMO + ("end_checked", "chance_kept", "_texts")
+    MEMO = Position.MEMO + ("end_checked", "chance_kept", "_texts", "returned")
 
     def rebuild_memo(self) -> None:
         """Position.rebuild_memo, and the engine's own memo: end rules and chance tables found unchanged, and the
@@ -95,6 +96,7 @@ class State(Position):
         self.end_checked = [None] * len(self.rules.end_rules)
         self.chance_kept = {}
         self._texts = []
+        self.returned = None  # the ended game's returns, once asked (see returns())
 
     # -- construction ------------------------------------------------------------------------
     @classmethod
@@ -106,7 +108,7 @@ class State(Position):
         S.player, S.step, S.turn, S.ply, S.last, S.revealed = 0, rules.start, 0, 0, None, frozenset()
         S.left = ()
         S.pending, S.terminal, S.winners, S.capped, S.history, S.goto, S.calls = {}, False, None, False, [], None, ()
-        S._texts = []
+        S._texts, S.returned = [], None
         S.secret, S.ended_by = {}, None  # ply -> players who saw that entry; which end rule ended the game
         S._rng, S.seed = None, 0  # the state's own sampler is made when first used
         S.zones, S.vars = [], []
@@ -158,7 +160,7 @@ class State(Position):
         S.pending = dict(self.pending)
         S.terminal, S.winners, S.capped = self.terminal, self.winners, self.capped
         S.history = self.history[:]
-        S._texts = self._texts[:]
+        S._texts, S.returned = self._texts[:], self.returned
         S.secret, S.ended_by = dict(self.secret), self.ended_by
         S.goto, S.calls = None, self.calls
         S.seed, S._rng = self.seed, None
@@ -725,10 +727,26 @@ class State(Position):
     def returns(self) -> list[float]:
         """+1 for each winner and -1 for the others; 0 for everybody before the end. A game without winners is
         a draw, 0, for the players still in it and a loss, -1, for those who left; with one player, it is a
-        loss unless the rules call it a draw (an end rule's `winners: draw`, or the turn cap)."""
+        loss unless the rules call it a draw (an end rule's `winners: draw`, or the turn cap). A file's
+        `scoring: returns` gives them instead, evaluated once the game has ended, and held to its `utility:`
+        (engine/results.py)."""
         n = self.rules.num_players
         if not self.terminal:
             return [0.0] * n
+        if self.returned is None:
+            self.returned = results.check(self.rules, self._returns(), self.turn)
+        return list(self.returned)
+
+    def _returns(self) -> list[float]:
+        """The returns of the ended game: the file's `scoring: returns` for each seat, else by its winners."""
+        n = self.rules.num_players
+        if self.rules.returns is not None:
+            with _rule_errors(self, "returns"):
+                values = [self.rules.returns(self, p) for p in range(n)]
+            try:
+                return [results.result(v) for v in values]
+            except RuleValueError as exc:
+                raise _flow_error(self, "returns", str(exc), results.RETURNS_HINT) from None
         if self.winners:
             return [1.0 if p in self.winners else -1.0 for p in range(n)]
         if n == 1 and not self.capped and (self.ended_by is None or not self.rules.end_rules[self.ended_by].draw):
@@ -807,13 +825,15 @@ for _fn, _what in ((State.apply, "applying a move"), (State.legal_moves, "listin
                    (State.sample_chance, "drawing a chance outcome"), (State.initial, "setting up the game"),
                    (State._decider, "working out who decides"), (State.acting_players, "working out who chooses"),
                    (State.draw_pool, "listing what a draw draws from"), (State.scores, "scoring"),
-                   (State.evaluations, "evaluating the position"), (State.breakdowns, "scoring")):
+                   (State.evaluations, "evaluating the position"), (State.breakdowns, "scoring"),
+                   (State._returns, "working out the returns")):
     budget.guard(_fn, MOVE_SECONDS, _what)
 
 
 # Where the named parts of a rule file that are not moves, steps or end rules are written.
 _PARTS = {"next_player": ("flow", "next_player"), "first_player": ("flow", "first_player"),
-          "score": ("scoring", "score"), "evaluation": ("scoring", "evaluation"), "breakdown": ("scoring", "breakdown"),
+          "score": ("scoring", "score"), "returns": ("scoring", "returns"), "evaluation": ("scoring", "evaluation"),
+          "breakdown": ("scoring", "breakdown"),
           "flow": ("flow",)}
 _RULE_FAILED = "the rule file lets play reach a position this rule does not handle"
 _TOTAL_HINT = (f"the rules of one move share {MOVE_SECONDS:g} s and those of a whole game {GAME_SECONDS:g} s (times "

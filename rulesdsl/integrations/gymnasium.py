@@ -31,11 +31,12 @@ def make(path_or_name, seat: int = 0, opponents=("random",), variant: str | None
 
 class SeatEnv(PicklesState, gymnasium.Env if gymnasium is not None else object):
     """Observations are {"observation": the seat's tensor, "action_mask": its legal actions}; the reward is the
-    seat's return when the game ends (+1 win, -1 loss, 0 draw). An action that is not legal ends the episode
-    as a loss (-1), so that every action of the space is a valid step. Chance and the opponents' choices are
-    seeded by `reset(seed)`: the same seed and actions give the same game; `reset()` without a seed starts the game
-    after the last one (common.Seeds: the first seed given seeds the games after it, as a vector environment's
-    autoreset does; with no seed ever given, the first game's seed comes from the operating system)."""
+    seat's return when the game ends (+1 win, -1 loss, 0 draw, or the file's `scoring: returns`). An action that is
+    not legal ends the episode as a loss (-1), so that every action of the space is a valid step. Chance and the
+    opponents' choices are seeded by `reset(seed)`: the same seed and actions give the same game; `reset()` without
+    a seed starts the game after the last one (common.Seeds: the first seed given seeds the games after it, as a
+    vector environment's autoreset does; with no seed ever given, the first game's seed comes from the operating
+    system)."""
 
     metadata = {"render_modes": ["ansi"]}
 

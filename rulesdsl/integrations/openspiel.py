@@ -13,6 +13,7 @@ from ..engine.nodes import CHANCE, SIMULTANEOUS, TERMINAL
 from ..engine.tensor import information_state_string, observation_string
 from ..errors import IllegalMove
 from ..loading import bundled_games, load_document
+from ..sim.runner import random_playout
 from .common import Loaded, Seeds, engine_state, restored_state, saved_state
 
 try:  # optional: the `openspiel` extra
@@ -107,7 +108,7 @@ def _type_of(short: str, rules, sampled: bool, outcomes: int, spec: dict):
         else chance.DETERMINISTIC,
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION if rules.has_hidden_information
         else pyspiel.GameType.Information.PERFECT_INFORMATION,
-        utility=pyspiel.GameType.Utility.ZERO_SUM if rules.num_players == 2 else pyspiel.GameType.Utility.GENERAL_SUM,
+        utility=getattr(pyspiel.GameType.Utility, rules.utility.upper()),  # (declared, else derived: model/results.py)
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
         max_num_players=rules.num_players, min_num_players=rules.num_players,
         provides_information_state_string=True, provides_information_state_tensor=False,
@@ -116,10 +117,33 @@ def _type_of(short: str, rules, sampled: bool, outcomes: int, spec: dict):
 
 def _game_info(loaded: Loaded):
     rules = loaded.game.rules
+    low, high = _utility_range(rules)
     return pyspiel.GameInfo(
         num_distinct_actions=loaded.num_actions, max_chance_outcomes=loaded.max_outcomes,
-        num_players=rules.num_players, min_utility=-1.0, max_utility=1.0,
-        utility_sum=0.0 if rules.num_players == 2 else None, max_game_length=loaded.game.max_turns)
+        num_players=rules.num_players, min_utility=low, max_utility=high,
+        utility_sum=_utility_sum(loaded.game), max_game_length=loaded.game.max_turns)
+
+
+def _utility_range(rules) -> tuple:
+    """The least and most a seat's returns can be: -1 and 1 for win and loss, a file's `returns_range`, else not
+    known: OpenSpiel asks for two numbers, and the widest, -inf and inf, say nothing false."""
+    if rules.returns is None and not rules.returns_range:
+        return -1.0, 1.0
+    return rules.returns_range or (float("-inf"), float("inf"))
+
+
+def _utility_sum(game) -> float | None:
+    """What every game's returns add up to, as OpenSpiel's constant-sum and zero-sum games state it (None for the
+    others). A constant-sum game's is that of a game played with random moves from seed 0, the first game its
+    check of the sum compares the others with (engine/results.py)."""
+    utility = game.rules.utility
+    if utility == "zero_sum":
+        return 0.0
+    if utility != "constant_sum":
+        return None
+    if not game.rules.returns_sum:
+        random_playout(game, 0).returns()  # (sets the sum: returns() checks it as the game ends)
+    return game.rules.returns_sum[0]
 
 
 def _register(table: _Table, game_type=None) -> None:

@@ -89,7 +89,8 @@ class RulesEnv(_Table, AECEnv):
     Chance is drawn inside `step` by the state's sampler, seeded by `reset(seed)`: the same seed and actions
     give the same game; `reset()` without a seed plays the game after the last one (common.Seeds).
     Observations are {"observation": the seat's tensor, "action_mask": its legal actions}; rewards are the
-    game's returns (+1 win, -1 loss, 0 draw) when it ends; a game stopped by its turn cap is truncated."""
+    game's returns (+1 win, -1 loss, 0 draw, or the file's `scoring: returns`) when it ends; a game stopped by its
+    turn cap is truncated."""
 
     metadata = {"render_modes": ["ansi", "human"], "name": "rulesdsl", "is_parallelizable": False}
 

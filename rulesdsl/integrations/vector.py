@@ -201,7 +201,8 @@ def _seeds(seed, n: int, last: list) -> list:
 class SeatVectorEnv(VectorEnv):
     """N games of one learning seat, as Gymnasium's VectorEnv: `step(actions)` takes one action per game and gives
     observations {"observation": (N, size) float32, "action_mask": (N, actions) int8}, rewards (the seat's return
-    when a game ends: +1 win, -1 loss, 0 draw), terminations, truncations (a game stopped by its turn cap) and infos.
+    when a game ends: +1 win, -1 loss, 0 draw, or the file's `scoring: returns`), terminations, truncations (a game
+    stopped by its turn cap) and infos.
     A game that ended is started afresh at the next step, whose action it ignores (Gymnasium's next-step autoreset);
     its next seed follows from its last (next_seed). An action that is no legal move ends the game as a loss (-1),
     with `illegal_action` in the infos. The same seeds and actions give the games that SyncVectorEnv of

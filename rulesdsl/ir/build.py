@@ -210,5 +210,6 @@ def build(compiler) -> GameIR:
             game.end.append(EndRule(("end", k), builder.one(("end", k, "when")), builder.one(("end", k, "winners")),
                                     {key: builder.one(("end", k, key)) for key in spec if key not in ("when", "winners")}))
     for key in (data.get("scoring") or {}) if isinstance(data.get("scoring"), dict) else ():
-        game.scoring[key] = builder.one(("scoring", key))
+        if key not in ("utility", "returns_range"):  # (settings, not expressions)
+            game.scoring[key] = builder.one(("scoring", key))
     return game

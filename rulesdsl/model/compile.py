@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import replace
 
@@ -38,6 +39,7 @@ from .names import check_names
 from .owners import remember
 from .pieces import PieceKind
 from .reads import NOTHING, ReadAnalysis, key_code
+from .results import UTILITIES, derived_utility, reads_seat
 from .rules import EndRule
 from .scans import located_scan
 from .values import LAST_MOVE_CODE, Cell, last_move_record, text_of
@@ -827,6 +829,42 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
                 code = self.expr(("scoring", key), scoring[key], self.root)
                 if code is not _FAIL:
                     setattr(r, key, self.lambda_("S, me", code, f"scoring {key}"))
+        self._returns(scoring)
+
+    def _returns(self, scoring: dict) -> None:
+        """`scoring: returns` (a number per seat: typed as one), its `utility` (declared, else derived from whether
+        the returns read the seat) and `returns_range`."""
+        r, path = self.rules, ("scoring", "returns")
+        text = scoring.get("returns")
+        seat_dependent = False
+        if text is not None:
+            def number(found):
+                if not T.kinds(found) & {T.INT, T.FLOAT} or T.kinds(found) <= {T.BOOL, T.NONE}:
+                    raise CompileProblem(f"returns should give a number, not {T.describe(found)}", 0,
+                                         len(text) if isinstance(text, str) else 1, "each seat's result is a number, "
+                                         "e.g. returns: \"chips[me] - 10\"", code="type_error")
+            code = self.expr(path, text, self.root, then=number)
+            if code is not _FAIL:
+                r.returns = self.lambda_("S, me", code, "scoring returns")
+                try:
+                    tree = self.parse_at(path, text) if isinstance(text, str) else A.Const(text)
+                    seat_dependent = tree is _FAIL or reads_seat(tree, self._read_analysis().bodies)
+                except SyntaxProblem:  # (reported where it is compiled)
+                    seat_dependent = True
+        declared = scoring.get("utility")
+        r.utility_declared = declared in UTILITIES
+        r.utility = declared if declared in UTILITIES else derived_utility(r.num_players, text is not None,
+                                                                            seat_dependent)
+        bounds = scoring.get("returns_range")
+        if isinstance(bounds, list) and len(bounds) == 2 and all(isinstance(b, (int, float)) and not isinstance(
+                b, bool) for b in bounds):
+            low, high = (float(b) if abs(b) < 1e300 else float("nan") for b in bounds)
+            if not (math.isfinite(low) and math.isfinite(high) and low <= high):
+                self.problem(("scoring", "returns_range"), f"returns_range should be two finite numbers, the lowest "
+                             f"first, not {text_of(bounds)[:60]}", "e.g. returns_range: [-10, 10]", code="bad_value",
+                             fields={"what": "returns_range"})
+            else:
+                r.returns_range = (low, high)
 
 
     def _actions_and_features(self):

@@ -50,6 +50,12 @@ class Rules:
     tiebreak: object = None
     evaluation: object = None  # for agents: how good a position is for 'me' (default: the score)
     breakdown: object = None  # for reports: a table of named numbers per player (e.g. points per colour)
+    returns: object = None  # (S, me) -> the seat's result when the game ends (`scoring: returns`); None: win/loss
+    utility: str = "general_sum"  # zero_sum | constant_sum | identical | general_sum: declared, else derived
+    utility_declared: bool = False  # checked as each game ends only when the file declares it
+    returns_range: tuple | None = None  # (lowest, highest) a seat's returns may be, when the file declares it
+    # constant_sum: the sum of the returns of the first game checked with these rules (see engine/results.py)
+    returns_sum: list = field(default_factory=list, repr=False)
     # integer actions: where moves of kinds whose params are computed during play are numbered by their place in
     # the legal list, how many places (`actions: max_legal`); chance outcomes per node (`actions: max_outcomes`)
     max_legal: int | None = None

@@ -53,7 +53,7 @@ def code_owners(rules) -> dict:
         add_fields(rule, f"move '{rule.name}'", rule.path)
     for i, end in enumerate(rules.end_rules):  # its condition, and what tells whether to ask it again
         add_fields(end, f"end rule {i + 1}", end.path, lambda field: "winners" if field == "winners" else "")
-    for key in ("score", "tiebreak", "evaluation", "breakdown"):
+    for key in ("score", "tiebreak", "evaluation", "breakdown", "returns"):
         add(getattr(rules, key), f"scoring ({key})", ("scoring", key))
     for key in ("first_player", "next_player"):
         add(getattr(rules, key), f"flow ({key})", ("flow", key))

@@ -239,7 +239,7 @@ def summarise(source: Source, agents: tuple, lines: list[dict], played_with: str
     """The summary `simulate` prints of a simulation's lines, and its HTML balance report."""
     game = _game(source)
     summary = Summary(game.name, source.variant, agent_names(agents), game.player_names, cap=game.max_turns,
-                      cap_source=game.cap_source)
+                      cap_source=game.cap_source, own_returns=game.rules.returns is not None)
     for line in lines:
         summary.add(line)
     summary.elapsed = seconds

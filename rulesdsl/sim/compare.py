@@ -19,11 +19,16 @@ class Games:
     lengths: list
     winners: list  # per game, the seats that won
     seats: int | None = None  # how many seats the games have (None: as many as the comparison's seat names)
+    returns: list | None = None  # per game, each seat's returns, when the rules give their own (`scoring: returns`)
 
     @classmethod
-    def of_lines(cls, label: str, lines: list[dict]) -> Games:
+    def of_lines(cls, label: str, lines: list[dict], own_returns: bool = False) -> Games:
+        """The games of results lines; `own_returns`: the rules give returns of their own, compared when every
+        line records them."""
+        returns = [g.get("returns") for g in lines]
         return cls(label, [g["seed"] for g in lines], [g["plies"] for g in lines], [g["winners"] for g in lines],
-                   len(lines[0]["agents"]) if lines else None)
+                   len(lines[0]["agents"]) if lines else None,
+                   returns if own_returns and lines and all(r is not None for r in returns) else None)
 
 
 def unpairable(base: Games, other: Games) -> str | None:
@@ -86,6 +91,21 @@ def differences(base: Games, other: Games, seat_names: list[str]) -> tuple[bool,
     return order is not None, found
 
 
+def return_differences(base: Games, other: Games, seat_names: list[str]) -> list[Difference]:
+    """Each seat's mean return in `other` against `base`, when both record returns of their own: a paired t test
+    on the games of the same seeds, else Welch's t test."""
+    if base.returns is None or other.returns is None:
+        return []
+    order = pairing(base, other)
+    rows = other.returns if order is None else [other.returns[i] for i in order]
+    found = []
+    for seat, name in enumerate(seat_names):
+        a, b = [r[seat] for r in base.returns], [r[seat] for r in rows]
+        found.append(Difference(name, mean(a), mean(b), (welch_p_value if order is None else paired_p_value)(a, b),
+                                "Welch t test" if order is None else "paired t test"))
+    return found
+
+
 def draw_difference(base: list, other: list, paired: bool) -> Difference:
     """The draw rate (games without a winner) of `other` against `base`: an exact McNemar test on draw / no draw
     per game when the games are paired by seed, Welch's t test on the draw indicators otherwise."""
@@ -125,5 +145,10 @@ def compare_text(groups: list[Games], seat_names: list[str]) -> str:
             detail = f"; {d.detail}" if d.detail else ""
             label = d.measure if d.measure in ("game length", DRAWS) else f"{d.measure} wins"
             lines.append(f"  {label:<20} {change}, {shown_p(d.p)} ({verdict}, {d.test}{detail})")
+        for d in return_differences(base, group, seat_names):
+            verdict = "significant" if d.significant else "not significant"
+            label = f"{d.measure} return"
+            lines.append(f"  {label:<20} {d.base:+.3f} -> {d.other:+.3f} ({d.other - d.base:+.3f}), {shown_p(d.p)} "
+                         f"({verdict}, {d.test})")
     return "\n".join(lines)
 

@@ -16,6 +16,7 @@ from ..limits import MAX_CARRIED_RULES, MAX_RESULTS_LINE_BYTES
 from ..loading import bundled_games
 from ..resources import package_dir
 
+MAX_RETURN = 1e300  # the largest a game's returns may be in a results file (finite, and with room to add up)
 LOG_FORMAT = 1  # the version of the game log format ("rulesdsl_log")
 RULES_FORMAT = 1  # the version of a results file's rules line ("rulesdsl_rules")
 
@@ -58,6 +59,14 @@ def number(value):
     """A check: a number (not a boolean)."""
     ok = isinstance(value, (int, float)) and not isinstance(value, bool)
     return None if ok else f"should be a number, not {shown(value)}"
+
+
+def finite(value):
+    """A check: a number (not a boolean) within a float's finite range, as a game's returns are."""
+    if number(value) is not None:
+        return number(value)
+    return None if abs(value) <= MAX_RETURN else f"should be a finite number of at most {MAX_RETURN:g}, not " \
+        f"{'a number beyond it' if value == value else 'NaN'}"
 
 
 def anything(value):
@@ -138,7 +147,7 @@ LINE_FIELDS = {
     "breakdown": (optional(list_of(optional(object_of(number, "an object of numbers")), "a list per seat", 64)),
                   False),
     "rule_counts": (object_of(COUNT, "an object of counts"), True), "moves": (MOVES, True),
-    "returns": (optional(list_of(number, "a list of returns", 64)), False),
+    "returns": (optional(list_of(finite, "a list of returns", 64)), False),
     # game-quality data (sim/quality.py); files written before them lack them and still read
     "branching": (optional(exactly(3, exactly(2, COUNT, "[legal moves, decisions]"), "three [moves, decisions]")),
                   False),

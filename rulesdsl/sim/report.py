@@ -97,7 +97,7 @@ class Analysis:
         return self.variants[0].game.name
 
     def compared(self) -> str:
-        groups = [Games.of_lines(v.label, v.lines) for v in self.variants]
+        groups = [Games.of_lines(v.label, v.lines, v.game.rules.returns is not None) for v in self.variants]
         return compare_text(groups, self.variants[0].seats)
 
 
@@ -207,7 +207,7 @@ def _analysis(groups: dict, path: str, rules_path: str) -> Analysis:
     variants = []
     for label, (game, group) in groups.items():
         summary = Summary(game.name, group[0].get("variant"), group[0]["agents"], game.player_names,
-                          cap=game.max_turns, cap_source=game.cap_source)
+                          cap=game.max_turns, cap_source=game.cap_source, own_returns=game.rules.returns is not None)
         if label != (group[0].get("variant") or BASE):  # games of several rule files: the title names the file
             summary.label = label
         for line in group:
@@ -341,6 +341,9 @@ def games_rows(analysis: Analysis) -> list[list]:
               "first_player"]
     for name in seats:
         header += [f"{name}_{column}" for column in ("agent", "won", "score")]
+    # rules that give each seat's result (`scoring: returns`): a column per seat after the others (and none else)
+    own = any(v.game.rules.returns is not None for v in analysis.variants)
+    header += [f"{name}_return" for name in seats] if own else []
     rows = [header]
     for variant in analysis.variants:
         for line, first in zip(variant.lines, variant.first):
@@ -353,6 +356,9 @@ def games_rows(analysis: Analysis) -> list[list]:
             for p in range(len(seats)):
                 row += [line["agents"][p], int(p in winners), score_cell(line["scores"][p])] \
                     if p < len(line["agents"]) else ["", "", ""]
+            if own:
+                returns = line.get("returns") if variant.game.rules.returns is not None else None
+                row += [returns[p] if returns and p < len(returns) else "" for p in range(len(seats))]
             rows.append(row)
     # every text cell, whichever file it comes from (seat names are the rule file's, variants and agents the
     # results file's), goes through csv_text: none is written as a spreadsheet would run it

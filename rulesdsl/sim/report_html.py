@@ -7,11 +7,11 @@ import base64
 from html import escape
 
 from ..errors import RulesDslError
-from .compare import DRAWS, Games, differences, unpairable
+from .compare import DRAWS, Games, differences, return_differences, unpairable
 from .report import Analysis, analyse, distributions, first_player, interval
 from .quality import measures
 from .report_charts import chart_images
-from .stats import shown_p, wilson
+from .stats import mean_interval, return_interval, shown_p, wilson
 
 STYLE = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 62em; padding: 0 1em; color: #222; }
@@ -49,6 +49,7 @@ def render(analysis: Analysis) -> str:
             f"{', '.join(escape(v.label) for v in analysis.variants)}. Intervals are 95%: Wilson for rates, "
             "Student's t for means.</p>"]
     body += _wins(analysis)
+    body += _returns(analysis)
     if len(analysis.variants) > 1:
         body += _comparison(analysis)
     body += _distributions(analysis)
@@ -108,10 +109,27 @@ def _wins(analysis: Analysis) -> list[str]:
     return out
 
 
+def _returns(analysis: Analysis) -> list[str]:
+    """Each seat's mean return with its 95% t interval, per variant whose rules give returns of their own."""
+    rows = []
+    for variant in analysis.variants:
+        summary = variant.summary
+        if summary.own_returns and summary.return_rows:
+            for p, name in enumerate(summary.player_names):
+                m, low, high = mean_interval(row[p] for row in summary.return_rows)
+                rows.append([variant.label, name, summary.agents[p], len(summary.return_rows), f"{m:+.3f}",
+                             return_interval(low, high)])
+    if not rows:
+        return []
+    return ["<h2>Returns</h2>", '<p class="note">Each seat\'s result as the rules give it (<code>scoring: '
+            "returns</code>): its mean over the games, with the 95% Student's t interval.</p>",
+            _table(["variant", "seat", "agent", "n", "mean", "95% CI"], rows)]
+
+
 def _comparison(analysis: Analysis) -> list[str]:
     """Each variant against the first: game length and each seat's win rate, with the test used."""
     base = analysis.variants[0]
-    base_games = Games.of_lines(base.label, base.lines)
+    base_games = Games.of_lines(base.label, base.lines, base.game.rules.returns is not None)
     out = ["<h2>Variants compared</h2>",
            f'<p class="note">Each variant against <b>{escape(base.label)}</b>. Runs of the same seeds are compared '
            "game by game: game length by a paired t test, a seat's wins by an exact McNemar test (of the games "
@@ -119,7 +137,7 @@ def _comparison(analysis: Analysis) -> list[str]:
            "draw or not. Otherwise Welch's t test. Bold: p &lt; 0.05."
            "</p>"]
     for variant in analysis.variants[1:]:
-        other = Games.of_lines(variant.label, variant.lines)
+        other = Games.of_lines(variant.label, variant.lines, variant.game.rules.returns is not None)
         why = unpairable(base_games, other)
         if why:
             out.append(f"<h3>{escape(variant.label)} against {escape(base.label)}</h3>")
@@ -134,6 +152,10 @@ def _comparison(analysis: Analysis) -> list[str]:
                 values = [d.measure if d.measure == DRAWS else f"{d.measure} wins", f"{d.base:.1%}", f"{d.other:.1%}",
                           f"{(d.other - d.base) * 100:+.1f} points"]
             rows.append(values + [shown_p(d.p), d.test, d.detail])
+        for d in return_differences(base_games, other, base.seats):
+            found.append(d)  # (marked significant below, in the order of the rows)
+            rows.append([f"{d.measure} return", f"{d.base:+.3f}", f"{d.other:+.3f}", f"{d.other - d.base:+.3f}",
+                         shown_p(d.p), d.test, ""])
         significant = {i for i, d in enumerate(found) if d.significant}
         table = _table(["measure", base.label, variant.label, "change", "p", "test", ""], rows, significant)
         how = "paired by seed" if paired else "different seeds: unpaired"

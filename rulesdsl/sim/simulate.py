@@ -21,7 +21,7 @@ from .pool import in_jails, in_processes
 from .progress import note, show_progress
 from .records import read_results, rules_label, same_rules  # noqa: F401 - read_results is used from here too
 from .runner import play_game
-from .stats import mean_sd, wilson
+from .stats import mean_interval, mean_sd, return_interval, wilson
 
 
 @dataclass(frozen=True)
@@ -128,13 +128,15 @@ class GameInfo:
     warnings: list  # Problems: what the compiler warns of (a turn cap clamped)
     backend: str = "python"  # which backend plays the games, and why (build.describe)
     fallback: bool = False  # whether a backend other than Python was asked for and Python plays them
+    own_returns: bool = False  # whether the rules give each seat's result (`scoring: returns`), not win and loss
 
 
 def describe(spec: RunSpec) -> GameInfo:
     """The game of a prepared spec, compiled (and kept, for the games that follow in this process), described."""
     game = _game(spec)
     return GameInfo(game.name, game.num_players, list(game.player_names), game.max_turns, game.cap_source,
-                    list(game.rules.warnings), backend_of(game), getattr(game, "backend_note", None) is not None)
+                    list(game.rules.warnings), backend_of(game), getattr(game, "backend_note", None) is not None,
+                    game.rules.returns is not None)
 
 
 def game_seconds(agents) -> float:
@@ -239,6 +241,8 @@ class Summary:
     cap: int | None = None  # the turn cap the games were played with
     cap_source: str = ""  # 'given', 'rule file' or 'default'
     label: str | None = None  # the rule file (and variant) when a run plays several files: titles name it
+    own_returns: bool = False  # the rules give each seat's result (`scoring: returns`): its mean is shown
+    return_rows: list = field(default_factory=list)  # per game whose line records them, each seat's returns
 
     def add(self, line: dict) -> None:
         if not self.wins:
@@ -252,6 +256,7 @@ class Summary:
         returns = line.get("returns")
         if returns is not None:
             self.returned += 1
+            self.return_rows.append(returns)
             self.returns = [a + b for a, b in zip(self.returns or [0.0] * len(returns), returns)]
         if not line["winners"]:
             if returns is not None and len(returns) == 1 and returns[0] < 0:
@@ -283,6 +288,17 @@ class Summary:
             m, sd = mean_sd(scores)
             means.append(f"mean score {m:.2f} (sd {sd:.2f}), min {min(scores)}, max {max(scores)}")
         return means or ["no returns or scores recorded"]
+
+    def returns_text(self) -> list[str]:
+        """Each seat's mean return with its 95% t interval, when the rules give returns of their own (win and loss
+        are shown as wins above)."""
+        if not self.own_returns or not self.return_rows:
+            return []
+        lines = [f"  {'returns':<10} {'agent':<16} {'mean':>9}  95% CI  (n = {len(self.return_rows)})"]
+        for p, name in enumerate(self.player_names):
+            m, low, high = mean_interval(row[p] for row in self.return_rows)
+            lines.append(f"  {name:<10} {self.agents[p]:<16} {m:>+9.3f}  {return_interval(low, high)}")
+        return lines
 
     def format(self) -> str:
         shown = self.label or self.variant
@@ -319,6 +335,7 @@ class Summary:
             m, sd = mean_sd(self.lengths)
             lines.append(f"  game length (moves and outcomes): mean {m:.1f} (sd {sd:.1f}), min {min(self.lengths)}, "
                          f"max {max(self.lengths)}; turns: mean {sum(self.turns) / len(self.turns):.1f}")
+        lines += self.returns_text()
         for p, parts in enumerate(self.breakdown):
             means = ", ".join(f"{name} {total / self.games:.1f}" for name, total in parts.items())
             lines.append(f"  mean score breakdown, {self.player_names[p]} ({self.agents[p]}): {means}")
@@ -347,7 +364,7 @@ def simulate(spec: RunSpec, games: int, out=None, workers: int = 1, dask: str | 
     else:
         info = describe(spec)
     summary = Summary(info.name, spec.variant, agent_names(spec.agents), info.player_names,
-                      cap=info.max_turns, cap_source=info.cap_source)
+                      cap=info.max_turns, cap_source=info.cap_source, own_returns=info.own_returns)
     finished = {line["index"]: line for line in done or [] if spec.matches(line, folder)}
     for index in sorted(finished):
         if index < games:
@@ -382,6 +399,7 @@ def simulate(spec: RunSpec, games: int, out=None, workers: int = 1, dask: str | 
 def compare_runs(summaries: list[Summary]) -> str:
     """Each variant's (or rule file's) run against the first: game length, each seat's win rate and the draw rate
     (see compare.py)."""
-    groups = [Games(s.label or s.variant or BASE, s.seeds, s.lengths, s.outcomes, len(s.player_names))
+    groups = [Games(s.label or s.variant or BASE, s.seeds, s.lengths, s.outcomes, len(s.player_names),
+                    s.return_rows if s.own_returns and len(s.return_rows) == s.games else None)
               for s in summaries]
     return compare_text(groups, summaries[0].player_names)

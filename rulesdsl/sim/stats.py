@@ -89,6 +89,13 @@ def mean_interval(values) -> tuple[float, float, float]:
     return (m, m - half, m + half)
 
 
+def return_interval(low: float, high: float) -> str:
+    """A 95% interval of mean returns as text, signed ('[-0.210, +0.830]'; unbounded for a single game)."""
+    if math.isinf(low):
+        return "[n too small]"
+    return f"[{low:+.3f}, {high:+.3f}]"
+
+
 def welch_p_value(a, b) -> float:
     """Two-sided p-value that two independent samples have the same mean (Welch's t test)."""
     (ma, sa), (mb, sb) = mean_sd(a), mean_sd(b)

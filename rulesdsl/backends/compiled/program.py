@@ -64,6 +64,7 @@ class Program:
     def _print(self) -> str:
         self._check_flow()
         parts = [self._legal(), self._apply(), self._flow(), self._end(), self._by_score(), self._chance()]
+        parts.append(self._own_returns())
         if self.calls.active:
             parts.append(self.calls.source())
         exists = []
@@ -494,6 +495,18 @@ class Program:
         self.m.functions[("score", id(node))] = (name, f"@_jit\ndef {name}(s, me):\n    return {wrap}")
         return f"{name}(s, p)" if rep == "i" else name
 
+
+    def _own_returns(self) -> str:
+        """OWN_RETURNS, whether the file gives `scoring: returns`, and own_returns(s, into), which writes each seat's
+        (engine/state.py returns(); `returns` calls it once the game has ended): whole numbers, as floats."""
+        node = self.ir.scoring.get("returns")
+        if node is None:
+            return "OWN_RETURNS = False\n\n\n@_jit\ndef own_returns(s, into):\n    return"
+        code, got = self.p.ex(node, {})
+        if got != "i" or node.type.name != "int":  # (a float, or a value that may be none, true or false)
+            raise Unsupported(self.m.locate(node), "returns that are not always whole numbers")
+        return ("OWN_RETURNS = True\n\n\n@_jit\ndef own_returns(s, into):\n    for me in range(NS):\n"
+                f"        into[me] = {code}")
 
     # -- chance ---------------------------------------------------------------------------------------------------
     def _chance(self) -> str:
@@ -932,6 +945,9 @@ def returns(s, into):
     neither won nor drew -1; else 0 each (0 too before the end)."""
     into[:] = 0.0
     if not s[O_terminal]:
+        return
+    if OWN_RETURNS:  # the file's `scoring: returns`
+        own_returns(s, into)
         return
     n = s[O_winners_list_len] if s[O_winners_tag] else 0
     if n > 0:

@@ -8,6 +8,9 @@ Python engine's State through the layout's arrays, losslessly; what the compiled
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
+from ...engine import results
 from ...errors import GameRuntimeError, IllegalMove, Location
 from ...engine.arrays import from_arrays, log_arrays, to_arrays
 from ...engine.nodes import CHANCE, TERMINAL
@@ -19,6 +22,7 @@ from .program import CHANCE as CHANCE_STEP
 
 _FAILED = (ValueError, IndexError, ZeroDivisionError, OverflowError)
 _PART_AT = {path: name for name, path in _PARTS.items() if name != "flow"}  # names errors located at them
+_RETURNS = SimpleNamespace(name="returns", path=_PARTS["returns"])  # what a failure of `scoring: returns` names
 _LOG_ROWS = 512  # moves a playout's log holds before compiled code hands back to write another (small enough
 # for the allocator's heap: a larger buffer is mapped and unmapped again on every call)
 _TOP = 1 << 63
@@ -454,10 +458,13 @@ class CompiledState:
         return into.tolist()
 
     def returns(self) -> list:
+        """What each seat gets (engine/state.py returns()): the file's `scoring: returns` once the game has ended,
+        held to its utility, else by the winners."""
         import numpy as np
         into = np.empty(self.game.num_players, np.float64)
-        self.game.fn["returns"](self.s, into)
-        return into.tolist()
+        self.game.call(self, _RETURNS, self.game.fn["returns"], self.s, into)
+        values = into.tolist()
+        return results.check(self.rules, values, self.turn) if self.terminal else values
 
     def to_json(self) -> dict:
         return self.python().to_json()
