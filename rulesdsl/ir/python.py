@@ -12,6 +12,7 @@ from ..errors import close_names, suggestion
 from ..lang import checked
 from ..lang import emit as E
 from ..lang.builtins import Builtin, RuleValueError
+from ..lang.declare import CONDITIONED_LOOPS
 from ..lang.compiler import ABSENT, EXISTING, GUARDS, RULE_CODE_FILE, SCALAR, Binding, CompileProblem, local
 from ..lang.constants import frozen
 from ..lang.held import items as held_items
@@ -605,6 +606,13 @@ class Compiler:
             raise CompileProblem(f"{b.name}() does not take a comprehension", start, end,
                                  f"usage: {b.signature}; wrap it in brackets for a list: [x for x in xs]",
                                  code="bad_argument", function=b.name)
+        if b.loop in CONDITIONED_LOOPS:
+            comp = node.args[0] if n == 1 and not node.kwargs else None
+            if not (isinstance(comp, N.Comp) and comp.generator and len(comp.clauses) == 1 and comp.clauses[0].conds):
+                raise CompileProblem(f"{b.name}() takes one comprehension with a condition, which ends the list where "
+                                     "it first fails", start, end,
+                                     "write take_while(x for x in xs if cond), one `for` and its `if` read as \"while\", e.g. "
+                                     "take_while(c for c in ray(x, 'n') if empty(c))", code="bad_argument", function=b.name)
         if n > 1 and b.max_args is None and isinstance(node.args[0], N.Comp) and node.args[0].generator:
             # min(a, b) compares its arguments: a comprehension before more of them would be compared as one value
             raise CompileProblem(f"{b.name}() of a comprehension takes no other values", start, end,
@@ -656,12 +664,21 @@ class Compiler:
             for clause in comp.clauses:
                 iterable, targets, conds = self._clause(clause)
                 clauses.append((tuple(targets.split(", ")), iterable, [E.Guard(c, E.Continue()) for c in conds]))
-            body = [E.Return(self.expr(comp.elt))] if b.loop == "first" else self._decide(b.loop, comp.elt)
+            if b.loop == "take_while":
+                body = [E.Effect(f"out.append({self.expr(comp.elt)})")]
+            else:
+                body = [E.Return(self.expr(comp.elt))] if b.loop == "first" else self._decide(b.loop, comp.elt)
         finally:
             reads, binds = self._reads.pop(), self._binds.pop()
-        for names, iterable, guards in reversed(clauses):
-            body = [E.For(names, iterable, guards + body)]
-        body.append(E.Return({"any": "False", "all": "True", "first": "None"}[b.loop]))
+        if b.loop == "take_while":  # one clause (see check_call): its conditions end the loop instead of skipping
+            names, iterable, guards = clauses[0]
+            body = [E.Assign("out", "[]"),
+                    E.For(names, iterable, [E.Guard(g.test, E.Break()) for g in guards] + body),
+                    E.Return("out")]
+        else:
+            for names, iterable, guards in reversed(clauses):
+                body = [E.For(names, iterable, guards + body)]
+            body.append(E.Return({"any": "False", "all": "True", "first": "None"}[b.loop]))
         loads = reads - binds
         if "_cells" in loads:  # at(x) reads the board as _cells[x]: bound here, as in every generated function
             body.insert(0, E.Assign("_cells", "S.cells"))
@@ -678,6 +695,9 @@ class Compiler:
             self.namespace[name].source, self.namespace[name].tree = source, tree
         call = f"{name}({', '.join(params)})"
         self.read(call)
+        if b.loop == "take_while":  # a list of the items: as deep as they are, one more
+            a, r = self.depth_of(comp.elt)
+            return self._nested(call, (a + 1, r + 1))
         return call
 
     def _inline(self, node: N.Call) -> str | None:

@@ -269,6 +269,16 @@ def first(xs: "list | tuple | range | text | table", default=None) -> "item(xs) 
     return default
 
 
+@builtin("collections", aggregate="x for x in xs if cond", loop="take_while", compiled=False,
+         why_not="take_while() is not printed for compiled code yet")
+def take_while(xs: "list | tuple | range | text | table") -> "items(xs)":
+    """The items of a comprehension up to the first whose condition fails, which ends the list (its `if` reads
+    "while"): take_while(c for c in ray(x, 'n') if empty(c)) is the empty cells before the first occupied one."""
+    # only ever called on a generator comprehension with a condition (the compiler refuses any other call) and
+    # compiled as a loop that stops (see Compiler._loop): a plain list here has already lost its condition
+    raise RuleValueError("take_while() takes a comprehension with a condition: take_while(x for x in xs if cond)")
+
+
 @builtin("collections", fold=True)
 def last(xs: "list | tuple | range | text | table", default=None) -> "item(xs) | arg(default)":
     """The last item, or the default when empty."""

@@ -43,7 +43,8 @@ class Builtin:
     over_comprehension: str | None = None
     inline: str | None = None  # Python template, e.g. "_cells[{0}]" (a local bound to S.cells)
     # the loop a call over a generator comprehension compiles to, in a function of its own: "any" (true at the
-    # first true item), "all" (false at the first false item) or "first" (the first item); None: no loop
+    # first true item), "all" (false at the first false item), "first" (the first item) or "take_while" (the items
+    # until a condition first fails, where the loop stops); None: no loop
     loop: str | None = None
     # what it reads of the position besides its arguments, if it takes the state: "cells", "left" (who has
     # left the game), or None for anything (see model/reads.py: a value is kept only while what it reads is
@@ -63,6 +64,10 @@ class Builtin:
     # no length bounds), for `compile --check` to tell
     compiled: bool = True
     why_not: str = ""
+
+
+# loops whose comprehension's condition does more than skip an item: their built-in takes only a comprehension
+CONDITIONED_LOOPS = frozenset({"take_while"})
 
 
 def builtin(category: str, *, effect: bool = False, aggregate: str | None = None, fold: bool = False,
@@ -104,7 +109,9 @@ def _declaration(fn, category: str, aggregate: str | None, shown: dict, **attrib
         keywords += ("*",)
     name = fn.__name__.removesuffix("_")
     usage = f"{name}({', '.join(_shown(p, shown) for p in parameters)})"
-    if aggregate is not None:
+    if aggregate is not None and attributes.get("loop") in CONDITIONED_LOOPS:
+        usage = f"{name}({aggregate})"  # its condition is its meaning: a list alone is no usage of it
+    elif aggregate is not None:
         usage += f" | {name}({aggregate})"
     doc = " ".join((inspect.getdoc(fn) or "").split("\n\n", 1)[0].split())  # the first paragraph, on one line
     params = tuple(p.name.removesuffix("_") for p in positional)
