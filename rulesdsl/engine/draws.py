@@ -101,6 +101,76 @@ class DrawPool:
         return self.outcome(enumerate(drawn))
 
 
+class RefillPool:
+    """A draw from a pile that holds fewer items than it takes, refilled from another zone (`refill:`): every item
+    left in the pile is drawn, then the rest uniformly, without replacement, from the refill's items. Its outcomes,
+    probabilities, sampling and reading are those of that second draw (a DrawPool) with the pile's items added; an
+    outcome lists the distinct items in the order they first appear in the pile, then in the refill."""
+
+    __slots__ = ("kinds", "counts", "count", "replace", "kept", "rest", "place")
+
+    def __init__(self, pile, refill, count):
+        pile = list(pile)
+        if count.__class__ is not int or count <= len(pile):  # (a bad count is said as DrawPool says it)
+            raise AssertionError("a refill only when the pile holds fewer than the draw takes")  # pragma: no cover
+        spare = list(refill)
+        if len(pile) + len(spare) < count:
+            raise RuleValueError(f"cannot draw {count} items from the {len(pile)} in the pile and the {len(spare)} "
+                                 "of its refill")
+        whole = DrawPool(pile + spare, len(pile) + len(spare), False)  # the distinct items, in order
+        self.rest = DrawPool(spare, count - len(pile), False)
+        self.kinds, self.counts, self.count, self.replace = whole.kinds, whole.counts, count, False
+        index = {kind: k for k, kind in enumerate(self.kinds)}
+        self.kept = [0] * len(self.kinds)  # how often each distinct item is in the pile: each is drawn
+        for item in pile:
+            self.kept[index[item]] += 1
+        self.place = [index[kind] for kind in self.rest.kinds]  # a distinct item of the refill among all of them
+
+    def _outcome(self, rest_drawn) -> tuple:
+        """The outcome of the pile's items and these (distinct refill item's index, times drawn) pairs."""
+        drawn = list(self.kept)
+        for k, times in rest_drawn:
+            drawn[self.place[k]] += times
+        return tuple(kind for kind, times in zip(self.kinds, drawn) for _ in range(times))
+
+    def outcomes(self) -> list[tuple[tuple, float]]:
+        """Every outcome with its probability (that of the items drawn from the refill), in a fixed order."""
+        rest = self.rest
+        number = _number_of_outcomes(rest.counts, rest.count, False)
+        if number > MAX_DRAW_OUTCOMES:
+            raise RuleValueError(f"drawing {rest.count} of the {sum(rest.counts)} items of the refill has "
+                                 f"{number:,} outcomes, more than the {MAX_DRAW_OUTCOMES:,} that can be listed")
+        table, total = _table(rest.counts, rest.count, False)
+        return [(self._outcome(drawn), weight / total) for drawn, weight in table]
+
+    def sample(self, rng) -> tuple:
+        """One outcome drawn with `rng`: the refill's part as DrawPool.sample draws it (the pile's needs none)."""
+        rest = self.rest
+        total, left, drawn, below = sum(rest.counts), list(rest.counts), [0] * len(rest.counts), rng.below
+        for taken in range(rest.count):
+            k = _kind_at(left, below(total - taken))
+            left[k] -= 1
+            drawn[k] += 1
+        return self._outcome(enumerate(drawn))
+
+    def read(self, texts: list[str]) -> tuple:
+        """The outcome whose items print as `texts` (in any order): every item left in the pile among them."""
+        outcome = DrawPool.read(self, texts)  # the items named, each no more often than pile and refill hold it
+        index = {kind: k for k, kind in enumerate(self.kinds)}
+        named = [0] * len(self.kinds)
+        for item in outcome:
+            named[index[item]] += 1
+        for kind, kept, times in zip(self.kinds, self.kept, named):
+            if times < kept:
+                raise LookupError(f"the pile holds fewer items than are drawn, so all it holds is drawn: "
+                                  f"{kept} of {text_of(kind)!r}, not {times}")
+        return outcome
+
+    def outcome(self, drawn) -> tuple:
+        """As DrawPool.outcome: the outcome of these (distinct item's index, times drawn) pairs."""
+        return tuple(self.kinds[k] for k, times in drawn for _ in range(times))
+
+
 def _kind_at(counts, position: int) -> int:
     """The distinct item at `position` when each appears counts[k] times in a row."""
     for k, n in enumerate(counts):

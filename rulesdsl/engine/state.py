@@ -12,15 +12,15 @@ from ..lang.builtins import RuleValueError, value_key
 from ..lang.checked import DEEPENED, deepenings, depth
 from ..lang.compiler import GUARDS
 from ..lang.held import items
-from ..limits import (GAME_SECONDS, MAX_AUTO_STEPS, MAX_CALLS, MAX_STATE_ITEMS, MAX_VALUE_DEPTH, MOVE_SECONDS,
-                      LimitExceeded)
+from ..limits import (GAME_SECONDS, MAX_AUTO_STEPS, MAX_CALLS, MAX_DRAWN, MAX_STATE_ITEMS, MAX_VALUE_DEPTH,
+                      MOVE_SECONDS, LimitExceeded)
 from ..lang.compiler import RULE_CODE_FILE
 from ..model.position import Position
 from ..model.rules import END_TURN, Move, MoveRule
 from ..model.values import Cell, Piece, Record, text_of
 from . import rule_values
 from .arrange import sample_arrangement
-from .draws import DrawPool
+from .draws import DrawPool, RefillPool
 from .nodes import CHANCE, SIMULTANEOUS, TERMINAL
 from .notation import parse_move
 from .rng import Rng
@@ -401,7 +401,12 @@ class State(Position):
         inputs = self.calls[1][1] if self.calls else ()
         draw = step.draw
         with _rule_errors(self, step):
-            return DrawPool(draw.items(self, CHANCE, *inputs), draw.count(self, CHANCE, *inputs), draw.replace), inputs
+            items, count = draw.items(self, CHANCE, *inputs), draw.count(self, CHANCE, *inputs)
+            if draw.refill is not None:
+                refill = draw.refill(self, CHANCE, *inputs)  # (checked even when the pile holds enough)
+                if count.__class__ is int and len(items) < count <= MAX_DRAWN:
+                    return RefillPool(items, refill, count), inputs
+            return DrawPool(items, count, draw.replace), inputs
 
     # -- applying ----------------------------------------------------------------------------
     def apply(self, move, player: int | None = None) -> None:

@@ -152,7 +152,7 @@ class Builder:
             else:
                 step.chance = Chance("draw" if "draw" in chance else "arrangement")
                 step.chance.exprs = {k: self.one(cpath + (k,)) for k in ("arrangement", "fixed", "draw", "from",
-                                                                         "visible_to") if k in chance}
+                                                                         "refill", "visible_to") if k in chance}
                 step.chance.require = self.checks(cpath + ("require",), chance.get("require"))
                 step.chance.effects = self.effects(cpath + ("do",), chance.get("do"))
         if isinstance(spec.get("pass"), (dict, str)):  # (a text: the pass's notation)

@@ -86,7 +86,7 @@ class Chance:
 
     kind: str
     outcomes: MovePlan | None = None
-    exprs: dict = field(default_factory=dict)  # arrangement, fixed, draw, from, visible_to -> expression
+    exprs: dict = field(default_factory=dict)  # arrangement, fixed, draw, from, refill, visible_to -> expression
     require: list = field(default_factory=list)  # Checks
     effects: tuple = ()
 

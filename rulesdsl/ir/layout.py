@@ -308,6 +308,9 @@ class _Builder:
             bound = count.high if count.name == "int" else None
             if bound is None and not step.draw.replace:
                 bound = items.high
+                if step.draw.refill is not None:  # the pile and its refill's pieces together
+                    spare = typed(exprs.get("refill"))
+                    bound = None if None in (bound, spare.high) else bound + spare.high
             return T.seq(T.item_type(items), bound)
         items = typed(exprs.get("arrangement"))
         return T.seq(T.item_type(items), items.high)

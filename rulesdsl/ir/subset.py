@@ -79,8 +79,19 @@ def check(game: GameIR) -> list[Verdict]:
     for label, decl in labels(game).items():
         roots = [node for path, found in game.exprs.items()
                  if path[:len(decl)] == decl and _played(path) for node in found]
-        verdicts.append(Verdict(label, _Rule(game, definers).reasons(roots)))
+        verdicts.append(Verdict(label, _Rule(game, definers).reasons(roots) + _constructs(game, decl)))
     return verdicts
+
+
+# keys of a rule that a compiled backend does not take yet, whatever they say: (the key's path's end, why)
+_CONSTRUCTS = {("chance", "refill"): "a draw that refills its pile (refill:) has no compiled form yet: move the "
+                                     "refill's pieces into the pile with move_all() before a plain draw instead"}
+
+
+def _constructs(game: GameIR, decl: tuple) -> list[Reason]:
+    """The reasons (`unsupported`) for the keys of the rule at `decl` that a compiled backend does not take."""
+    return [Reason(UNSUPPORTED, _CONSTRUCTS[path[-2:]], found[0].at) for path, found in game.exprs.items()
+            if path[:len(decl)] == decl and path[-2:] in _CONSTRUCTS and found]
 
 
 def state(layout) -> list[Verdict]:

@@ -11,6 +11,7 @@ from ..lang.emit import If, Return, expressions
 from ..lang.parser import SyntaxProblem, parse
 from ..limits import MAX_TURNS_CAP
 from .compile_support import _FAIL, _ident
+from .refill import refilled, refilling
 from .game import Rules
 from .rules import END_TURN, Arrangement, Draw, MoveRule, Step
 
@@ -338,20 +339,31 @@ class FlowCompiler:
             self.problem(path + ("notation",), "a draw's notation shows the items drawn as {outcome}",
                          f"e.g. notation: \"{step.name} {{outcome}}\"")
             note = _FAIL
+        refill = None
+        if spec.get("refill") is not None:
+            refill = self.expr(path + ("refill",), spec["refill"], given)
+            if spec.get("replace"):
+                self.problem(path + ("refill",), "a draw with replacement never runs out: it has nothing to refill",
+                             "refill: is for cards drawn from a zone (replace: false, the default)")
+                refill = _FAIL
         body = self.effects(path + ("do",), spec.get("do") or [], scope.child())
         seen_by = None if spec.get("visible_to") is None else self.expr(path + ("visible_to",), spec["visible_to"], scope)
-        if _FAIL in (count, items, note, body, seen_by):
+        if _FAIL in (count, items, note, body, seen_by, refill):
             return
         sig = "S, me" + "".join(f", L_{i}" for i in step.inputs)
         rule = MoveRule(step.name, path, ["outcome"], [], inputs=step.inputs, template=template,
                         notation_at=self.rules.where(path + ("notation",)))
         effects = self.function(f"draw_{_ident(step.name)}", sig + ", L_outcome", body, label)
         rule.apply = lambda S, me, *args: effects(S, me, *args[:-1], list(args[-1]))  # the effects change a list
+        refill_of = None
+        if refill is not None:
+            refill_of = refilling(self.rules, self.lambda_(sig, items, label), self.lambda_(sig, refill, label))
+            rule.apply = refilled(self.rules, rule.apply, self.lambda_(sig, items, label), refill_of)
         rule.note = self.function("note", "me" + sig[len("S, me"):] + ", L_outcome", [Return(note)], label)
         if seen_by is not None:
             rule.visible_to = self.lambda_(sig + ", L_outcome", seen_by, label)
         step.draw = Draw(self.lambda_(sig, items, label), self.lambda_(sig, count, label), bool(spec.get("replace")),
-                         rule)
+                         rule, refill_of)
 
 
 def _returning(apply):

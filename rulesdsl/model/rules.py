@@ -184,6 +184,9 @@ class Draw:
     count: Callable  # (S, me, *inputs) -> how many are drawn
     replace: bool  # each item drawn is put back before the next (dice), or not (cards)
     rule: MoveRule  # its outcome as a move: args (*inputs, outcome), outcome the tuple of the items drawn
+    # (S, me, *inputs) -> the zone whose pieces go into the pile (the zone `items` is) when it holds fewer than
+    # are drawn; None: a draw of more than the pile holds is an error
+    refill: Callable | None = None
 
 
 @dataclass

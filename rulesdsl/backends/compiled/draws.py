@@ -25,6 +25,8 @@ class Draw:
         step, p = program.ir.steps[name], program.p
         chance, self.decl = step.chance, step.decl
         model = program.rules.steps[name]
+        if model.draw.refill is not None:
+            raise Unsupported(program.m.locate(step.chance.exprs["refill"]), "a draw that refills its pile (refill:)")
         self.rule = model.draw.rule
         self.replace = bool(model.draw.replace)
         self.kind = program.kind_index[f"{name}.draw"]

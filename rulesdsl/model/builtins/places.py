@@ -31,6 +31,11 @@ def place_of(game, S, where, fn: str) -> tuple:
     return holder.name, next(owner for owner, place in holder.places(S.zones[number]) if place is where)
 
 
+def is_zone(game, S, where) -> bool:
+    """Whether `where` is a place of one of the state's zones (not a list an expression made)."""
+    return _zone_holding(game, S, where) is not None
+
+
 def _zone_holding(game, S, where) -> int | None:
     """Which of the declared zones holds the place `where`, if one does."""
     if isinstance(where, list):
