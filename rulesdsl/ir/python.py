@@ -609,10 +609,11 @@ class Compiler:
         if b.loop in CONDITIONED_LOOPS:
             comp = node.args[0] if n == 1 and not node.kwargs else None
             if not (isinstance(comp, N.Comp) and comp.generator and len(comp.clauses) == 1 and comp.clauses[0].conds):
-                raise CompileProblem(f"{b.name}() takes one comprehension with a condition, which ends the list where "
-                                     "it first fails", start, end,
-                                     "write take_while(x for x in xs if cond), one `for` and its `if` read as \"while\", e.g. "
-                                     "take_while(c for c in ray(x, 'n') if empty(c))", code="bad_argument", function=b.name)
+                raise CompileProblem(f"{b.name}() takes one comprehension with a condition, which ends the list "
+                                     "where it first fails", start, end,
+                                     f"write {b.signature}, one `for` and its `if` read as \"while\", e.g. "
+                                     f"{b.name}(c for c in ray(x, 'n') if empty(c))", code="bad_argument",
+                                     function=b.name)
         if n > 1 and b.max_args is None and isinstance(node.args[0], N.Comp) and node.args[0].generator:
             # min(a, b) compares its arguments: a comprehension before more of them would be compared as one value
             raise CompileProblem(f"{b.name}() of a comprehension takes no other values", start, end,
