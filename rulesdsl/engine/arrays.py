@@ -46,7 +46,7 @@ def log_arrays(history: list, secret: dict, layout, game) -> dict:
     while imported < len(history) and isinstance(history[imported], str):
         imported += 1
     moves = history[imported:]
-    rows = {"history": len(moves), "secret": len(history), "imported": imported}
+    rows = {"history": len(moves), "secret": len(history), "imported": imported, "positions": 0}
     out = {}
     for slot in layout.slots.values():
         if slot.kind != "log":
@@ -68,10 +68,11 @@ def log_arrays(history: list, secret: dict, layout, game) -> dict:
 class _Log:
     """The parts of a state log_arrays reads."""
 
-    __slots__ = ("history", "secret")
+    __slots__ = ("history", "secret", "positions")
 
     def __init__(self, history, secret):
         self.history, self.secret = history, secret
+        self.positions = ()  # (a backend that keeps a log beside its arrays plays no game that counts positions)
 
 
 def digest(arrays: dict) -> str:
@@ -157,7 +158,7 @@ class _Codec:
         moves = S.history[imported:]
         if any(not isinstance(m, Move) for m in moves):
             raise self._error("history", "the history holds moves read from a saved state after moves made since")
-        rows = {"history": len(moves), "secret": len(S.history), "imported": imported}
+        rows = {"history": len(moves), "secret": len(S.history), "imported": imported, "positions": len(S.positions)}
         out = {}
         for slot in self.layout.slots.values():
             n = rows.get(slot.name)
@@ -255,6 +256,9 @@ class _Codec:
     def _put_imported(self, slot, S, out, moves, imported):
         for r in range(imported):
             out["imported"][r] = S.history[r]
+
+    def _put_positions(self, slot, S, out, *_):
+        out["positions"][:] = S.positions
 
     def put(self, form, value, out, at) -> None:
         """Write `value` in `form`'s arrays at index `at` (the places around it)."""
@@ -378,6 +382,7 @@ class _Codec:
         S = State.__new__(State)
         S.game, S.rules, S.goto = self.game, rules, None
         S.zones, S.vars = [None] * len(rules.zones), [None] * len(rules.vars)
+        S.positions = ()  # (read from its slot where the game counts positions)
         for slot in self.layout.slots.values():
             try:
                 self._read(slot, S, arrays, rows)
@@ -461,6 +466,11 @@ class _Codec:
         seen = arrays["secret.seen"]
         S.secret = {ply: tuple(p for p in range(self.layout.seats) if seen[ply, p])
                     for ply, marked in enumerate(arrays["secret"]) if marked}
+
+    def _get_positions(self, slot, S, arrays, rows):
+        S.positions = [int(key) for key in arrays["positions"]]
+        if len(S.positions) > S.ply:
+            raise _Misfit(f"{len(S.positions)} positions left, more than the {S.ply} moves made")
 
     def _get_imported(self, slot, S, arrays, rows):
         texts = list(arrays["imported"])

@@ -19,6 +19,7 @@ from ..model.values import Cell, Piece, Record, piece_json, text_of
 from .observer import Hidden, Observer
 
 FORMAT = 1
+_HEX = frozenset("0123456789abcdef")
 _TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[][{}]')  # strings (skipped whole) and brackets
 
 
@@ -213,6 +214,8 @@ def state_to_json(S) -> dict:
         "revealed": sorted(([name, encode(owner)] for name, owner in S.revealed), key=repr),
         **({"calls": _calls_to_json(S.calls)} if S.calls else {}),
         **({"left": list(S.left)} if S.left else {}),  # only where somebody left: other states read as before
+        # only in a game that counts its positions (repeated()): the key of each position a move left
+        **({"positions": [f"{key:016x}" for key in S.positions]} if rules.counts_positions else {}),
     }
 
 
@@ -278,6 +281,11 @@ def state_from_json(game, data: dict, source: str = "state", text: str | None = 
     S.history = history
     S._texts = list(history)
     S.secret = secret
+    if rules.counts_positions:
+        S.positions = _positions(data.get("positions"), S.ply, bad)
+        S.seen = tally(S.positions)
+        if problems:
+            raise RulesError(problems)
     if S.pending:  # the last entries are the pending choices: keep them as moves, so views can hide them
         S.history[-len(S.pending):] = list(S.pending.values())
     if S.capped:
@@ -285,6 +293,26 @@ def state_from_json(game, data: dict, source: str = "state", text: str | None = 
     elif S.ply:
         S._check_end()  # whether the game is over follows from the position, not from the file
     return S
+
+
+def _positions(value, ply: int, bad) -> list:
+    """The keys of the positions a game that counts them left (see engine/repetition.py); [] when absent."""
+    if value is None:
+        return []
+    if not isinstance(value, list) or len(value) > ply or \
+            not all(isinstance(v, str) and len(v) == 16 and v.isascii() and all(c in _HEX for c in v) for v in value):
+        bad("'positions' should be a list of keys of 16 hex digits, at most one a move made ('ply')",
+            "save states with State.to_json()", key="positions")
+        return []
+    return [int(v, 16) for v in value]
+
+
+def tally(keys) -> dict:
+    """How often each key occurs in `keys` (the positions a state has left)."""
+    seen: dict = {}
+    for key in keys:
+        seen[key] = seen.get(key, 0) + 1
+    return seen
 
 
 def _section(data: dict, key: str, bad) -> dict:

@@ -25,6 +25,7 @@ from .nodes import CHANCE, SIMULTANEOUS, TERMINAL
 from .notation import parse_move
 from .rng import Rng
 from .serialize import observation, state_to_json
+from . import repetition
 
 _INFINITY = float("inf")
 _BIG = 1 << 1000  # a whole number below this in size converts to a float
@@ -83,11 +84,13 @@ class State(Position):
     """One position of a game. Mutated in place by `apply`; `clone` gives an independent copy."""
 
     __slots__ = ("game", "rules", "ply", "pending", "terminal", "winners", "capped", "history", "_rng", "seed",
-                 "_texts", "secret", "ended_by", "end_checked", "chance_kept", "returned")
+                 "_texts", "secret", "ended_by", "end_checked", "chance_kept", "returned", "positions", "seen")
     # besides the position's (see Position): `game` and `rules` are what the state is a state of
+    # `positions`: the key of each position a move left, in order, in a game that counts them (repeated()); else ()
     DATA = Position.DATA + ("ply", "pending", "terminal", "winners", "capped", "history", "secret", "ended_by", "seed",
-                            "_rng")
-    MEMO = Position.MEMO + ("end_checked", "chance_kept", "_texts", "returned")
+                            "_rng", "positions")
+    # `seen`: how often each key occurs in `positions` (None: the game does not count them)
+    MEMO = Position.MEMO + ("end_checked", "chance_kept", "_texts", "returned", "seen")
 
     def rebuild_memo(self) -> None:
         """Position.rebuild_memo, and the engine's own memo: end rules and chance tables found unchanged, and the
@@ -97,6 +100,7 @@ class State(Position):
         self.chance_kept = {}
         self._texts = []
         self.returned = None  # the ended game's returns, once asked (see returns())
+        self.seen = repetition.tally(self.positions) if self.rules.counts_positions else None
 
     # -- construction ------------------------------------------------------------------------
     @classmethod
@@ -110,6 +114,7 @@ class State(Position):
         S.pending, S.terminal, S.winners, S.capped, S.history, S.goto, S.calls = {}, False, None, False, [], None, ()
         S._texts, S.returned = [], None
         S.secret, S.ended_by = {}, None  # ply -> players who saw that entry; which end rule ended the game
+        S.positions, S.seen = ([], {}) if rules.counts_positions else ((), None)
         S._rng, S.seed = None, 0  # the state's own sampler is made when first used
         S.zones, S.vars = [], []
         S.changes, S.tallies = [0] * (1 + len(rules.zones) + len(rules.vars)), {}
@@ -164,6 +169,9 @@ class State(Position):
         S.secret, S.ended_by = dict(self.secret), self.ended_by
         S.goto, S.calls = None, self.calls
         S.seed, S._rng = self.seed, None
+        S.positions, S.seen = self.positions[:], self.seen  # (a game that counts positions copies its tally below)
+        if self.seen is not None:
+            S.seen = dict(self.seen)
         if self._rng is not None:  # a copy of the sampler where it has drawn already
             S._rng = self._rng.copy()
         return S
@@ -408,6 +416,19 @@ class State(Position):
                     return RefillPool(items, refill, count), inputs
             return DrawPool(items, count, draw.replace), inputs
 
+    # -- position repetition -----------------------------------------------------------------
+    def occurrences(self) -> int:
+        """How often the position as it is now has occurred in this game, counting this one (repeated(n))."""
+        if self.seen is None:  # (the rules call repeated() wherever this is asked: never here)
+            raise RuleValueError("repeated(): this game does not count its positions")
+        return self.seen.get(repetition.position_key(self), 0) + 1
+
+    def _leave_position(self) -> None:
+        """Count the position a move is about to leave (see engine/repetition.py)."""
+        key = repetition.position_key(self)
+        self.positions.append(key)
+        self.seen[key] = self.seen.get(key, 0) + 1
+
     # -- applying ----------------------------------------------------------------------------
     def apply(self, move, player: int | None = None) -> None:
         """Apply a move for the player to move (at a simultaneous step, the move's own player).
@@ -449,10 +470,14 @@ class State(Position):
             choices = [Record(**self.pending[p].params()) if p in self.pending else None
                        for p in range(self.rules.num_players)]
             self.pending = {}
+            if self.seen is not None:  # the position the choices leave (they are no part of it)
+                self._leave_position()
             with _rule_errors(self, step):
                 step.effects(self, self.player, choices)
             self._advance(step, None)
         else:
+            if self.seen is not None:
+                self._leave_position()
             try:
                 rule.apply(self, who, *args)
                 if step.after is not None:

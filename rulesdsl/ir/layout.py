@@ -225,6 +225,8 @@ class _Builder:
                                                    Atom("bool", Leaf("secret.seen", "bool", (None, seats)))))))
         # the history's first entries where they were read from a saved state: their notation
         found.append(Slot("imported", "log", Atom("notation", Leaf("imported", "object", (None,)))))
+        if self.rules.counts_positions:  # the key of each position a move left (engine/repetition.py)
+            found.append(Slot("positions", "log", Atom("int", Leaf("positions", "uint64", (None,)))))
         return found
 
     def _move_form(self, kinds: list, name: str, shape: tuple) -> Choice:

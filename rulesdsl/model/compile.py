@@ -27,6 +27,7 @@ from ..limits import (LOAD_SECONDS, MAX_KEYS, MAX_OPTION_ITEMS, MAX_PLAYERS, MAX
                       LimitExceeded)
 from ..source import Document
 from .builtins import game_builtins
+from .builtins.flow import COUNTING
 from .compile_board import BoardCompiler
 from .compile_flow import FlowCompiler
 from .compile_moves import MoveCompiler
@@ -304,6 +305,8 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
         if self.problems:
             raise RulesError(self.problems)
         r.ir, r.ir_data = build_ir(self), self.data
+        r.counts_positions = any(isinstance(node, N.Call) and node.target == "builtin" and node.func in COUNTING
+                                 for node in r.ir.nodes())
         r.namespace = self.namespace
         return r
 

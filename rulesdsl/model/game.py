@@ -45,6 +45,9 @@ class Rules:
     max_turns: int | None = None
     max_turns_clamped: bool = False  # the file asked for more than limits.MAX_TURNS_CAP, and got that
     warnings: list = field(default_factory=list)  # Problems (severity warning) found while compiling
+    # whether the rules call a built-in that reads the positions the game has left (repeated()): only then does
+    # play keep them (engine/repetition.py)
+    counts_positions: bool = False
     end_rules: list = field(default_factory=list)
     score: object = None
     tiebreak: object = None

@@ -111,6 +111,11 @@ class Position:
                     pass
         return [c for c in region if cells[c] is not None and getattr(cells[c], attribute) in values]
 
+    def occurrences(self) -> int:
+        """How often the position as it is now has occurred in this game, counting this one (repeated(n)); only
+        a game whose rules call repeated() counts them (see engine/repetition.py)."""
+        raise NotImplementedError
+
     def clone(self) -> "Position":
         """An independent copy (compound moves try their parts on one)."""
         raise NotImplementedError

@@ -47,6 +47,19 @@ def can_move(g, S, player: "seat", step=None) -> "bool":
     return g.game.has_moves(S, _seat(player, g.game.num_players), step)
 
 
+# built-ins that read how often positions occurred: a game that calls one keeps its positions' keys
+COUNTING = frozenset({"repeated"})
+
+
+@builtin("flow", compiled=False, why_not="the compiled backend does not keep the positions a game has left")
+def repeated(g, S, n: "int") -> "bool":
+    """True when the position (board, zones, variables, the seat to move and the step) has occurred at least n
+    times in this game, counting this one: repeated(3) is threefold repetition."""
+    if n.__class__ is not int:
+        raise RuleValueError(f"repeated(): the number of times should be a whole number, not {text_of(n)[:40]}")
+    return n <= 1 or S.occurrences() >= n
+
+
 def _no_step(name, steps) -> RuleValueError:
     """The error for a step name that the file does not declare."""
     close = did_you_mean(str(name), steps)
