@@ -269,8 +269,7 @@ def first(xs: "list | tuple | range | text | table", default=None) -> "item(xs) 
     return default
 
 
-@builtin("collections", aggregate="x for x in xs if cond", loop="take_while", compiled=False,
-         why_not="take_while() is not printed for compiled code yet")
+@builtin("collections", aggregate="x for x in xs if cond", loop="take_while")
 def take_while(xs: "list | tuple | range | text | table") -> "items(xs)":
     """The items of a comprehension up to the first whose condition fails, which ends the list (its `if` reads
     "while"): take_while(c for c in ray(x, 'n') if empty(c)) is the empty cells before the first occupied one."""

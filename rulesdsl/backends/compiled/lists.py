@@ -1,6 +1,6 @@
 """More built-ins and effects printed for compiled code (a mixin of printer.Printer): sorted(), first(), last(),
-min() and max() of values, next_seat(), values(), remove(), `player = seat`, and operands that may hold none,
-each as the Python engine computes it (its errors too)."""
+take_while(), min() and max() of values, next_seat(), values(), remove(), `player = seat`, and operands that may
+hold none, each as the Python engine computes it (its errors too)."""
 
 from __future__ import annotations
 
@@ -75,6 +75,29 @@ class ListBuiltins:
         pad = "    " * depth
         lines += [f"{pad}return _single({self.scalar(comp.elt, inner)})"]
         return "\n".join([f"@_jit\ndef {fname}(s, me{params}):", *lines, "    return _none()"])
+
+    def b_take_while(self, node, env):
+        comp = node.args[0]  # one comprehension with one `for` and a condition: the compiler refuses any other call
+        free = self._free(comp, env)
+        key = ("take_while", id(comp), tuple(env[name][1] for name in free))
+        name = self.m.function(key, lambda fname: self._take_while_source(fname, comp, env, free))
+        return f"{name}(s, me{''.join(', ' + env[n][0] for n in free)})", "a"
+
+    def _take_while_source(self, fname, comp, env, free) -> str:
+        """A function giving the comprehension's items up to the first whose condition fails (the loop ends
+        there), as a list comprehension's function gives its items."""
+        inner = {name: (f"a{i}", env[name][1]) for i, name in enumerate(free)}
+        params = "".join(f", {inner[name][0]}" for name in free)
+        (clause,) = comp.clauses
+        seq, rep = self.ex(clause.iterable, inner)
+        inner = dict(inner)
+        lines = ["    out = np.empty(8, np.int64)", "    n = 0"]
+        lines += self._loop_head(clause, seq, rep, inner, "0", "    ")
+        for cond in clause.conds:
+            lines += [f"        if not {self.scalar(cond, inner)}:", "            break"]
+        lines += ["        if n == out.shape[0]:", "            out = _grown(out)",
+                  f"        out[n] = {self.scalar(comp.elt, inner)}", "        n += 1"]
+        return "\n".join([f"@_jit\ndef {fname}(s, me{params}):", *lines, "    return out[:n]"])
 
     def extreme_of_values(self, node, env, how: str):
         """max(a, b, ...) or min(a, b, ...) of whole numbers."""
