@@ -135,6 +135,14 @@ def test_a_refill_with_replacement_is_refused_at_load(write):
     assert re.search(r"game\.yaml:\d+:\d+: error: a draw with replacement never runs out", str(caught.value))
 
 
+def test_a_refill_on_a_step_that_draws_nothing_is_refused_at_load(write):
+    text = (ROOT / "tests" / "compiled_games" / "reshuffle.yaml").read_text(encoding="utf-8")
+    text = text.replace('arrangement: "[1, 2, 3, 4]"', 'arrangement: "[1, 2, 3, 4]"\n        refill: order')
+    with pytest.raises(RulesError) as caught:
+        rulesdsl.load_game(write(text))
+    assert re.search(r"game\.yaml:\d+:\d+: error: only a draw refills its pile", str(caught.value))
+
+
 def test_the_compiled_backend_says_it_does_not_take_it(capsys, monkeypatch, tmp_path):
     monkeypatch.setenv("RULESDSL_CACHE", str(tmp_path))
     _, out, err = run_cli(capsys, "compile", str(REFILL), "--check")

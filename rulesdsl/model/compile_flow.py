@@ -277,6 +277,9 @@ class FlowCompiler:
         return None
 
     def _chance(self, path, step, spec, label: str):
+        if spec.get("refill") is not None and "draw" not in spec:
+            self.problem(path + ("refill",), "only a draw refills its pile: this step draws no items from a zone",
+                         "refill: goes with draw: and from: (cards drawn from a zone)")
         if "arrangement" in spec:
             outcome = local("outcome")  # the items in the order drawn: a list of the arrangement's items
             items = self.expr(path + ("arrangement",), spec["arrangement"], self.root,
