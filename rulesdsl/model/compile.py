@@ -36,6 +36,7 @@ from .compile_support import _BROKEN, _FAIL, _describe, _ident
 from .game import Rules
 from .holders import Holder
 from .names import check_names
+from .leaks import secret_leaks
 from .owners import remember
 from .pieces import PieceKind
 from .reads import NOTHING, ReadAnalysis, key_code
@@ -304,6 +305,7 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
         if self.problems:
             raise RulesError(self.problems)
         r.ir, r.ir_data = build_ir(self), self.data
+        r.warnings += secret_leaks(r.ir, self.doc)
         r.namespace = self.namespace
         return r
 
