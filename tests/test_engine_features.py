@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -57,6 +58,24 @@ def test_bids_are_revealed_together_and_the_highest_wins(game):
     assert data["vars"]["coins"] == [20, 11, 20]
     assert data["zones"]["won"][1] == [{"piece": {"kind": "prize", "value": 5}}]
     assert "bid 9" in state.observation(0)["history"]  # revealed once everybody chose
+
+
+def test_choices_are_shown_once_the_step_resolves_unless_visible_to_keeps_them_secret(game, tmp_path):
+    text = Path(SEALED).read_text()
+    assert '    notation: "bid {amount}"\n' in text
+    (tmp_path / "secret.yaml").write_text(text.replace('    notation: "bid {amount}"\n',
+                                                       '    notation: "bid {amount}"\n    visible_to: "me"\n'))
+    secret = rulesdsl.load_game(str(tmp_path / "secret.yaml"))
+    for bids, shown in ((game, True), (secret, False)):
+        state = revealed(bids, "prize 5")
+        for p, amount in enumerate([3, 9, 4]):
+            state.apply(f"bid {amount}", p)
+        history = state.observation(0)["history"]
+        assert "bid 3" in history and ("bid 9" in history) is shown, history  # one's own bid is always seen
+        assert state.to_json()["vars"]["coins"] == [20, 11, 20]  # the same auction either way
+    # validate's summary line says which
+    assert "simultaneous moves (choices revealed when all have chosen)" in game.summary()
+    assert "simultaneous moves (choices kept secret by visible_to)" in secret.summary()
 
 
 def test_ties_go_to_the_leader_then_clockwise(game):

@@ -114,12 +114,24 @@ class Rules:
                     _counted(len(self.steps), "step"),
                     "chance" if self.has_chance else "no chance",
                     "hidden information" if self.has_hidden_information else "perfect information",
-                    "simultaneous moves" if self.has_simultaneous else "sequential moves"]
+                    self._simultaneous_summary() if self.has_simultaneous else "sequential moves"]
         if self.variants:
             features.append("variants: " + ", ".join(self.variants))
         if self.option_specs:
             features.append("options: " + ", ".join(self.option_specs))
         return f"{self.name}: " + ", ".join(features)
+
+
+    def _simultaneous_summary(self) -> str:
+        """How simultaneous choices are shown: to everybody once all have chosen, unless a move's visible_to keeps
+        them secret."""
+        moves = [m for s in self.steps.values() if s.kind == "simultaneous"
+                 for m in s.moves or [m for tier in s.tiers for m in tier]]
+        secret = sum(m.visible_to is not None for m in moves)
+        if secret and secret == len(moves):
+            return "simultaneous moves (choices kept secret by visible_to)"
+        return "simultaneous moves (choices revealed when all have chosen" + (
+            ", but those of moves with visible_to)" if secret else ")")
 
 
 def _counted(n: int, noun: str) -> str:
