@@ -339,6 +339,41 @@ def test_draws_asked_for_by_chance_are_drawn_in_compiled_code_in_the_python_engi
     assert nested and secret
 
 
+def test_a_game_ended_while_draws_wait_is_the_same_located_error_on_both_backends():
+    python, compiled = _games("tests/compiled_games/draws-at-end.yaml", None)
+    waiting, ended = set(), 0
+    for seed in range(16):
+        found = []
+        for game in (python, compiled):
+            state, chance, pick = game.new_initial_state(seed), Rng(seed), Rng(1000 + seed)
+            found.append(_ended(lambda: _random_game(state, chance, pick), state))
+            state = game.new_initial_state(seed)
+            whole = state.playout if game is compiled else lambda *a: play(state, uniform, *a)
+            found.append(_ended(lambda: whole(*streams(seed, 2)), state))
+        assert found[0] == found[2] and found[1] == found[3], found  # move by move, and in whole playouts
+        failed = [f for f in found if isinstance(f, str)]
+        waiting |= {re.search(r"the next at step '(\w+)' \((\d) waiting\)", f).groups() for f in failed}
+        ended += len(failed) < len(found)
+    assert waiting == {("dice", "2"), ("coin", "1")}  # at the move that asked for both draws, and between them
+    assert ended  # and games that end with no draw waiting end as before
+
+
+def _ended(run, state):
+    """The located error of `run()`, else the returns of the game it played."""
+    try:
+        run()
+    except GameRuntimeError as exc:
+        return str(exc)
+    return state.returns()
+
+
+def _random_game(state, chance, pick) -> None:
+    """Random moves and sampled outcomes to the end (or the error)."""
+    while not state.terminal:
+        legal = None if state.is_chance_node() else state.legal_moves()
+        state.apply(state.sample_chance(chance) if legal is None else legal[pick.below(len(legal))])
+
+
 BAD_DRAW = """
 game: Bad draw
 players: {count: 2}
