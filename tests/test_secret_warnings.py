@@ -26,6 +26,8 @@ vars:
 functions:
   top: {params: [p], value: "first(hand[p])"}
   pick: {params: [xs], value: "first(xs)"}
+procedures:
+  tell: {params: [x, y], do: ["count = y", "shown = x"]}
 moves:
   act:
     params: {k: "[1, 2]"}
@@ -56,6 +58,8 @@ def warnings(tmp_path, do, extra: str = "") -> list:
     ('"shown = top(me)"', ["shown"]),  # through the file's function
     ('"shown = pick(deck)"', ["shown"]),  # a function given a secret
     ('{for: "c in hand[me]", do: ["shown = c"]}', ["shown"]),  # through a for: loop
+    ('"tell(first(hand[me]), 1)"', ["shown"]),  # through a procedure's param
+    ('"tell(1, first(hand[me]))"', ["count"]),
     ('"seen[first(hand[me])] = true"', ["seen"]),  # the key it is stored at
     ('"shown = k"', []),  # the move is public: its params are seen in the history
     ('"shown = size(hand[me]) + size(deck)"', []),  # how many a hidden place holds: every view shows it

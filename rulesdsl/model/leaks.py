@@ -3,8 +3,8 @@ every player sees.
 
 A hidden place is a zone or variable whose `visible:` is not `all`, or what a secret move or chance outcome carries
 (its params and lets, a draw's `outcome`, when it declares `visible_to:`). The value assigned (or the key it is
-stored at) is followed through the names the effects assign, their `for:` loops, a rule's lets and the file's
-functions, from the typed IR. The size of a hidden place is public (views show it), so `size(hand[p])` is no
+stored at) is followed through the names the effects assign, their `for:` loops, a rule's lets, the file's
+functions and the procedures it is handed to, from the typed IR. The size of a hidden place is public (views show it), so `size(hand[p])` is no
 secret; nor is a place once the same effects `reveal()` it. What a secret decides only by an `if:` is not followed.
 """
 
@@ -44,6 +44,7 @@ class _Leaks:
         self.sources: dict = {}  # decl of a secret a rule is given (a secret plan's param, a secret draw) -> its text
         self.functions: dict = {}  # a function's name -> the secret its value reads ("" none; None while read)
         self.found: dict = {}  # id of an Assign -> (node, variable, secret)
+        self.entered: set = set()  # (procedure, its secret params) read again with those secret
 
     # -- the rules and their effects --------------------------------------------------------------------------
     def problems(self, doc: Document) -> list:
@@ -109,6 +110,8 @@ class _Leaks:
             elif isinstance(stmt, N.Do):
                 if stmt.call.func == "reveal" and stmt.call.args and _root(stmt.call.args[0]) is not None:
                     revealed.add(_root(stmt.call.args[0]).decl)  # face up from here on in these effects
+                elif stmt.call.target == "procedure":
+                    self._procedure(stmt.call, env, revealed)
             elif isinstance(stmt, N.If):
                 self._statements(stmt.then, env, set(revealed))
                 self._statements(stmt.other, env, set(revealed))
@@ -118,6 +121,24 @@ class _Leaks:
                     if secret and isinstance(target, N.Ref):
                         env[target.decl_at] = secret
                 self._statements(stmt.body, env, revealed)
+
+    def _procedure(self, call: N.Call, env: dict, revealed: set) -> None:
+        """A procedure handed secrets: its body read again with those params secret (once per procedure and set
+        of secret params)."""
+        procedure = self.game.functions.get(call.func)
+        if procedure is None:
+            return
+        given = {}
+        for i, arg in enumerate(call.args[:len(procedure.params)]):
+            secret = self._secret(arg, env, revealed)
+            if secret:
+                given[procedure.decl + ("params", i)] = secret
+        key = (call.func, tuple(sorted(given)))
+        if given and key not in self.entered:
+            self.entered.add(key)
+            for let in procedure.lets:
+                given[let.decl] = self._secret(let.value, given)
+            self._rule(procedure.body, given)
 
     def _assign(self, stmt: N.Assign, env: dict, revealed: set) -> None:
         root = _root(stmt.target)
@@ -165,7 +186,7 @@ class _Leaks:
             return f"{'zone' if holder.kind == 'zone' else 'variable'} '{holder.name}' (visible: {holder.visible})"
         if ref.kind in ("temp", "loop"):
             return env.get(ref.decl_at, "")
-        if ref.kind == "let":
+        if ref.kind in ("let", "arg"):
             return env.get(ref.decl, "")
         return self.sources.get(ref.decl, "") if ref.decl is not None else ""
 
