@@ -92,3 +92,17 @@ def test_the_bundled_games_warn_only_of_true_leaks():
                 found.setdefault(Path(path).name, []).append(problem.get("variable"))
     # draws seen by one player whose worth or items go into variables every player sees
     assert found == {"called-draws.yaml": ["last", "score"], "secret-draw.yaml": ["drawn", "bag"]}
+
+
+def test_a_secret_is_followed_along_long_chains_of_functions_and_procedures(tmp_path):
+    n = 1500  # (more than a stack of Python calls would hold, three or more a link)
+    functions = ['  f0: {params: [p], value: "first(hand[p])"}'] + \
+        [f'  f{i}: {{params: [p], value: "f{i - 1}(p)"}}' for i in range(1, n)]
+    procedures = ['  t0: {params: [x], do: ["count = x"]}'] + \
+        [f'  t{i}: {{params: [x], do: ["t{i - 1}(x)"]}}' for i in range(1, n)]
+    text = BASE.replace("functions:\n", "\n".join(["functions:", *functions, ""]))
+    text = text.replace("procedures:\n", "\n".join(["procedures:", *procedures, ""]))
+    path = tmp_path / "chains.yaml"
+    path.write_text(text.replace("DO", f'"shown = f{n - 1}(me)", "t{n - 1}(held)"'))
+    found = rulesdsl.load_game(str(path)).rules.warnings
+    assert sorted(p.get("variable") for p in found) == ["count", "shown"]

@@ -4,8 +4,9 @@ every player sees.
 A hidden place is a zone or variable whose `visible:` is not `all`, or what a secret move or chance outcome carries
 (its params and lets, a draw's `outcome`, when it declares `visible_to:`). The value assigned (or the key it is
 stored at) is followed through the names the effects assign, their `for:` loops, a rule's lets, the file's
-functions and the procedures it is handed to, from the typed IR. The size of a hidden place is public (views show it), so `size(hand[p])` is no
-secret; nor is a place once the same effects `reveal()` it. What a secret decides only by an `if:` is not followed.
+functions and the procedures it is handed to, from the typed IR. The size of a hidden place is public (views show
+it), so `size(hand[p])` is no secret; nor is a place once the same effects `reveal()` it. What a secret decides only
+by an `if:` is not followed.
 """
 
 from __future__ import annotations
@@ -42,9 +43,11 @@ class _Leaks:
         self.hidden = {h.decl: h for h in game.holders if h.visible != "all"}
         self.public = {h.decl: h for h in game.holders if h.kind == "var" and h.visible == "all"}
         self.sources: dict = {}  # decl of a secret a rule is given (a secret plan's param, a secret draw) -> its text
-        self.functions: dict = {}  # a function's name -> the secret its value reads ("" none; None while read)
+        self.functions: dict = {}  # a function's name -> the secret its value reads ("": none)
         self.found: dict = {}  # id of an Assign -> (node, variable, secret)
         self.entered: set = set()  # (procedure, its secret params) read again with those secret
+        self.todo: list = []  # (procedure body, its env) still to read: a worklist, so chains of calls need no stack
+        self._function_secrets()
 
     # -- the rules and their effects --------------------------------------------------------------------------
     def problems(self, doc: Document) -> list:
@@ -68,6 +71,8 @@ class _Leaks:
         for function in self.game.functions.values():
             if function.kind == "procedure":
                 self._rule(function.body, {let.decl: self._secret(let.value, {}) for let in function.lets})
+        while self.todo:
+            self._rule(*self.todo.pop())
         found = []
         for node, variable, secret in sorted(self.found.values(), key=lambda f: (f[0].at[0], f[0].at[1] or 0)):
             path, start, end = node.at
@@ -138,7 +143,7 @@ class _Leaks:
             self.entered.add(key)
             for let in procedure.lets:
                 given[let.decl] = self._secret(let.value, given)
-            self._rule(procedure.body, given)
+            self.todo.append((procedure.body, given))
 
     def _assign(self, stmt: N.Assign, env: dict, revealed: set) -> None:
         root = _root(stmt.target)
@@ -167,7 +172,7 @@ class _Leaks:
                     return found
                 continue
             if isinstance(node, N.Call) and node.target == "function":
-                found = self._function(node.func)
+                found = self.functions.get(node.func, "")
                 if found:
                     return found
             if isinstance(node, N.Call) and node.func == "size" and node.args:
@@ -190,16 +195,24 @@ class _Leaks:
             return env.get(ref.decl, "")
         return self.sources.get(ref.decl, "") if ref.decl is not None else ""
 
-    def _function(self, name: str) -> str:
-        """The secret the file's function `name` reads (its lets and value), worked out once."""
-        if name not in self.functions:
-            self.functions[name] = None  # a function that calls itself adds nothing more while it is read
-            function = self.game.functions.get(name)
-            env: dict = {}
-            for let in function.lets if function is not None else ():
-                env[let.decl] = self._secret(let.value, env)
-            self.functions[name] = self._secret(function.value, env) if function is not None else ""
-        return self.functions[name] or ""
+    def _function_secrets(self) -> None:
+        """The secret each function of the file reads (its lets and value, and the functions it calls): what each
+        reads itself, then handed on to its callers along the calls (no recursion: a file may chain thousands)."""
+        callers: dict = {}  # name -> the functions that call it
+        functions = {name: f for name, f in self.game.functions.items() if f.kind == "function"}
+        for name, function in functions.items():
+            nodes = [let.value for let in function.lets] + [function.value]
+            self.functions[name] = next(filter(None, (self._secret(n, {}) for n in nodes)), "")
+            for node in (inner for n in nodes if n is not None for inner in N.walk(n)):
+                if isinstance(node, N.Call) and node.target == "function" and node.func in functions:
+                    callers.setdefault(node.func, set()).add(name)
+        todo = [name for name, secret in self.functions.items() if secret]
+        while todo:
+            name = todo.pop()
+            for caller in callers.get(name, ()):
+                if not self.functions[caller]:
+                    self.functions[caller] = self.functions[name]
+                    todo.append(caller)
 
 
 def _keys(place) -> list:
