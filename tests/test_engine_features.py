@@ -10,7 +10,7 @@ import pytest
 import rulesdsl
 from rulesdsl import SIMULTANEOUS, MoveError
 
-from .helpers import SEALED, revealed
+from .helpers import ROOT, SEALED, revealed
 
 
 
@@ -120,3 +120,10 @@ def test_the_player_count_is_an_option():
     state = game.new_initial_state()
     state.apply("prize 1")
     assert state.acting_players() == [0, 1, 2, 3] and len(state.legal_moves(3)) == 6
+
+
+def test_a_game_whose_only_secret_is_a_draw_seen_by_one_seat_has_hidden_information():
+    # no zone or variable is hidden: the secret is the draw's outcome, shown only to whom `visible_to` names
+    secret = rulesdsl.load_game(str(ROOT / "tests" / "compiled_games" / "secret-draw.yaml"), backend="python")
+    assert all(h.visible == "all" for h in secret.rules.zones + secret.rules.vars)
+    assert secret.rules.has_hidden_information and "hidden information" in secret.rules.summary()

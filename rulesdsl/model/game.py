@@ -103,7 +103,11 @@ class Rules:
 
     @property
     def has_hidden_information(self) -> bool:
-        return any(h.visible != "all" for h in self.zones + self.vars) or self.has_simultaneous
+        """Whether some seat may not see all there is: a place not visible to all, simultaneous choices, or a move
+        or chance outcome (a secret draw) that only some see made (`visible_to`)."""
+        return any(h.visible != "all" for h in self.zones + self.vars) or self.has_simultaneous or any(
+            rule.visible_to is not None for step in self.steps.values()
+            for rule in [*step.moves, *((step.draw.rule,) if step.draw is not None else ())])
 
     def summary(self) -> str:
         """A one-line description of the game for `validate`."""
