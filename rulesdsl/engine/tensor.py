@@ -164,6 +164,7 @@ class ObservationTensor:
             sizes.append(None if not listed else -1)
         if any(size is not None for size in sizes):
             start = game.new_initial_state()
+            start = start.python() if hasattr(start, "python") else start  # (a compiled state: the engine's)
             values = self._feature_values(start, Observer(self.rules, 0, start.revealed), 0)
             sizes = [None if size is None else len(value) for size, value in zip(sizes, values)]
         return sizes
@@ -180,8 +181,8 @@ class ObservationTensor:
             if size is None:
                 found.append(_number(value))
             elif len(value) != size:
-                raise self._error(state, name, path, f"feature '{name}' gave {len(value):,} numbers, not the "
-                                  f"{size:,} it gave on the starting position",
+                raise self._error(state, name, path, f"feature '{name}' gave a list of {len(value):,} numbers, where "
+                                  f"it gave {size:,} on the starting position",
                                   "a feature giving a list gives one of the same length in every position "
                                   "(e.g. one number per value of a constant list)")
             else:
