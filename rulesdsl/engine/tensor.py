@@ -15,10 +15,10 @@ import json
 
 from .. import budget
 from ..errors import GameRuntimeError
+from ..ir.layout import place_type
 from ..lang import types as T
 from ..lang.builtins import RuleValueError
 from ..limits import MOVE_SECONDS
-from ..ir.layout import place_type
 from .observe_lists import Coding, item_coding
 from .observer import Hidden, Observer
 from .serialize import observation
@@ -157,7 +157,7 @@ class ObservationTensor:
         starting position as the first seat sees it, and the same in every observation after."""
         typed = (self.rules.ir.exprs if self.rules.ir is not None else {})
         sizes = []
-        for name, fn, path in self.rules.features:
+        for _, _, path in self.rules.features:
             nodes = typed.get(path) or ()
             found = nodes[0].type if nodes else T.ANY
             listed = found.name != "any" and T.kinds(found) <= {T.LIST, T.TUPLE, T.RANGE}
@@ -174,10 +174,12 @@ class ObservationTensor:
         found = []
         for (name, _, path), size, value in zip(self.rules.features, self._families,
                                                self._feature_values(state, seen, seat)):
-            if (size is None) != isinstance(value, (bool, int, float)):
-                raise self._error(state, name, path, f"feature '{name}' gave "
-                                  f"{'a list' if size is None else 'a number'}, where it gave "
-                                  f"{'a number' if size is None else 'a list'} on the starting position")
+            if size is None and not isinstance(value, (bool, int, float)):
+                raise self._error(state, name, path, f"feature '{name}' gave {type(value).__name__} "
+                                  f"'{str(value)[:40]}', not a number")
+            if size is not None and isinstance(value, (bool, int, float)):
+                raise self._error(state, name, path, f"feature '{name}' gave a number, where it gave a list on "
+                                  "the starting position")
             if size is None:
                 found.append(_number(value))
             elif len(value) != size:
