@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from rulesdsl.api import load_game
+from rulesdsl.engine.rng import Rng
 from rulesdsl.engine.tensor import ObservationTensor
 from rulesdsl.errors import GameRuntimeError, RulesError
 
@@ -22,11 +23,14 @@ pieces:
 zones:
   row: {init: "[]", capacity: 3, observe: slots}
   heap: {init: "[]", capacity: 3}
+vars:
+  laid: {init: "[]", capacity: 3}
 moves:
   lay:
     params: {c: "['red', 'blue']"}
     notation: "lay {c}"
-    do: ["place(piece('chip', colour=c), row)", "place(piece('chip', colour=c), heap)", "end_turn()"]
+    do: ["place(piece('chip', colour=c), row)", "place(piece('chip', colour=c), heap)", "laid += [piece('chip', colour=c)]",
+         "end_turn()"]
 flow:
   steps:
     play: {moves: [lay]}
@@ -121,6 +125,27 @@ def test_a_zone_observed_by_slots_shows_its_order_and_one_without_does_not(write
         slots = _seen(tensor, state, 0, "zone row slot")
         assert [c for i in range(3) for c in ("red", "blue") if slots[f"zone row slot {i} chip.colour={c}"]] == order
         assert [slots[f"zone row slot {i} chip"] for i in range(3)] == [1.0, 1.0, 0.0]
+        # a variable holding pieces is coded as a zone is: by kind and attribute value
+        laid = _seen(tensor, state, 1, "var laid slot")
+        assert [c for i in range(3) for c in ("red", "blue") if laid[f"var laid slot {i} chip.colour={c}"]] == order
+        assert _seen(tensor, state, 1, "var laid count") == {"var laid count chip": 2.0,
+                                                             "var laid count chip.colour=red": 1.0,
+                                                             "var laid count chip.colour=blue": 1.0}
+
+
+def test_dice_of_a_known_range_are_counted_by_face():
+    game = load_game(str(Path(__file__).resolve().parent.parent / "examples" / "tutorial" / "sixes.yaml"),
+                     backend="python")
+    tensor = ObservationTensor(game)
+    state, chance = game.new_initial_state(3), Rng(3)
+    while not state.vars[2]:  # until dice are rolled (last_roll, the third variable)
+        state.apply(state.sample_chance(chance) if state.is_chance_node() else state.legal_moves()[0])
+    counts = _seen(tensor, state, 0, "var last_roll count")
+    assert list(counts) == [f"var last_roll count {face}" for face in range(1, 7)]
+    assert counts == {f"var last_roll count {f}": float(state.vars[2].count(f)) for f in range(1, 7)}
+    slots = _seen(tensor, state, 0, "var last_roll slot")
+    assert len(slots) == 5 * 6 and [f for i in range(5) for f in range(1, 7)
+                                    if slots[f"var last_roll slot {i} {f}"]] == list(state.vars[2])
 
 
 def test_observing_slots_without_a_capacity_is_a_located_error(write):
