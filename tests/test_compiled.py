@@ -34,9 +34,10 @@ CALLED = "tests/compiled_games/called-draws.yaml"  # draws asked at once, from a
 FALLBACKS = "tests/compiled_games/fallbacks.yaml"  # tiers of moves (per value with fallback_by), after-effects
 RESHUFFLE = "tests/compiled_games/reshuffle.yaml"  # an arrangement drawn at the start of every turn
 CHIPS = "tests/compiled_games/chip-duel.yaml"  # scoring: returns (chips won; a cooperative variant's team score)
+HAND_ORDER = "tests/compiled_games/hand-order.yaml"  # hands seen by their owner, lists of seats, a feature family
 SUPPORTED = [(TUTORIAL, None), (TUTORIAL, "misere"), ("mabula", None), (DICE, None), (TURN_ENDS, None), (TURNS, None),
              (SOWING, None), (LANES, None), (TALLIES, None), (SECRET, None), (SIXES, None), (CALLED, None),
-             (FALLBACKS, None), (RESHUFFLE, None), (CHIPS, None), (CHIPS, "team")]
+             (FALLBACKS, None), (RESHUFFLE, None), (CHIPS, None), (CHIPS, "team"), (HAND_ORDER, None)]
 MABULA_SETUP = "WBWBWBWBWBWBBWBWBWBWBWBW"  # an explicit setup: no chance step
 
 
@@ -486,3 +487,29 @@ def test_returns_that_may_be_none_are_refused_by_the_compiled_backend_located(tm
     line = text.splitlines().index('  returns: "chips[me] - 10 if chips[me] > 3 else none"') + 1
     with pytest.raises(RulesError, match=rf"chip-duel\.yaml:{line}:\d+: .*returns that are not always whole numbers"):
         with_backend(load_game(str(path), backend="python"), "compiled")
+
+
+@pytest.mark.parametrize("name", [HAND_ORDER, SIXES])
+def test_observation_vectors_are_the_same_on_both_backends(name):
+    # lists observed per value and slot (hands, dice), unseen places and feature families, seat by seat
+    from rulesdsl.engine.tensor import ObservationTensor
+    from rulesdsl.integrations.common import engine_state
+    python, compiled = _games(name, None)
+    tensors = ObservationTensor(python), ObservationTensor(compiled)
+    assert tensors[0].describe() == tensors[1].describe()
+    for seed in range(4):
+        a, b = python.new_initial_state(seed), compiled.new_initial_state(seed)
+        chance_a, chance_b, pick = Rng(seed), Rng(seed), Rng(1000 + seed)
+        while True:
+            for seat in range(python.num_players):
+                assert tensors[1].values(engine_state(b), seat) == tensors[0].values(a, seat)
+            if a.terminal:
+                break
+            if a.is_chance_node():
+                move = a.sample_chance(chance_a)
+                assert b.sample_chance(chance_b) == move
+            else:
+                legal = a.legal_moves()
+                move = legal[pick.below(len(legal))]
+            a.apply(move)
+            b.apply(move)
