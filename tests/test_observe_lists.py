@@ -153,3 +153,12 @@ def test_observing_slots_without_a_capacity_is_a_located_error(write):
     with pytest.raises(RulesError) as caught:
         load_game(path, backend="python")
     assert f"{path}:7:" in str(caught.value) and "observe: slots needs the zone's capacity" in str(caught.value)
+
+
+def test_an_observation_too_large_in_all_is_refused_before_it_is_built(write):
+    # each place's slots are within their bound (1,000 x 3 entries), but 400 places of them are too many together
+    text = ROW.replace('row: {init: "[]", capacity: 3, observe: slots}',
+                       'row: {keys: "1..400", init: "[]", capacity: 1000, observe: slots}')
+    game = load_game(write(text), backend="python")
+    with pytest.raises(GameRuntimeError, match="would have 1,2[0-9,]+ entries, more than the 1,000,000 allowed"):
+        ObservationTensor(game)

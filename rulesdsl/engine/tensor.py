@@ -18,7 +18,7 @@ from ..errors import GameRuntimeError
 from ..ir.layout import place_type
 from ..lang import types as T
 from ..lang.builtins import RuleValueError
-from ..limits import MOVE_SECONDS
+from ..limits import MAX_OBSERVATION_ENTRIES, MOVE_SECONDS
 from .observe_lists import Coding, item_coding
 from .observer import Hidden, Observer
 from .serialize import observation
@@ -56,6 +56,7 @@ class ObservationTensor:
         self._var_places = [(holder, [owner for owner, _ in holder.places(value)])
                             for holder, value in zip(rules.vars, game.new_initial_state().vars)]
         self._steps = list(rules.steps)
+        self._check_size()
         names = [f"board {_plane_name(p)} @ {c.name}" for p in self._planes for c in self._cells]
         for (holder, owners), slots in zip(self._zone_places, self._zone_slots):
             for owner in owners:
@@ -75,6 +76,21 @@ class ObservationTensor:
         for (name, _, _), size in zip(rules.features, self._families):
             names += [f"feature {name}"] if size is None else [f"feature {name}[{i}]" for i in range(size)]
         self._names = names
+
+    def _check_size(self) -> None:
+        """An error, before any entry is named, when the vector would be larger than MAX_OBSERVATION_ENTRIES: each
+        part is bounded, but a board of many cells and kinds, or many places of many slots, add up."""
+        labels = len(self._pieces.labels)
+        total = len(self._planes) * len(self._cells) + len(self.rules.player_names) + 2 + len(self._steps)
+        for (_, owners), slots in zip(self._zone_places, self._zone_slots):
+            total += len(owners) * (1 + len(self._counts) + slots * labels)
+        for (_, owners), coding, slots in zip(self._var_places, self._var_codings, self._var_slots):
+            total += len(owners) * (1 + (0 if coding is None else len(coding.labels) * (1 + slots)))
+        if total > MAX_OBSERVATION_ENTRIES:
+            raise GameRuntimeError("observation", 0, f"the observation vector would have {total:,} entries, more "
+                                   f"than the {MAX_OBSERVATION_ENTRIES:,} allowed", None,
+                                   "observe fewer places: fewer slots (observe: slots, capacity:), piece attribute "
+                                   "values or keyed places")
 
     @property
     def size(self) -> int:
