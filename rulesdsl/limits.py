@@ -35,6 +35,10 @@ MAX_OPTION_ITEMS = 1_000  # items of a list option (type: list)
 MAX_CELLS = 10_000  # cells of one board
 MAX_KEYS = 10_000  # places of one zone or variable declared with keys: (one per cell of the largest board)
 MAX_ACTIONS = 1_000_000  # integer actions of one game, or chance outcomes of one node (the length of an action mask)
+MAX_OBSERVED_VALUES = 256  # values a list's items are counted by in an observation (more: the list is left uncounted)
+# entries of one place's slots in an observation (capacity x values: more, and the place gets no slot entries)
+MAX_OBSERVED_SLOTS = 4_096
+MAX_OBSERVATION_ENTRIES = 1_000_000  # entries of a whole observation vector (each agent step builds one)
 MAX_RAY_CELLS = 1_000_000  # cells of all rays of a board together (a 60 x 60 grid in 8 directions has 860,000)
 
 # Running (budgets are seconds of processor time, multiplied by the environment variable RULESDSL_TIME_SCALE).

@@ -117,6 +117,8 @@ SLOW = {
         "test_every_legal_move_of_a_bundled_game_round_trips",
         "test_the_numbering_is_the_same_in_another_process_with_another_hash_seed"},
     "test_runtime_errors.py": {"test_the_command_reports_a_failing_rule_without_a_traceback"},
+    "test_secret_warnings.py": {"test_the_bundled_games_warn_only_of_true_leaks",
+        "test_a_secret_is_followed_along_long_chains_of_functions_and_procedures"},
     "test_sandbox.py": {"test_a_game_that_holds_much_but_no_more_plays_on", "test_a_huge_grid_is_refused",
         "test_a_huge_starting_value_is_refused_at_its_declaration",
         "test_a_move_listing_that_never_ends_is_interrupted",

@@ -34,10 +34,11 @@ CALLED = "tests/compiled_games/called-draws.yaml"  # draws asked at once, from a
 FALLBACKS = "tests/compiled_games/fallbacks.yaml"  # tiers of moves (per value with fallback_by), after-effects
 RESHUFFLE = "tests/compiled_games/reshuffle.yaml"  # an arrangement drawn at the start of every turn
 CHIPS = "tests/compiled_games/chip-duel.yaml"  # scoring: returns (chips won; a cooperative variant's team score)
-RUNS = "tests/compiled_games/runs.yaml"  # take_while() over a range and over a list comprehension
+HAND_ORDER = "tests/compiled_games/hand-order.yaml"  # hands seen by their owner, lists of seats, a feature family
 SUPPORTED = [(TUTORIAL, None), (TUTORIAL, "misere"), ("mabula", None), (DICE, None), (TURN_ENDS, None), (TURNS, None),
              (SOWING, None), (LANES, None), (TALLIES, None), (SECRET, None), (SIXES, None), (CALLED, None),
-             (FALLBACKS, None), (RESHUFFLE, None), (CHIPS, None), (CHIPS, "team")]
+             (FALLBACKS, None), (RESHUFFLE, None), (CHIPS, None), (CHIPS, "team"), (HAND_ORDER, None)]
+RUNS = "tests/compiled_games/runs.yaml"  # take_while() over a range and over a list comprehension
 SUPPORTED += [(RUNS, None)]
 MABULA_SETUP = "WBWBWBWBWBWBBWBWBWBWBWBW"  # an explicit setup: no chance step
 
@@ -341,6 +342,41 @@ def test_draws_asked_for_by_chance_are_drawn_in_compiled_code_in_the_python_engi
     assert nested and secret
 
 
+def test_a_game_ended_while_draws_wait_is_the_same_located_error_on_both_backends():
+    python, compiled = _games("tests/compiled_games/draws-at-end.yaml", None)
+    waiting, ended = set(), 0
+    for seed in range(16):
+        found = []
+        for game in (python, compiled):
+            state, chance, pick = game.new_initial_state(seed), Rng(seed), Rng(1000 + seed)
+            found.append(_ended(lambda: _random_game(state, chance, pick), state))
+            state = game.new_initial_state(seed)
+            whole = state.playout if game is compiled else lambda *a: play(state, uniform, *a)
+            found.append(_ended(lambda: whole(*streams(seed, 2)), state))
+        assert found[0] == found[2] and found[1] == found[3], found  # move by move, and in whole playouts
+        failed = [f for f in found if isinstance(f, str)]
+        waiting |= {re.search(r"the next at step '(\w+)' \((\d) waiting\)", f).groups() for f in failed}
+        ended += len(failed) < len(found)
+    assert waiting == {("dice", "2"), ("coin", "1")}  # at the move that asked for both draws, and between them
+    assert ended  # and games that end with no draw waiting end as before
+
+
+def _ended(run, state):
+    """The located error of `run()`, else the returns of the game it played."""
+    try:
+        run()
+    except GameRuntimeError as exc:
+        return str(exc)
+    return state.returns()
+
+
+def _random_game(state, chance, pick) -> None:
+    """Random moves and sampled outcomes to the end (or the error)."""
+    while not state.terminal:
+        legal = None if state.is_chance_node() else state.legal_moves()
+        state.apply(state.sample_chance(chance) if legal is None else legal[pick.below(len(legal))])
+
+
 BAD_DRAW = """
 game: Bad draw
 players: {count: 2}
@@ -453,3 +489,29 @@ def test_returns_that_may_be_none_are_refused_by_the_compiled_backend_located(tm
     line = text.splitlines().index('  returns: "chips[me] - 10 if chips[me] > 3 else none"') + 1
     with pytest.raises(RulesError, match=rf"chip-duel\.yaml:{line}:\d+: .*returns that are not always whole numbers"):
         with_backend(load_game(str(path), backend="python"), "compiled")
+
+
+@pytest.mark.parametrize("name", [HAND_ORDER, SIXES])
+def test_observation_vectors_are_the_same_on_both_backends(name):
+    # lists observed per value and slot (hands, dice), unseen places and feature families, seat by seat
+    from rulesdsl.engine.tensor import ObservationTensor
+    from rulesdsl.integrations.common import engine_state
+    python, compiled = _games(name, None)
+    tensors = ObservationTensor(python), ObservationTensor(compiled)
+    assert tensors[0].describe() == tensors[1].describe()
+    for seed in range(4):
+        a, b = python.new_initial_state(seed), compiled.new_initial_state(seed)
+        chance_a, chance_b, pick = Rng(seed), Rng(seed), Rng(1000 + seed)
+        while True:
+            for seat in range(python.num_players):
+                assert tensors[1].values(engine_state(b), seat) == tensors[0].values(a, seat)
+            if a.terminal:
+                break
+            if a.is_chance_node():
+                move = a.sample_chance(chance_a)
+                assert b.sample_chance(chance_b) == move
+            else:
+                legal = a.legal_moves()
+                move = legal[pick.below(len(legal))]
+            a.apply(move)
+            b.apply(move)

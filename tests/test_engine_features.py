@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 import rulesdsl
 from rulesdsl import SIMULTANEOUS, MoveError
 
-from .helpers import SEALED, revealed
+from .helpers import ROOT, SEALED, revealed
 
 
 
@@ -59,6 +60,24 @@ def test_bids_are_revealed_together_and_the_highest_wins(game):
     assert "bid 9" in state.observation(0)["history"]  # revealed once everybody chose
 
 
+def test_choices_are_shown_once_the_step_resolves_unless_visible_to_keeps_them_secret(game, tmp_path):
+    text = Path(SEALED).read_text()
+    assert '    notation: "bid {amount}"\n' in text
+    (tmp_path / "secret.yaml").write_text(text.replace('    notation: "bid {amount}"\n',
+                                                       '    notation: "bid {amount}"\n    visible_to: "me"\n'))
+    secret = rulesdsl.load_game(str(tmp_path / "secret.yaml"))
+    for bids, shown in ((game, True), (secret, False)):
+        state = revealed(bids, "prize 5")
+        for p, amount in enumerate([3, 9, 4]):
+            state.apply(f"bid {amount}", p)
+        history = state.observation(0)["history"]
+        assert "bid 3" in history and ("bid 9" in history) is shown, history  # one's own bid is always seen
+        assert state.to_json()["vars"]["coins"] == [20, 11, 20]  # the same auction either way
+    # validate's summary line says which
+    assert "simultaneous moves (choices revealed when all have chosen)" in game.summary()
+    assert "simultaneous moves (choices kept secret by visible_to)" in secret.summary()
+
+
 def test_ties_go_to_the_leader_then_clockwise(game):
     state = revealed(game)  # player 0 leads the first round
     for p, amount in enumerate([2, 6, 6]):
@@ -101,3 +120,10 @@ def test_the_player_count_is_an_option():
     state = game.new_initial_state()
     state.apply("prize 1")
     assert state.acting_players() == [0, 1, 2, 3] and len(state.legal_moves(3)) == 6
+
+
+def test_a_game_whose_only_secret_is_a_draw_seen_by_one_seat_has_hidden_information():
+    # no zone or variable is hidden: the secret is the draw's outcome, shown only to whom `visible_to` names
+    secret = rulesdsl.load_game(str(ROOT / "tests" / "compiled_games" / "secret-draw.yaml"), backend="python")
+    assert all(h.visible == "all" for h in secret.rules.zones + secret.rules.vars)
+    assert secret.rules.has_hidden_information and "hidden information" in secret.rules.summary()

@@ -730,6 +730,7 @@ class State(Position):
                     winners = self._by_score(end.ties)
             except _CONVERTED as exc:
                 raise _runtime_error(self, end, exc) from exc
+            _no_draws_waiting(self, end)
             self.terminal, self.winners, self.ended_by = True, sorted(set(winners)), number
             return True
         return False
@@ -909,6 +910,24 @@ def _flow_error(state, what, message: str, hint: str | None = None, at: tuple | 
     where = state.rules.where
     location = where(path) if where is not None and path is not None else None
     return GameRuntimeError(name, state.turn if turn is None else turn, message, location, hint)
+
+
+def _no_draws_waiting(state, end) -> None:
+    """A located error at the end rule `end` if the game would end while draws asked for by chance() wait: they
+    would never be drawn (what their outcomes do would silently not happen)."""
+    if state.calls:
+        waiting = state.calls[1:]
+        raise _flow_error(state, end, draws_waiting_message(waiting[0][0], len(waiting)), DRAWS_WAITING_HINT)
+
+
+def draws_waiting_message(step: str, count) -> str:
+    """What the error says of a game ended while draws wait (`count`: how many, or a format field)."""
+    return (f"the game ended while draws asked for by chance() were waiting, the next at step '{step}' ({count} "
+            "waiting): they would never be drawn")
+
+
+DRAWS_WAITING_HINT = ("end the game after the draws: make the change that ends it in the called step's do, or in "
+                      "the step play goes to once the draws are made (the end is tested at every step reached)")
 
 
 def _rule_fault(exc: BaseException) -> bool:

@@ -156,7 +156,7 @@ class _Builder:
         types = {h.name: h.type for h in self.ir.holders if h.kind == "var"}
         for holder in rules.vars:
             name, rows = f"var.{holder.name}", self._places(holder)
-            place = _place_type(types.get(holder.name, T.ANY), holder)
+            place = place_type(types.get(holder.name, T.ANY), holder)
             shape = () if rows is None else (len(rows),)
             add(self._slot(name, "var", ("vars", holder.name), lambda n=name, s=shape, t=place: self.forms.of(t, n, s),
                            rows))
@@ -434,7 +434,7 @@ def _joined(nodes) -> T.Type:
     return found
 
 
-def _place_type(t: T.Type, holder) -> T.Type:
+def place_type(t: T.Type, holder) -> T.Type:
     """The type of one place of a variable whose whole value has type `t`."""
     if holder.per == "player":
         return t.items[0] if t.name == "list" and t.items else T.ANY

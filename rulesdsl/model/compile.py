@@ -37,6 +37,7 @@ from .compile_support import _BROKEN, _FAIL, _describe, _ident
 from .game import Rules
 from .holders import Holder
 from .names import check_names
+from .leaks import secret_leaks
 from .owners import remember
 from .pieces import PieceKind
 from .reads import NOTHING, ReadAnalysis, key_code
@@ -305,6 +306,7 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
         if self.problems:
             raise RulesError(self.problems)
         r.ir, r.ir_data = build_ir(self), self.data
+        r.warnings += secret_leaks(r.ir, self.doc)
         r.counts_positions = any(isinstance(node, N.Call) and node.target == "builtin" and node.func in COUNTING
                                  for node in r.ir.nodes())
         r.namespace = self.namespace
@@ -601,7 +603,13 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
             spec = spec or {}
             keys = self._holder_keys(("zones", name), spec)
             capacity = self._capacity(("zones", name), spec)
-            r.zones.append(Holder(name, True, spec.get("per"), keys, spec.get("visible", "all"), capacity=capacity))
+            slots = spec.get("observe") == "slots"
+            if slots and capacity is None:  # (the schema checks the value; the slots need a known count)
+                self.problem(("zones", name, "observe"), "observe: slots needs the zone's capacity: (how many "
+                             "slots its places have)", "add capacity: N to the zone, or leave out observe:",
+                             code="bad_value", fields={"what": "observe"})
+            r.zones.append(Holder(name, True, spec.get("per"), keys, spec.get("visible", "all"), capacity=capacity,
+                                  slots=slots))
             inits.append(("zones", r.zones, i, spec.get("init")))
             self.root.names[name] = Binding(f"S.zones[{i}]", kind="zone", part=1 + i, type=_holding(
                 r.zones[i], len(r.player_names))(T.list_(T.PIECE_T, capacity)))

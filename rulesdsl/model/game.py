@@ -106,7 +106,11 @@ class Rules:
 
     @property
     def has_hidden_information(self) -> bool:
-        return any(h.visible != "all" for h in self.zones + self.vars) or self.has_simultaneous
+        """Whether some seat may not see all there is: a place not visible to all, simultaneous choices, or a move
+        or chance outcome (a secret draw) that only some see made (`visible_to`)."""
+        return any(h.visible != "all" for h in self.zones + self.vars) or self.has_simultaneous or any(
+            rule.visible_to is not None for step in self.steps.values()
+            for rule in [*step.moves, *((step.draw.rule,) if step.draw is not None else ())])
 
     def summary(self) -> str:
         """A one-line description of the game for `validate`."""
@@ -117,12 +121,24 @@ class Rules:
                     _counted(len(self.steps), "step"),
                     "chance" if self.has_chance else "no chance",
                     "hidden information" if self.has_hidden_information else "perfect information",
-                    "simultaneous moves" if self.has_simultaneous else "sequential moves"]
+                    self._simultaneous_summary() if self.has_simultaneous else "sequential moves"]
         if self.variants:
             features.append("variants: " + ", ".join(self.variants))
         if self.option_specs:
             features.append("options: " + ", ".join(self.option_specs))
         return f"{self.name}: " + ", ".join(features)
+
+
+    def _simultaneous_summary(self) -> str:
+        """How simultaneous choices are shown: to everybody once all have chosen, unless a move's visible_to keeps
+        them secret."""
+        moves = [m for s in self.steps.values() if s.kind == "simultaneous"
+                 for m in s.moves or [m for tier in s.tiers for m in tier]]
+        secret = sum(m.visible_to is not None for m in moves)
+        if secret and secret == len(moves):
+            return "simultaneous moves (choices kept secret by visible_to)"
+        return "simultaneous moves (choices revealed when all have chosen" + (
+            ", but those of moves with visible_to)" if secret else ")")
 
 
 def _counted(n: int, noun: str) -> str:

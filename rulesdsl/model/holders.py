@@ -19,6 +19,7 @@ class Holder:
     visible: str = "all"  # who sees a place: all | owner | team | none
     init_fn: Callable | None = None  # (S, me, owner, key) -> a place's starting value; None: empty
     capacity: int | None = None  # the most items a place (a zone's pieces, a variable's list) ever holds
+    slots: bool = False  # `observe: slots`: observations show which piece each slot of the zone holds
 
     @property
     def whole(self) -> bool:

@@ -65,6 +65,7 @@ def check_by_playing(compile_game, games: int, file: str, backend: str = "python
         problems.append(Problem(
             f"rule '{exc.rule}' failed on turn {exc.turn} of random game {seed}" +
             (f" (and of {count - 1} more of the {games})" if count > 1 else "") + f": {exc.message}", exc.location,
+            (f"{exc.hint}; " if exc.hint else "") +  # what the failure itself says, then how to see it again
             f"play it again: rulesdsl play {file}{variant} --seats {seats} --seed {seed}; the moves up to it"
             f"{f' (the last {_SHOWN})' if len(made_before) > _SHOWN else ''}: {shown}",
             code="fails_in_play", fields={"seed": seed, "rule": exc.rule, "moves": tuple(made_before)}))

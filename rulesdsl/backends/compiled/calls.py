@@ -12,6 +12,7 @@ the Python engine: beyond that, the same located errors.
 
 from __future__ import annotations
 
+from ...engine.state import DRAWS_WAITING_HINT, draws_waiting_message
 from ...ir.layout import END_TURN
 from ...ir import nodes as N
 from ...ir.forms import Atom, OneOf
@@ -76,6 +77,19 @@ class Calls:
         """Lines sending play on after effects that asked for draws, or that were an outcome at a call."""
         return ["    if s[X_asked] or s[X_called]:", "        g = s[X_goto]", "        s[X_goto] = 0",
                 f"        go(s, called(s, g - 1, st, {is_pass}, {me}, {has_me}))", "        return"]
+
+    def ended(self, end) -> list:
+        """Lines refusing the end of the game at end rule `end` (IR) while draws wait, with the Python engine's
+        located error (engine/state.py `_no_draws_waiting`): one code per step the next draw may be at."""
+        if not self.active:
+            return []
+        m = self.program.m
+        lines = ["n = s[O_calls_draws_len]", "if n > 0:", "    k = s[O_calls_draws_step]"]
+        for k, name in enumerate(self.called):
+            code = m.code(draws_waiting_message(name, "{0}"), end.decl, DRAWS_WAITING_HINT)
+            raised = f'raise ValueError("{code}", n)'
+            lines += [f"    if k == {k}:", f"        {raised}"] if k < len(self.called) - 1 else [f"    {raised}"]
+        return lines
 
     # -- the module's function ------------------------------------------------------------------------------------
     def source(self) -> str:

@@ -469,6 +469,7 @@ class Program:
             else:
                 code, rep = self.p.ex(end.winners, {})
                 lines.append(f"        w = {code if rep == 'a' else f'_single({code})'}")
+            lines += [f"        {line}" for line in self.calls.ended(end)]  # draws waiting: an error, not dropped
             lines += [f"        _won(s, w, {_member(winners, Many)}, {_member(ended, Atom)}, {number})",
                       "        return True"]
         lines.append("    return False")

@@ -134,6 +134,8 @@ class CompiledGame:
             message, at, told, capacity = errors[int(text[1:])]
             message = message.format(*args[1:]) if len(args) > 1 else message
             name = _PART_AT.get(at, name)
+            if at and at[0] == "end":  # an end rule's: the Python engine names it 'end'
+                name = "end"
             if at and at[0] == "moves" and "do" not in at:
                 at = None  # a move's check, param or let: the Python engine locates the rule listing or making it
             elif at and at[0] == "moves" and len(at) > 1 and isinstance(what, str):  # (a playout names its step)
