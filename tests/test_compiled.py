@@ -33,9 +33,10 @@ SIXES = "examples/tutorial/sixes.yaml"  # a draw of several dice that chance() a
 CALLED = "tests/compiled_games/called-draws.yaml"  # draws asked at once, from a draw, then goto(); without replacement
 FALLBACKS = "tests/compiled_games/fallbacks.yaml"  # tiers of moves (per value with fallback_by), after-effects
 RESHUFFLE = "tests/compiled_games/reshuffle.yaml"  # an arrangement drawn at the start of every turn
+TAKE = "tests/compiled_games/take-away.yaml"  # no_moves: loses (passes in a variant), an end reading `mover`
 SUPPORTED = [(TUTORIAL, None), (TUTORIAL, "misere"), ("mabula", None), (DICE, None), (TURN_ENDS, None), (TURNS, None),
              (SOWING, None), (LANES, None), (TALLIES, None), (SECRET, None), (SIXES, None), (CALLED, None),
-             (FALLBACKS, None), (RESHUFFLE, None)]
+             (FALLBACKS, None), (RESHUFFLE, None), (TAKE, None), (TAKE, "passing")]
 MABULA_SETUP = "WBWBWBWBWBWBBWBWBWBWBWBW"  # an explicit setup: no chance step
 
 

@@ -46,6 +46,7 @@ class Rules:
     max_turns_clamped: bool = False  # the file asked for more than limits.MAX_TURNS_CAP, and got that
     warnings: list = field(default_factory=list)  # Problems (severity warning) found while compiling
     end_rules: list = field(default_factory=list)
+    no_moves: int | None = None  # the index in end_rules of the `no_moves:` rule, if the file has one
     score: object = None
     tiebreak: object = None
     evaluation: object = None  # for agents: how good a position is for 'me' (default: the score)
