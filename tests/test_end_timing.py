@@ -48,6 +48,17 @@ def test_an_end_naming_a_seat_holds_once_that_seat_has_played_not_when_the_turn_
     assert state.terminal and state.winners == [1] and state.turn == 1  # as seat 1's turn ends, before it passes
 
 
+def test_a_position_read_back_is_over_where_play_would_be_over():
+    early = _played(_game(SEAT_ONE), ["tick"])  # `player == 1` holds, but was not asked: the turn passed
+    dealt = _played(_game(DEAL), ["card 2"])  # seat 1's hand is empty, but nobody has moved
+    over = _played(_game(SEAT_ONE), ["tick", "tick"])
+    for state in (early, dealt, over):
+        again = state.game.state_from_json(state.to_json())
+        assert _outcome(again) == _outcome(state)
+    again = over.game.state_from_json(dict(over.to_json(), terminal=False, winners=None))  # whatever the file says
+    assert _outcome(again) == _outcome(over)
+
+
 def test_a_deal_by_chance_steps_is_not_ended_by_its_first_card():
     game = _game(DEAL)
     state = _played(game, ["card 2"])  # seat 1's hand is still empty: the end holds, but nobody has moved

@@ -282,8 +282,8 @@ def state_from_json(game, data: dict, source: str = "state", text: str | None = 
         S.history[-len(S.pending):] = list(S.pending.values())
     if S.capped:
         S.terminal, S.winners = True, []
-    elif data.get("terminal") is True:
-        S.settle()  # over where the file says so and the rules agree: the winners follow from the position
+    else:
+        S.settle(data.get("terminal") is True)  # whether the game is over follows from the position, not the file
     return S
 
 

@@ -692,13 +692,21 @@ class State(Position):
         self.terminal, self.winners, self.ended_by = True, sorted(winners), number
         return True
 
-    def settle(self) -> None:
-        """Whether a position read from a file is over (the file says so, and the rules agree): an end rule holds,
-        or a seat to choose has no legal move under the no_moves rule."""
-        step = self.rules.steps.get(self.step)
-        if self.ply and self._check_end() or step is None or self.rules.no_moves is None or step.kind == "chance":
+    def settle(self, over: bool) -> None:
+        """Whether a position read from a file is over: the rules say so, not the file. The end rules are asked
+        where play stops after a seat's move in its turn (the last entry of the history is the last move, made by
+        `player`, nobody's choice pending), or where the file says the game is over (`over`), which is then so only
+        if an end rule holds, or a seat to choose has no legal move under the no_moves rule."""
+        if not self.ply:
             return
-        self._no_moves(step, self.rules.num_players)
+        last, history = self.last, self.history
+        if over or (last is not None and last[2] == self.player and not self.pending and history
+                    and history[-1] == str(last)):
+            if self._check_end():
+                return
+        step = self.rules.steps.get(self.step)
+        if over and step is not None and self.rules.no_moves is not None and step.kind != "chance":
+            self._no_moves(step, self.rules.num_players)
 
     def _check_player(self, what: str) -> None:
         """A located error unless the player whose turn it is is a seat (rule code may set it to anything)."""
