@@ -18,6 +18,7 @@ DEAL = str(ROOT / "tests" / "end_rules" / "deal.yaml")  # a deal of six cards by
 TAKE = str(ROOT / "tests" / "compiled_games" / "take-away.yaml")  # no_moves (a variant per word) and mover
 # take-away: seat 0 takes 3 (8 left: it plays again) and 3, seat 1 takes 1 (4 left: again) and 3, seat 0 the last
 EMPTIED = ["take 3", "take 3", "take 1", "take 3", "take 1"]
+DEALT = ["card 2", "card 3", "card 1", "card 1", "card 2", "card 3"]  # seat 0 holds 2 1 2, seat 1 holds 3 1 3
 
 
 @lru_cache(maxsize=None)
@@ -63,7 +64,7 @@ def test_a_deal_by_chance_steps_is_not_ended_by_its_first_card():
     game = _game(DEAL)
     state = _played(game, ["card 2"])  # seat 1's hand is still empty: the end holds, but nobody has moved
     assert not state.terminal and state.is_chance_node()
-    for card in ["card 3", "card 1", "card 1", "card 2", "card 3"]:  # seat 0 holds 2 1 2, seat 1 holds 3 1 3
+    for card in DEALT[1:]:
         state.apply(card)
     assert not state.terminal and state.current_player() == 0
     for move in ["shed 2", "shed 1", "shed 1", "shed 3"]:
@@ -147,9 +148,12 @@ def test_validate_locates_a_misused_no_moves_rule(write, end, code, line):
         rulesdsl.load_game(write(text, "again"))
 
 
-@pytest.mark.parametrize("variant", [None, "passing"])
-def test_both_backends_end_take_away_alike(variant):
-    python, compiled = _game(TAKE, variant), _game(TAKE, variant, "compiled")
-    for moves in (EMPTIED, ["take 1", "take 3", "take 1", "take 3"]):
+@pytest.mark.parametrize("path, variant, plays", [
+    (TAKE, None, [EMPTIED, ["take 1", "take 3", "take 1", "take 3"]]), (TAKE, "passing", [EMPTIED]),
+    (SEAT_ONE, None, [["tick"], ["tick", "tick"]]),
+    (DEAL, None, [DEALT[:1], DEALT, DEALT + ["shed 2", "shed 1", "shed 1", "shed 3", "shed 2"]])])
+def test_both_backends_end_alike(path, variant, plays):
+    python, compiled = _game(path, variant), _game(path, variant, "compiled")
+    for moves in plays:
         a, b = _played(python, moves), _played(compiled, moves)
         assert b.to_json() == a.to_json() and _outcome(b) == _outcome(a)
