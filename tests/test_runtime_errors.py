@@ -227,7 +227,7 @@ def test_winners_that_are_seats_end_the_game(tmp_path, winners, expected):
 def test_can_move_of_a_value_that_is_no_seat_fails_at_its_rule(broken, step):
     # the compiled backend refused it while the Python engine answered for a player the game does not have
     path = broken(step)
-    text = open(path, encoding="utf-8").read().replace("not can_move(0, ", "turn >= 1 and not can_move(2, ")
+    text = open(path, encoding="utf-8").read().replace("not can_move(0, ", "turn >= 0 and not can_move(2, ")
     with open(path, "w", encoding="utf-8") as out:
         out.write(text)
     state = rulesdsl.load_game(path).new_initial_state()
