@@ -16,10 +16,11 @@ def no_moves_source(program, winners_tag: int, ended_tag: int) -> str:
     stuck = [name for name, step in program.ir.steps.items()
              if step.kind == "decision" and rules.steps[name].pass_rule is None]
     lines += ["    me = s[O_player]", "    stuck = False"]
-    for name in stuck:  # (their moves' existence is printed with can_move()'s: X_<step>)
-        program.p.steps_exist[name] = True
+    found = []
+    for name in stuck:
         index = program.t.step_index[name]
-        lines += [f"    if st == {index}:", f"        stuck = not X_{index}(s, me)"]
+        found.append(_exists(program, name, index))
+        lines += [f"    if st == {index}:", f"        stuck = not NM_{index}(s, me)"]
     lines += ["    if not stuck:", "        return 0"]
     if word == "passes":
         lines += ["    if passes < NS:", "        return 2", "    w = np.empty(0, np.int64)"]
@@ -31,4 +32,15 @@ def no_moves_source(program, winners_tag: int, ended_tag: int) -> str:
     else:
         lines += ["    w = np.empty(0, np.int64)"]
     lines += [f"    _won(s, w, {winners_tag}, {ended_tag}, {number})", "    return 1"]
-    return "\n".join(lines)
+    return "\n\n\n".join(found + ["\n".join(lines)])
+
+
+def _exists(program, name: str, index: int) -> str:
+    """`NM_<index>(s, me)`: whether seat `me` has a move at decision step `name`, from any of its moves (of every
+    tier: a later tier has moves only where the earlier have none, so the step has one exactly when any has)."""
+    model = program.rules.steps[name]
+    moves = [rule.name for tier in model.tiers for rule in tier] if model.tiers else program.ir.steps[name].moves
+    lines = ["@_jit", f"def NM_{index}(s, me):"]
+    for move in moves:
+        lines += program._generate(program.ir.moves[move], True)
+    return "\n".join(lines + ["    return False"])
