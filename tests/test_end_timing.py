@@ -9,6 +9,8 @@ import pytest
 
 import rulesdsl
 from rulesdsl import GameRuntimeError, RulesError
+from rulesdsl.engine.play import play, uniform
+from rulesdsl.engine.rng import Rng
 from rulesdsl.findings import check_file
 
 from .helpers import ROOT
@@ -157,3 +159,16 @@ def test_both_backends_end_alike(path, variant, plays):
     for moves in plays:
         a, b = _played(python, moves), _played(compiled, moves)
         assert b.to_json() == a.to_json() and _outcome(b) == _outcome(a)
+
+
+def test_a_tiered_step_has_a_move_when_any_tier_has_one_on_both_backends(tmp_path):
+    text = (ROOT / "tests" / "compiled_games" / "fallbacks.yaml").read_text()
+    end = '  - when: "max(pos[p] for p in players) >= 20"\n'
+    path = tmp_path / "fallbacks-no-moves.yaml"
+    path.write_text(text.replace(end, end + "  - no_moves: loses\n"))  # its last tier is always legal: never used
+    python, compiled = _game(str(path)), _game(str(path), None, "compiled")
+    for seed in range(3):
+        a, b = python.new_initial_state(seed), compiled.new_initial_state(seed)
+        play(a, uniform, Rng(seed), [Rng(10 + seed), Rng(20 + seed)])
+        b.playout(Rng(seed), [Rng(10 + seed), Rng(20 + seed)])  # the whole playout in compiled code
+        assert b.to_json() == a.to_json() and a.terminal and a.ended_by == 0
