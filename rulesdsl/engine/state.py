@@ -695,13 +695,14 @@ class State(Position):
     def settle(self, over: bool) -> None:
         """Whether a position read from a file is over: the rules say so, not the file. The end rules are asked
         where play stops after a seat's move in its turn (the last entry of the history is the last move, made by
-        `player`, nobody's choice pending), or where the file says the game is over (`over`), which is then so only
-        if an end rule holds, or a seat to choose has no legal move under the no_moves rule."""
+        `player`, nobody's choice pending), in a position written without its history (nothing tells where in a
+        turn it stands), or where the file says the game is over (`over`), which is then so only if an end rule
+        holds, or a seat to choose has no legal move under the no_moves rule."""
         if not self.ply:
             return
         last, history = self.last, self.history
-        if over or (last is not None and last[2] == self.player and not self.pending and history
-                    and history[-1] == str(last)):
+        if over or not history or (last is not None and last[2] == self.player and not self.pending
+                                   and history[-1] == str(last)):
             if self._check_end():
                 return
         step = self.rules.steps.get(self.step)
