@@ -44,7 +44,7 @@ CODES = frozenset({
     "variant_inherited", "bad_bundle", "turn_cap_clamped",
     # structure (the JSON Schema)
     "schema_type", "schema_required", "schema_unknown_key", "schema_enum", "schema_form", "schema_size",
-    "schema_range", "schema_invalid",
+    "schema_range", "schema_invalid", "no_moves_twice",
     # expressions and names
     "syntax", "unknown_name", "unknown_function", "unknown_attribute", "unknown_keyword", "duplicate_keyword",
     "wrong_arity", "bad_argument", "effect_in_condition", "misused_name", "not_assignable", "bad_name",

@@ -45,6 +45,8 @@ SLOW = {
     "test_docs_snippets.py": {"test_console_snippet_prints_what_it_shows", "test_python_snippet_runs_as_printed"},
     "test_emit.py": {"test_compile_lists_what_it_generated_and_shows_the_form"},
     "test_equivalence.py": ALL,
+    "test_end_timing.py": {"test_both_backends_end_alike",
+        "test_a_tiered_step_has_a_move_when_any_tier_has_one_on_both_backends"},
     "test_error_codes.py": {"test_every_code_a_bad_rule_file_gets_is_in_the_table",
         "test_every_code_the_source_gives_is_in_the_table"},
     "test_examples.py": ALL,

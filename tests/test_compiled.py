@@ -35,9 +35,12 @@ FALLBACKS = "tests/compiled_games/fallbacks.yaml"  # tiers of moves (per value w
 RESHUFFLE = "tests/compiled_games/reshuffle.yaml"  # an arrangement drawn at the start of every turn
 CHIPS = "tests/compiled_games/chip-duel.yaml"  # scoring: returns (chips won; a cooperative variant's team score)
 HAND_ORDER = "tests/compiled_games/hand-order.yaml"  # hands seen by their owner, lists of seats, a feature family
+TAKE = "tests/compiled_games/take-away.yaml"  # no_moves: loses (passes in a variant), an end reading `mover`
+DEAL = "tests/end_rules/deal.yaml"  # a deal by chance steps that the end, reading the hands, does not cut short
 SUPPORTED = [(TUTORIAL, None), (TUTORIAL, "misere"), ("mabula", None), (DICE, None), (TURN_ENDS, None), (TURNS, None),
              (SOWING, None), (LANES, None), (TALLIES, None), (SECRET, None), (SIXES, None), (CALLED, None),
-             (FALLBACKS, None), (RESHUFFLE, None), (CHIPS, None), (CHIPS, "team"), (HAND_ORDER, None)]
+             (FALLBACKS, None), (RESHUFFLE, None), (CHIPS, None), (CHIPS, "team"), (HAND_ORDER, None),
+             (TAKE, None), (TAKE, "passing"), (DEAL, None)]
 RUNS = "tests/compiled_games/runs.yaml"  # take_while() over a range and over a list comprehension
 SUPPORTED += [(RUNS, None)]
 MABULA_SETUP = "WBWBWBWBWBWBBWBWBWBWBWBW"  # an explicit setup: no chance step

@@ -260,7 +260,7 @@ scoring:
 
 
 @pytest.mark.parametrize("moves, returns", [
-    (["roll 6", "more", "roll 6"], [-1.0]),  # 12: over 10, no winner: a loss
+    (["roll 6", "more", "roll 6", "more"], [-1.0]),  # 12: over 10 (asked at the next move), no winner: a loss
     (["roll 3", "stop"], [-1.0]),  # 3: no winner: a loss
     (["roll 4", "more", "roll 3", "stop"], [0.0]),  # 7: winners: draw
     (["roll 5", "more", "roll 4", "stop"], [1.0]),  # 9: a win

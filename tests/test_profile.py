@@ -44,7 +44,7 @@ flow:
       moves: [take]
       next: end_turn
 end:
-  - when: "turn >= {TURNS}"
+  - when: "turn >= {TURNS - 1}"
     winners: "[]"
 """
 

@@ -204,7 +204,7 @@ def test_a_failing_statement_is_located_at_its_own_line(tmp_path, move, rule, te
 def test_winners_that_are_no_seat_fail_at_the_end_rule(tmp_path, winners, shown):
     # a winner no seat holds ended the game with no result for it: drawing the board then failed (an IndexError)
     path = tmp_path / "winners.yaml"
-    path.write_text(BROKEN.replace("not can_move(0, STEP)", "turn >= 1").replace('winners: "[]"',
+    path.write_text(BROKEN.replace("not can_move(0, STEP)", "turn >= 0").replace('winners: "[]"',
                                                                                   f"winners: {winners!r}"))
     state = rulesdsl.load_game(str(path)).new_initial_state()
     with pytest.raises(GameRuntimeError, match=rf"the winners should be players \(seats 0 to 1\), not {shown}\n") \
@@ -216,7 +216,7 @@ def test_winners_that_are_no_seat_fail_at_the_end_rule(tmp_path, winners, shown)
 @pytest.mark.parametrize("winners, expected", [("1", [1]), ("[1, 0, 1]", [0, 1]), ("[]", []), ("none", [])])
 def test_winners_that_are_seats_end_the_game(tmp_path, winners, expected):
     path = tmp_path / "winners.yaml"
-    path.write_text(BROKEN.replace("not can_move(0, STEP)", "turn >= 1").replace('winners: "[]"',
+    path.write_text(BROKEN.replace("not can_move(0, STEP)", "turn >= 0").replace('winners: "[]"',
                                                                                   f"winners: {winners!r}"))
     state = rulesdsl.load_game(str(path)).new_initial_state()
     state.apply(state.legal_moves()[0])
@@ -227,7 +227,7 @@ def test_winners_that_are_seats_end_the_game(tmp_path, winners, expected):
 def test_can_move_of_a_value_that_is_no_seat_fails_at_its_rule(broken, step):
     # the compiled backend refused it while the Python engine answered for a player the game does not have
     path = broken(step)
-    text = open(path, encoding="utf-8").read().replace("not can_move(0, ", "turn >= 1 and not can_move(2, ")
+    text = open(path, encoding="utf-8").read().replace("not can_move(0, ", "turn >= 0 and not can_move(2, ")
     with open(path, "w", encoding="utf-8") as out:
         out.write(text)
     state = rulesdsl.load_game(path).new_initial_state()

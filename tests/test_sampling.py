@@ -241,7 +241,7 @@ flow:
     play:
       moves: [stop]
 end:
-  - when: "turn >= 1"
+  - when: "turn >= 0"
     winners: highest_score
 scoring:
   score: "points[me]"

@@ -40,7 +40,7 @@ flow:
   steps:
     play: {moves: [add], next: end_turn}
 end:
-  - when: "turn >= 4"
+  - when: "turn >= 3"
     winners: "[]"
 scoring:
   score: "points[me]"

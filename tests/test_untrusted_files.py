@@ -726,9 +726,9 @@ SPECIAL_NAMES = sorted(
     {"self", "cls", "args", "kwargs", "by", "kind", "name", "index", "x", "y", "col", "row", "real", "imag",
      "numerator", "part", "parts", "outcome", "owner", "key", "move", "choices", "symbol", "base", "fields",
      "to_json", "me", "player", "players", "num_players", "active_players", "turn", "cells", "option", "last_move",
-     "S", "out", "skip", "append", "NEW", "MOVE", "moves_of", "K0", "K1", "L_x", "C1_x", "F_at", "G_add", "G_field",
-     "U_zf", "P_zp", "H_0", "R_1", "I_R_1", "expr_1", "function_zf_3", "gen_put_9", "true", "none", "for", "piece",
-     "size", "at", "c", "zc"}
+     "mover", "S", "out", "skip", "append", "NEW", "MOVE", "moves_of", "K0", "K1", "L_x", "C1_x", "F_at", "G_add",
+     "G_field", "G_mover", "U_zf", "P_zp", "H_0", "R_1", "I_R_1", "expr_1", "function_zf_3", "gen_put_9", "true", "none",
+     "for", "piece", "size", "at", "c", "zc"}
     | set(keyword.kwlist) | set(PYTHON_BUILTINS)
     | {n for t in (int, str, list, dict, tuple, object) for n in dir(t) if not n.startswith("_")})
 

@@ -290,8 +290,8 @@ def state_from_json(game, data: dict, source: str = "state", text: str | None = 
         S.history[-len(S.pending):] = list(S.pending.values())
     if S.capped:
         S.terminal, S.winners = True, []
-    elif S.ply:
-        S._check_end()  # whether the game is over follows from the position, not from the file
+    else:
+        S.settle(data.get("terminal") is True)  # whether the game is over follows from the position, not the file
     return S
 
 

@@ -268,25 +268,29 @@ class State(Position):
             player = waiting[0]
         elif player not in self.acting_players():
             return []
-        new, make = tuple.__new__, Move
-        try:
-            if step.tiers:
-                moves = self._tiered(step, player)
-            else:
-                moves = []
-                for rule in step.moves:
-                    if rule.collect is not None:
-                        rule.collect(self, player, moves)
-                    else:
-                        moves.extend(new(make, (rule, args, player)) for args in rule.generate(self, player))
-        except _CONVERTED as exc:
-            raise _runtime_error(self, step, exc) from exc
+        moves = self._listed(step, player)
         if not moves:
             if step.pass_rule is None:
                 raise _flow_error(self, step, f"{self.rules.player_names[player]} has no legal move and the step "
                                   "declares no 'pass'", "add 'pass: pass' to the step, or a move that is always legal")
             moves = [Move(step.pass_rule, (), player)]
         return moves
+
+    def _listed(self, step, player: int) -> list[Move]:
+        """The moves of `player` at decision or simultaneous step `step`, without its pass: maybe none."""
+        new, make = tuple.__new__, Move
+        try:
+            if step.tiers:
+                return self._tiered(step, player)
+            moves = []
+            for rule in step.moves:
+                if rule.collect is not None:
+                    rule.collect(self, player, moves)
+                else:
+                    moves.extend(new(make, (rule, args, player)) for args in rule.generate(self, player))
+            return moves
+        except _CONVERTED as exc:
+            raise _runtime_error(self, step, exc) from exc
 
     def _tiered(self, step, player) -> list[Move]:
         """Moves of the first tier that has any; with fallback_by, chosen separately per value of that param."""
@@ -474,7 +478,7 @@ class State(Position):
                 self._leave_position()
             with _rule_errors(self, step):
                 step.effects(self, self.player, choices)
-            self._advance(step, None)
+            self._advance(step, None, moved=True)
         else:
             if self.seen is not None:
                 self._leave_position()
@@ -490,9 +494,9 @@ class State(Position):
             elif target.__class__ is tuple:
                 target = self._called(target, step, rule, who)
             if target is None:
-                self._advance(step, rule, who)
+                self._advance(step, rule, who, who >= 0)
             else:
-                self._go(target)
+                self._go(target, who >= 0)
         if self.held > MAX_STATE_ITEMS:  # perhaps: Position.held never falls short of what the position holds
             self.check_held(rule, turn)
         if DEEPENED[0] != deepened:  # a list held elsewhere was given an item that holds values
@@ -572,7 +576,7 @@ class State(Position):
                                   None if what else ("zones" if most[1].zone else "vars", most[1].name), turn)
         self.held = total
 
-    def _advance(self, step, rule: MoveRule | None, me: int | None = None) -> None:
+    def _advance(self, step, rule: MoveRule | None, me: int | None = None, moved: bool = False) -> None:
         target, self.goto = self.goto, None
         if target is None:
             chooser = rule.next if rule is not None and rule.next is not None else step.next
@@ -582,7 +586,7 @@ class State(Position):
                 raise _runtime_error(self, step, exc) from exc
         elif target.__class__ is tuple:
             target = self._called(target, step, rule, me)
-        self._go(target)
+        self._go(target, moved)
 
     def _called(self, asked: tuple, step, rule: MoveRule | None, me: int | None) -> str:
         """Where play goes once the effects of `rule` at `step` (its own effects if None) asked for draws by
@@ -619,17 +623,23 @@ class State(Position):
         except _CONVERTED as exc:
             raise _runtime_error(self, step, exc) from exc
 
-    def _go(self, target: str) -> None:
+    def _go(self, target: str, moved: bool = False) -> None:
+        """Play on from step `target` through automatic steps to where play waits (a decision, chance or simultaneous
+        step), passing the turn at end_turn. The end rules are asked when a turn ends, before it passes, and where
+        play waits within the turn of a seat's move that brought it here (`moved`); never after each automatic step,
+        a chance outcome's own consequences or the turn passing."""
         rules = self.rules
         steps = rules.steps
         if self.player.__class__ is not int or not 0 <= self.player < rules.num_players:
             self._check_player("player")
+        passes = 0  # turns passed in a row by seats with no legal move (no_moves: passes)
         for _ in range(MAX_AUTO_STEPS):
             if target == END_TURN:
                 # a game that ends with this turn ends before the turn passes: the player who made its last
                 # move is still `player`, and the turn count is that of the turn played
                 if self.ply and self._check_end():
                     return
+                moved = False  # once the turn has passed, the end is asked at its end only
                 if rules.next_player is None:
                     self.player = (self.player + 1) % rules.num_players
                 else:
@@ -643,18 +653,13 @@ class State(Position):
                 self.turn += 1
                 target = rules.turn_start
                 cap = self.game.max_turns
-                if cap is not None and self.turn >= cap:
+                if cap is not None and self.turn >= cap:  # (a game that ends on the last allowed turn ended above)
                     self.step = target
-                    if not self._check_end():  # a game that ends on the last allowed turn is not capped
-                        self.terminal, self.capped, self.winners = True, True, []
+                    self.terminal, self.capped, self.winners = True, True, []
                     return
             self.step = target
-            if self.ply and self._check_end():  # end conditions apply once play has begun
-                return
             step = steps[target]
             kind = step.kind
-            if kind == "decision":
-                return
             if kind == "auto":
                 self.goto = None
                 try:  # (not `with _rule_errors`: a try costs nothing until something fails)
@@ -686,9 +691,55 @@ class State(Position):
                         elif target.__class__ is tuple:
                             target = self._called(target, step, None, None)
                     continue
+            # play waits here
+            if moved and self.ply and self._check_end():  # end conditions apply once play has begun
+                return
+            if rules.no_moves is not None and kind != "chance" and self._no_moves(step, passes + 1):
+                if self.terminal:
+                    return
+                passes += 1
+                target = END_TURN
+                continue
             return
         raise _flow_error(self, steps.get(target, target), "the flow went round automatic steps without reaching a decision",
                           "each round of automatic steps must reach a decision, chance or simultaneous step")
+
+    def _no_moves(self, step, passes: int) -> bool:
+        """Apply the file's no_moves rule where a seat to choose at `step` has no legal move (at a simultaneous step:
+        any of its actors, all of those together), the step declaring no pass of its own: the game ends (then True),
+        or, with `passes`, the turn passes (True; drawn once `passes` turns passed so in a row, one per seat still in
+        the game). False: every seat to choose has a move."""
+        if step.pass_rule is not None:
+            return False
+        seats = [self._decider(step)] if step.kind == "decision" else self.acting_players()
+        stuck = [p for p in seats if not self._listed(step, p)]
+        if not stuck:
+            return False
+        number = self.rules.no_moves
+        word = self.rules.end_rules[number].no_moves
+        if word == "passes" and passes < self.rules.num_players - len(self.left):
+            return True
+        playing = [p for p in range(self.rules.num_players) if p not in self.left]
+        winners = [p for p in playing if p not in stuck] if word == "loses" else stuck if word == "wins" else []
+        self.terminal, self.winners, self.ended_by = True, sorted(winners), number
+        return True
+
+    def settle(self, over: bool) -> None:
+        """Whether a position read from a file is over: the rules say so, not the file. The end rules are asked
+        where play stops after a seat's move in its turn (the last entry of the history is the last move, made by
+        `player`, nobody's choice pending), in a position written without its history (nothing tells where in a
+        turn it stands), or where the file says the game is over (`over`), which is then so only if an end rule
+        holds, or a seat to choose has no legal move under the no_moves rule."""
+        if not self.ply:
+            return
+        last, history = self.last, self.history
+        if over or not history or (last is not None and last[2] == self.player and not self.pending
+                                   and history[-1] == str(last)):
+            if self._check_end():
+                return
+        step = self.rules.steps.get(self.step)
+        if over and step is not None and self.rules.no_moves is not None and step.kind != "chance":
+            self._no_moves(step, self.rules.num_players)
 
     def _check_player(self, what: str) -> None:
         """A located error unless the player whose turn it is is a seat (rule code may set it to anything)."""
@@ -714,6 +765,8 @@ class State(Position):
     def _check_end(self) -> bool:
         checked = self.end_checked
         for number, end in enumerate(self.rules.end_rules):
+            if end.when is None:  # the no_moves rule: applied where a seat has no move (see _no_moves)
+                continue
             try:
                 if end.unchanged is not None:  # asked again only once something the condition reads is written
                     key = end.unchanged(self)

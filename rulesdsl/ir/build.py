@@ -207,8 +207,11 @@ def build(compiler) -> GameIR:
     game.start = rules.start
     for k, spec in enumerate(data.get("end") or ()) if isinstance(data.get("end"), list) else ():
         if isinstance(spec, dict):
+            word = spec.get("no_moves")
             game.end.append(EndRule(("end", k), builder.one(("end", k, "when")), builder.one(("end", k, "winners")),
-                                    {key: builder.one(("end", k, key)) for key in spec if key not in ("when", "winners")}))
+                                    {key: builder.one(("end", k, key)) for key in spec
+                                     if key not in ("when", "winners", "no_moves")},
+                                    no_moves=word if isinstance(word, str) else None))
     for key in (data.get("scoring") or {}) if isinstance(data.get("scoring"), dict) else ():
         if key not in ("utility", "returns_range"):  # (settings, not expressions)
             game.scoring[key] = builder.one(("scoring", key))

@@ -133,9 +133,10 @@ class Board:
 @dataclass
 class EndRule:
     decl: tuple
-    when: object
+    when: object  # None: the no_moves rule
     winners: object = None
     exprs: dict = field(default_factory=dict)
+    no_moves: str | None = None  # loses | wins | draws | passes: what a seat with no legal move at a decision does
 
 
 @dataclass

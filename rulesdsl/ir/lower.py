@@ -205,7 +205,9 @@ class Lowerer:
             root = node.target
             while isinstance(root, (A.Index, A.Attr)):
                 root = root.obj
-            if isinstance(root, A.Name) and root.id not in self.names and self.scope.lookup(root.id) is None:
+            found = self.scope.lookup(root.id) if isinstance(root, A.Name) else None
+            hidden = found is not None and found.hideable and root is node.target and node.op == "="
+            if isinstance(root, A.Name) and root.id not in self.names and (found is None or hidden):
                 self.names[root.id] = self.temps[root.id] = Name("temp", None, self.at(root))  # theirs from here on
                 if root is node.target and node.op == "=":
                     self.new[root.id] = temporary(root.id)

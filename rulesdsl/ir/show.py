@@ -312,6 +312,9 @@ class _Outline:
 
     def end(self, depth: int, number: int, rule) -> None:
         self.line(depth, f"end {number}")
+        if rule.no_moves is not None:
+            self.line(depth + 1, f"no_moves: {rule.no_moves}")
+            return
         self.expr(depth + 1, "when", rule.when)
         spec = spec_at(self.data, rule.decl)
         if rule.winners is not None:

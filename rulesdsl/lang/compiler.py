@@ -62,6 +62,8 @@ class Binding:
     typed_by: object = None
     # a comprehension's variable that hides a name of the same name around it: compiled under a name of its own
     shadows: bool = False
+    # a name the language gives that effects may hide by assigning a name of their own to it (`mover = ...`)
+    hideable: bool = False
 
 
 @dataclass

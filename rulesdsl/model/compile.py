@@ -44,7 +44,7 @@ from .reads import NOTHING, ReadAnalysis, key_code
 from .results import UTILITIES, derived_utility, reads_seat
 from .rules import EndRule
 from .scans import located_scan
-from .values import LAST_MOVE_CODE, Cell, last_move_record, text_of
+from .values import LAST_MOVE_CODE, MOVER_CODE, Cell, last_move_record, mover_of, text_of
 
 _WINNERS_WORDS = ("highest_score", "draw")  # what `winners:` may be besides an expression
 _LANGUAGE_LATER = ("cells",)  # names the language gives once the board is built, after names are declared
@@ -278,10 +278,13 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
             # a file's own name last_move (a variable...) takes its place; a record built over the move's values
             "last_move": Binding(LAST_MOVE_CODE, depth=(ABSENT, 1),
                                  typed_by=lambda: T.optional(last_move())),
+            # the seat that made the last move, none before the first
+            "mover": Binding(MOVER_CODE, depth=SCALAR, type=T.optional(T.SEAT), hideable=True),
             # the built-in, read as a name like `players`
             "active_players": Binding("F_active_players(S)", type=T.list_(T.SEAT)),
         })
         self.namespace["G_last_move"] = last_move_record
+        self.namespace["G_mover"] = mover_of
         self._players()
         self.compiler.add_builtins(game_builtins(r))
         self._data()
@@ -807,9 +810,26 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
 
     def _end_and_scoring(self):
         r = self.rules
+        no_moves = None  # the path of the file's no_moves rule
         for k, spec in enumerate(self.data.get("end") or []):
             path = ("end", k)
             spec = spec or {}
+            if "no_moves" in spec:  # (its word and that it stands alone: the schema's)
+                if no_moves is not None:
+                    self.problem(path + ("no_moves",), "a second no_moves rule: a file has at most one",
+                                 f"keep one: the first is at line {self.doc.locate(no_moves, key=True)[0].line}", key=True,
+                                 code="no_moves_twice", fields={"first": no_moves})
+                    continue
+                for key in spec:
+                    if key != "no_moves":
+                        self.problem(path + (key,), f"'{key}' beside no_moves: a no_moves rule stands alone",
+                                     "write an end condition as an item of its own: - when: ...", key=True,
+                                     code="schema_unknown_key", fields={"key": key, "allowed": ("no_moves",)})
+                no_moves = path + ("no_moves",)
+                word = spec["no_moves"]
+                r.no_moves = len(r.end_rules)
+                r.end_rules.append(EndRule(path, None, None, draw=word in ("draws", "passes"), no_moves=word))
+                continue
             lets, scope = self.let_block(path, spec.get("let"), self.root)
             when = self.expr(path + ("when",), spec.get("when"), scope)
             winners = spec.get("winners", "highest_score")
@@ -833,6 +853,8 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
             r.end_rules.append(EndRule(path, self.function("expr", "S, me=None", lets + [Return(when)], f"end {k + 1}"),
                                        winners_fn, spec.get("ties", "draw"), draw=winners == "draw"))
         for end in r.end_rules:  # what each end condition reads: it is asked again only once that has changed
+            if end.when is None:
+                continue
             end.unchanged = self.unchanged(self.data["end"][end.path[1]], ("let", "when"))
         scoring = self.data.get("scoring") or {}
         for key in ("score", "tiebreak", "evaluation", "breakdown"):

@@ -49,6 +49,7 @@ class Rules:
     # play keep them (engine/repetition.py)
     counts_positions: bool = False
     end_rules: list = field(default_factory=list)
+    no_moves: int | None = None  # the index in end_rules of the `no_moves:` rule, if the file has one
     score: object = None
     tiebreak: object = None
     evaluation: object = None  # for agents: how good a position is for 'me' (default: the score)

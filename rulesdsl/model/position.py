@@ -12,7 +12,7 @@ class Position:
     - `zones`, `vars`: each declared zone and variable's value, in declaration order (a list per player
       for `per: player`, a table per key for those declared with `keys:`, such as one place per cell)
     - `player`: whose turn it is; `turn`: turns completed; `step`: the name of the current step
-    - `last`: the last move a player made (a Move; None before the first), read by `last_move`
+    - `last`: the last move a player made (a Move; None before the first), read by `last_move` and `mover`
     - `revealed`: the zone places shown to everyone by reveal(), as a frozenset of (zone name, seat or key)
     - `goto`: the step an effect asked to continue at (None: the rule's own next step); once an effect has
       called chance(), a tuple: the step asked for (or None), then each draw asked for as (step, inputs)

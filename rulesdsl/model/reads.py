@@ -12,11 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..lang import ast as A
-from .values import LAST_MOVE_CODE
+from .values import LAST_MOVE_CODE, MOVER_CODE
 
 # The names of the flow that rule code reads directly, by the code that reads them, and the code of their keys
 # (`left` is a tuple, replaced, never changed, when a player leaves).
-_FLOW = {"S.player": "player", "S.turn": "turn", LAST_MOVE_CODE: "last", "F_active_players(S)": "left"}
+_FLOW = {"S.player": "player", "S.turn": "turn", LAST_MOVE_CODE: "last", MOVER_CODE: "last",
+         "F_active_players(S)": "left"}
 _FLOW_KEYS = {"player": "S.player", "turn": "S.turn", "last": "S.last", "left": "S.left"}
 
 

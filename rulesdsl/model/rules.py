@@ -220,16 +220,17 @@ class Step:
 
 @dataclass
 class EndRule:
-    """An end condition and how the winners are decided."""
+    """An end condition and how the winners are decided; or the file's `no_moves:` rule (then `when` is None)."""
 
     path: tuple
-    when: Callable  # (S) -> bool
+    when: Callable | None  # (S) -> bool; None: the no_moves rule, applied where a seat to choose has no move
     winners: Callable | None  # (S) -> list of players; None: by score
     ties: str = "draw"  # by score: draw | share
     draw: bool = False  # `winners: draw`: the game ends drawn (for one player too, where no winner is a loss)
     # (S) -> a value that stays the same while nothing `when` reads is written (see model/reads.py); None
     # when `when` may read anything. The engine does not ask `when` again while it stays the same.
     unchanged: Callable | None = None
+    no_moves: str | None = None  # loses | wins | draws | passes: what a seat with no legal move at a decision does
 
 
 budget.guard(MoveRule.format, MOVE_SECONDS, "printing a move")

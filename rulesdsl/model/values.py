@@ -116,6 +116,15 @@ _SPACES = re.compile(" {2,}")
 LAST_MOVE_CODE = "G_last_move(S.last)"
 
 
+# `mover` in rule code: the seat that made the last move (see Position.last), or none before the first.
+MOVER_CODE = "G_mover(S.last)"
+
+
+def mover_of(move) -> int | None:
+    """What `mover` reads: the seat that made the last move a player made, or None."""
+    return None if move is None else move[2]
+
+
 def last_move_record(move) -> Record | None:
     """What `last_move` reads: the move's params and lets by name, with `by` (the seat that made it) and `kind`
     (the move's name) unless a param or let of that name stands there."""

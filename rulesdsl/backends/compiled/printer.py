@@ -148,6 +148,8 @@ class Printer(ListBuiltins, LinkBuiltins):
                 return "me", "i"
             if name in ("player", "turn"):
                 return self.field(name), "i"
+            if name == "mover":  # the seat of the last move, -1 (none) before the first
+                return f"({self.field('last.player')} if {self.field('last_row')} >= 0 else -1)", "i"
             if name == "cells":
                 return self.m.table("cells", list(range(self.t.cells))), "a"
             if name == "players":

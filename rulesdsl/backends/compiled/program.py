@@ -3,7 +3,8 @@ and a random playout loop, all over the packed state vector `s` (packing.py).
 
 A move inside compiled code is a row of whole numbers: its kind (its index in the layout's moves), then its
 arguments as the layout numbers them. The flow machine is Python's (engine/state.py `_go`): end_turn checks the
-end, passes the turn, counts it and stops at the turn cap; every step reached checks the end once play has begun.
+end, passes the turn, counts it and stops at the turn cap; where play waits within the turn of a seat's move, the
+end is checked once more; a seat to choose with no legal move meets the file's no_moves rule (nomoves.py).
 A game's first step may be a chance step drawing an arrangement of a fixed list of items: it is drawn here, from
 the chance stream exactly as engine/arrange.py draws it, and applied; the playout loop draws it too. What the module
 does not take raises Unsupported, located.
@@ -20,6 +21,7 @@ from ...ir.forms import Atom, Many, Nothing, OneOf
 from .bounds import length_bound
 from .calls import Calls
 from .draws import Draw
+from .nomoves import no_moves_source
 from .outcomes import Outcomes
 from .places import _may_be_none, _optional
 from .printer import Module, Printer
@@ -28,7 +30,6 @@ from .tiers import Tiers, after_effects
 from .unsupported import Unsupported
 
 DECISION, CHANCE = 0, 1
-_BOARD_ONLY = frozenset({"at", "empty", "occupied", "owned", "pieces", "can_push", "push_targets"})  # read no turn
 
 
 class Program:
@@ -63,7 +64,8 @@ class Program:
     # -- the whole module -----------------------------------------------------------------------------------------
     def _print(self) -> str:
         self._check_flow()
-        parts = [self._legal(), self._apply(), self._flow(), self._end(), self._by_score(), self._chance()]
+        parts = [self._legal(), self._apply(), self._flow(), self._end(), self._no_moves(), self._by_score(),
+                 self._chance()]
         parts.append(self._own_returns())
         if self.calls.active:
             parts.append(self.calls.source())
@@ -407,7 +409,7 @@ class Program:
         winners = self.layout.slots["winners"].form
         listed = _member(winners, Many)
         parts.append(self._next_player())
-        parts.append(GO.format(turn_start=start, capped_tag=listed, unchanged=not self._end_reads_turn(),
+        parts.append(GO.format(turn_start=start, capped_tag=listed,
                                error=self.m.error("the flow went round automatic steps without reaching a decision",
                                                   ("flow",))))
         return "\n\n\n".join(parts)
@@ -429,39 +431,12 @@ class Program:
                           f"        raise ValueError({error!r}, p)", "    return p"])
 
     # -- the end --------------------------------------------------------------------------------------------------
-    def _end_reads_turn(self) -> bool:
-        """Whether the end rules' conditions may read what passing the turn changes (whose turn it is, the turn's
-        number, the step): when not, the end is not checked again on reaching the next turn's first step, just after
-        it was checked at the end of the turn. A built-in not known to read only the board and zones counts as
-        reading it."""
-        todo = [(end.when, False) for end in self.ir.end]  # (node, whether `me` there is an argument's value)
-        seen = set()
-        while todo:
-            node, bound = todo.pop()
-            for n in N.walk(node):
-                if isinstance(n, N.Ref) and n.kind == "engine" and not n.const and not (n.name == "me" and bound):
-                    return True
-                if not isinstance(n, N.Call) or (n.func, bound) in seen:
-                    continue
-                seen.add((n.func, bound))
-                if n.target == "function" and n.func in self.ir.functions:
-                    fn = self.ir.functions[n.func]
-                    todo += [(let.value, bound) for let in fn.lets] + [(fn.value, bound)]
-                elif n.target == "builtin" and n.func == "can_move" and len(n.args) == 2 \
-                        and isinstance(n.args[1], N.Const) and n.args[1].value in self.ir.steps:
-                    for move in self.ir.steps[n.args[1].value].moves:  # listed for the seat given: `me` is it
-                        plan = self.ir.moves[move]
-                        todo += [(x, True) for p in plan.params for x in (p.domain, p.among) if x is not None]
-                        todo += [(let.value, True) for let in plan.lets] + [(c.test, True) for c in plan.checks]
-                elif n.target != "builtin" or not (getattr(self.ir.builtins.get(n.func), "fold", False)
-                                                   or n.func in _BOARD_ONLY):
-                    return True
-        return False
-
     def _end(self) -> str:
         winners, ended = self.layout.slots["winners"].form, self.layout.slots["ended_by"].form
         lines = ["@_jit", "def check_end(s):", "    me = s[O_player]"]
         for number, end in enumerate(self.ir.end):
+            if end.no_moves is not None:  # (asked where a seat has no move: see _no_moves)
+                continue
             lines.append(f"    if {self.p.scalar(end.when, {})}:")
             if end.winners is None:
                 draw = self.rules.end_rules[number].ties == "draw"
@@ -474,6 +449,10 @@ class Program:
                       "        return True"]
         lines.append("    return False")
         return "\n".join(lines)
+
+    def _no_moves(self) -> str:
+        winners, ended = self.layout.slots["winners"].form, self.layout.slots["ended_by"].form
+        return no_moves_source(self, _member(winners, Many), _member(ended, Atom))
 
     def _by_score(self) -> str:
         scoring = self.ir.scoring
@@ -815,30 +794,33 @@ def _won(s, winners, list_tag, int_tag, rule):
 
 GO = '''@_jit
 def go(s, target):
-    checked = False  # the end was checked just before the turn passed
+    moved = s[O_ply] > 0 and s[O_last_row] == s[O_ply] - 1  # a seat's move brought play here
+    passes = 0  # turns passed in a row by seats with no legal move
     for _ in range(10000):
         if target == END_TURN:
             if s[O_ply] and check_end(s):
                 return
-            checked = {unchanged}
+            moved = False  # once the turn has passed, the end is asked at its end only
             s[O_player] = next_player(s)
             s[O_turn] += 1
             target = {turn_start}
             if s[O_turn] >= MAX_TURNS:
                 s[O_step] = target
-                if not check_end(s):
-                    s[O_terminal] = 1
-                    s[O_capped] = 1
-                    s[O_winners_tag] = {capped_tag}
-                    s[O_winners_list_len] = 0
+                s[O_terminal] = 1
+                s[O_capped] = 1
+                s[O_winners_tag] = {capped_tag}
+                s[O_winners_list_len] = 0
                 return
         s[O_step] = target
-        if s[O_ply] and not checked and check_end(s):
-            return
-        checked = False
         if AUTO[target]:
             s[X_goto] = 0
             target = automatic(s, target)
+            continue
+        if moved and check_end(s):  # play waits here, within the turn of a seat's move
+            return
+        if KIND[target] == 0 and no_moves(s, target, passes + 1) == 2:
+            passes += 1
+            target = END_TURN
             continue
         return
     {error}'''
