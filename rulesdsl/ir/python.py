@@ -997,7 +997,7 @@ class Compiler:
                     if counts and entry + bound:
                         lines.append(f"S.held += {entry + bound}")
             if holder is not None and node.op in ("=", "+=") and self._may_deepen(node):
-                lines.append("G_deepen()")
+                lines.append(f"G_deepen({target})")  # (what was stored, read back)
             counted = self._counted_write(node.target)
             return lines if counted is None else lines + [counted]
         if isinstance(node, N.Do):

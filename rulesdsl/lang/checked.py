@@ -219,11 +219,13 @@ _deepened = [0]  # read as DEEPENED[0] where a call per move counts (engine/stat
 DEEPENED = _deepened
 
 
-def deepen() -> None:
-    """Rule code stored a value as an item of a list or table that may itself lie inside another (reached
-    through a second name for it, or down several indexes): the check of the item (see item) sees only the list
-    it is stored in, so what holds that list may now nest deeper than the limit."""
-    _deepened[0] += 1
+def deepen(stored) -> None:
+    """Rule code stored `stored` as an item of a list or table that may itself lie inside another (reached through
+    a second name for it, or down several indexes): the check of the item (see item) sees only the list it is
+    stored in, so what holds that list may now nest deeper than the limit, if `stored` holds values (a number or a
+    text stored deepens nothing)."""
+    if _HOLDS.get(stored.__class__) is not False and _holds(stored.__class__):
+        _deepened[0] += 1
 
 
 def deepenings() -> int:
