@@ -23,7 +23,8 @@ from rulesdsl.loading import bundled_games  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 TUTORIAL = "examples/tutorial/three-in-a-row.yaml"
 DICE = "tests/compiled_games/dice-race.yaml"  # chance outcomes during play, goto(), variables, a capacity
-SUPPORTED = [(TUTORIAL, None), (TUTORIAL, "misere"), ("mabula", None), (DICE, None)]
+BIDS = "tests/compiled_games/blind-bids.yaml"  # simultaneous steps, choices, first(), next_seat(), distinct()
+SUPPORTED = [(TUTORIAL, None), (TUTORIAL, "misere"), ("mabula", None), (DICE, None), (BIDS, None)]
 MABULA_SETUP = "WBWBWBWBWBWBBWBWBWBWBWBW"  # an explicit setup: no chance step
 
 
@@ -66,7 +67,8 @@ def test_whole_playouts_in_compiled_code_are_the_python_play_loops(name, variant
     python, compiled = _games(name, variant)
     for seed in range(20):
         a, b = python.new_initial_state(seed), compiled.new_initial_state(seed)
-        (chance_a, seats_a), (chance_b, seats_b) = streams(seed, 2), streams(seed, 2)
+        seats = python.num_players
+        (chance_a, seats_a), (chance_b, seats_b) = streams(seed, seats), streams(seed, seats)
         play(a, uniform, chance_a, seats_a)
         made = b.playout(chance_b, seats_b)
         assert made == a.ply and b.to_json() == a.to_json() and b.returns() == a.returns()
@@ -76,7 +78,7 @@ def test_whole_playouts_in_compiled_code_are_the_python_play_loops(name, variant
 @pytest.mark.parametrize("name, variant", SUPPORTED)
 def test_playouts_in_one_call_are_the_python_play_loops_one_after_another(name, variant):
     python, compiled = _games(name, variant)
-    (chance_a, seats_a), (chance_b, seats_b) = streams(7, 2), streams(7, 2)
+    (chance_a, seats_a), (chance_b, seats_b) = streams(7, python.num_players), streams(7, python.num_players)
     plies, returns = [], []
     for seed in range(30):
         state = python.new_initial_state(seed)
@@ -97,7 +99,8 @@ def test_a_playout_stops_at_its_step_limit_where_the_python_loop_does():
     assert not b.terminal and b.ply == 3 and b.to_json() == a.to_json()
 
 
-@pytest.mark.parametrize("name, variant, setup, depth", [(TUTORIAL, None, None, 4), ("mabula", None, MABULA_SETUP, 3)])
+@pytest.mark.parametrize("name, variant, setup, depth", [(TUTORIAL, None, None, 4), ("mabula", None, MABULA_SETUP, 3),
+                                                          (BIDS, None, None, 4)])
 def test_perft_counts_are_the_same(name, variant, setup, depth):
     python, compiled = _games(name, variant, setup)
     assert perft(compiled.new_initial_state(), depth) == perft(python.new_initial_state(), depth)
@@ -112,6 +115,25 @@ def test_states_convert_between_backends_losslessly():
     assert there.to_json() == state.to_json()
     assert there.python().to_json() == state.to_json()
     assert there.clone().legal_moves() == state.legal_moves()
+
+
+def test_choices_waiting_at_a_simultaneous_step_convert_between_backends_and_resolve_alike():
+    python, compiled = _games(BIDS, None)
+    for seed, made in ((1, 1), (2, 2), (3, 4), (4, 6)):  # stopped with choices pending, or between steps
+        state = python.new_initial_state(seed)
+        play(state, uniform, *streams(seed, 3), limit=made)
+        there = compiled.compiled_state(state)
+        assert there.to_json() == state.to_json() and there.python().to_json() == state.to_json()
+        assert there.current_player() == state.current_player() and there.acting_players() == state.acting_players()
+        for p in range(3):  # a seat that has chosen, or does not choose here, has no move
+            assert there.legal_moves(p) == state.legal_moves(p)
+        waiting = state.acting_players()
+        for p in reversed(waiting):  # the last seat first: the choices' order is kept in the history
+            move = state.legal_moves(p)[-1]
+            state.apply(move)
+            there.apply(move)
+            assert there.to_json() == state.to_json()
+        assert there.python().to_json() == state.to_json()
 
 
 def test_auto_falls_back_to_python_saying_where_and_why(tmp_path):

@@ -95,6 +95,7 @@ class Printer:
         self.loops = 0  # `for:` effects printed, which number their names
         self.places = Places(self, tables.rules)
         self.gotos = False  # whether effects printed so far call goto()
+        self.given = {}  # names the engine gives the effects being printed (a simultaneous step's choices)
 
     def unsupported(self, node, why: str) -> Unsupported:
         return Unsupported(self.m.locate(node), why)
@@ -132,6 +133,8 @@ class Printer:
 
     def x_Ref(self, node, env):
         if node.kind in N.LOCAL_KINDS or node.kind == "local":  # local: what a chance step's rules are given
+            if node.name not in env and node.kind == "local" and node.name in self.given:
+                return self.given[node.name]
             if node.name not in env:
                 raise self.unsupported(node, f"'{node.name}' read where it is not bound")
             return env[node.name]
@@ -141,6 +144,8 @@ class Printer:
                 return "me", "i"
             if name in ("player", "turn"):
                 return self.field(name), "i"
+            if name == "num_players":
+                return "NS", "i"
             if name == "cells":
                 return self.m.table("cells", list(range(self.t.cells))), "a"
             if name == "players":
@@ -242,6 +247,9 @@ class Printer:
 
     def x_Attr(self, node, env):
         obj = node.obj
+        if self._bound_rep(obj, env) == "choice" or isinstance(obj, N.Index) \
+                and self._bound_rep(obj.obj, env) == "choices":
+            return self.choice_field(node, self.ex(obj, env)[0]), "i"
         kind = obj.type.name
         if kind == "cell":
             table = self.t.cell_attribute(self, node)
@@ -256,6 +264,8 @@ class Printer:
 
     def x_Index(self, node, env):
         obj = node.obj
+        if self._bound_rep(obj, env) == "choices":  # a seat's choice: its seat, read lazily
+            return f"_seat_at({self.scalar(node.index, env)})", "choice"
         if isinstance(obj, N.Ref) and obj.kind == "region" and obj.name in self.t.keyed:
             return self._keyed_region(node, env)
         if isinstance(obj, N.Ref) and obj.kind == "var" and self.places.per_seat(obj):
@@ -312,7 +322,8 @@ class Printer:
         """The locals of `env` that `node` reads, in order of first reading."""
         found = []
         for n in N.walk(node):
-            if isinstance(n, N.Ref) and n.kind in N.LOCAL_KINDS and n.name in env and n.name not in found:
+            if isinstance(n, N.Ref) and (n.kind in N.LOCAL_KINDS or n.kind == "local") and n.name in env \
+                    and n.name not in found:
                 found.append(n.name)
         return found
 
@@ -345,6 +356,9 @@ class Printer:
         elif how == "sum":
             lines.append(f"{pad}total += {self.scalar(elt, inner)}")
             tail = "    return total"
+        elif how == "first":
+            lines.append(f"{pad}return {self.scalar(elt, inner)}")
+            tail = f"    return {'0' if _holds_piece(elt.type) else '-1'}"
         elif how == "count":  # (each item worked out, as Python's generator does: it may fail)
             lines += [f"{pad}item = {self.scalar(elt, inner)}", f"{pad}total += 1"]
             tail = "    return total"
@@ -358,6 +372,9 @@ class Printer:
         """The head of a loop over `seq` binding the clause's targets in `env`: one name over a list or a list of
         rows, or one name per item of each row."""
         targets = clause.targets
+        if rep == "choices" and len(targets) == 1:  # each seat's choice in turn, as the seat it is read from
+            env[targets[0].name] = (f"l{tag}", "choice")
+            return [f"{pad}for l{tag} in range(NS):"]
         if rep not in ("a", "a2") or len(targets) != 1 and rep != "a2":
             raise self.unsupported(clause, "a loop over this (names over a list, or over a list of rows)")
         lines = [f"{pad}it{tag} = {seq}", f"{pad}for i{tag} in range(it{tag}.shape[0]):"]
@@ -618,3 +635,51 @@ class Printer:
         if not node.args or not isinstance(node.args[0], N.Const) or len(node.args) != 1:
             raise self.unsupported(node, "piece() of a kind not named by a constant")
         return self.t.piece_id(self, node, {k: self.scalar(v, env) for k, v in node.kwargs}), "i"
+
+    # -- choices at a simultaneous step, and built-ins they use ----------------------------------------------------
+    def _bound_rep(self, node, env) -> str | None:
+        """The rep of a name bound in `env` or given by the engine (None for anything else)."""
+        if not isinstance(node, N.Ref):
+            return None
+        bound = env.get(node.name) if node.kind in N.LOCAL_KINDS or node.kind == "local" else None
+        if bound is None and node.kind == "local":
+            bound = self.given.get(node.name)
+        return bound[1] if bound is not None else None
+
+    def choice_field(self, node, seat: str) -> str:
+        """choices[p].name: the argument `name` of the move seat p chose (an error where it chose none, or a move
+        without that argument); the choices are kept in the vector (simultaneous.py)."""
+        fields = [1 + kind.args.index(node.name) if node.name in kind.args else 0 for kind in self.packing.layout.moves]
+        table = self.m.table(("choice field", node.name), fields)
+        none = self.m.code(f"'NoneType' object has no attribute '{node.name}'", node.at[0])
+        missing = self.m.code(f"'Record' object has no attribute '{node.name}'", node.at[0])
+        return f"_choice(s, {seat}, {table}, {none!r}, {missing!r})"
+
+    def b_first(self, node, env):
+        kwargs = dict(node.kwargs)
+        if len(node.args) == 1 and not kwargs and isinstance(node.args[0], N.Comp):
+            return self.lifted(node.args[0], env, "first")
+        if not 1 <= len(node.args) + len(kwargs) <= 2 or set(kwargs) - {"default"}:
+            raise self.unsupported(node, "first() with these arguments")
+        seq, rep = self.ex(node.args[0], env)
+        if rep != "a":
+            raise self.unsupported(node, "first() of this")
+        default = kwargs.get("default", node.args[1] if len(node.args) > 1 else None)
+        absent = "0" if _holds_piece(node.type) else "-1"
+        return f"_rt.first_of({seq}, {self.scalar(default, env) if default is not None else absent})", "i"
+
+    def b_distinct(self, node, env):
+        self._arity(node, 1)
+        seq, rep = self.ex(node.args[0], env)
+        if rep != "a":
+            raise self.unsupported(node, "distinct() of this")
+        return f"_rt.distinct({seq})", "a"
+
+    def b_next_seat(self, node, env):
+        kwargs = dict(node.kwargs)
+        if not 1 <= len(node.args) <= 2 or set(kwargs) - {"k"} or len(node.args) == 2 and kwargs:
+            raise self.unsupported(node, "next_seat() with these arguments")
+        k = node.args[1] if len(node.args) > 1 else kwargs.get("k")
+        step = self.scalar(k, env) if k is not None else "1"
+        # leave() is not taken by this backend, so no seat is ever passed over
+        return f"(({self.scalar(node.args[0], env)} + {step}) % NS)", "i"

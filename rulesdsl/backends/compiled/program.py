@@ -18,6 +18,7 @@ from ...ir import nodes as N
 from ...ir.forms import Atom, Many, OneOf
 from .outcomes import Outcomes
 from .printer import Module, Printer
+from .simultaneous import Simultaneous
 from .tables import Tables
 from .unsupported import Unsupported
 
@@ -45,12 +46,14 @@ class Program:
         self.steps = list(layout.steps)
         self.arrangements = {}  # step name -> Arrangement
         self.terminal, self.last_row = packing.fields["terminal"].offset, packing.fields["last_row"].offset
+        self.sim = Simultaneous(self)
         self.source = self._print()
 
     # -- the whole module -----------------------------------------------------------------------------------------
     def _print(self) -> str:
         self._check_flow()
-        parts = [self._legal(), self._apply(), self._flow(), self._end(), self._by_score(), self._chance()]
+        parts = [self._legal(), self._apply(), self._flow(), self._end(), self._by_score(), self._chance(),
+                 self.sim.source()]
         exists = []
         while set(self.p.steps_exist) - set(exists):  # can_move() asked for these
             name = next(n for n in self.p.steps_exist if n not in exists)
@@ -66,7 +69,7 @@ class Program:
                 f"KIND = _table({[self._kind(s) for s in self.steps]!r}, 1)  # per step: 0 decision, 1 chance",
                 f"AUTO = _table({[int(self._step(s).kind == 'auto') for s in self.steps]!r}, 1)  # per step",
                 f"DRAWN = _table({[int(bool(e.draw)) for e in self.rules.end_rules]!r}, 1)  # per end rule: a draw",
-                *fields, *(source for _, source in self.m.tables.values()), f"TEXT_DIRECTION = {texts}", HELPERS]
+                *self.sim.header(), *fields, *(source for _, source in self.m.tables.values()), f"TEXT_DIRECTION = {texts}", HELPERS]
         functions = [source for _, source in self.m.functions.values()]
         return "\n".join(head) + "\n\n\n" + "\n\n\n".join(functions + parts + [PLAYOUT]) + "\n"
 
@@ -89,7 +92,7 @@ class Program:
         if rules.next_player is not None:
             raise Unsupported(self._at(("flow", "next_player")), "flow: next_player")
         for name, step in self.ir.steps.items():
-            if step.kind not in ("decision", "chance", "auto"):
+            if step.kind not in ("decision", "chance", "auto", "simultaneous"):
                 raise Unsupported(self._at(step.decl), f"{step.kind} steps")
             model = rules.steps[name]
             if step.kind == "chance":
@@ -99,7 +102,7 @@ class Program:
                 if step.chance.kind != "outcomes" or model.inputs or model.moves[0].visible_to is not None:
                     raise Unsupported(self._at(step.decl), "a chance step other than outcomes (with no inputs nor "
                                       "visible_to) or an arrangement at the start")
-            if set(step.effects) - {"do"} or model.tiers or model.after is not None:
+            if set(step.effects) - {"do", "resolve"} or model.tiers or model.after is not None:
                 raise Unsupported(self._at(step.decl), "a step's effects after a move, or fallback tiers")
             if step.kind == "decision" and not (isinstance(step.actor, N.Ref) and step.actor.name == "player"
                                                 and step.actor.kind == "engine"):
@@ -122,7 +125,7 @@ class Program:
     def _legal(self) -> str:
         lines = ["@_jit", "def legal(s, me, out):", "    st = s[O_step]"]
         for name, step in self.ir.steps.items():
-            if step.kind != "decision":
+            if step.kind not in ("decision", "simultaneous"):
                 continue
             index = self.t.step_index[name]
             lines.append(f"    if st == {index}:")
@@ -226,7 +229,7 @@ class Program:
     def _bound(self, param) -> int:
         """The most values a param takes (its `among:` list, or its domain's bound)."""
         for t in (param.among.type if param.among is not None else None, param.domain.type):
-            if t is not None and t.name in ("list", "seq") and t.high is not None:
+            if t is not None and t.name in ("list", "seq", "range") and t.high is not None:
                 return t.high
         if isinstance(param.domain, N.Range):  # distinct numbers: as many as its type's range holds
             item = param.domain.type.items[0] if param.domain.type.items else None
@@ -256,6 +259,8 @@ class Program:
                 if item.kind == "text":
                     value = f"_place({self.p.places.enum(item)}, {value})"
                 lines.append(f"            s[{self._ident(item.leaf.name)}] = {value}")
+        if self.sim.names:  # a choice is kept, and no effect of its move runs (simultaneous.py)
+            lines += ["    if SIMUL[st]:", "        chosen(s, row, who)", "        return"]
         effects = []
         for kind in self.players + self.outcomes:
             plan = self._plan(self.kinds[kind])
@@ -767,6 +772,8 @@ def by_score(s, draw):
 
 PLAYOUT = '''@_jit
 def decider(s):
+    if SIMUL[s[O_step]]:
+        return first_waiting(s)
     return s[O_player]
 
 
@@ -801,6 +808,22 @@ def playout(s, rng, max_steps, out, log, drawn, keep, shared):
                     log[done, 2] = at
                 at += size
             done += 1
+            continue
+        if SIMUL[s[O_step]]:  # every waiting seat chooses before any choice is applied (engine/play.py)
+            w = waiting(s)
+            m = min(w.shape[0], max_steps - done, log.shape[0] - done if keep else w.shape[0])
+            if m == 0:
+                first_waiting(s)
+            rows = np.empty((m, W), np.int64)
+            for i in range(m):
+                n = legal(s, w[i], out)
+                rows[i] = out[_rt.below(rng, 0 if shared else 1 + w[i], n)]
+            for i in range(m):
+                apply(s, rows[i], w[i])
+                if keep:
+                    logged(log, done, w[i], rows[i])
+                last = done
+                done += 1
             continue
         me = decider(s)
         n = legal(s, me, out)

@@ -292,3 +292,26 @@ def shuffle(rng, row, items):
     for i in range(items.shape[0] - 1, 0, -1):
         j = below(rng, row, i + 1)
         items[i], items[j] = items[j], items[i]
+
+
+@njit(**_JIT)
+def first_of(xs, default):
+    """first(xs, default): the first item, or the default when xs is empty."""
+    return xs[0] if xs.shape[0] > 0 else default
+
+
+@njit(**_JIT)
+def distinct(xs):
+    """distinct(xs): the items without repeats, in first-seen order (a quadratic scan: lists in rules are short)."""
+    out = np.empty(xs.shape[0], np.int64)
+    n = 0
+    for i in range(xs.shape[0]):
+        seen = False
+        for j in range(n):
+            if out[j] == xs[i]:
+                seen = True
+                break
+        if not seen:
+            out[n] = xs[i]
+            n += 1
+    return out[:n]
