@@ -239,6 +239,29 @@ def test_a_list_passing_its_capacity_is_the_same_located_error_on_both_backends(
     assert _failure(lambda: playout(compiled)) == _failure(lambda: playout(python)) == expected  # in compiled code
 
 
+@pytest.mark.slow
+def test_reading_the_choice_of_a_seat_that_did_not_choose_is_the_same_located_error_on_both_backends():
+    python, compiled = _games("tests/compiled_games/unchosen-choice.yaml", None)
+
+    def both_choose(game):
+        state = game.new_initial_state(0)
+        for _ in range(2):
+            state.apply(state.legal_moves()[0])
+
+    def playout(game):
+        state = game.new_initial_state(0)
+        chance, seats = streams(0, 3)
+        if isinstance(game, CompiledGame):
+            state.playout(chance, seats)
+        else:
+            play(state, uniform, chance, seats)
+
+    expected = _failure(lambda: both_choose(python))
+    assert re.search(r"unchosen-choice\.yaml:\d+:\d+: .*'choose'.*'NoneType' object has no attribute 'n'", expected)
+    assert _failure(lambda: both_choose(compiled)) == expected
+    assert _failure(lambda: playout(compiled)) == _failure(lambda: playout(python)) == expected
+
+
 def test_chance_outcomes_drawn_in_compiled_code_are_those_the_python_engine_draws():
     python, compiled = _games(DICE, None)
     drawn = {}

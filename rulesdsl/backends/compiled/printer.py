@@ -651,8 +651,8 @@ class Printer:
         without that argument); the choices are kept in the vector (simultaneous.py)."""
         fields = [1 + kind.args.index(node.name) if node.name in kind.args else 0 for kind in self.packing.layout.moves]
         table = self.m.table(("choice field", node.name), fields)
-        none = self.m.code(f"'NoneType' object has no attribute '{node.name}'", node.at[0])
-        missing = self.m.code(f"'Record' object has no attribute '{node.name}'", node.at[0])
+        none = self.m.code(f"AttributeError: 'NoneType' object has no attribute '{node.name}'", node.at[0])
+        missing = self.m.code(f"AttributeError: 'Record' object has no attribute '{node.name}'", node.at[0])
         return f"_choice(s, {seat}, {table}, {none!r}, {missing!r})"
 
     def b_first(self, node, env):

@@ -18,6 +18,7 @@ from ...ir import nodes as N
 from ...ir.forms import Atom, Many, OneOf
 from .outcomes import Outcomes
 from .printer import Module, Printer
+from .actors import Actors
 from .simultaneous import Simultaneous
 from .tables import Tables
 from .unsupported import Unsupported
@@ -47,13 +48,14 @@ class Program:
         self.arrangements = {}  # step name -> Arrangement
         self.terminal, self.last_row = packing.fields["terminal"].offset, packing.fields["last_row"].offset
         self.sim = Simultaneous(self)
+        self.actors = Actors(self)
         self.source = self._print()
 
     # -- the whole module -----------------------------------------------------------------------------------------
     def _print(self) -> str:
         self._check_flow()
         parts = [self._legal(), self._apply(), self._flow(), self._end(), self._by_score(), self._chance(),
-                 self.sim.source()]
+                 self.sim.source(), self.actors.source()]
         exists = []
         while set(self.p.steps_exist) - set(exists):  # can_move() asked for these
             name = next(n for n in self.p.steps_exist if n not in exists)
@@ -69,7 +71,7 @@ class Program:
                 f"KIND = _table({[self._kind(s) for s in self.steps]!r}, 1)  # per step: 0 decision, 1 chance",
                 f"AUTO = _table({[int(self._step(s).kind == 'auto') for s in self.steps]!r}, 1)  # per step",
                 f"DRAWN = _table({[int(bool(e.draw)) for e in self.rules.end_rules]!r}, 1)  # per end rule: a draw",
-                *self.sim.header(), *fields, *(source for _, source in self.m.tables.values()), f"TEXT_DIRECTION = {texts}", HELPERS]
+                *self.sim.header(), *self.actors.header(), *fields, *(source for _, source in self.m.tables.values()), f"TEXT_DIRECTION = {texts}", HELPERS]
         functions = [source for _, source in self.m.functions.values()]
         return "\n".join(head) + "\n\n\n" + "\n\n\n".join(functions + parts + [PLAYOUT]) + "\n"
 
@@ -104,9 +106,6 @@ class Program:
                                       "visible_to) or an arrangement at the start")
             if set(step.effects) - {"do", "resolve"} or model.tiers or model.after is not None:
                 raise Unsupported(self._at(step.decl), "a step's effects after a move, or fallback tiers")
-            if step.kind == "decision" and not (isinstance(step.actor, N.Ref) and step.actor.name == "player"
-                                                and step.actor.kind == "engine"):
-                raise Unsupported(self._at(step.decl), "a step whose actor is not the player whose turn it is")
             for branch in step.next:
                 if not isinstance(branch.to, str):
                     raise Unsupported(self._at(step.decl), "a next step worked out while playing")
@@ -237,7 +236,37 @@ class Program:
                 return max(item.high - item.low + 1, 0)
         if isinstance(param.domain, N.Ref) and param.domain.kind == "region":
             return len(self.t.regions.get(param.domain.name, ()))
+        most = self._most(param.domain)
+        if most is None:
+            most = self._declared_bound(param)
+        if most is not None:
+            return most
         raise Unsupported(self._at(param.decl), "a param whose number of values has no known bound (give it among:)")
+
+    def _declared_bound(self, param) -> int | None:
+        """The size of the `among:` list of a move's first param, worked out at load for each seat (the model's bound
+        reads no position), when its type does not say it; else None."""
+        rule = self.rules.moves.get(param.decl[1]) if param.decl[:1] == ("moves",) else None
+        domains = getattr(rule, "domains", None) or ()
+        if not domains or domains[0].name != param.name or not domains[0].declared or rule.inputs:
+            return None
+        try:
+            return max(len(list(domains[0].bound(None, me))) for me in range(self.t.seats))
+        except (RulesDslError, TypeError, ValueError, AttributeError):
+            return None
+
+    def _most(self, node) -> int | None:
+        """The most items a list expression holds, where the board says it (a region, a row of a region per key,
+        lists of those joined by +), else None."""
+        if isinstance(node, N.Ref) and node.kind == "region" and node.name in self.t.regions:
+            return len(self.t.regions[node.name])
+        if isinstance(node, N.Index) and isinstance(node.obj, N.Ref) and node.obj.kind == "region" \
+                and node.obj.name in self.t.keyed:
+            return max(self.t.keyed_tables(node.obj.name)[2], default=0)
+        if isinstance(node, N.Binary) and node.op == "+":
+            left, right = self._most(node.left), self._most(node.right)
+            return left + right if left is not None and right is not None else None
+        return None
 
     # -- applying a move ----------------------------------------------------------------------------------------
     def _apply(self) -> str:
@@ -774,6 +803,8 @@ PLAYOUT = '''@_jit
 def decider(s):
     if SIMUL[s[O_step]]:
         return first_waiting(s)
+    if ACTED[s[O_step]]:
+        return actor(s)
     return s[O_player]
 
 

@@ -281,7 +281,12 @@ class CompiledState:
     def current_player(self) -> int:
         if self.terminal:
             return TERMINAL
-        return CHANCE if self._at_chance() else SIMULTANEOUS if self._at_simultaneous() else self.player
+        return CHANCE if self._at_chance() else SIMULTANEOUS if self._at_simultaneous() else self._decider()
+
+    def _decider(self) -> int:
+        """Who decides at a decision step: the player whose turn it is, or the step's actor."""
+        game = self.game
+        return int(game.call(self, self.step, game.fn["decider"], self.s))
 
     def acting_players(self) -> list:
         if self.terminal or self._at_chance():
@@ -289,7 +294,7 @@ class CompiledState:
         if self._at_simultaneous():
             game = self.game
             return [int(p) for p in game.call(self, self.step, game.fn["waiting"], self.s)]
-        return [self.player]
+        return [self._decider()]
 
     # -- play -------------------------------------------------------------------------------------------------
     def legal_moves(self, player: int | None = None) -> list:
@@ -297,7 +302,6 @@ class CompiledState:
             return []
         if self._at_chance():
             return self.python().legal_moves(player)
-        turn = self.player
         if self._at_simultaneous():  # the first still to choose, unless another seat still to choose is asked for
             waiting = self.acting_players()
             if player is None and waiting:
@@ -305,8 +309,10 @@ class CompiledState:
             if player not in waiting:
                 return []
             turn = player
-        elif player is not None and player != turn:
-            return []
+        else:
+            turn = self._decider()
+            if player is not None and player != turn:
+                return []
         out = self._rows()
         game = self.game
         n = game.call(self, self.step, game.fn["legal"], self.s, turn, out)
