@@ -15,6 +15,7 @@ from ...ir import nodes as N
 from ...lang import types as T
 from ...model.values import Cell
 from .places import Places
+from .zones import Zones
 from .unsupported import Unsupported
 
 _ARITH = {"+": "+", "-": "-", "*": "*", "//": "//", "%": "%"}
@@ -94,6 +95,7 @@ class Printer:
         self.steps_exist = {}  # step name -> whether its moves exist (can_move), asked for
         self.loops = 0  # `for:` effects printed, which number their names
         self.places = Places(self, tables.rules)
+        self.zones = Zones(self, tables.rules)
         self.gotos = False  # whether effects printed so far call goto()
         self.given = {}  # names the engine gives the effects being printed (a simultaneous step's choices)
 
@@ -152,6 +154,8 @@ class Printer:
                 return self.m.table("players", list(range(self.t.seats))), "a"
         if node.kind == "region" and node.name in self.t.regions:
             return self.m.table(("region", node.name), self.t.regions[node.name]), "a"
+        if node.kind == "zone":
+            return self.zones.read(node, env)
         if node.kind == "var":
             return self.places.whole(node) if self.places.per_seat(node) else self.places.read(node)
         binding = node.binding
@@ -264,6 +268,8 @@ class Printer:
 
     def x_Index(self, node, env):
         obj = node.obj
+        if isinstance(obj, N.Ref) and obj.kind == "zone":
+            return self.zones.read(node, env)
         if self._bound_rep(obj, env) == "choices":  # a seat's choice: its seat, read lazily
             return f"_seat_at({self.scalar(node.index, env)})", "choice"
         if isinstance(obj, N.Ref) and obj.kind == "region" and obj.name in self.t.keyed:
@@ -683,3 +689,9 @@ class Printer:
         step = self.scalar(k, env) if k is not None else "1"
         # leave() is not taken by this backend, so no seat is ever passed over
         return f"(({self.scalar(node.args[0], env)} + {step}) % NS)", "i"
+
+    def e_move(self, call, env) -> list:
+        return self.zones.move(call, env)
+
+    def e_remove(self, call, env) -> list:
+        return self.zones.remove(call, env)
