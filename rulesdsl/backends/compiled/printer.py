@@ -14,6 +14,7 @@ from __future__ import annotations
 from ...ir import nodes as N
 from ...lang import types as T
 from ...model.values import Cell
+from .keyed import KeyedVars
 from .places import Places
 from .zones import Zones
 from .unsupported import Unsupported
@@ -96,6 +97,7 @@ class Printer:
         self.loops = 0  # `for:` effects printed, which number their names
         self.places = Places(self, tables.rules)
         self.zones = Zones(self, tables.rules)
+        self.keyed = KeyedVars(self)
         self.gotos = False  # whether effects printed so far call goto()
         self.given = {}  # names the engine gives the effects being printed (a simultaneous step's choices)
 
@@ -221,6 +223,10 @@ class Printer:
     def x_Compare(self, node, env):
         parts, operands = [], node.operands
         for op, a, b in zip(node.ops, operands, operands[1:]):
+            if op in ("in", "notin") and self.keyed.form(b) is not None:  # a key of a table
+                found = self.keyed.contains(b, self.keyed.form(b), self.scalar(a, env))
+                parts.append(f"{'not ' if op == 'notin' else ''}({found})")
+                continue
             if op in ("in", "notin"):
                 item, (seq, rep) = self.scalar(a, env), self.ex(b, env)
                 if rep != "a":
@@ -258,6 +264,8 @@ class Printer:
         if kind == "cell":
             table = self.t.cell_attribute(self, node)
             return f"{table}[_cell({self.scalar(obj, env)})]", "i"
+        if kind == "union" and sorted(t.name for t in obj.type.items) == ["cell", "none"]:
+            return self._optional_cell_attribute(node, env), "i"
         if _holds_piece(obj.type):
             table = self.t.piece_attribute(self, node)
             return f"{table}[_piece({self.scalar(obj, env)})]", "i"
@@ -270,6 +278,8 @@ class Printer:
         obj = node.obj
         if isinstance(obj, N.Ref) and obj.kind == "zone":
             return self.zones.read(node, env)
+        if self.keyed.form(obj) is not None:
+            return self.keyed.read(node, self.keyed.form(obj), env)
         if self._bound_rep(obj, env) == "choices":  # a seat's choice: its seat, read lazily
             return f"_seat_at({self.scalar(node.index, env)})", "choice"
         if isinstance(obj, N.Ref) and obj.kind == "region" and obj.name in self.t.keyed:
@@ -577,6 +587,14 @@ class Printer:
         if isinstance(target, N.Ref) and target.kind == "var" and not self.places.per_seat(target):
             code, rep = self._assigned(node, env, lambda: self.places.read(target))
             return self.places.write(target, "0", code, rep, at)
+        if isinstance(target, N.Ref) and target.kind == "engine" and target.name == "player":
+            return self._assign_player(node, env)
+        if isinstance(target, N.Index) and self.keyed.form(target.obj) is not None:
+            form = self.keyed.form(target.obj)
+            code, rep = self._assigned(node, env, lambda: self.keyed.read(target, form, env))
+            if rep != "i":
+                raise self.unsupported(node, "a list written where a table holds single values")
+            return self.keyed.write(target, form, code, env, at)
         if isinstance(target, N.Index) and isinstance(target.obj, N.Ref) and target.obj.kind == "var" \
                 and self.places.per_seat(target.obj):
             var = target.obj
@@ -695,3 +713,40 @@ class Printer:
 
     def e_remove(self, call, env) -> list:
         return self.zones.remove(call, env)
+
+    def b_abs(self, node, env):
+        self._arity(node, 1)
+        if node.args[0].type.name != "int":
+            raise self.unsupported(node, "abs() of anything but a whole number")
+        return f"abs({self.scalar(node.args[0], env)})", "i"
+
+    def b_values(self, node, env):
+        self._arity(node, 1)
+        form = self.keyed.form(node.args[0])
+        if form is None:
+            raise self.unsupported(node, "values() of anything but a table variable")
+        return self.keyed.values(node.args[0], form)
+
+    def _optional_cell_attribute(self, node, env) -> str:
+        """c.name of a cell or none: none has no attributes (Python's AttributeError)."""
+        table = self.t.cell_attribute(self, node)
+        code = self.m.code(f"AttributeError: 'NoneType' object has no attribute '{node.name}'", node.at[0])
+        self.m.functions.setdefault(("helper", "some_cell"), ("_some_cell", SOME_CELL))
+        return f"{table}[_some_cell({self.scalar(node.obj, env)}, {code!r})]"
+
+
+    def _assign_player(self, node, env) -> list:
+        """`player = seat`: whose turn it is, a seat (else the Python engine's error when play moves on)."""
+        code, rep = self._assigned(node, env, lambda: (self.field("player"), "i"))
+        if rep != "i":
+            raise self.unsupported(node, "a list given as the player whose turn it is")
+        bad = self.m.code("the player whose turn it is became {0}, which is no seat", node.at[0],
+                          f"seats are 0 to {self.t.seats - 1}")
+        return [f"x = {code}", "if x < 0 or x >= NS:", f"    raise ValueError({bad!r}, x)", f"{self.field('player')} = x"]
+
+
+SOME_CELL = '''@_jit
+def _some_cell(c, code):
+    if c == -1:
+        raise ValueError(code)
+    return _cell(c)'''

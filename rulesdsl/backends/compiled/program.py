@@ -209,7 +209,7 @@ class Program:
     def _place(self, pending, env, names, lines, pad) -> list:
         """Emit the lets (in order) and checks whose params and lets are bound; return what is left."""
         left = []
-        for what, i, item in pending:
+        for what, i, item in _ordered(pending, env, names):
             node = item.value if what == "let" else item.test
             reads = {n.name for n in N.walk(node) if isinstance(n, N.Ref) and n.kind in ("param", "let")}
             if (reads & names) - set(env) or (what == "let" and any(w == "let" for w, _, _ in left)):
@@ -282,6 +282,9 @@ class Program:
             lines.append(f"        {'if' if place == 0 else 'elif'} k == {kind}:")
             lines.append(f"            s[{self._ident('last.rule')}] = {place}")
             for j, item in enumerate(last.members[place].items):
+                if _optional_atom(item):  # none or a single value: its tag, then the value where there is one
+                    lines += self._last_optional(item, j)
+                    continue
                 if not isinstance(item, Atom):
                     raise Unsupported(self._at(self.kinds[kind].path), "a move argument that is not a single value")
                 value = f"row[{j + 1}]"
@@ -311,6 +314,17 @@ class Program:
                 own[kind] = len(self.steps) if rule.next_target == "end_turn" else self.t.step_index[rule.next_target]
         lines += self.then("who", {n: s for n, s in self.ir.steps.items() if s.kind == "decision"}, own)
         return "\n\n\n".join(effects + ["\n".join(lines)])
+
+    def _last_optional(self, item, j: int) -> list:
+        """Lines writing argument j of a move's row, none or a single value, to the last move's fields."""
+        atom = item.members[1]
+        value = f"row[{j + 1}]"
+        if atom.kind == "text":
+            value = f"_place({self.p.places.enum(atom)}, {value})"
+        absent = "0" if atom.kind == "piece" else "-1"
+        return [f"            if row[{j + 1}] == {absent}:", f"                s[{self._ident(item.tag.name)}] = 0",
+                "            else:", f"                s[{self._ident(item.tag.name)}] = 1",
+                f"                s[{self._ident(atom.leaf.name)}] = {value}"]
 
     def then(self, me: str, steps: dict, own: dict | None = None) -> list:
         """Lines sending play on after a move or outcome at one of `steps`: where goto() said, else the move's own
@@ -352,6 +366,8 @@ class Program:
                 lines += [f"    if {self.p.scalar(branch.test, {})}:", f"        return {target}"]
             else:
                 lines.append("    " + self.m.error("no way on from the step holds", step.decl))
+                if not any(branch.test is not None for branch in step.next):  # a whole number typed, never reached
+                    lines[-1:] = ["    if s.shape[0] >= 0:", "    " + lines[-1], "    return -1"]
             parts.append("\n".join(lines))
         auto = [name for name, step in self.ir.steps.items() if step.kind == "auto"]
         for name in auto:  # an automatic step's effects, then where goto() said, else its next
@@ -543,6 +559,33 @@ def D_{index}(s, rng, order):
         if Q_{index}(s, -1, order):
             return
     {error}'''
+
+
+def _ordered(pending: list, env: dict, names: set) -> list:
+    """The lets and checks still to place, in the order the Python engine runs those its bound names allow
+    (model/compile_moves.py _Level): first the checks that read no let still to come, then each let followed by the
+    checks it was the last let for; what is not ready yet after them, in its order."""
+    def reads(item) -> set:
+        node = item[2].value if item[0] == "let" else item[2].test
+        return {n.name for n in N.walk(node) if isinstance(n, N.Ref) and n.kind in ("param", "let")} & names
+
+    bound, order, rest = set(env), [], list(pending)
+    while True:
+        ready = [x for x in rest if x[0] == "check" and not reads(x) - bound]
+        lets = [x for x in rest if x[0] == "let"]
+        order += ready
+        rest = [x for x in rest if not any(x[:2] == r[:2] for r in ready)]
+        if not lets or reads(lets[0]) - bound:
+            return order + rest
+        order.append(lets[0])
+        rest = [x for x in rest if x[:2] != lets[0][:2]]
+        bound.add(lets[0][2].name)
+
+
+def _optional_atom(form) -> bool:
+    """Whether `form` holds none or one single value (a seat, cell, piece or text: none reads -1, a piece 0)."""
+    return isinstance(form, OneOf) and len(form.members) == 2 and not hasattr(form.members[0], "leaf") \
+        and isinstance(form.members[1], Atom) and form.members[1].kind in ("seat", "cell", "piece", "text")
 
 
 def _member(form, cls) -> int:

@@ -359,3 +359,40 @@ def zone_put(s, base, at_length, capacity, piece):
     s[base + n] = piece
     s[at_length] = n + 1
     return True
+
+
+@njit(**_JIT)
+def key_index(keys, key):
+    """Where `key` is among the keys a table's type allows (the numbers they are printed as), or -1."""
+    for i in range(keys.shape[0]):
+        if keys[i] == key:
+            return i
+    return -1
+
+
+@njit(**_JIT)
+def keyed_values(s, order, value, n):
+    """The values of a table held as (order, value) runs of n places each, in the table's order (its keys' order of
+    insertion)."""
+    count = 0
+    for i in range(n):
+        if s[order + i] >= 0:
+            count += 1
+    out = np.empty(count, np.int64)
+    for i in range(n):
+        k = s[order + i]
+        if k >= 0:
+            if k >= count:
+                raise IndexError("a table's order beyond its keys")
+            out[k] = s[value + i]
+    return out
+
+
+@njit(**_JIT)
+def keyed_count(s, order, n):
+    """How many keys a table held as an order run of n places holds."""
+    count = 0
+    for i in range(n):
+        if s[order + i] >= 0:
+            count += 1
+    return count

@@ -133,7 +133,8 @@ class CompiledGame:
         row = np.zeros(self.program.width, np.int64)
         row[0] = k
         for j, value in enumerate(move[1]):
-            row[j + 1] = self.program.m.texts[value] if isinstance(value, str) else int(value)
+            row[j + 1] = self.program.m.texts[value] if isinstance(value, str) else _absent(self._atoms(k)[j]) \
+                if value is None else int(value)
         return row
 
     def logged(self, log, drawn) -> list:
@@ -161,6 +162,8 @@ class CompiledGame:
         return self.layout.slots["history"].form.members[k].items
 
     def _arg(self, atom, number: int):
+        if not hasattr(atom, "kind"):  # none or a single value (ir/forms.py OneOf)
+            return None if number == _absent(atom) else self._arg(atom.members[1], number)
         if atom.kind == "cell":
             return self._cells[number]
         if atom.kind == "bool":
@@ -168,6 +171,12 @@ class CompiledGame:
         if atom.kind == "text":
             return self._texts[number]
         return number
+
+
+def _absent(form) -> int:
+    """The number none of a move argument is held as in a row: 0 where it would be a piece, else -1."""
+    member = getattr(form, "members", (None, form))[1]
+    return 0 if getattr(member, "kind", None) == "piece" else -1
 
 
 class CompiledState:

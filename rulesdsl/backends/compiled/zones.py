@@ -68,9 +68,9 @@ class Zones:
     def _take(self, call, where, piece, env, fn: str) -> list:
         """Lines leaving the piece taken from `where` in `mp`."""
         at = call.at[0]
-        if where.type.name == "cell":
+        if _cell_or_none(where.type):
             cell = self.p.field("cells", "mc")
-            return [f"mc = _cell({self.p.scalar(where, env)})", f"mp = {cell}",
+            return [*self._cell(where, env, fn, at), f"mp = {cell}",
                     "if mp == 0:", "    " + self.m.error(f"{fn}(): the cell is empty", at), f"{cell} = 0"]
         found = self.place(where, env)
         if found is None:
@@ -81,12 +81,19 @@ class Zones:
                 "if mp == -1:", "    " + self.m.error(f"{fn}(): the zone is empty", at),
                 "if mp == -2:", "    " + self.m.error(f"{fn}(): no such piece in the zone", at)]
 
+    def _cell(self, where, env, fn: str, at) -> list:
+        """Lines leaving in `mc` the cell `where` is (none is neither a cell nor a zone)."""
+        lines = [f"mc = {self.p.scalar(where, env)}"]
+        if where.type.name != "cell":
+            lines += ["if mc == -1:", "    " + self.m.error(f"{fn}(): none is not a cell or zone", at)]
+        return lines + ["mc = _cell(mc)"]
+
     def _put(self, call, where, env) -> list:
         """Lines putting the piece in `mp` on the cell or into the zone `where`."""
         at = call.at[0]
-        if where.type.name == "cell":
+        if _cell_or_none(where.type):
             cell = self.p.field("cells", "mc")
-            return [f"mc = _cell({self.p.scalar(where, env)})", f"if {cell} != 0:",
+            return [*self._cell(where, env, "move", at), f"if {cell} != 0:",
                     "    " + self.m.error("move(): the cell is occupied", at), f"{cell} = mp"]
         found = self.place(where, env)
         if found is None:
@@ -101,3 +108,7 @@ class Zones:
             code = self.m.code(f"zone '{shown}' holds {{0:,}} items, more than the {cap:,} pieces of the game", at)
         return [f"mr = {row}", f"if not _rt.zone_put(s, {base}, {length}, {cap}, mp):",
                 f"    raise ValueError({code!r}, s[{length}] + 1, mr)"]
+
+
+def _cell_or_none(t) -> bool:
+    return t.name == "cell" or t.name == "union" and sorted(m.name for m in t.items) == ["cell", "none"]
