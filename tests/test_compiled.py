@@ -23,9 +23,15 @@ from rulesdsl.loading import bundled_games  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 TUTORIAL = "examples/tutorial/three-in-a-row.yaml"
 DICE = "tests/compiled_games/dice-race.yaml"  # chance outcomes during play, goto(), variables, a capacity
+PYTHON_ONLY = "tests/compiled_games/python-only.yaml"  # text built during play: outside the compiled subset
 BIDS = "tests/compiled_games/blind-bids.yaml"  # simultaneous steps, choices, first(), next_seat(), distinct()
+# MARK (simultaneous bids, zones, a table variable, actor expressions) compiles in a minute or two: slow
+_SLOW = pytest.mark.slow
 SUPPORTED = [(TUTORIAL, None), (TUTORIAL, "misere"), ("mabula", None), (DICE, None), (BIDS, None),
-             ("examples/games/sealed-bids.yaml", None)]
+             ("examples/games/sealed-bids.yaml", None),
+             pytest.param("mark", None, marks=_SLOW), pytest.param("mark", "four-row-ending", marks=_SLOW),
+             pytest.param("mark players=3", None, marks=_SLOW), pytest.param("mark players=4", None, marks=_SLOW),
+             pytest.param("examples/overlays/mark-rich-start.yaml", None, marks=_SLOW)]
 MABULA_SETUP = "WBWBWBWBWBWBBWBWBWBWBWBW"  # an explicit setup: no chance step
 
 
@@ -35,8 +41,13 @@ def _path(name: str) -> str:
 
 @lru_cache(maxsize=None)
 def _games(name: str, variant: str | None, setup: str | None = None) -> tuple:
-    """(the Python game, the same game compiled): loaded once per session, so each module compiles once."""
-    python = load_game(_path(name), variant, {"setup": setup} if setup else None)
+    """(the Python game, the same game compiled): loaded once per session, so each module compiles once. `name`
+    may be followed by options, `NAME OPTION=NUMBER...`."""
+    name, *given = name.split(" ")
+    options = {key: int(value) for key, value in (item.split("=") for item in given)}
+    if setup:
+        options["setup"] = setup
+    python = load_game(_path(name), variant, options or None)
     return python, with_backend(python, "compiled")
 
 
@@ -138,12 +149,12 @@ def test_choices_waiting_at_a_simultaneous_step_convert_between_backends_and_res
 
 
 def test_auto_falls_back_to_python_saying_where_and_why(tmp_path):
-    game = load_game(_path("mark"), backend="auto")
+    game = load_game(PYTHON_ONLY, backend="auto")
     assert not isinstance(game, CompiledGame)
-    assert re.search(r"mark\.yaml:\d+:\d+: \S", game.backend_note)  # located, and why
+    assert re.search(r"python-only\.yaml:\d+:\d+: \S", game.backend_note)  # located, and why
     with pytest.raises(RulesError) as caught:
-        load_game(_path("mark"), backend="compiled")
-    assert "mark.yaml:" in str(caught.value) and "compiled backend does not take" in str(caught.value)
+        load_game(PYTHON_ONLY, backend="compiled")
+    assert "python-only.yaml:" in str(caught.value) and "compiled backend does not take" in str(caught.value)
 
 
 HOSTILE = """

@@ -118,8 +118,8 @@ def test_the_single_seat_env_passes_gymnasiums_checker_on_the_compiled_backend()
 
 
 def test_a_game_the_compiled_backend_does_not_take_falls_back_saying_where():
-    env = make_vec("mark", 1, backend="auto")
-    assert env.backend == "python" and "mark.yaml:" in env.loaded.backend_note
+    env = make_vec("tests/compiled_games/python-only.yaml", 1, backend="auto")
+    assert env.backend == "python" and "python-only.yaml:" in env.loaded.backend_note
 
 
 @pytest.mark.parametrize("path", [TUTORIAL, bundled_games()["mabula"]])

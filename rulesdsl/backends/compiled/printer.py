@@ -742,7 +742,8 @@ class Printer:
             raise self.unsupported(node, "a list given as the player whose turn it is")
         bad = self.m.code("the player whose turn it is became {0}, which is no seat", node.at[0],
                           f"seats are 0 to {self.t.seats - 1}")
-        return [f"x = {code}", "if x < 0 or x >= NS:", f"    raise ValueError({bad!r}, x)", f"{self.field('player')} = x"]
+        return [f"x = {code}", "if x < 0 or x >= NS:", f"    raise ValueError({bad!r}, x)",
+                f"{self.field('player')} = x"]
 
 
 SOME_CELL = '''@_jit

@@ -16,9 +16,9 @@ from ...engine.nodes import CHANCE as CHANCE_SEAT
 from ...errors import RulesDslError
 from ...ir import nodes as N
 from ...ir.forms import Atom, Many, OneOf
+from .actors import Actors
 from .outcomes import Outcomes
 from .printer import Module, Printer
-from .actors import Actors
 from .simultaneous import Simultaneous
 from .tables import Tables
 from .unsupported import Unsupported
@@ -71,7 +71,8 @@ class Program:
                 f"KIND = _table({[self._kind(s) for s in self.steps]!r}, 1)  # per step: 0 decision, 1 chance",
                 f"AUTO = _table({[int(self._step(s).kind == 'auto') for s in self.steps]!r}, 1)  # per step",
                 f"DRAWN = _table({[int(bool(e.draw)) for e in self.rules.end_rules]!r}, 1)  # per end rule: a draw",
-                *self.sim.header(), *self.actors.header(), *fields, *(source for _, source in self.m.tables.values()), f"TEXT_DIRECTION = {texts}", HELPERS]
+                *self.sim.header(), *self.actors.header(),
+                *fields, *(source for _, source in self.m.tables.values()), f"TEXT_DIRECTION = {texts}", HELPERS]
         functions = [source for _, source in self.m.functions.values()]
         return "\n".join(head) + "\n\n\n" + "\n\n\n".join(functions + parts + [PLAYOUT]) + "\n"
 
