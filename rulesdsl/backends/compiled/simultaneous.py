@@ -77,6 +77,22 @@ def load(state, python_state) -> None:
         state.s[at + seat * width:at + (seat + 1) * width] = row
 
 
+def pending_moves(state) -> list:
+    """The choices a CompiledState's vector keeps (a state whose history is not kept: the vector environments'), as
+    Moves in seat order: the history's last entries the Python engine would hold for them."""
+    game = state.game
+    at = game.packing.kept.get("choices")
+    if at is None:
+        return []
+    width, moves = game.program.width, []
+    for seat in range(game.num_players):
+        row = state.s[at + seat * width:at + (seat + 1) * width].copy()
+        if row[0] > 0:
+            row[0] -= 1
+            moves.append(game.move(row, seat))
+    return moves
+
+
 STUBS = '''@_jit
 def waiting(s):
     return _none()
