@@ -455,7 +455,9 @@ class Printer:
 
     def b_size(self, node, env):
         code, rep = self.ex(node.args[0], env)
-        if rep == "i":
+        if rep == "choices":  # an entry per seat
+            return "NS", "i"
+        if rep not in ("a", "a2"):
             raise self.unsupported(node, "size() of a single value")
         return f"{code}.shape[0]", "i"
 
