@@ -27,7 +27,8 @@ PYTHON_ONLY = "tests/compiled_games/python-only.yaml"  # text built during play:
 BIDS = "tests/compiled_games/blind-bids.yaml"  # simultaneous steps, choices, first(), next_seat(), distinct()
 # MARK (simultaneous bids, zones, a table variable, actor expressions) compiles in a minute or two: slow
 _SLOW = pytest.mark.slow
-SUPPORTED = [(TUTORIAL, None), (TUTORIAL, "misere"), ("mabula", None), (DICE, None), (BIDS, None),
+STALLS = "tests/compiled_games/market-stalls.yaml"  # a table variable, zones and cells, player = seat, abs()
+SUPPORTED = [(TUTORIAL, None), (TUTORIAL, "misere"), ("mabula", None), (DICE, None), (BIDS, None), (STALLS, None),
              ("examples/games/sealed-bids.yaml", None),
              pytest.param("mark", None, marks=_SLOW), pytest.param("mark", "four-row-ending", marks=_SLOW),
              pytest.param("mark players=3", None, marks=_SLOW), pytest.param("mark players=4", None, marks=_SLOW),
