@@ -18,6 +18,7 @@ pytest.importorskip("numba")
 from .helpers import ROOT, run_cli as run  # noqa: E402
 
 TUTORIAL = str(ROOT / "examples/tutorial/three-in-a-row.yaml")
+PYTHON_ONLY = str(ROOT / "tests/compiled_games/python-only.yaml")  # outside the compiled subset for good
 
 
 def _both(capfd, *argv) -> tuple:
@@ -36,11 +37,12 @@ def test_positions_read_the_same_on_both_backends_and_verbose_says_which(capfd, 
 
 
 def test_auto_falls_back_saying_where_and_why(capfd):
-    code, out, err = run(capfd, "simulate", "mark", "--games", "1", "--agents", "random,random", "--backend", "auto")
+    code, out, err = run(capfd, "simulate", PYTHON_ONLY, "--games", "1", "--agents", "random,random", "--backend",
+                         "auto")
     assert code == 0 and "1 games" in out
-    assert re.search(r"backend: python: the compiled backend does not take it yet: \S*mark\.yaml:\d+:\d+: \S", err)
-    code, _, err = run(capfd, "moves", "mark", "--backend", "compiled")
-    assert code == 1 and re.search(r"mark\.yaml:\d+:\d+: error: the compiled backend does not take", err)
+    assert re.search(r"backend: python: the compiled backend does not take it yet: \S*python-only\.yaml:\d+:\d+: \S", err)
+    code, _, err = run(capfd, "moves", PYTHON_ONLY, "--backend", "compiled")
+    assert code == 1 and re.search(r"python-only\.yaml:\d+:\d+: error: the compiled backend does not take", err)
 
 
 def test_play_and_replay_give_the_same_game_on_both_backends(capfd, tmp_path):
@@ -70,11 +72,11 @@ def test_validate_says_which_backend_and_plays_on_it(capfd):
     assert code == 0
     assert "backend: compiled (the compiled backend takes every rule)" in out
     assert "played 3 random games on the compiled backend: 0 failed" in out
-    code, out, _ = run(capfd, "validate", "mark", "--backend", "auto")
+    code, out, _ = run(capfd, "validate", PYTHON_ONLY, "--backend", "auto")
     assert code == 0 and re.search(r"backend: python \(auto: the compiled backend does not take it yet: "
-                                   r"\S*mark\.yaml:\d+:\d+: ", out)
-    code, _, err = run(capfd, "validate", "mark", "--backend", "compiled")
-    assert code == 1 and re.search(r"mark\.yaml:\d+:\d+: error: the compiled backend does not take", err)
+                                   r"\S*python-only\.yaml:\d+:\d+: ", out)
+    code, _, err = run(capfd, "validate", PYTHON_ONLY, "--backend", "compiled")
+    assert code == 1 and re.search(r"python-only\.yaml:\d+:\d+: error: the compiled backend does not take", err)
 
 
 def test_compile_shows_the_compiled_module_as_plain_python(capfd):
@@ -85,8 +87,8 @@ def test_compile_shows_the_compiled_module_as_plain_python(capfd):
     assert {"legal", "apply", "playout", "returns"} <= names
     code, listed, _ = run(capfd, "compile", TUTORIAL, "--backend", "compiled")
     assert code == 0 and re.match(r"\d+ functions, \d+ lines", listed) and {"legal", "apply"} <= set(listed.split())
-    code, _, err = run(capfd, "compile", "mark", "--show", "--backend", "compiled")
-    assert code == 1 and re.search(r"mark\.yaml:\d+:\d+: error: the compiled backend does not take", err)
+    code, _, err = run(capfd, "compile", PYTHON_ONLY, "--show", "--backend", "compiled")
+    assert code == 1 and re.search(r"python-only\.yaml:\d+:\d+: error: the compiled backend does not take", err)
     code, _, err = run(capfd, "compile", TUTORIAL, "--show")
     assert code == 2 and "--show needs a RULE" in err
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from ...errors import GameRuntimeError, IllegalMove, Location
 from ...engine.arrays import from_arrays, log_arrays, to_arrays
-from ...engine.nodes import CHANCE, TERMINAL
+from ...engine.nodes import CHANCE, SIMULTANEOUS, TERMINAL
 from ...engine.state import _PARTS
 from ...model.rules import Move
 from .batch import kernels as batch_kernels
 from .program import CHANCE as CHANCE_STEP
+from .simultaneous import load as load_choices
 
 
 _FAILED = (ValueError, IndexError, ZeroDivisionError, OverflowError)
@@ -235,6 +236,7 @@ class CompiledState:
     def _load(self, state) -> None:
         self.s = self.game.packing.pack(to_arrays(state, self.game.layout))
         self._history, self._made, self.secret = list(state.history), [], dict(state.secret)
+        load_choices(self, state)
 
     @property
     def history(self) -> list:
@@ -321,16 +323,29 @@ class CompiledState:
     def is_chance_node(self) -> bool:
         return not self.terminal and self._at_chance()
 
+    def _at_simultaneous(self) -> bool:
+        return bool(self.game.fn["SIMUL"][self._get("step")])
+
     def is_simultaneous_node(self) -> bool:
-        return False
+        return not self.terminal and self._at_simultaneous()
 
     def current_player(self) -> int:
         if self.terminal:
             return TERMINAL
-        return CHANCE if self._at_chance() else self.player
+        return CHANCE if self._at_chance() else SIMULTANEOUS if self._at_simultaneous() else self._decider()
+
+    def _decider(self) -> int:
+        """Who decides at a decision step: the player whose turn it is, or the step's actor."""
+        game = self.game
+        return int(game.call(self, self.step, game.fn["decider"], self.s))
 
     def acting_players(self) -> list:
-        return [] if self.terminal or self._at_chance() else [self.player]
+        if self.terminal or self._at_chance():
+            return []
+        if self._at_simultaneous():
+            game = self.game
+            return [int(p) for p in game.call(self, self.step, game.fn["waiting"], self.s)]
+        return [self._decider()]
 
     # -- play -------------------------------------------------------------------------------------------------
     def legal_moves(self, player: int | None = None) -> list:
@@ -338,9 +353,17 @@ class CompiledState:
             return []
         if self._at_chance():
             return self.python().legal_moves(player)
-        turn = self.player
-        if player is not None and player != turn:
-            return []
+        if self._at_simultaneous():  # the first still to choose, unless another seat still to choose is asked for
+            waiting = self.acting_players()
+            if player is None and waiting:
+                player = waiting[0]
+            if player not in waiting:
+                return []
+            turn = player
+        else:
+            turn = self._decider()
+            if player is not None and player != turn:
+                return []
         out = self._rows()
         game = self.game
         n = game.call(self, self.step, game.fn["legal"], self.s, turn, out)
@@ -360,11 +383,13 @@ class CompiledState:
             return
         game = self.game
         before = self.s.copy() if game.rules.bounded else None
+        # at a simultaneous step the last choice runs the step's resolve: a failure there is the step's
+        what = self.step if self._at_simultaneous() else move[0]
         try:
             game.fn["apply"](self.s, game.row(move), move[2])
         except _FAILED as exc:
             if before is None or not game.capacity_passed(exc):
-                raise game.failure(self, move[0], exc) from None
+                raise game.failure(self, what, exc) from None
             # the Python engine applies the move from the position before: it checks capacities once the whole
             # move is made (a list may grow past its capacity and shrink back within one move)
             self.s = before
