@@ -19,6 +19,7 @@ from .helpers import ROOT, run_cli as run  # noqa: E402
 
 TUTORIAL = str(ROOT / "examples/tutorial/three-in-a-row.yaml")
 PYTHON_ONLY = str(ROOT / "tests/compiled_games/python-only.yaml")  # outside the compiled subset for good
+BIDS = str(ROOT / "tests/compiled_games/blind-bids.yaml")  # simultaneous steps: choices logged with their seat
 
 
 def _both(capfd, *argv) -> tuple:
@@ -150,9 +151,10 @@ def test_the_readmes_first_command_compiles_once_on_a_fresh_checkout(tmp_path):
     assert (tmp_path / "0.jsonl").read_bytes() == (tmp_path / "1.jsonl").read_bytes()
 
 
-@pytest.mark.parametrize("game", [TUTORIAL, "mabula"])
-def test_results_files_are_the_same_bytes_on_every_backend_worker_count_and_dask(capfd, tmp_path, game):
-    base = ["simulate", game, "--games", "40", "--seed", "3", "--agents", "random,random", "--quiet"]
+@pytest.mark.parametrize("game, agents", [(TUTORIAL, "random,random"), ("mabula", "random,random"),
+                                          (BIDS, "random,random,random")])
+def test_results_files_are_the_same_bytes_on_every_backend_worker_count_and_dask(capfd, tmp_path, game, agents):
+    base = ["simulate", game, "--games", "40", "--seed", "3", "--agents", agents, "--quiet"]
     runs = {"python": ["--backend", "python"], "compiled": ["--backend", "compiled"],
             "auto, 2 workers": ["--backend", "auto", "--workers", "2"],
             "compiled, 2 workers": ["--backend", "compiled", "--workers", "2", "--chunk", "7"]}

@@ -57,8 +57,8 @@ class Program:
         self.width = max([self.width] + [3 + len(rules.steps[name].inputs) for name, step in self.ir.steps.items()
                                          if step.kind == "chance" and step.chance.kind == "draw"])
         # a row of a playout's log: the seat, the move or outcome (W columns), who sees it, how many moves the seat
-        # chose among
-        self.log_width = max(self.width + 3, 4)
+        # chose among, whether it was a choice at a simultaneous step
+        self.log_width = max(self.width + 4, 5)
         self.terminal, self.last_row = packing.fields["terminal"].offset, packing.fields["last_row"].offset
         self.sim = Simultaneous(self)
         self.actors = Actors(self)
@@ -944,6 +944,7 @@ def logged(log, done, seat, row):
     for j in range(W):
         log[done, 1 + j] = row[j]
     log[done, W + 1] = 0
+    log[done, W + 3] = 0
 
 
 @_jit
@@ -952,7 +953,7 @@ def playout(s, rng, max_steps, out, log, drawn, keep, shared):
     from rng[0] until the end (0), max_steps (2) or the end of the log (3): (moves made, why it stopped, the row of
     the last seat's move or -1). With `keep`, each is written to a row of `log` (the seat, then the move; an
     outcome drawn: -1, its kind, then where its items start in `drawn`), then who sees it (see X_seen), then the
-    number of moves the seat chose among (0 for an outcome)."""
+    number of moves the seat chose among (0 for an outcome), then 1 for a choice at a simultaneous step."""
     done = 0
     at = 0
     last = -1
@@ -992,6 +993,7 @@ def playout(s, rng, max_steps, out, log, drawn, keep, shared):
                 if keep:
                     logged(log, done, w[i], rows[i])
                     log[done, W + 2] = among[i]
+                    log[done, W + 3] = 1
                 last = done
                 done += 1
             continue

@@ -405,14 +405,16 @@ class CompiledState:
     def sample_chance(self, rng=None):
         return self._through_python(lambda state: state.sample_chance(rng))
 
-    def playout(self, chance, seats, limit: int | None = None, choices: list | None = None) -> int:
+    def playout(self, chance, seats, limit: int | None = None, choices: list | None = None,
+                together: list | None = None) -> int:
         """Play on with uniformly random moves as engine.play.play(state, uniform, chance, seats) does, the
         seats' choices drawn in compiled code: the moves made (at most `limit`). `choices`, a list: the number of
-        legal moves of each decision made is appended to it."""
+        legal moves of each decision made is appended to it; `together`, a list: the place in the history of each
+        choice made at a simultaneous step."""
         rng, states = _streams(chance, seats)
         playout = self.game.fn["playout"]
         made = self._run(lambda left, out, log, drawn: playout(self.s, rng, left, out, log, drawn, True, False)[::2],
-                         limit, choices)
+                         limit, choices, together)
         _handed_back(rng, [chance, *seats], states)
         return made
 
@@ -425,7 +427,7 @@ class CompiledState:
         _handed_back(stream, [rng], states)
         return made
 
-    def _run(self, kernel, limit: int | None, choices: list | None = None) -> int:
+    def _run(self, kernel, limit: int | None, choices: list | None = None, together: list | None = None) -> int:
         """Call `kernel(left, out, log, drawn)` -> (moves made, row of the last seat's move or -1) until the game
         ends or `limit` moves are made, keeping each call's log as moves of the history."""
         import numpy as np
@@ -445,8 +447,11 @@ class CompiledState:
                     self.s[program.last_row] = ply + last
                 self._made.append((log[:done].copy(), drawn.copy()))
                 self._secrets(log[:done], ply)
-                if choices is not None:  # (the last column: how many moves a seat chose among)
-                    choices.extend(int(n) for n in log[:done][log[:done, 0] >= 0, -1])
+                width = program.width  # (columns W + 2: how many moves a seat chose among; W + 3: together)
+                if choices is not None:
+                    choices.extend(int(n) for n in log[:done][log[:done, 0] >= 0, width + 2])
+                if together is not None:
+                    together.extend(ply + int(r) for r in (log[:done, width + 3] == 1).nonzero()[0])
             made, left = made + done, left - done
         return made
 
