@@ -176,15 +176,9 @@ class ItemPlaces:
         order, value, width = self._starts(form, "ti")
         lines = ["tn = 0", "tw = np.empty(" + str(width) + ", np.int64)", "tw[:] = -1",
                  "tx = np.zeros(" + str(width) + ", np.int64)"]
-        inner, pad = dict(env), ""
         self.p.loops += 1
-        for c, clause in enumerate(comp.clauses):
-            seq, rep = self.p.ex(clause.iterable, inner)
-            inner = dict(inner)
-            lines += self.p._loop_head(clause, seq, rep, inner, f"t{self.p.loops}_{c}", pad)
-            pad += "    "
-            for cond in clause.conds:
-                lines += [f"{pad}if not {self.p.scalar(cond, inner)}:", f"{pad}    continue"]
+        loops, inner, pad = self.p._comprehension_loops(comp, dict(env), "", f"t{self.p.loops}_")
+        lines += loops
         key, item = comp.elt.items
         lines += [f"{pad}tk = _rt.table_column({codes}, {self.p.scalar(key, inner)}, "
                   f"{self._key_error(keyed, at, write=True)})",

@@ -62,16 +62,7 @@ class ListBuiltins:
         """A function giving the comprehension's first item as a list of at most one."""
         inner = {name: (f"a{i}", env[name][1]) for i, name in enumerate(free)}
         params = "".join(f", {inner[name][0]}" for name in free)
-        lines, depth = [], 1
-        for c, clause in enumerate(comp.clauses):
-            pad = "    " * depth
-            seq, rep = self.ex(clause.iterable, inner)
-            inner = dict(inner)
-            lines += self._loop_head(clause, seq, rep, inner, f"{c}", pad)
-            depth += 1
-            for cond in clause.conds:
-                lines += [f"{'    ' * depth}if not {self.scalar(cond, inner)}:", f"{'    ' * depth}    continue"]
-        pad = "    " * depth
+        lines, inner, pad = self._comprehension_loops(comp, inner, "    ")
         lines += [f"{pad}return _single({self.scalar(comp.elt, inner)})"]
         return "\n".join([f"@_jit\ndef {fname}(s, me{params}):", *lines, "    return _none()"])
 

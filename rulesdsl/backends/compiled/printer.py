@@ -362,22 +362,14 @@ class Printer(ListBuiltins, LinkBuiltins):
     def _comp_source(self, fname, comp, env, free, how) -> str:
         inner = {name: (f"a{i}", env[name][1]) for i, name in enumerate(free)}
         params = "".join(f", {inner[name][0]}" for name in free)
-        lines, depth = [], 1
+        lines = []
         if how == "list":
             lines.append("    out = np.empty(8, np.int64)")
             lines.append("    n = 0")
         elif how in ("sum", "count"):
             lines.append("    total = 0")
-        for c, clause in enumerate(comp.clauses):
-            pad = "    " * depth
-            seq, rep = self.ex(clause.iterable, inner)
-            inner = dict(inner)
-            lines += self._loop_head(clause, seq, rep, inner, f"{c}", pad)
-            depth += 1
-            for cond in clause.conds:
-                lines.append(f"{'    ' * depth}if not {self.scalar(cond, inner)}:")
-                lines.append(f"{'    ' * depth}    continue")
-        pad = "    " * depth
+        loops, inner, pad = self._comprehension_loops(comp, inner, "    ")
+        lines += loops
         elt = comp.elt
         if how == "any":
             lines += [f"{pad}if {self.scalar(elt, inner)}:", f"{pad}    return True"]
@@ -396,6 +388,20 @@ class Printer(ListBuiltins, LinkBuiltins):
                       f"{pad}out[n] = {self.scalar(elt, inner)}", f"{pad}n += 1"]
             tail = "    return out[:n]"
         return "\n".join([f"@_jit\ndef {fname}(s, me{params}):", *lines, tail])
+
+    def _comprehension_loops(self, comp, env, pad: str, tag: str = "") -> tuple:
+        """The loops of a comprehension's clauses, each skipping the items its conditions refuse: (their lines, the
+        names bound inside them, the indent of their body). `pad` indents the first loop; clause c's names end in
+        `tag` and c."""
+        lines, inner = [], env
+        for c, clause in enumerate(comp.clauses):
+            seq, rep = self.ex(clause.iterable, inner)
+            inner = dict(inner)
+            lines += self._loop_head(clause, seq, rep, inner, f"{tag}{c}", pad)
+            pad += "    "
+            for cond in clause.conds:
+                lines += [f"{pad}if not {self.scalar(cond, inner)}:", f"{pad}    continue"]
+        return lines, inner, pad
 
     def _loop_head(self, clause, seq, rep, env, tag: str, pad: str) -> list:
         """The head of a loop over `seq` binding the clause's targets in `env`: one name over a list or a list of
