@@ -339,7 +339,7 @@ def _fails_alike(tmp_path, rules: str, old: str, new: str, seed: int, error: str
 
     def playout(game):
         state = game.new_initial_state(seed)
-        chance, seats = streams(seed, 2)
+        chance, seats = streams(seed, game.num_players)
         if isinstance(game, CompiledGame):
             state.playout(chance, seats)
         else:
@@ -458,3 +458,8 @@ def test_an_arrangement_drawn_every_turn_in_compiled_code_is_the_python_engines(
     twin = python.new_initial_state(3)
     play(twin, uniform, *streams(3, 2))
     assert twin.history == state.history
+
+
+def test_a_simultaneous_step_whose_actors_are_none_is_the_same_located_error_on_both_backends(tmp_path):
+    _fails_alike(tmp_path, "examples/games/sealed-bids.yaml", 'actors: "players"', 'actors: "[]"', 1,
+                 "the players to choose at this simultaneous step are none")

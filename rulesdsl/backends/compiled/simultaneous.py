@@ -40,10 +40,13 @@ class Simultaneous:
                 raise p.unsupported(step.actor, "actors that are not a seat or a list of seats")
             bad = m.code(f"the players to choose should be seats from 0 to {program.t.seats - 1}, not {{0}}",
                          step.decl)
+            none = m.code("the players to choose at this simultaneous step are none", step.decl)
             parts.append("\n".join([
                 "@_jit", f"def Y_{index}(s, me):", f"    a = {code if rep == 'a' else f'_single({code})'}",
                 "    for i in range(a.shape[0]):", "        if a[i] < 0 or a[i] >= NS:",
-                f"            raise ValueError({bad!r}, a[i])", "    return a"]))
+                f"            raise ValueError({bad!r}, a[i])",
+                "    if a.shape[0] == 0:  # nobody would ever choose: play could not go on",
+                f"        raise ValueError({none!r})", "    return a"]))
             dispatch += [f"    if st == {index}:", f"        return Y_{index}(s, s[O_player])"]
             # (draws chance() asks for are not resumed after resolve: with no calls given, chance() is refused there)
             p.given, env, calls, p.calls = {"choices": ("0", "choices")}, {}, p.calls, None
