@@ -41,7 +41,8 @@ def test_auto_falls_back_saying_where_and_why(capfd):
     code, out, err = run(capfd, "simulate", PYTHON_ONLY, "--games", "1", "--agents", "random,random", "--backend",
                          "auto")
     assert code == 0 and "1 games" in out
-    assert re.search(r"backend: python: the compiled backend does not take it yet: \S*python-only\.yaml:\d+:\d+: \S", err)
+    assert re.search(r"backend: python: the compiled backend does not take it yet: \S*python-only\.yaml:\d+:\d+: \S",
+                     err)
     code, _, err = run(capfd, "moves", PYTHON_ONLY, "--backend", "compiled")
     assert code == 1 and re.search(r"python-only\.yaml:\d+:\d+: error: the compiled backend does not take", err)
 
@@ -97,14 +98,14 @@ def test_compile_shows_the_compiled_module_as_plain_python(capfd):
 def test_compile_check_with_the_compiled_backend_says_ok_or_every_reason_located(capfd):
     code, out, _ = run(capfd, "compile", TUTORIAL, "--check", "--backend", "compiled")
     assert code == 0 and out.strip() == "three-in-a-row.yaml: OK: the compiled backend takes it"
-    code, out, _ = run(capfd, "compile", "mark", "--check", "--backend", "compiled")
-    located = re.findall(r"^\S*mark\.yaml:\d+:\d+: error: \S.*$", out, re.M)
-    assert code == 1 and located and "mark.yaml: the compiled backend does not take it" in out
-    code, out, _ = run(capfd, "compile", "mark", "--check", "--backend", "compiled", "--format", "json")
+    code, out, _ = run(capfd, "compile", PYTHON_ONLY, "--check", "--backend", "compiled")
+    located = re.findall(r"^\S*python-only\.yaml:\d+:\d+: error: \S.*$", out, re.M)
+    assert code == 1 and located and "python-only.yaml: the compiled backend does not take it" in out
+    code, out, _ = run(capfd, "compile", PYTHON_ONLY, "--check", "--backend", "compiled", "--format", "json")
     report = json.loads(out)
     assert code == 1 and not report["compiled"] and len(report["reasons"]) == len(located)
     assert all(r["line"] > 0 and r["column"] > 0 for r in report["reasons"])
-    code, _, err = run(capfd, "compile", TUTORIAL, "--check", "--show", "mark", "--backend", "compiled")
+    code, _, err = run(capfd, "compile", TUTORIAL, "--check", "--show", PYTHON_ONLY, "--backend", "compiled")
     assert code == 2 and "--check --backend compiled" in err
 
 
@@ -114,21 +115,21 @@ def test_auto_is_the_default_and_takes_the_compiled_backend_for_whole_games(capf
     monkeypatch.delenv("RULESDSL_BACKEND")
     assert not isinstance(load_game(TUTORIAL), CompiledGame)  # the State API goes move by move: the interpreter
     assert isinstance(load_game(TUTORIAL, backend="auto"), CompiledGame)
-    fallback = load_game("mark", backend="auto")
-    assert not isinstance(fallback, CompiledGame) and re.search(r"mark\.yaml:\d+:\d+: ", fallback.backend_note)
+    fallback = load_game(PYTHON_ONLY, backend="auto")
+    assert not isinstance(fallback, CompiledGame) and re.search(r"python-only\.yaml:\d+:\d+: ", fallback.backend_note)
     code, _, err = run(capfd, "moves", TUTORIAL, "--verbose")  # move by move: the interpreter, compiling nothing
     assert code == 0 and "backend: python (auto: played move by move" in err
     simulate = ["simulate", "--games", "2", "--agents", "random,random", "--quiet"]
     code, _, err = run(capfd, *simulate[:1], TUTORIAL, *simulate[1:], "--verbose")  # whole games: compiled
     assert code == 0 and "backend: compiled" in err
-    code, _, err = run(capfd, *simulate[:1], "mark", *simulate[1:])  # the default falls back quietly
+    code, _, err = run(capfd, *simulate[:1], PYTHON_ONLY, *simulate[1:])  # the default falls back quietly
     assert code == 0 and "backend:" not in err
-    code, _, err = run(capfd, *simulate[:1], "mark", *simulate[1:], "--verbose")  # --verbose says where and why
-    assert re.search(r"backend: python: the compiled backend does not take it yet: \S*mark\.yaml:\d+:\d+: ", err)
+    code, _, err = run(capfd, *simulate[:1], PYTHON_ONLY, *simulate[1:], "--verbose")  # --verbose says where and why
+    assert re.search(r"backend: python: the compiled backend does not take it yet: \S*python-only\.yaml:\d+:\d+: ", err)
     code, _, err = run(capfd, "simulate", TUTORIAL, "--games", "2", "--agents", "greedy,random", "--quiet", "--verbose")
     assert code == 0 and "backend: python (auto: agents other than random" in err
-    code, out, _ = run(capfd, "validate", "mark")
-    assert code == 0 and re.search(r"backend: python \(auto: .*mark\.yaml:\d+:\d+: ", out)
+    code, out, _ = run(capfd, "validate", PYTHON_ONLY)
+    assert code == 0 and re.search(r"backend: python \(auto: .*python-only\.yaml:\d+:\d+: ", out)
     monkeypatch.setenv("RULESDSL_BACKEND", "python")
     assert not isinstance(load_game(TUTORIAL), CompiledGame)
     monkeypatch.setenv("RULESDSL_BACKEND", "fast")
