@@ -19,6 +19,8 @@ from .helpers import ROOT, run_cli as run  # noqa: E402
 
 TUTORIAL = str(ROOT / "examples/tutorial/three-in-a-row.yaml")
 CHIPS = str(ROOT / "tests/compiled_games/chip-duel.yaml")
+PYTHON_ONLY = str(ROOT / "tests/compiled_games/python-only.yaml")  # outside the compiled subset for good
+BIDS = str(ROOT / "tests/compiled_games/blind-bids.yaml")  # simultaneous steps: choices logged with their seat
 
 
 def _both(capfd, *argv) -> tuple:
@@ -37,11 +39,13 @@ def test_positions_read_the_same_on_both_backends_and_verbose_says_which(capfd, 
 
 
 def test_auto_falls_back_saying_where_and_why(capfd):
-    code, out, err = run(capfd, "simulate", "mark", "--games", "1", "--agents", "random,random", "--backend", "auto")
+    code, out, err = run(capfd, "simulate", PYTHON_ONLY, "--games", "1", "--agents", "random,random", "--backend",
+                         "auto")
     assert code == 0 and "1 games" in out
-    assert re.search(r"backend: python: the compiled backend does not take it yet: \S*mark\.yaml:\d+:\d+: \S", err)
-    code, _, err = run(capfd, "moves", "mark", "--backend", "compiled")
-    assert code == 1 and re.search(r"mark\.yaml:\d+:\d+: error: the compiled backend does not take", err)
+    assert re.search(r"backend: python: the compiled backend does not take it yet: \S*python-only\.yaml:\d+:\d+: \S",
+                     err)
+    code, _, err = run(capfd, "moves", PYTHON_ONLY, "--backend", "compiled")
+    assert code == 1 and re.search(r"python-only\.yaml:\d+:\d+: error: the compiled backend does not take", err)
 
 
 def test_play_and_replay_give_the_same_game_on_both_backends(capfd, tmp_path):
@@ -71,11 +75,11 @@ def test_validate_says_which_backend_and_plays_on_it(capfd):
     assert code == 0
     assert "backend: compiled (the compiled backend takes every rule)" in out
     assert "played 3 random games on the compiled backend: 0 failed" in out
-    code, out, _ = run(capfd, "validate", "mark", "--backend", "auto")
+    code, out, _ = run(capfd, "validate", PYTHON_ONLY, "--backend", "auto")
     assert code == 0 and re.search(r"backend: python \(auto: the compiled backend does not take it yet: "
-                                   r"\S*mark\.yaml:\d+:\d+: ", out)
-    code, _, err = run(capfd, "validate", "mark", "--backend", "compiled")
-    assert code == 1 and re.search(r"mark\.yaml:\d+:\d+: error: the compiled backend does not take", err)
+                                   r"\S*python-only\.yaml:\d+:\d+: ", out)
+    code, _, err = run(capfd, "validate", PYTHON_ONLY, "--backend", "compiled")
+    assert code == 1 and re.search(r"python-only\.yaml:\d+:\d+: error: the compiled backend does not take", err)
 
 
 def test_compile_shows_the_compiled_module_as_plain_python(capfd):
@@ -86,8 +90,8 @@ def test_compile_shows_the_compiled_module_as_plain_python(capfd):
     assert {"legal", "apply", "playout", "returns"} <= names
     code, listed, _ = run(capfd, "compile", TUTORIAL, "--backend", "compiled")
     assert code == 0 and re.match(r"\d+ functions, \d+ lines", listed) and {"legal", "apply"} <= set(listed.split())
-    code, _, err = run(capfd, "compile", "mark", "--show", "--backend", "compiled")
-    assert code == 1 and re.search(r"mark\.yaml:\d+:\d+: error: the compiled backend does not take", err)
+    code, _, err = run(capfd, "compile", PYTHON_ONLY, "--show", "--backend", "compiled")
+    assert code == 1 and re.search(r"python-only\.yaml:\d+:\d+: error: the compiled backend does not take", err)
     code, _, err = run(capfd, "compile", TUTORIAL, "--show")
     assert code == 2 and "--show needs a RULE" in err
 
@@ -95,14 +99,14 @@ def test_compile_shows_the_compiled_module_as_plain_python(capfd):
 def test_compile_check_with_the_compiled_backend_says_ok_or_every_reason_located(capfd):
     code, out, _ = run(capfd, "compile", TUTORIAL, "--check", "--backend", "compiled")
     assert code == 0 and out.strip() == "three-in-a-row.yaml: OK: the compiled backend takes it"
-    code, out, _ = run(capfd, "compile", "mark", "--check", "--backend", "compiled")
-    located = re.findall(r"^\S*mark\.yaml:\d+:\d+: error: \S.*$", out, re.M)
-    assert code == 1 and located and "mark.yaml: the compiled backend does not take it" in out
-    code, out, _ = run(capfd, "compile", "mark", "--check", "--backend", "compiled", "--format", "json")
+    code, out, _ = run(capfd, "compile", PYTHON_ONLY, "--check", "--backend", "compiled")
+    located = re.findall(r"^\S*python-only\.yaml:\d+:\d+: error: \S.*$", out, re.M)
+    assert code == 1 and located and "python-only.yaml: the compiled backend does not take it" in out
+    code, out, _ = run(capfd, "compile", PYTHON_ONLY, "--check", "--backend", "compiled", "--format", "json")
     report = json.loads(out)
     assert code == 1 and not report["compiled"] and len(report["reasons"]) == len(located)
     assert all(r["line"] > 0 and r["column"] > 0 for r in report["reasons"])
-    code, _, err = run(capfd, "compile", TUTORIAL, "--check", "--show", "mark", "--backend", "compiled")
+    code, _, err = run(capfd, "compile", TUTORIAL, "--check", "--show", PYTHON_ONLY, "--backend", "compiled")
     assert code == 2 and "--check --backend compiled" in err
 
 
@@ -112,21 +116,21 @@ def test_auto_is_the_default_and_takes_the_compiled_backend_for_whole_games(capf
     monkeypatch.delenv("RULESDSL_BACKEND")
     assert not isinstance(load_game(TUTORIAL), CompiledGame)  # the State API goes move by move: the interpreter
     assert isinstance(load_game(TUTORIAL, backend="auto"), CompiledGame)
-    fallback = load_game("mark", backend="auto")
-    assert not isinstance(fallback, CompiledGame) and re.search(r"mark\.yaml:\d+:\d+: ", fallback.backend_note)
+    fallback = load_game(PYTHON_ONLY, backend="auto")
+    assert not isinstance(fallback, CompiledGame) and re.search(r"python-only\.yaml:\d+:\d+: ", fallback.backend_note)
     code, _, err = run(capfd, "moves", TUTORIAL, "--verbose")  # move by move: the interpreter, compiling nothing
     assert code == 0 and "backend: python (auto: played move by move" in err
     simulate = ["simulate", "--games", "2", "--agents", "random,random", "--quiet"]
     code, _, err = run(capfd, *simulate[:1], TUTORIAL, *simulate[1:], "--verbose")  # whole games: compiled
     assert code == 0 and "backend: compiled" in err
-    code, _, err = run(capfd, *simulate[:1], "mark", *simulate[1:])  # the default falls back quietly
+    code, _, err = run(capfd, *simulate[:1], PYTHON_ONLY, *simulate[1:])  # the default falls back quietly
     assert code == 0 and "backend:" not in err
-    code, _, err = run(capfd, *simulate[:1], "mark", *simulate[1:], "--verbose")  # --verbose says where and why
-    assert re.search(r"backend: python: the compiled backend does not take it yet: \S*mark\.yaml:\d+:\d+: ", err)
+    code, _, err = run(capfd, *simulate[:1], PYTHON_ONLY, *simulate[1:], "--verbose")  # --verbose says where and why
+    assert re.search(r"backend: python: the compiled backend does not take it yet: \S*python-only\.yaml:\d+:\d+: ", err)
     code, _, err = run(capfd, "simulate", TUTORIAL, "--games", "2", "--agents", "greedy,random", "--quiet", "--verbose")
     assert code == 0 and "backend: python (auto: agents other than random" in err
-    code, out, _ = run(capfd, "validate", "mark")
-    assert code == 0 and re.search(r"backend: python \(auto: .*mark\.yaml:\d+:\d+: ", out)
+    code, out, _ = run(capfd, "validate", PYTHON_ONLY)
+    assert code == 0 and re.search(r"backend: python \(auto: .*python-only\.yaml:\d+:\d+: ", out)
     monkeypatch.setenv("RULESDSL_BACKEND", "python")
     assert not isinstance(load_game(TUTORIAL), CompiledGame)
     monkeypatch.setenv("RULESDSL_BACKEND", "fast")
@@ -149,9 +153,10 @@ def test_the_readmes_first_command_compiles_once_on_a_fresh_checkout(tmp_path):
     assert (tmp_path / "0.jsonl").read_bytes() == (tmp_path / "1.jsonl").read_bytes()
 
 
-@pytest.mark.parametrize("game", [TUTORIAL, "mabula", CHIPS])  # (chip duel: each seat's returns are chips won)
-def test_results_files_are_the_same_bytes_on_every_backend_worker_count_and_dask(capfd, tmp_path, game):
-    base = ["simulate", game, "--games", "40", "--seed", "3", "--agents", "random,random", "--quiet"]
+@pytest.mark.parametrize("game, agents", [(TUTORIAL, "random,random"), ("mabula", "random,random"),
+                                          (CHIPS, "random,random"), (BIDS, "random,random,random")])
+def test_results_files_are_the_same_bytes_on_every_backend_worker_count_and_dask(capfd, tmp_path, game, agents):
+    base = ["simulate", game, "--games", "40", "--seed", "3", "--agents", agents, "--quiet"]
     runs = {"python": ["--backend", "python"], "compiled": ["--backend", "compiled"],
             "auto, 2 workers": ["--backend", "auto", "--workers", "2"],
             "compiled, 2 workers": ["--backend", "compiled", "--workers", "2", "--chunk", "7"]}

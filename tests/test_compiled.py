@@ -37,10 +37,17 @@ CHIPS = "tests/compiled_games/chip-duel.yaml"  # scoring: returns (chips won; a 
 HAND_ORDER = "tests/compiled_games/hand-order.yaml"  # hands seen by their owner, lists of seats, a feature family
 TAKE = "tests/compiled_games/take-away.yaml"  # no_moves: loses (passes in a variant), an end reading `mover`
 DEAL = "tests/end_rules/deal.yaml"  # a deal by chance steps that the end, reading the hands, does not cut short
+PYTHON_ONLY = "tests/compiled_games/python-only.yaml"  # text built during play: outside the compiled subset
+BIDS = "tests/compiled_games/blind-bids.yaml"  # simultaneous steps, choices, first(), next_seat(), distinct()
+STALLS = "tests/compiled_games/market-stalls.yaml"  # a table variable, zones and cells, player = seat, abs()
 SUPPORTED = [(TUTORIAL, None), (TUTORIAL, "misere"), ("mabula", None), (DICE, None), (TURN_ENDS, None), (TURNS, None),
              (SOWING, None), (LANES, None), (TALLIES, None), (SECRET, None), (SIXES, None), (CALLED, None),
              (FALLBACKS, None), (RESHUFFLE, None), (CHIPS, None), (CHIPS, "team"), (HAND_ORDER, None),
-             (TAKE, None), (TAKE, "passing"), (DEAL, None)]
+             (TAKE, None), (TAKE, "passing"), (DEAL, None),
+             (BIDS, None), (STALLS, None), ("examples/games/sealed-bids.yaml", None),
+             # MARK: simultaneous bids, zones, a table variable, actor expressions (a minute or two to compile)
+             ("mark", None), ("mark", "four-row-ending"), ("mark players=3", None), ("mark players=4", None),
+             ("examples/overlays/mark-rich-start.yaml", None)]
 RUNS = "tests/compiled_games/runs.yaml"  # take_while() over a range and over a list comprehension
 SUPPORTED += [(RUNS, None)]
 MABULA_SETUP = "WBWBWBWBWBWBBWBWBWBWBWBW"  # an explicit setup: no chance step
@@ -52,8 +59,13 @@ def _path(name: str) -> str:
 
 @lru_cache(maxsize=None)
 def _games(name: str, variant: str | None, setup: str | None = None) -> tuple:
-    """(the Python game, the same game compiled): loaded once per session, so each module compiles once."""
-    python = load_game(_path(name), variant, {"setup": setup} if setup else None)
+    """(the Python game, the same game compiled): loaded once per session, so each module compiles once. `name`
+    may be followed by options, `NAME OPTION=NUMBER...`."""
+    name, *given = name.split(" ")
+    options = {key: int(value) for key, value in (item.split("=") for item in given)}
+    if setup:
+        options["setup"] = setup
+    python = load_game(_path(name), variant, options or None)
     return python, with_backend(python, "compiled")
 
 
@@ -85,7 +97,8 @@ def test_whole_playouts_in_compiled_code_are_the_python_play_loops(name, variant
     python, compiled = _games(name, variant)
     for seed in range(20):
         a, b = python.new_initial_state(seed), compiled.new_initial_state(seed)
-        (chance_a, seats_a), (chance_b, seats_b) = streams(seed, 2), streams(seed, 2)
+        seats = python.num_players
+        (chance_a, seats_a), (chance_b, seats_b) = streams(seed, seats), streams(seed, seats)
         play(a, uniform, chance_a, seats_a)
         made = b.playout(chance_b, seats_b)
         assert made == a.ply and b.to_json() == a.to_json() and b.returns() == a.returns()
@@ -95,7 +108,7 @@ def test_whole_playouts_in_compiled_code_are_the_python_play_loops(name, variant
 @pytest.mark.parametrize("name, variant", SUPPORTED)
 def test_playouts_in_one_call_are_the_python_play_loops_one_after_another(name, variant):
     python, compiled = _games(name, variant)
-    (chance_a, seats_a), (chance_b, seats_b) = streams(7, 2), streams(7, 2)
+    (chance_a, seats_a), (chance_b, seats_b) = streams(7, python.num_players), streams(7, python.num_players)
     plies, returns = [], []
     for seed in range(30):
         state = python.new_initial_state(seed)
@@ -117,7 +130,7 @@ def test_a_playout_stops_at_its_step_limit_where_the_python_loop_does():
 
 
 @pytest.mark.parametrize("name, variant, setup, depth", [(TUTORIAL, None, None, 4), ("mabula", None, MABULA_SETUP, 3),
-                                                              (SOWING, None, None, 4)])
+                                                          (SOWING, None, None, 4), (BIDS, None, None, 4)])
 def test_perft_counts_are_the_same(name, variant, setup, depth):
     python, compiled = _games(name, variant, setup)
     assert perft(compiled.new_initial_state(), depth) == perft(python.new_initial_state(), depth)
@@ -134,13 +147,32 @@ def test_states_convert_between_backends_losslessly():
     assert there.clone().legal_moves() == state.legal_moves()
 
 
+def test_choices_waiting_at_a_simultaneous_step_convert_between_backends_and_resolve_alike():
+    python, compiled = _games(BIDS, None)
+    for seed, made in ((1, 1), (2, 2), (3, 4), (4, 6)):  # stopped with choices pending, or between steps
+        state = python.new_initial_state(seed)
+        play(state, uniform, *streams(seed, 3), limit=made)
+        there = compiled.compiled_state(state)
+        assert there.to_json() == state.to_json() and there.python().to_json() == state.to_json()
+        assert there.current_player() == state.current_player() and there.acting_players() == state.acting_players()
+        for p in range(3):  # a seat that has chosen, or does not choose here, has no move
+            assert there.legal_moves(p) == state.legal_moves(p)
+        waiting = state.acting_players()
+        for p in reversed(waiting):  # the last seat first: the choices' order is kept in the history
+            move = state.legal_moves(p)[-1]
+            state.apply(move)
+            there.apply(move)
+            assert there.to_json() == state.to_json()
+        assert there.python().to_json() == state.to_json()
+
+
 def test_auto_falls_back_to_python_saying_where_and_why(tmp_path):
-    game = load_game(_path("mark"), backend="auto")
+    game = load_game(PYTHON_ONLY, backend="auto")
     assert not isinstance(game, CompiledGame)
-    assert re.search(r"mark\.yaml:\d+:\d+: \S", game.backend_note)  # located, and why
+    assert re.search(r"python-only\.yaml:\d+:\d+: \S", game.backend_note)  # located, and why
     with pytest.raises(RulesError) as caught:
-        load_game(_path("mark"), backend="compiled")
-    assert "mark.yaml:" in str(caught.value) and "compiled backend does not take" in str(caught.value)
+        load_game(PYTHON_ONLY, backend="compiled")
+    assert "python-only.yaml:" in str(caught.value) and "compiled backend does not take" in str(caught.value)
 
 
 HOSTILE = """
@@ -237,6 +269,28 @@ def test_a_list_passing_its_capacity_is_the_same_located_error_on_both_backends(
     assert _failure(lambda: playout(compiled)) == _failure(lambda: playout(python)) == expected  # in compiled code
 
 
+def test_reading_the_choice_of_a_seat_that_did_not_choose_is_the_same_located_error_on_both_backends():
+    python, compiled = _games("tests/compiled_games/unchosen-choice.yaml", None)
+
+    def both_choose(game):
+        state = game.new_initial_state(0)
+        for _ in range(2):
+            state.apply(state.legal_moves()[0])
+
+    def playout(game):
+        state = game.new_initial_state(0)
+        chance, seats = streams(0, 3)
+        if isinstance(game, CompiledGame):
+            state.playout(chance, seats)
+        else:
+            play(state, uniform, chance, seats)
+
+    expected = _failure(lambda: both_choose(python))
+    assert re.search(r"unchosen-choice\.yaml:\d+:\d+: .*'choose'.*'NoneType' object has no attribute 'n'", expected)
+    assert _failure(lambda: both_choose(compiled)) == expected
+    assert _failure(lambda: playout(compiled)) == _failure(lambda: playout(python)) == expected
+
+
 def test_chance_outcomes_drawn_in_compiled_code_are_those_the_python_engine_draws():
     python, compiled = _games(DICE, None)
     drawn = {}
@@ -293,7 +347,7 @@ def _fails_alike(tmp_path, rules: str, old: str, new: str, seed: int, error: str
 
     def playout(game):
         state = game.new_initial_state(seed)
-        chance, seats = streams(seed, 2)
+        chance, seats = streams(seed, game.num_players)
         if isinstance(game, CompiledGame):
             state.playout(chance, seats)
         else:
@@ -518,3 +572,8 @@ def test_observation_vectors_are_the_same_on_both_backends(name):
                 move = legal[pick.below(len(legal))]
             a.apply(move)
             b.apply(move)
+
+
+def test_a_simultaneous_step_whose_actors_are_none_is_the_same_located_error_on_both_backends(tmp_path):
+    _fails_alike(tmp_path, "examples/games/sealed-bids.yaml", 'actors: "players"', 'actors: "[]"', 1,
+                 "the players to choose at this simultaneous step are none")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ..agents import PlayerView, make_agent
 from ..backends.compiled.batch import ActionTables, BoardTensor, unnumbered
+from ..backends.compiled.simultaneous import pending_moves
 from ..backends.compiled.unsupported import Unsupported
 from ..engine.play import play, start, streams
 from ..engine.rng import derive_seed
@@ -166,11 +167,12 @@ class _CompiledGames:
         return np.stack([self.loaded.observe(self.state(i), int(seat)) for i, seat in enumerate(seats)])
 
     def state(self, i: int):
-        """Game i as a CompiledState (its history not kept: the last move is not known to it)."""
+        """Game i as a CompiledState (its history not kept: the last move is not known to it; choices waiting at a
+        simultaneous step are its only entries)."""
         state = self.first.clone()
         state.s = self.S[i].copy()
         state.s[self.game.program.last_row] = -1
-        state._history, state._made = [], []
+        state._history, state._made = pending_moves(state), []
         return state
 
 

@@ -98,8 +98,15 @@ def _played_through(state, seed: int, agents: list) -> GameRecord:
     the same record as record_game's, move for move."""
     chance, seats = streams(seed, state.rules.num_players)
     choices: list[int] = []
-    state.playout(chance, seats, choices=choices)
-    return _record(state, seed, agents, choices, None)
+    together: list[int] = []  # the choices made at simultaneous steps, logged with their seat
+    state.playout(chance, seats, choices=choices, together=together)
+    if not together:
+        return _record(state, seed, agents, choices, None)
+    entries, counts, at = [], {}, set(together)
+    for i, move in enumerate(state.history):
+        entries.append(entry(move, i in at))
+        counts[move.name] = counts.get(move.name, 0) + 1
+    return _record(state, seed, agents, choices, None, entries=entries, counts=counts)
 
 
 def record_game(state, seed: int, choose, agents: list, on_move=None, stream: str = STREAM,
@@ -154,7 +161,7 @@ def _record(state, seed: int, agents: list, choices: list, trace, stream: str = 
             counts=None) -> GameRecord:
     """The record of a game ended at `state`: `entries` and `counts` (its history as logged, and the moves made by
     name) default to what the history says."""
-    if entries is None:  # (no simultaneous step on this path: each entry is the move as written)
+    if entries is None:  # (no choice at a simultaneous step: each entry is the move as written)
         entries, counts = state.history_texts(), {}
         for move in state.history:
             counts[move.name] = counts.get(move.name, 0) + 1

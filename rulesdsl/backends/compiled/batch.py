@@ -1,7 +1,7 @@
 """Kernels printed beside a game's compiled module: many games stepped at once, and random rollouts from one stream.
 
 A small printer of its own: the template below names only what every printed module defines (`legal`, `apply`,
-`chance`, `playout`, `returns`, `decider`, `KIND`, `W`, `NS` and the offsets of the engine's fields), so it is the
+`chance`, `playout`, `returns`, `decider`, `waiting`, `KIND`, `SIMUL`, `W`, `NS` and the offsets of the engine's fields), so it is the
 same text for every game and is compiled in the module's namespace the first time a game asks for it (once per process and
 module). Its loops are bounded as the module's are: a game by its turn cap and the flow's automatic steps, a batch
 by its size, an encoding by the moves listed.
@@ -53,8 +53,16 @@ def others(s, seats, learner, out, drawn, own):
         if KIND[s[O_step]] != 0:
             own_draw(s, own, drawn, out)
             continue
-        me = s[O_player]
-        if learner[me]:
+        me = decider(s) if not SIMUL[s[O_step]] else -1
+        if SIMUL[s[O_step]]:  # the first still to choose that does not learn
+            w = waiting(s)
+            for i in range(w.shape[0]):
+                if not learner[w[i]]:
+                    me = w[i]
+                    break
+            if me < 0:
+                return
+        elif learner[me]:
             return
         n = legal(s, me, out)
         apply(s, out[_rt.below(seats, me, n)], me)
@@ -93,7 +101,13 @@ def acting(s, learner):
     """The learning seat to choose now, or -1 (the game over, chance, or a seat that does not learn)."""
     if s[O_terminal] or KIND[s[O_step]] != 0:
         return -1
-    me = s[O_player]
+    if SIMUL[s[O_step]]:  # the first still to choose that learns
+        w = waiting(s)
+        for i in range(w.shape[0]):
+            if learner[w[i]]:
+                return w[i]
+        return -1
+    me = decider(s)
     return me if learner[me] else -1
 
 

@@ -43,14 +43,16 @@ class ItemPlaces:
     def _key_codes(self, node, keyed) -> str:
         codes = []
         for key in keyed.keys:
-            if isinstance(key, str):
+            if key is None:  # (read as -1, the absent value; a key -1 beside it is refused below)
+                codes.append(-1)
+            elif isinstance(key, str):
                 codes.append(self.m.text(key))
             elif isinstance(key, int) and not isinstance(key, bool):
                 codes.append(int(key))
             else:
-                raise self.p.unsupported(node, "a table whose keys are not all numbers or texts")
+                raise self.p.unsupported(node, "a table whose keys are not all numbers, texts or none")
         if len(set(codes)) != len(codes):
-            raise self.p.unsupported(node, "a table whose keys are numbers and texts")
+            raise self.p.unsupported(node, "a table whose keys are numbers and texts, or none and -1")
         return self.m.table(("table keys", keyed.keys), codes)
 
     def _bases(self, form) -> tuple:
@@ -68,6 +70,8 @@ class ItemPlaces:
         texts = self.m.texts
 
         def shown(code: int):
+            if code == -1 and None in keyed.keys:
+                return "None"
             if any(isinstance(k, str) for k in keyed.keys):
                 text = next((t for t, n in texts.items() if n == code), None)
                 return code if text is None else repr(text)
@@ -172,15 +176,9 @@ class ItemPlaces:
         order, value, width = self._starts(form, "ti")
         lines = ["tn = 0", "tw = np.empty(" + str(width) + ", np.int64)", "tw[:] = -1",
                  "tx = np.zeros(" + str(width) + ", np.int64)"]
-        inner, pad = dict(env), ""
         self.p.loops += 1
-        for c, clause in enumerate(comp.clauses):
-            seq, rep = self.p.ex(clause.iterable, inner)
-            inner = dict(inner)
-            lines += self.p._loop_head(clause, seq, rep, inner, f"t{self.p.loops}_{c}", pad)
-            pad += "    "
-            for cond in clause.conds:
-                lines += [f"{pad}if not {self.p.scalar(cond, inner)}:", f"{pad}    continue"]
+        loops, inner, pad = self.p._comprehension_loops(comp, dict(env), "", f"t{self.p.loops}_")
+        lines += loops
         key, item = comp.elt.items
         lines += [f"{pad}tk = _rt.table_column({codes}, {self.p.scalar(key, inner)}, "
                   f"{self._key_error(keyed, at, write=True)})",

@@ -5,7 +5,6 @@ hold none, each as the Python engine computes it (its errors too)."""
 from __future__ import annotations
 
 from ...ir import nodes as N
-from .messages import ValueMessage
 
 _ORDERED = frozenset({"int", "seat", "cell", "bool"})  # kinds whose order is their whole number's order
 
@@ -63,16 +62,7 @@ class ListBuiltins:
         """A function giving the comprehension's first item as a list of at most one."""
         inner = {name: (f"a{i}", env[name][1]) for i, name in enumerate(free)}
         params = "".join(f", {inner[name][0]}" for name in free)
-        lines, depth = [], 1
-        for c, clause in enumerate(comp.clauses):
-            pad = "    " * depth
-            seq, rep = self.ex(clause.iterable, inner)
-            inner = dict(inner)
-            lines += self._loop_head(clause, seq, rep, inner, f"{c}", pad)
-            depth += 1
-            for cond in clause.conds:
-                lines += [f"{'    ' * depth}if not {self.scalar(cond, inner)}:", f"{'    ' * depth}    continue"]
-        pad = "    " * depth
+        lines, inner, pad = self._comprehension_loops(comp, inner, "    ")
         lines += [f"{pad}return _single({self.scalar(comp.elt, inner)})"]
         return "\n".join([f"@_jit\ndef {fname}(s, me{params}):", *lines, "    return _none()"])
 
@@ -145,22 +135,13 @@ class ListBuiltins:
     def b_values(self, node, env):
         if len(node.args) != 1 or node.kwargs:
             raise self.unsupported(node, "this call of values()")
+        form = self.keyed.form(node.args[0])  # a table variable (keyed.py)
+        if form is not None:
+            return self.keyed.values(node.args[0], form)
         found = self.places.table_values(node.args[0], env)
         if found is None:
-            raise self.unsupported(node, "values() of anything but an item of a list of tables")
+            raise self.unsupported(node, "values() of anything but a table variable or an item of a list of tables")
         return found
-
-    def e_remove(self, call, env) -> list:
-        t = call.args[0].type if call.args else None
-        cell_or_none = t is not None and t.name == "union" and {m.name for m in t.items} == {"cell", "none"}
-        if len(call.args) != 1 or call.kwargs or not (t.name == "cell" or cell_or_none):
-            raise self.unsupported(call, "remove() of anything but the piece on a cell")
-        cell = self.field("cells", "rc")
-        # (the Python engine names the cell: the message is shown with the cell's name)
-        names = self.t.rules.board.cells
-        empty = self.m.code(ValueMessage("remove(): cell {0} is empty", lambda c: str(names[c])), call.at[0])
-        return [f"rc = _cell({self.scalar(call.args[0], env)})", f"if {cell} == 0:",
-                f"    raise ValueError({empty!r}, rc)", f"{cell} = 0"]
 
     def assign_player(self, node, env):
         """The lines of `player = seat`: whose turn it is, checked to be a seat as the Python engine checks it

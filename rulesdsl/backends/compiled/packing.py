@@ -58,6 +58,15 @@ class Packing:
                 offset += self.fields[leaf.name].size
         self.scratch = {name: offset + i for i, name in enumerate(SCRATCH)}  # name -> offset
         self.size = offset + len(SCRATCH)
+        self.kept = {}  # name -> offset of words reserved after the scratch (see reserve)
+
+    def reserve(self, name: str, size: int) -> int:
+        """`size` words after the scratch that compiled code keeps between moves, though no array of the layout
+        holds them (the choices made so far at a simultaneous step: the layout keeps those as the history's last
+        moves); packing gives them 0, and whoever packs fills them. Their offset."""
+        self.kept[name] = self.size
+        self.size += size
+        return self.kept[name]
 
     def pack(self, arrays: dict) -> np.ndarray:
         import numpy as np

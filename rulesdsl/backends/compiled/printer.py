@@ -14,9 +14,11 @@ from __future__ import annotations
 from ...ir import nodes as N
 from ...lang import types as T
 from ...model.values import Cell
+from .keyed import KeyedVars
 from .links import LinkBuiltins
 from .lists import ListBuiltins
 from .places import NONE_NUMBER, Places
+from .zones import Zones
 from .unsupported import Unsupported
 
 _ARITH = {"+": "+", "-": "-", "*": "*", "//": "//", "%": "%"}
@@ -101,7 +103,10 @@ class Printer(ListBuiltins, LinkBuiltins):
         self.steps_exist = {}  # step name -> whether its moves exist (can_move), asked for
         self.loops = 0  # `for:` effects printed, which number their names
         self.places = Places(self, tables.rules)
+        self.zones = Zones(self, tables.rules)
+        self.keyed = KeyedVars(self)
         self.gotos = False  # whether effects printed so far call goto()
+        self.given = {}  # names the engine gives the effects being printed (a simultaneous step's choices)
 
     def unsupported(self, node, why: str) -> Unsupported:
         return Unsupported(self.m.locate(node), why)
@@ -139,6 +144,8 @@ class Printer(ListBuiltins, LinkBuiltins):
 
     def x_Ref(self, node, env):
         if node.kind in N.LOCAL_KINDS or node.kind == "local":  # local: what a chance step's rules are given
+            if node.name not in env and node.kind == "local" and node.name in self.given:
+                return self.given[node.name]
             if node.name not in env:
                 raise self.unsupported(node, f"'{node.name}' read where it is not bound")
             return env[node.name]
@@ -150,12 +157,16 @@ class Printer(ListBuiltins, LinkBuiltins):
                 return self.field(name), "i"
             if name == "mover":  # the seat of the last move, -1 (none) before the first
                 return f"({self.field('last.player')} if {self.field('last_row')} >= 0 else -1)", "i"
+            if name == "num_players":
+                return "NS", "i"
             if name == "cells":
                 return self.m.table("cells", list(range(self.t.cells))), "a"
             if name == "players":
                 return self.m.table("players", list(range(self.t.seats))), "a"
         if node.kind == "region" and node.name in self.t.regions:
             return self.m.table(("region", node.name), self.t.regions[node.name]), "a"
+        if node.kind == "zone":
+            return self.zones.read(node, env)
         if node.kind == "var":
             return self.places.whole(node) if self.places.per_seat(node) else self.places.read(node)
         binding = node.binding
@@ -222,6 +233,10 @@ class Printer(ListBuiltins, LinkBuiltins):
     def x_Compare(self, node, env):
         parts, operands = [], node.operands
         for op, a, b in zip(node.ops, operands, operands[1:]):
+            if op in ("in", "notin") and self.keyed.form(b) is not None:  # a key of a table
+                found = self.keyed.contains(b, self.keyed.form(b), self.scalar(a, env))
+                parts.append(f"{'not ' if op == 'notin' else ''}({found})")
+                continue
             if op in ("in", "notin"):
                 item, (seq, rep) = self.scalar(a, env), self.ex(b, env)
                 if rep != "a":
@@ -257,8 +272,13 @@ class Printer(ListBuiltins, LinkBuiltins):
         obj = node.obj
         if isinstance(obj, N.Ref) and obj.kind == "local" and f"{obj.name}.{node.name}" in env:
             return env[f"{obj.name}.{node.name}"]  # a field of a record its caller binds (the move made, after it)
+        if self._bound_rep(obj, env) == "choice" or isinstance(obj, N.Index) \
+                and self._bound_rep(obj.obj, env) == "choices":
+            return self.choice_field(node, self.ex(obj, env)[0]), "i"
         kind = obj.type.name
-        if kind == "cell" or _maybe(obj.type, "cell"):  # none's attribute: no such cell, as _cell() says
+        if _maybe(obj.type, "cell"):  # none's attribute: Python's AttributeError
+            return self._optional_cell_attribute(node, env), "i"
+        if kind == "cell":
             table = self.t.cell_attribute(self, node)
             return f"{table}[_cell({self.scalar(obj, env)})]", "i"
         if _holds_piece(obj.type):
@@ -274,6 +294,12 @@ class Printer(ListBuiltins, LinkBuiltins):
         found = self.places.indexed(node, env)  # an item of a list of tables
         if found is not None:
             return found
+        if isinstance(obj, N.Ref) and obj.kind == "zone":
+            return self.zones.read(node, env)
+        if self.keyed.form(obj) is not None:
+            return self.keyed.read(node, self.keyed.form(obj), env)
+        if self._bound_rep(obj, env) == "choices":  # a seat's choice: its seat, read lazily
+            return f"_seat_at({self.scalar(node.index, env)})", "choice"
         if isinstance(obj, N.Ref) and obj.kind == "region" and obj.name in self.t.keyed:
             return self._keyed_region(node, env)
         if isinstance(obj, N.Ref) and obj.kind == "var" and self.places.per_seat(obj):
@@ -338,22 +364,14 @@ class Printer(ListBuiltins, LinkBuiltins):
     def _comp_source(self, fname, comp, env, free, how) -> str:
         inner = {name: (f"a{i}", env[name][1]) for i, name in enumerate(free)}
         params = "".join(f", {inner[name][0]}" for name in free)
-        lines, depth = [], 1
+        lines = []
         if how == "list":
             lines.append("    out = np.empty(8, np.int64)")
             lines.append("    n = 0")
         elif how in ("sum", "count"):
             lines.append("    total = 0")
-        for c, clause in enumerate(comp.clauses):
-            pad = "    " * depth
-            seq, rep = self.ex(clause.iterable, inner)
-            inner = dict(inner)
-            lines += self._loop_head(clause, seq, rep, inner, f"{c}", pad)
-            depth += 1
-            for cond in clause.conds:
-                lines.append(f"{'    ' * depth}if not {self.scalar(cond, inner)}:")
-                lines.append(f"{'    ' * depth}    continue")
-        pad = "    " * depth
+        loops, inner, pad = self._comprehension_loops(comp, inner, "    ")
+        lines += loops
         elt = comp.elt
         if how == "any":
             lines += [f"{pad}if {self.scalar(elt, inner)}:", f"{pad}    return True"]
@@ -373,10 +391,27 @@ class Printer(ListBuiltins, LinkBuiltins):
             tail = "    return out[:n]"
         return "\n".join([f"@_jit\ndef {fname}(s, me{params}):", *lines, tail])
 
+    def _comprehension_loops(self, comp, env, pad: str, tag: str = "") -> tuple:
+        """The loops of a comprehension's clauses, each skipping the items its conditions refuse: (their lines, the
+        names bound inside them, the indent of their body). `pad` indents the first loop; clause c's names end in
+        `tag` and c."""
+        lines, inner = [], env
+        for c, clause in enumerate(comp.clauses):
+            seq, rep = self.ex(clause.iterable, inner)
+            inner = dict(inner)
+            lines += self._loop_head(clause, seq, rep, inner, f"{tag}{c}", pad)
+            pad += "    "
+            for cond in clause.conds:
+                lines += [f"{pad}if not {self.scalar(cond, inner)}:", f"{pad}    continue"]
+        return lines, inner, pad
+
     def _loop_head(self, clause, seq, rep, env, tag: str, pad: str) -> list:
         """The head of a loop over `seq` binding the clause's targets in `env`: one name over a list or a list of
         rows, or one name per item of each row."""
         targets = clause.targets
+        if rep == "choices" and len(targets) == 1:  # each seat's choice in turn, as the seat it is read from
+            env[targets[0].name] = (f"l{tag}", "choice")
+            return [f"{pad}for l{tag} in range(NS):"]
         if rep not in ("a", "a2") or len(targets) != 1 and rep != "a2":
             raise self.unsupported(clause, "a loop over this (names over a list, or over a list of rows)")
         lines = [f"{pad}it{tag} = {seq}", f"{pad}for i{tag} in range(it{tag}.shape[0]):"]
@@ -441,7 +476,9 @@ class Printer(ListBuiltins, LinkBuiltins):
 
     def b_size(self, node, env):
         code, rep = self.ex(node.args[0], env)
-        if rep == "i":
+        if rep == "choices":  # an entry per seat
+            return "NS", "i"
+        if rep not in ("a", "a2"):
             raise self.unsupported(node, "size() of a single value")
         return f"{code}.shape[0]", "i"
 
@@ -582,6 +619,12 @@ class Printer(ListBuiltins, LinkBuiltins):
         if isinstance(target, N.Ref) and target.kind == "var" and not self.places.per_seat(target):
             code, rep = self._assigned(node, env, lambda: self.places.read(target))
             return self.places.write(target, "0", code, rep, at)
+        if isinstance(target, N.Index) and self.keyed.form(target.obj) is not None:
+            form = self.keyed.form(target.obj)
+            code, rep = self._assigned(node, env, lambda: self.keyed.read(target, form, env))
+            if rep != "i":
+                raise self.unsupported(node, "a list written where a table holds single values")
+            return self.keyed.write(target, form, code, env, at)
         if isinstance(target, N.Index) and isinstance(target.obj, N.Ref) and target.obj.kind == "var" \
                 and self.places.per_seat(target.obj):
             var = target.obj
@@ -661,3 +704,48 @@ class Printer(ListBuiltins, LinkBuiltins):
         if not node.args or not isinstance(node.args[0], N.Const) or len(node.args) != 1:
             raise self.unsupported(node, "piece() of a kind not named by a constant")
         return self.t.piece_id(self, node, {k: self.scalar(v, env) for k, v in node.kwargs}), "i"
+
+    # -- choices at a simultaneous step, and built-ins they use ----------------------------------------------------
+    def _bound_rep(self, node, env) -> str | None:
+        """The rep of a name bound in `env` or given by the engine (None for anything else)."""
+        if not isinstance(node, N.Ref):
+            return None
+        bound = env.get(node.name) if node.kind in N.LOCAL_KINDS or node.kind == "local" else None
+        if bound is None and node.kind == "local":
+            bound = self.given.get(node.name)
+        return bound[1] if bound is not None else None
+
+    def choice_field(self, node, seat: str) -> str:
+        """choices[p].name: the argument `name` of the move seat p chose (an error where it chose none, or a move
+        without that argument); the choices are kept in the vector (simultaneous.py)."""
+        fields = [1 + kind.args.index(node.name) if node.name in kind.args else 0 for kind in self.packing.layout.moves]
+        table = self.m.table(("choice field", node.name), fields)
+        none = self.m.code(f"AttributeError: 'NoneType' object has no attribute '{node.name}'", node.at[0])
+        missing = self.m.code(f"AttributeError: 'Record' object has no attribute '{node.name}'", node.at[0])
+        return f"_choice(s, {seat}, {table}, {none!r}, {missing!r})"
+
+    def e_move(self, call, env) -> list:
+        return self.zones.move(call, env)
+
+    def e_remove(self, call, env) -> list:
+        return self.zones.remove(call, env)
+
+    def b_abs(self, node, env):
+        self._arity(node, 1)
+        if node.args[0].type.name != "int":
+            raise self.unsupported(node, "abs() of anything but a whole number")
+        return f"abs({self.scalar(node.args[0], env)})", "i"
+
+    def _optional_cell_attribute(self, node, env) -> str:
+        """c.name of a cell or none: none has no attributes (Python's AttributeError)."""
+        table = self.t.cell_attribute(self, node)
+        code = self.m.code(f"AttributeError: 'NoneType' object has no attribute '{node.name}'", node.at[0])
+        self.m.functions.setdefault(("helper", "some_cell"), ("_some_cell", SOME_CELL))
+        return f"{table}[_some_cell({self.scalar(node.obj, env)}, {code!r})]"
+
+
+SOME_CELL = '''@_jit
+def _some_cell(c, code):
+    if c == -1:
+        raise ValueError(code)
+    return _cell(c)'''

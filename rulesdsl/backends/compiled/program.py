@@ -18,6 +18,7 @@ from ...errors import RulesDslError
 from ...limits import MAX_DRAWN
 from ...ir import nodes as N
 from ...ir.forms import Atom, Many, Nothing, OneOf
+from .actors import Actors
 from .bounds import length_bound
 from .calls import Calls
 from .draws import Draw
@@ -25,6 +26,7 @@ from .nomoves import no_moves_source
 from .outcomes import Outcomes
 from .places import _may_be_none, _optional
 from .printer import Module, Printer
+from .simultaneous import Simultaneous
 from .tables import Tables
 from .tiers import Tiers, after_effects
 from .unsupported import Unsupported
@@ -56,16 +58,18 @@ class Program:
         self.width = max([self.width] + [3 + len(rules.steps[name].inputs) for name, step in self.ir.steps.items()
                                          if step.kind == "chance" and step.chance.kind == "draw"])
         # a row of a playout's log: the seat, the move or outcome (W columns), who sees it, how many moves the seat
-        # chose among
-        self.log_width = max(self.width + 3, 4)
+        # chose among, whether it was a choice at a simultaneous step
+        self.log_width = max(self.width + 4, 5)
         self.terminal, self.last_row = packing.fields["terminal"].offset, packing.fields["last_row"].offset
+        self.sim = Simultaneous(self)
+        self.actors = Actors(self)
         self.source = self._print()
 
     # -- the whole module -----------------------------------------------------------------------------------------
     def _print(self) -> str:
         self._check_flow()
         parts = [self._legal(), self._apply(), self._flow(), self._end(), self._no_moves(), self._by_score(),
-                 self._chance()]
+                 self._chance(), self.sim.source(), self.actors.source()]
         parts.append(self._own_returns())
         if self.calls.active:
             parts.append(self.calls.source())
@@ -84,6 +88,7 @@ class Program:
                 f"KIND = _table({[self._kind(s) for s in self.steps]!r}, 1)  # per step: 0 decision, 1 chance",
                 f"AUTO = _table({[int(self._step(s).kind == 'auto') for s in self.steps]!r}, 1)  # per step",
                 f"DRAWN = _table({[int(bool(e.draw)) for e in self.rules.end_rules]!r}, 1)  # per end rule: a draw",
+                *self.sim.header(), *self.actors.header(),
                 *fields, *(source for _, source in self.m.tables.values()), f"TEXT_DIRECTION = {texts}", HELPERS]
         functions = [source for _, source in self.m.functions.values()]
         return "\n".join(head) + "\n\n\n" + "\n\n\n".join(functions + parts + [PLAYOUT]) + "\n"
@@ -108,7 +113,7 @@ class Program:
     def _check_flow(self) -> None:
         rules = self.rules
         for name, step in self.ir.steps.items():
-            if step.kind not in ("decision", "chance", "auto"):
+            if step.kind not in ("decision", "chance", "auto", "simultaneous"):
                 raise Unsupported(self._at(step.decl), f"{step.kind} steps")
             model = rules.steps[name]
             if step.kind == "chance":
@@ -121,11 +126,10 @@ class Program:
                 if step.chance.kind != "outcomes" or model.inputs and name not in self.calls.inputs:
                     raise Unsupported(self._at(step.decl), "a chance step other than outcomes, a draw or an "
                                       "arrangement (not fixed: after the start)")
-            if set(step.effects) - {"do", "after"}:
-                raise Unsupported(self._at(step.decl), "a step's effects other than do: and after:")
-            if step.kind == "decision" and not (isinstance(step.actor, N.Ref) and step.actor.name == "player"
-                                                and step.actor.kind == "engine"):
-                raise Unsupported(self._at(step.decl), "a step whose actor is not the player whose turn it is")
+            if set(step.effects) - {"do", "after", "resolve"}:
+                raise Unsupported(self._at(step.decl), "a step's effects other than do:, after: and resolve:")
+            if step.kind == "simultaneous" and (model.tiers or model.after is not None):
+                raise Unsupported(self._at(step.decl), "a simultaneous step's fallback tiers or after: effects")
             for branch in step.next:
                 if not isinstance(branch.to, str):
                     raise Unsupported(self._at(step.decl), "a next step worked out while playing")
@@ -145,7 +149,7 @@ class Program:
     def _legal(self) -> str:
         lines = ["@_jit", "def legal(s, me, out):", "    st = s[O_step]"]
         for name, step in self.ir.steps.items():
-            if step.kind != "decision":
+            if step.kind not in ("decision", "simultaneous"):
                 continue
             index = self.t.step_index[name]
             lines.append(f"    if st == {index}:")
@@ -243,7 +247,7 @@ class Program:
     def _place(self, pending, env, names, lines, pad) -> list:
         """Emit the lets (in order) and checks whose params and lets are bound; return what is left."""
         left = []
-        for what, i, item in pending:
+        for what, i, item in _ordered(pending, env, names):
             node = item.value if what == "let" else item.test
             reads = {n.name for n in N.walk(node) if isinstance(n, N.Ref) and n.kind in ("param", "let")}
             if (reads & names) - set(env) or (what == "let" and any(w == "let" for w, _, _ in left)):
@@ -262,7 +266,7 @@ class Program:
     def _bound(self, param) -> int:
         """The most values a param takes (its `among:` list, or its domain's bound)."""
         for t in (param.among.type if param.among is not None else None, param.domain.type):
-            if t is not None and t.name in ("list", "seq") and t.high is not None:
+            if t is not None and t.name in ("list", "seq", "range") and t.high is not None:
                 return t.high
         if isinstance(param.domain, N.Range):  # distinct numbers: as many as its type's range holds
             item = param.domain.type.items[0] if param.domain.type.items else None
@@ -273,7 +277,37 @@ class Program:
         found = [length_bound(x, self.ir) for x in (param.among, param.domain)]
         if any(n is not None for n in found):
             return min(n for n in found if n is not None)
+        most = self._most(param.domain)
+        if most is None:
+            most = self._declared_bound(param)
+        if most is not None:
+            return most
         raise Unsupported(self._at(param.decl), "a param whose number of values has no known bound (give it among:)")
+
+    def _declared_bound(self, param) -> int | None:
+        """The size of the `among:` list of a move's first param, worked out at load for each seat (the model's bound
+        reads no position), when its type does not say it; else None."""
+        rule = self.rules.moves.get(param.decl[1]) if param.decl[:1] == ("moves",) else None
+        domains = getattr(rule, "domains", None) or ()
+        if not domains or domains[0].name != param.name or not domains[0].declared or rule.inputs:
+            return None
+        try:
+            return max(len(list(domains[0].bound(None, me))) for me in range(self.t.seats))
+        except (RulesDslError, TypeError, ValueError, AttributeError):
+            return None
+
+    def _most(self, node) -> int | None:
+        """The most items a list expression holds, where the board says it (a region, a row of a region per key,
+        lists of those joined by +), else None."""
+        if isinstance(node, N.Ref) and node.kind == "region" and node.name in self.t.regions:
+            return len(self.t.regions[node.name])
+        if isinstance(node, N.Index) and isinstance(node.obj, N.Ref) and node.obj.kind == "region" \
+                and node.obj.name in self.t.keyed:
+            return max(self.t.keyed_tables(node.obj.name)[2], default=0)
+        if isinstance(node, N.Binary) and node.op == "+":
+            left, right = self._most(node.left), self._most(node.right)
+            return left + right if left is not None and right is not None else None
+        return None
 
     # -- applying a move ----------------------------------------------------------------------------------------
     def _apply(self) -> str:
@@ -302,6 +336,8 @@ class Program:
                 if item.kind == "text":
                     value = f"_place({self.p.places.enum(item)}, {value})"
                 lines.append(f"            s[{self._ident(item.leaf.name)}] = {value}")
+        if self.sim.names:  # a choice is kept, and no effect of its move runs (simultaneous.py)
+            lines += ["    if SIMUL[st]:", "        chosen(s, row, who)", "        return"]
         effects = []
         for kind in self.players + self.outcomes:
             plan = self._plan(self.kinds[kind])
@@ -600,6 +636,27 @@ def D_{index}(s, rng, order):
     {error}'''
 
 
+def _ordered(pending: list, env: dict, names: set) -> list:
+    """The lets and checks still to place, in the order the Python engine runs those its bound names allow
+    (model/compile_moves.py _Level): first the checks that read no let still to come, then each let followed by the
+    checks it was the last let for; what is not ready yet after them, in its order."""
+    def reads(item) -> set:
+        node = item[2].value if item[0] == "let" else item[2].test
+        return {n.name for n in N.walk(node) if isinstance(n, N.Ref) and n.kind in ("param", "let")} & names
+
+    bound, order, rest = set(env), [], list(pending)
+    while True:
+        ready = [x for x in rest if x[0] == "check" and not reads(x) - bound]
+        lets = [x for x in rest if x[0] == "let"]
+        order += ready
+        rest = [x for x in rest if not any(x[:2] == r[:2] for r in ready)]
+        if not lets or reads(lets[0]) - bound:
+            return order + rest
+        order.append(lets[0])
+        rest = [x for x in rest if x[:2] != lets[0][:2]]
+        bound.add(lets[0][2].name)
+
+
 def _member(form, cls) -> int:
     """The tag of a OneOf's member of class `cls`."""
     if not isinstance(form, OneOf):
@@ -868,6 +925,10 @@ def by_score(s, draw):
 
 PLAYOUT = '''@_jit
 def decider(s):
+    if SIMUL[s[O_step]]:
+        return first_waiting(s)
+    if ACTED[s[O_step]]:
+        return actor(s)
     return s[O_player]
 
 
@@ -878,6 +939,7 @@ def logged(log, done, seat, row):
     for j in range(W):
         log[done, 1 + j] = row[j]
     log[done, W + 1] = 0
+    log[done, W + 3] = 0
 
 
 @_jit
@@ -886,7 +948,7 @@ def playout(s, rng, max_steps, out, log, drawn, keep, shared):
     from rng[0] until the end (0), max_steps (2) or the end of the log (3): (moves made, why it stopped, the row of
     the last seat's move or -1). With `keep`, each is written to a row of `log` (the seat, then the move; an
     outcome drawn: -1, its kind, then where its items start in `drawn`), then who sees it (see X_seen), then the
-    number of moves the seat chose among (0 for an outcome)."""
+    number of moves the seat chose among (0 for an outcome), then 1 for a choice at a simultaneous step."""
     done = 0
     at = 0
     last = -1
@@ -909,6 +971,26 @@ def playout(s, rng, max_steps, out, log, drawn, keep, shared):
                     log[done, 2] = at
                 at += size
             done += 1
+            continue
+        if SIMUL[s[O_step]]:  # every waiting seat chooses before any choice is applied (engine/play.py)
+            w = waiting(s)
+            m = min(w.shape[0], max_steps - done, log.shape[0] - done if keep else w.shape[0])
+            if m == 0:
+                first_waiting(s)
+            rows = np.empty((m, W), np.int64)
+            among = np.empty(m, np.int64)
+            for i in range(m):
+                n = legal(s, w[i], out)
+                among[i] = n
+                rows[i] = out[_rt.below(rng, 0 if shared else 1 + w[i], n)]
+            for i in range(m):
+                apply(s, rows[i], w[i])
+                if keep:
+                    logged(log, done, w[i], rows[i])
+                    log[done, W + 2] = among[i]
+                    log[done, W + 3] = 1
+                last = done
+                done += 1
             continue
         me = decider(s)
         n = legal(s, me, out)

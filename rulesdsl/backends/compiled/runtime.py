@@ -510,3 +510,56 @@ def some(tag, value, code):
     if tag != 1:
         raise ValueError(code)
     return value
+
+
+@njit(**_JIT)
+def zone_items(s, base, at_length, capacity):
+    """The pieces of a zone's place (a copy), held at s[base:] with their number at s[at_length]."""
+    n = s[at_length]
+    if n < 0 or n > capacity:
+        raise IndexError("a zone's length beyond its place")
+    return s[base:base + n].copy()
+
+
+@njit(**_JIT)
+def zone_take(s, base, at_length, capacity, piece):
+    """Take `piece` (-1: the last piece, the top of a stack) out of a zone's place, the pieces after it moving down
+    (Python's list.remove and pop): the piece, or -1 when the place is empty, -2 when it holds no such piece."""
+    n = s[at_length]
+    if n < 0 or n > capacity:
+        raise IndexError("a zone's length beyond its place")
+    if piece < 0:
+        if n == 0:
+            return -1
+        taken = s[base + n - 1]
+        s[base + n - 1] = 0
+        s[at_length] = n - 1
+        return taken
+    for i in range(n):
+        if s[base + i] == piece:
+            for j in range(i, n - 1):
+                s[base + j] = s[base + j + 1]
+            s[base + n - 1] = 0
+            s[at_length] = n - 1
+            return piece
+    return -2
+
+
+@njit(**_JIT)
+def zone_put(s, base, at_length, capacity, piece):
+    """Put `piece` last into a zone's place: False (nothing written) when the place is full."""
+    n = s[at_length]
+    if n < 0 or n >= capacity:
+        return False
+    s[base + n] = piece
+    s[at_length] = n + 1
+    return True
+
+
+@njit(**_JIT)
+def table_has(s, order, codes, key):
+    """Whether key `key` is in the table whose order starts at `order` (codes: the possible keys' codes)."""
+    for j in range(codes.shape[0]):
+        if codes[j] == key:
+            return s[order + j] >= 0
+    return False

@@ -13,11 +13,12 @@ from types import SimpleNamespace
 from ...engine import results
 from ...errors import GameRuntimeError, IllegalMove, Location
 from ...engine.arrays import from_arrays, log_arrays, to_arrays
-from ...engine.nodes import CHANCE, TERMINAL
+from ...engine.nodes import CHANCE, SIMULTANEOUS, TERMINAL
 from ...engine.state import _PARTS
 from ...model.rules import Move
 from .batch import kernels as batch_kernels
 from .program import CHANCE as CHANCE_STEP
+from .simultaneous import load as load_choices
 
 
 _FAILED = (ValueError, IndexError, ZeroDivisionError, OverflowError)
@@ -241,6 +242,7 @@ class CompiledState:
     def _load(self, state) -> None:
         self.s = self.game.packing.pack(to_arrays(state, self.game.layout))
         self._history, self._made, self.secret = list(state.history), [], dict(state.secret)
+        load_choices(self, state)
 
     @property
     def history(self) -> list:
@@ -327,16 +329,29 @@ class CompiledState:
     def is_chance_node(self) -> bool:
         return not self.terminal and self._at_chance()
 
+    def _at_simultaneous(self) -> bool:
+        return bool(self.game.fn["SIMUL"][self._get("step")])
+
     def is_simultaneous_node(self) -> bool:
-        return False
+        return not self.terminal and self._at_simultaneous()
 
     def current_player(self) -> int:
         if self.terminal:
             return TERMINAL
-        return CHANCE if self._at_chance() else self.player
+        return CHANCE if self._at_chance() else SIMULTANEOUS if self._at_simultaneous() else self._decider()
+
+    def _decider(self) -> int:
+        """Who decides at a decision step: the player whose turn it is, or the step's actor."""
+        game = self.game
+        return int(game.call(self, self.step, game.fn["decider"], self.s))
 
     def acting_players(self) -> list:
-        return [] if self.terminal or self._at_chance() else [self.player]
+        if self.terminal or self._at_chance():
+            return []
+        if self._at_simultaneous():
+            game = self.game
+            return [int(p) for p in game.call(self, self.step, game.fn["waiting"], self.s)]
+        return [self._decider()]
 
     # -- play -------------------------------------------------------------------------------------------------
     def legal_moves(self, player: int | None = None) -> list:
@@ -344,9 +359,17 @@ class CompiledState:
             return []
         if self._at_chance():
             return self.python().legal_moves(player)
-        turn = self.player
-        if player is not None and player != turn:
-            return []
+        if self._at_simultaneous():  # the first still to choose, unless another seat still to choose is asked for
+            waiting = self.acting_players()
+            if player is None and waiting:
+                player = waiting[0]
+            if player not in waiting:
+                return []
+            turn = player
+        else:
+            turn = self._decider()
+            if player is not None and player != turn:
+                return []
         out = self._rows()
         game = self.game
         n = game.call(self, self.step, game.fn["legal"], self.s, turn, out)
@@ -366,11 +389,13 @@ class CompiledState:
             return
         game = self.game
         before = self.s.copy() if game.rules.bounded else None
+        # at a simultaneous step the last choice runs the step's resolve: a failure there is the step's
+        what = self.step if self._at_simultaneous() else move[0]
         try:
             game.fn["apply"](self.s, game.row(move), move[2])
         except _FAILED as exc:
             if before is None or not game.capacity_passed(exc):
-                raise game.failure(self, move[0], exc) from None
+                raise game.failure(self, what, exc) from None
             # the Python engine applies the move from the position before: it checks capacities once the whole
             # move is made (a list may grow past its capacity and shrink back within one move)
             self.s = before
@@ -386,14 +411,16 @@ class CompiledState:
     def sample_chance(self, rng=None):
         return self._through_python(lambda state: state.sample_chance(rng))
 
-    def playout(self, chance, seats, limit: int | None = None, choices: list | None = None) -> int:
+    def playout(self, chance, seats, limit: int | None = None, choices: list | None = None,
+                together: list | None = None) -> int:
         """Play on with uniformly random moves as engine.play.play(state, uniform, chance, seats) does, the
         seats' choices drawn in compiled code: the moves made (at most `limit`). `choices`, a list: the number of
-        legal moves of each decision made is appended to it."""
+        legal moves of each decision made is appended to it; `together`, a list: the place in the history of each
+        choice made at a simultaneous step."""
         rng, states = _streams(chance, seats)
         playout = self.game.fn["playout"]
         made = self._run(lambda left, out, log, drawn: playout(self.s, rng, left, out, log, drawn, True, False)[::2],
-                         limit, choices)
+                         limit, choices, together)
         _handed_back(rng, [chance, *seats], states)
         return made
 
@@ -406,7 +433,7 @@ class CompiledState:
         _handed_back(stream, [rng], states)
         return made
 
-    def _run(self, kernel, limit: int | None, choices: list | None = None) -> int:
+    def _run(self, kernel, limit: int | None, choices: list | None = None, together: list | None = None) -> int:
         """Call `kernel(left, out, log, drawn)` -> (moves made, row of the last seat's move or -1) until the game
         ends or `limit` moves are made, keeping each call's log as moves of the history."""
         import numpy as np
@@ -426,8 +453,11 @@ class CompiledState:
                     self.s[program.last_row] = ply + last
                 self._made.append((log[:done].copy(), drawn.copy()))
                 self._secrets(log[:done], ply)
-                if choices is not None:  # (the last column: how many moves a seat chose among)
-                    choices.extend(int(n) for n in log[:done][log[:done, 0] >= 0, -1])
+                width = program.width  # (columns W + 2: how many moves a seat chose among; W + 3: together)
+                if choices is not None:
+                    choices.extend(int(n) for n in log[:done][log[:done, 0] >= 0, width + 2])
+                if together is not None:
+                    together.extend(ply + int(r) for r in (log[:done, width + 3] == 1).nonzero()[0])
             made, left = made + done, left - done
         return made
 
