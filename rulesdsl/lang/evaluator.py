@@ -87,25 +87,27 @@ def _generate(comp: A.Comprehension, env, builtins, state):
             return
         clause = comp.fors[i]
         for item in evaluate(clause.iterable, scope, builtins, state):
-            inner = dict(scope)
-            if len(clause.targets) == 1:
-                inner[clause.targets[0]] = item
-            else:
-                inner.update(zip(clause.targets, item))
+            inner = _bound(scope, clause.targets, item)
             if all(evaluate(c, inner, builtins, state) for c in clause.conds):
                 yield from clauses(i + 1, inner)
     return clauses(0, env)
+
+
+def _bound(scope: dict, targets: list, item) -> dict:
+    """`scope` with a comprehension clause's targets bound to `item` (unpacked when there are several)."""
+    inner = dict(scope)
+    if len(targets) == 1:
+        inner[targets[0]] = item
+    else:
+        inner.update(zip(targets, item))
+    return inner
 
 
 def _take_while(comp: A.Comprehension, env, builtins, state) -> list:
     (clause,) = comp.fors
     taken = []
     for item in evaluate(clause.iterable, env, builtins, state):
-        inner = dict(env)
-        if len(clause.targets) == 1:
-            inner[clause.targets[0]] = item
-        else:
-            inner.update(zip(clause.targets, item))
+        inner = _bound(env, clause.targets, item)
         if not all(evaluate(c, inner, builtins, state) for c in clause.conds):
             break
         taken.append(evaluate(comp.elt, inner, builtins, state))
