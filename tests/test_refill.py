@@ -92,7 +92,7 @@ def test_sampling_reads_the_stream_as_a_draw_from_the_refill_alone(game):
 def test_a_seeded_game_replays_from_its_log(tmp_path, capsys):
     log = tmp_path / "game.json"
     code, _, _ = run_cli(capsys, "play", str(REFILL), "--seats", "random,random", "--seed", "4", "--log", str(log))
-    assert code == 0 and '"draw": 8' in log.read_text()  # eight draws, some of them refilled
+    assert code == 0 and '"draw": 9' in log.read_text()  # a draw in each of the nine turns (0 to 8), some refilled
     assert run_cli(capsys, "replay", str(log))[0] == 0
 
 

@@ -81,14 +81,14 @@ def test_a_move_may_ask_whether_the_position_occurred_before(game):
     assert "claim" not in legal(state)
 
 
-def test_the_key_is_of_the_board_zones_variables_seat_and_step_only(game):
+def test_the_key_is_of_the_board_zones_and_variables_only(game):
     state = played(game, ROUND)
     key = position_key(state)
     assert key == state.positions[0]  # the first position, left by the first move
     other = state.clone()
-    other.turn, other.ply = 7, 9  # counts of moves are no part of it
+    other.turn, other.ply, other.player = 7, 9, 1  # counts of moves and the seat to move are no part of it
     assert position_key(other) == key
-    for change in (lambda s: setattr(s, "player", 1), lambda s: s.vars.__setitem__(1, True),
+    for change in (lambda s: s.vars.__setitem__(1, True),
                    lambda s: s.vars[0].__setitem__(0, 2)):
         other = state.clone()
         change(other)

@@ -401,7 +401,7 @@ def test_misused_initial_contents_are_located_at_load(write, init, line, col, me
 # -- misuse of keyed variables and zones --------------------------------------------------------------------
 
 @pytest.mark.parametrize("old, new, line, message", [
-    ('"seeds[pit] = 0"', '"seeds = 0"', 28, "'seeds' holds one value per player (or per key) and cannot be assigned"),
+    ('"seeds[pit] = 0"', '"seeds = 0"', 28, "'seeds' holds one value per key: it is given all of them at once only as a table"),
     ("keys: cells\n    init", "keys: cells\n    per: player\n    init", 19,
      "a zone or variable has one place per player or one per key, not both"),
     ("keys: cells\n    init", "keys: \"[1, 2, 1]\"\n    init", 19, "the key 1 is given more than once"),

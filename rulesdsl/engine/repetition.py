@@ -2,7 +2,7 @@
 
 Only a game whose rules call repeated() keeps them (Rules.counts_positions): one key a move applied, so what it
 keeps is bounded by the game's length. A position here is what the rules see of it: the board, the zones, the
-variables, the seat to move and the step (not the turn count, which never repeats). A saved state writes the keys
+variables (not the seat to move, the step or the turn count). A saved state writes the keys
 (`positions`, serialize.py) and its arrays hold them (arrays.py), so a state read back counts as the original.
 """
 
@@ -17,7 +17,9 @@ __all__ = ["position_key", "tally"]
 
 
 def position_key(S) -> int:
-    """The 64-bit key of the position of `S`: BLAKE2b of its JSON form (serialize.encode), the same in every
-    process and on every machine, so that a saved state's keys mean the same when read back."""
-    text = json.dumps([S.step, S.player, encode(S.cells), encode(S.zones), encode(S.vars)], separators=(",", ":"))
+    """The 64-bit key of the position of `S`, its board, zones and variables: BLAKE2b of their JSON form
+    (serialize.encode), the same in every process and on every machine, so that a saved state's keys mean the same
+    when read back. The seat to move and the step are left out: the end rules, which ask repeated() most, are asked
+    as a turn ends, before the turn passes (a game that needs whose turn it is counted keeps it in a variable)."""
+    text = json.dumps([encode(S.cells), encode(S.zones), encode(S.vars)], separators=(",", ":"))
     return int.from_bytes(hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest(), "big")

@@ -692,7 +692,8 @@ class State(Position):
                             target = self._called(target, step, None, None)
                     continue
             # play waits here
-            if moved and self.ply and self._check_end():  # end conditions apply once play has begun
+            # (once play has begun; and not while draws a move asked for by chance() wait: they are the move's)
+            if moved and not self.calls and self.ply and self._check_end():
                 return
             if rules.no_moves is not None and kind != "chance" and self._no_moves(step, passes + 1):
                 if self.terminal:

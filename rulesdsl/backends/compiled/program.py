@@ -445,7 +445,9 @@ class Program:
         winners = self.layout.slots["winners"].form
         listed = _member(winners, Many)
         parts.append(self._next_player())
-        parts.append(GO.format(turn_start=start, capped_tag=listed,
+        # (the draws a move asked for by chance() are the move's: the end is not asked while they wait)
+        waiting = "s[O_calls_draws_len] == 0" if self.calls.active else "True"
+        parts.append(GO.format(turn_start=start, capped_tag=listed, no_draws_waiting=waiting,
                                error=self.m.error("the flow went round automatic steps without reaching a decision",
                                                   ("flow",))))
         return "\n\n\n".join(parts)
@@ -873,7 +875,7 @@ def go(s, target):
             s[X_goto] = 0
             target = automatic(s, target)
             continue
-        if moved and check_end(s):  # play waits here, within the turn of a seat's move
+        if moved and {no_draws_waiting} and check_end(s):  # play waits here, in the turn of a seat's move
             return
         if KIND[target] == 0 and no_moves(s, target, passes + 1) == 2:
             passes += 1

@@ -53,7 +53,7 @@ COUNTING = frozenset({"repeated"})
 
 @builtin("flow", compiled=False, why_not="the compiled backend does not keep the positions a game has left")
 def repeated(g, S, n: "int") -> "bool":
-    """True when the position (board, zones, variables, the seat to move and the step) has occurred at least n
+    """True when the position (its board, zones and variables) has occurred at least n
     times in this game, counting this one: repeated(3) is threefold repetition."""
     if n.__class__ is not int:
         raise RuleValueError(f"repeated(): the number of times should be a whole number, not {text_of(n)[:40]}")
