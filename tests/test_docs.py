@@ -31,7 +31,7 @@ def test_readme_starts_with_the_two_commands():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     block = readme.split("```console", 1)[1].split("```", 1)[0].strip().splitlines()
     assert block[0].startswith("pip install '.[compiled]' && rulesdsl simulate")  # the compiled backend by default
-    assert block[1] == "pip install '.[test]' && python -m pytest"
+    assert block[1] == "pip install '.[test]' && python -m pytest -n auto"  # every test, on every core
     ci = (ROOT / ".ci" / "run").read_text()
     assert block[1] in ci.splitlines(), ".ci/run must run exactly the README's test command"
 
