@@ -254,19 +254,21 @@ def test_a_list_passing_its_capacity_is_the_same_located_error_on_both_backends(
         for _ in range(3):
             state.apply(state.legal_moves()[-1])
 
-    def playout(game):
-        state = game.new_initial_state(0)
-        chance, seats = streams(0, 2)
-        if isinstance(game, CompiledGame):
-            state.playout(chance, seats)
-        else:
-            play(state, uniform, chance, seats)
-
     expected = _failure(lambda: three_moves(python))
     assert re.search(r"capacity-overflow\.yaml:\d+:\d+: .*'take'.*'taken' holds 3 items, more than its capacity 2",
                      expected)
     assert _failure(lambda: three_moves(compiled)) == expected
-    assert _failure(lambda: playout(compiled)) == _failure(lambda: playout(python)) == expected  # in compiled code
+    assert _failure(lambda: _playout(compiled)) == _failure(lambda: _playout(python)) == expected  # compiled
+
+
+def _playout(game, seed: int = 0) -> None:
+    """A seed's random playout: whole in compiled code on the compiled backend, by the play loop on the other."""
+    state = game.new_initial_state(seed)
+    chance, seats = streams(seed, game.num_players)
+    if isinstance(game, CompiledGame):
+        state.playout(chance, seats)
+    else:
+        play(state, uniform, chance, seats)
 
 
 def test_reading_the_choice_of_a_seat_that_did_not_choose_is_the_same_located_error_on_both_backends():
@@ -277,18 +279,10 @@ def test_reading_the_choice_of_a_seat_that_did_not_choose_is_the_same_located_er
         for _ in range(2):
             state.apply(state.legal_moves()[0])
 
-    def playout(game):
-        state = game.new_initial_state(0)
-        chance, seats = streams(0, 3)
-        if isinstance(game, CompiledGame):
-            state.playout(chance, seats)
-        else:
-            play(state, uniform, chance, seats)
-
     expected = _failure(lambda: both_choose(python))
     assert re.search(r"unchosen-choice\.yaml:\d+:\d+: .*'choose'.*'NoneType' object has no attribute 'n'", expected)
     assert _failure(lambda: both_choose(compiled)) == expected
-    assert _failure(lambda: playout(compiled)) == _failure(lambda: playout(python)) == expected
+    assert _failure(lambda: _playout(compiled)) == _failure(lambda: _playout(python)) == expected
 
 
 def test_chance_outcomes_drawn_in_compiled_code_are_those_the_python_engine_draws():
@@ -312,18 +306,10 @@ def test_a_next_player_that_is_no_seat_is_the_same_located_error_on_both_backend
     python = load_game(str(path))
     compiled = with_backend(python, "compiled")
 
-    def playout(game):
-        state = game.new_initial_state(1)
-        chance, seats = streams(1, 2)
-        if isinstance(game, CompiledGame):
-            state.playout(chance, seats)
-        else:
-            play(state, uniform, chance, seats)
-
-    expected = _failure(lambda: playout(python))
+    expected = _failure(lambda: _playout(python, 1))
     assert re.search(r"turn-order\.yaml:\d+:\d+: .*the player whose turn it is became [2-9], which is no seat",
                      expected)
-    assert _failure(lambda: playout(compiled)) == expected
+    assert _failure(lambda: _playout(compiled, 1)) == expected
 
 
 @pytest.mark.parametrize("old, new, error", [
@@ -345,17 +331,9 @@ def _fails_alike(tmp_path, rules: str, old: str, new: str, seed: int, error: str
     python = load_game(str(path))
     compiled = with_backend(python, "compiled")
 
-    def playout(game):
-        state = game.new_initial_state(seed)
-        chance, seats = streams(seed, game.num_players)
-        if isinstance(game, CompiledGame):
-            state.playout(chance, seats)
-        else:
-            play(state, uniform, chance, seats)
-
-    expected = _failure(lambda: playout(python))
+    expected = _failure(lambda: _playout(python, seed))
     assert re.search(re.escape(path.name) + r":\d+:\d+: .*" + error, expected)
-    assert _failure(lambda: playout(compiled)) == expected
+    assert _failure(lambda: _playout(compiled, seed)) == expected
 
 
 @pytest.mark.parametrize("old, new, error", [
@@ -461,17 +439,9 @@ def test_a_draw_of_a_number_of_items_out_of_range_is_the_same_located_error_on_b
     python = load_game(write(BAD_DRAW))
     compiled = with_backend(python, "compiled")
 
-    def playout(game):
-        state = game.new_initial_state(0)
-        chance, seats = streams(0, 2)
-        if isinstance(game, CompiledGame):
-            state.playout(chance, seats)
-        else:
-            play(state, uniform, chance, seats)
-
-    expected = _failure(lambda: playout(python))
+    expected = _failure(lambda: _playout(python))
     assert "the number of items drawn should be a whole number from 0 to 10,000, not -2" in expected
-    assert _failure(lambda: playout(compiled)) == expected
+    assert _failure(lambda: _playout(compiled)) == expected
 
 
 def test_moves_fall_back_per_value_of_a_param_in_compiled_code_as_in_the_python_engine():
