@@ -83,12 +83,7 @@ def lockstep(python, compiled, seeds, plies: int | None = None) -> int:
             same_position(python, a, b)
             if a.terminal or (plies is not None and a.ply >= plies):
                 break
-            if a.is_chance_node():
-                move = a.sample_chance(chance_a)
-                assert b.sample_chance(chance_b) == move
-            else:
-                legal = a.legal_moves()
-                move = legal[pick.below(len(legal))]
+            move = next_move(a, b, chance_a, chance_b, pick)
             failed = _failure(lambda: a.apply(move))
             assert _failure(lambda: b.apply(move)) == failed  # a rule that fails fails alike, located alike
             if failed is not None:
@@ -191,3 +186,14 @@ def small_games(draw) -> str:
         elif not by_score:
             lines.append("    winners: \"[]\"")
     return "\n".join(lines) + "\n"
+
+
+def next_move(a, b, chance_a, chance_b, pick):
+    """The next move of a game played in lockstep on two backends (`a` the Python one): an outcome each state
+    samples from its own chance stream, checked equal, or a random legal move of `a`."""
+    if a.is_chance_node():
+        move = a.sample_chance(chance_a)
+        assert b.sample_chance(chance_b) == move
+        return move
+    legal = a.legal_moves()
+    return legal[pick.below(len(legal))]

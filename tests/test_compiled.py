@@ -19,6 +19,7 @@ from rulesdsl.engine.perft import perft  # noqa: E402
 from rulesdsl.engine.play import play, streams, uniform  # noqa: E402
 from rulesdsl.engine.rng import Rng  # noqa: E402
 from rulesdsl.loading import bundled_games  # noqa: E402
+from .equivalence import next_move  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 TUTORIAL = "examples/tutorial/three-in-a-row.yaml"
@@ -533,12 +534,7 @@ def test_observation_vectors_are_the_same_on_both_backends(name):
                 assert tensors[1].values(engine_state(b), seat) == tensors[0].values(a, seat)
             if a.terminal:
                 break
-            if a.is_chance_node():
-                move = a.sample_chance(chance_a)
-                assert b.sample_chance(chance_b) == move
-            else:
-                legal = a.legal_moves()
-                move = legal[pick.below(len(legal))]
+            move = next_move(a, b, chance_a, chance_b, pick)
             a.apply(move)
             b.apply(move)
 
