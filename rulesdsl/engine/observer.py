@@ -69,6 +69,23 @@ class Observer:
             for holder, value in zip(holders, values):
                 yield holder, self.value(holder, value)
 
+    def key(self, S) -> list:
+        """What the viewer sees of state S, its history apart, as one value compared with ==: equal for two states
+        exactly when the viewer cannot tell them apart (the flow, the board, each place seen, the size of each list
+        unseen, the pending choices as seen)."""
+        parts = [S.step, S.player, S.turn, S.terminal, S.winners, S.capped, S.cells, S.left, S.revealed, S.calls,
+                 self.pending(S)]
+        rules, sees = S.rules, self.sees
+        for holders, values in ((rules.zones, S.zones), (rules.vars, S.vars)):
+            for holder, value in zip(holders, values):
+                if holder.visible == "all":
+                    parts.append(value)  # (the common case: seen whole)
+                else:
+                    parts.append([(owner, place if sees(holder, owner) else
+                                   (Hidden, len(place) if isinstance(place, list) else None))
+                                  for owner, place in holder.places(value)])
+        return parts
+
     def pending(self, S) -> dict:
         """The simultaneous choices made so far: seat -> move, or None where the viewer may not see it."""
         return {p: m if self._saw((p,)) else None for p, m in S.pending.items()}

@@ -1,0 +1,225 @@
+"""States sampled consistently with one player's view: the game replayed from its start, what the player saw kept
+and what it did not drawn anew, a sample kept only while it looks to the player as the game did."""
+
+from __future__ import annotations
+
+from itertools import accumulate
+
+from ..engine.nodes import CHANCE, SIMULTANEOUS
+from ..engine.observer import Observer
+from ..engine.play import uniform
+from ..errors import GameRuntimeError, MoveError, SamplingError
+from ..limits import MAX_SAMPLE_MOVES
+
+PARTICLES = 16  # states replayed side by side; the samples are drawn from those still consistent at the end
+
+
+class Evidence:
+    """What `player` saw of a game: the position the replay starts from (the game's start when its unseen places
+    could hold other things, else the last position before anything was hidden from the player), and each later
+    entry of the history as (its text, or None where the player did not see it; who made it; what the player saw
+    once it was made, Observer.key, or None for the player's own choice still pending at a simultaneous step)."""
+
+    __slots__ = ("player", "start", "deal", "entries")
+
+    def __init__(self, player: int, start, deal: bool, entries: list):
+        self.player, self.start, self.deal, self.entries = player, start, deal, entries
+
+
+def evidence(state, player: int) -> Evidence | None:
+    """The Evidence of `state` for `player`, or None when the state's history does not lead to it (a position set
+    by hand, or read from a file written without its history). Others' choices still pending are left out."""
+    history, secret, texts = state.history, state.secret, state.history_texts()
+    made = len(history) - len(state.pending)  # the pending choices are the last entries
+    hidden = [t in secret and player not in secret[t] for t in range(made)]
+    try:
+        S = state.game.new_initial_state()
+        deal = dealt(S, player)
+        first = 0 if deal else next((t for t in range(made) if hidden[t]), made)
+        start, entries = None, []
+        for t in range(made):
+            if t == first:
+                start = S.clone()
+            who = _replay(S, history[t])
+            if t >= first:
+                seen = S.clone()  # (a key holds the state's own lists, which later moves change)
+                entries.append((None if hidden[t] else texts[t], who, Observer(S.rules, player, S.revealed).key(seen)))
+        if start is None:
+            start = S.clone()
+        for p, move in state.pending.items():
+            _replay(S, move)
+            if p == player:
+                entries.append((str(move), p, None))
+        if S.to_json() != state.to_json():
+            return None
+    except (GameRuntimeError, MoveError):
+        return None
+    return Evidence(player, start, deal, entries)
+
+
+def _replay(S, entry) -> int:
+    """Apply a history entry (a move, or its text in a state read from a file) to S; who made it."""
+    if isinstance(entry, str):
+        seats = S.acting_players() if S.current_player() == SIMULTANEOUS else [None]
+        for p in seats:  # (the text of a simultaneous choice does not say whose it is)
+            try:
+                entry = S.parse_move(entry, p)
+                break
+            except MoveError:
+                if p == seats[-1]:
+                    raise
+    S.apply(entry)
+    return entry[2]
+
+
+def dealt(S, player: int) -> bool:
+    """Whether the unseen places of S could hold other things: two different pieces among a zone's unseen places
+    (or in the order of one), or two different values among a variable's."""
+    seen = Observer(S.rules, player, S.revealed)
+    for holder, value in zip(S.rules.zones, S.zones):
+        pieces = [piece for _, place in seen.unseen(holder, value) for piece in place]
+        if any(piece != pieces[0] for piece in pieces):
+            return True
+    for holder, value in zip(S.rules.vars, S.vars):
+        values = [v for _, v in seen.unseen(holder, value)]
+        if any(v != values[0] for v in values):
+            return True
+    return False
+
+
+def deal(S, player: int, rng) -> None:
+    """Deal anew, in place, what `player` does not see of S, keeping every place's size: the pieces of all unseen
+    places of a zone are pooled, put in a canonical order and dealt back at random; so, one variable at a time, are
+    the values of its unseen places."""
+    seen = Observer(S.rules, player, S.revealed)
+    places = [pieces for holder, value in zip(S.rules.zones, S.zones)
+              for _, pieces in seen.unseen(holder, value) if pieces]
+    if places:
+        pool = sorted(piece for pieces in places for piece in pieces)
+        rng.shuffle(pool)
+        start = 0
+        for pieces in places:
+            pieces[:] = pool[start:start + len(pieces)]
+            start += len(pieces)
+    for i, holder in enumerate(S.rules.vars):
+        unseen = seen.unseen(holder, S.vars[i])
+        if len(unseen) > 1:  # a single unseen value has nowhere else to go
+            pool = rng.shuffle(sorted((value for _, value in unseen), key=repr))
+            for (owner, _), value in zip(unseen, pool):
+                S.vars[i][owner] = value
+    S.changed()
+
+
+def sample(ev: Evidence, rng, count: int, choose=None) -> list:
+    """`count` states drawn with `rng` from those consistent with the evidence, each a fresh copy.
+
+    PARTICLES states (or `count`, if more) are replayed side by side from the start, dealt anew there where
+    `ev.deal`. At each entry of the history, what the player did not see is drawn anew (a chance outcome by its
+    probabilities, another seat's choice by `choose(state, seat, legal, rng)`, uniform by default) and what it saw
+    is kept: the moves written as the entry was (a chance outcome weighs the sample by its probability there; a
+    move not legal there rules the sample out). A sample that then looks different to the player is ruled out.
+    The states are drawn again in proportion to their weights whenever the weights part; when none is left, the
+    replay starts again. SamplingError once MAX_SAMPLE_MOVES moves were replayed without a consistent sample."""
+    choose = choose or uniform
+    me, start = ev.player, ev.start
+    if not ev.entries or not ev.deal and all(key is None for _, _, key in ev.entries):
+        # nothing the player did not see is drawn: the start (dealt anew where it deals) is the sample
+        states = [_begun(ev, rng) for _ in range(count)]
+        for S in states:
+            for text, who, _ in ev.entries:
+                _step(S, text, who, None, me, rng, choose)
+        return states
+    n, replayed = max(count, PARTICLES), 0
+    while True:
+        states, weights = [_begun(ev, rng) for _ in range(n)], [1.0] * n
+        for text, who, key in ev.entries:
+            for i, S in enumerate(states):
+                if weights[i]:
+                    weights[i] *= _step(S, text, who, key, me, rng, choose)
+                    replayed += 1
+            top = max(weights)
+            if not top:
+                break  # none stayed consistent: start again
+            if replayed > MAX_SAMPLE_MOVES:
+                break
+            if min(weights) < top / 2:
+                states, weights = _drawn(states, weights, n, rng), [1.0] * n
+            else:
+                weights = [w / top for w in weights]
+        else:
+            return _drawn(states, weights, count, rng)
+        if replayed > MAX_SAMPLE_MOVES:
+            name = start.rules.player_names[me]
+            raise SamplingError(f"no state consistent with what {name} has seen was found in {MAX_SAMPLE_MOVES:,} "
+                                "replayed moves (the others' hidden choices and the hidden chance outcomes drawn "
+                                "anew from the start of the game)",
+                                "what the player saw is unlikely under the others choosing at random: pass a "
+                                "chooser closer to how they play (determinize(rng, choose)), or keep fewer "
+                                "choices hidden")
+
+
+def _begun(ev: Evidence, rng):
+    """A copy of the evidence's starting position, dealt anew where it deals."""
+    S = ev.start.clone()
+    if ev.deal:
+        deal(S, ev.player, rng)
+    return S
+
+
+def _drawn(states: list, weights: list, count: int, rng) -> list:
+    """`count` of `states` drawn with `rng` in proportion to their weights (a state drawn twice is copied)."""
+    cumulative = list(accumulate(weights))
+    total, used, out = cumulative[-1], set(), []
+    for _ in range(count):
+        i = rng.pick(cumulative, total)
+        out.append(states[i].clone() if i in used else states[i])
+        used.add(i)
+    return out
+
+
+def _step(S, text, who: int, key, me: int, rng, choose) -> float:
+    """Make in S the move of a history entry (see Evidence): the weight it gives the sample, 0 if it rules it
+    out."""
+    node = S.current_player()
+    if node == CHANCE:
+        if who != CHANCE:
+            return 0.0
+        move, weight = (S.sample_chance(rng), 1.0) if text is None else _outcome(S, text, rng)
+        if move is None:
+            return 0.0
+    else:
+        if who < 0 or who not in (S.acting_players() if node == SIMULTANEOUS else (node,)):
+            return 0.0
+        legal = S.legal_moves(who)
+        if text is None:
+            move = choose(S, who, legal, rng)
+        else:
+            found = [m for m in legal if str(m) == text]
+            if not found:
+                return 0.0
+            move = found[0] if len(found) == 1 else found[rng.below(len(found))]
+        weight = 1.0
+    S.apply(move)
+    if key is None:
+        return weight
+    t = len(S.history) - 1
+    if (t in S.secret and me not in S.secret[t]) != (text is None):
+        return 0.0  # the player would have seen it (or not seen it) made
+    return weight if Observer(S.rules, me, S.revealed).key(S) == key else 0.0
+
+
+def _outcome(S, text: str, rng) -> tuple:
+    """The chance outcome written `text` at S, drawn among those so written by their probabilities, and the
+    probability of drawing one of them there; (None, 0.0) if none is."""
+    try:
+        listed = S.chance_outcomes()
+    except (GameRuntimeError, MoveError):  # too many to list (an arrangement, a large draw): drawn, kept if written so
+        move = S.sample_chance(rng)
+        return (move, 1.0) if str(move) == text else (None, 0.0)
+    found = [(m, p) for m, p in listed if str(m) == text]
+    if not found:
+        return None, 0.0
+    if len(found) == 1:
+        return found[0]
+    cumulative = list(accumulate(p for _, p in found))
+    return found[rng.pick(cumulative, cumulative[-1])][0], cumulative[-1]
