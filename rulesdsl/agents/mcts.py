@@ -11,7 +11,7 @@ from .base import Agent
 from .evaluate import shares
 
 
-WORLDS = 32  # states sampled from a view with hidden information, for one choice (the iterations share them)
+WORLDS = 16  # states sampled from a view with hidden information, for one choice (the iterations share them)
 
 
 def _key(move):

@@ -3,6 +3,7 @@ and what it did not drawn anew, a sample kept only while it looks to the player 
 
 from __future__ import annotations
 
+from collections import Counter
 from itertools import accumulate
 
 from ..engine.nodes import CHANCE, SIMULTANEOUS
@@ -12,18 +13,23 @@ from ..errors import GameRuntimeError, MoveError, SamplingError
 from ..limits import MAX_SAMPLE_MOVES
 
 PARTICLES = 16  # states replayed side by side; the samples are drawn from those still consistent at the end
+MAX_PARTICLES = 128  # ... at most, their number doubling each time the replay goes back further
+SPACING = 8  # entries of the history between two sets of states kept to go back to
 
 
 class Evidence:
-    """What `player` saw of a game: the position the replay starts from (the game's start when its unseen places
-    could hold other things, else the last position before anything was hidden from the player), and each later
-    entry of the history as (its text, or None where the player did not see it; who made it; what the player saw
-    once it was made, Observer.key, or None for the player's own choice still pending at a simultaneous step)."""
+    """What `player` saw of a game: whether what it did not see is only pieces in places it does not see (see
+    piles_only), the position the replay starts from (the last before anything was hidden from
+    the player: until then the game is what every seat knows it to be), and each later entry of the history as (its
+    text, or None where the player did not see it; who made it; what the player saw once it was made, Observer.key,
+    or None for the player's own choice still pending at a simultaneous step)."""
 
-    __slots__ = ("player", "start", "deal", "entries")
+    __slots__ = ("player", "start", "entries", "piles")
 
-    def __init__(self, player: int, start, deal: bool, entries: list):
-        self.player, self.start, self.deal, self.entries = player, start, deal, entries
+    def __init__(self, player: int, start, entries: list, piles: bool):
+        self.player, self.start, self.entries = player, start, entries
+        # whether dealing the unseen pieces anew (deal) gives the same: see piles_only
+        self.piles = piles
 
 
 def evidence(state, player: int) -> Evidence | None:
@@ -33,14 +39,19 @@ def evidence(state, player: int) -> Evidence | None:
     made = len(history) - len(state.pending)  # the pending choices are the last entries
     hidden = [t in secret and player not in secret[t] for t in range(made)]
     try:
-        S = state.game.new_initial_state()
-        deal = dealt(S, player)
-        first = 0 if deal else next((t for t in range(made) if hidden[t]), made)
+        S = state.game.new_initial_state()  # (the rules say how a game starts: every seat knows it)
+        first = next((t for t in range(made) if hidden[t]), made)
         start, entries = None, []
+        piles = piles_only(S.rules)
         for t in range(made):
             if t == first:
                 start = S.clone()
-            who = _replay(S, history[t])
+            if piles and t in secret and not hidden[t]:  # a secret the player saw: where did it put pieces?
+                before = _unseen_pieces(S, player)
+                who = _replay(S, history[t])
+                piles = _only_taken(before, _unseen_pieces(S, player))
+            else:
+                who = _replay(S, history[t])
             if t >= first:
                 seen = S.clone()  # (a key holds the state's own lists, which later moves change)
                 entries.append((None if hidden[t] else texts[t], who, Observer(S.rules, player, S.revealed).key(seen)))
@@ -54,7 +65,28 @@ def evidence(state, player: int) -> Evidence | None:
             return None
     except (GameRuntimeError, MoveError):
         return None
-    return Evidence(player, start, deal, entries)
+    return Evidence(player, start, entries, piles)
+
+
+def piles_only(rules) -> bool:
+    """Whether a game hides only pieces: every variable is seen by all and no seat's move is secret (visible_to).
+    Where, besides, every secret outcome a player saw put pieces only in places it sees (a card drawn into its own
+    hand), what it does not see is any arrangement of the unseen pieces in the unseen places, each as likely as the
+    next, but for what the others' public moves tell of their hands: dealing them anew samples it."""
+    return all(h.visible == "all" for h in rules.vars) and not any(
+        rule.visible_to is not None for step in rules.steps.values() if step.kind != "chance" for rule in step.moves)
+
+
+def _unseen_pieces(S, player: int) -> dict:
+    """(zone, seat or key) -> the pieces of each place of a zone `player` does not see, counted."""
+    seen = Observer(S.rules, player, S.revealed)
+    return {(holder.name, owner): Counter(place) for holder, value in zip(S.rules.zones, S.zones)
+            for owner, place in seen.unseen(holder, value)}
+
+
+def _only_taken(before: dict, after: dict) -> bool:
+    """Whether no unseen place gained a piece (what was drawn went to places the player sees)."""
+    return all(not (count - before.get(place, Counter())) for place, count in after.items())
 
 
 def _replay(S, entry) -> int:
@@ -70,21 +102,6 @@ def _replay(S, entry) -> int:
                     raise
     S.apply(entry)
     return entry[2]
-
-
-def dealt(S, player: int) -> bool:
-    """Whether the unseen places of S could hold other things: two different pieces among a zone's unseen places
-    (or in the order of one), or two different values among a variable's."""
-    seen = Observer(S.rules, player, S.revealed)
-    for holder, value in zip(S.rules.zones, S.zones):
-        pieces = [piece for _, place in seen.unseen(holder, value) for piece in place]
-        if any(piece != pieces[0] for piece in pieces):
-            return True
-    for holder, value in zip(S.rules.vars, S.vars):
-        values = [v for _, v in seen.unseen(holder, value)]
-        if any(v != values[0] for v in values):
-            return True
-    return False
 
 
 def deal(S, player: int, rng) -> None:
@@ -113,57 +130,68 @@ def deal(S, player: int, rng) -> None:
 def sample(ev: Evidence, rng, count: int, choose=None) -> list:
     """`count` states drawn with `rng` from those consistent with the evidence, each a fresh copy.
 
-    PARTICLES states (or `count`, if more) are replayed side by side from the start, dealt anew there where
-    `ev.deal`. At each entry of the history, what the player did not see is drawn anew (a chance outcome by its
-    probabilities, another seat's choice by `choose(state, seat, legal, rng)`, uniform by default) and what it saw
-    is kept: the moves written as the entry was (a chance outcome weighs the sample by its probability there; a
-    move not legal there rules the sample out). A sample that then looks different to the player is ruled out.
-    The states are drawn again in proportion to their weights whenever the weights part; when none is left, the
-    replay starts again. SamplingError once MAX_SAMPLE_MOVES moves were replayed without a consistent sample."""
+    PARTICLES states (or `count`, if more) are replayed side by side from the evidence's start. At each entry of
+    the history, what the player did not see is drawn anew (a chance outcome by its probabilities, another seat's
+    choice by `choose(state, seat, legal, rng)`, uniform by default) and what it saw is kept: the moves written as
+    the entry was (a chance outcome weighs the sample by its probability there; a move not legal there rules the
+    sample out). A sample that then looks different to the player is ruled out. The states are drawn again in
+    proportion to their weights whenever some is ruled out or the weights part. When none is left, the replay goes
+    back to the states kept a few entries before (every SPACING entries), and further back each time it fails
+    again before getting further (to the start at most), with twice as many states (to MAX_PARTICLES). SamplingError once MAX_SAMPLE_MOVES moves were replayed
+    without a consistent sample."""
     choose = choose or uniform
-    me, start = ev.player, ev.start
-    if not ev.entries or not ev.deal and all(key is None for _, _, key in ev.entries):
-        # nothing the player did not see is drawn: the start (dealt anew where it deals) is the sample
-        states = [_begun(ev, rng) for _ in range(count)]
+    me, entries = ev.player, ev.entries
+    if all(key is None for _, _, key in entries):
+        # nothing was hidden from the player: the position itself, but for others' pending choices
+        states = [ev.start.clone() for _ in range(count)]
         for S in states:
-            for text, who, _ in ev.entries:
+            for text, who, _ in entries:
                 _step(S, text, who, None, me, rng, choose)
         return states
     n, replayed = max(count, PARTICLES), 0
-    while True:
-        states, weights = [_begun(ev, rng) for _ in range(n)], [1.0] * n
-        for text, who, key in ev.entries:
-            for i, S in enumerate(states):
-                if weights[i]:
-                    weights[i] *= _step(S, text, who, key, me, rng, choose)
-                    replayed += 1
-            top = max(weights)
-            if not top:
-                break  # none stayed consistent: start again
-            if replayed > MAX_SAMPLE_MOVES:
-                break
-            if min(weights) < top / 2:
-                states, weights = _drawn(states, weights, n, rng), [1.0] * n
-            else:
-                weights = [w / top for w in weights]
-        else:
-            return _drawn(states, weights, count, rng)
+    kept = [(0, [ev.start], [1.0])]  # (entry, states consistent up to it, their weights), never played on: copies are
+    k, states, weights, furthest, failures = 0, [ev.start.clone() for _ in range(n)], [1.0] * n, 0, 0
+    while k < len(entries):
+        text, who, key = entries[k]
+        for i, S in enumerate(states):
+            if weights[i]:
+                weights[i] *= _step(S, text, who, key, me, rng, choose)
+                replayed += 1
         if replayed > MAX_SAMPLE_MOVES:
-            name = start.rules.player_names[me]
-            raise SamplingError(f"no state consistent with what {name} has seen was found in {MAX_SAMPLE_MOVES:,} "
-                                "replayed moves (the others' hidden choices and the hidden chance outcomes drawn "
-                                "anew from the start of the game)",
-                                "what the player saw is unlikely under the others choosing at random: pass a "
-                                "chooser closer to how they play (determinize(rng, choose)), or keep fewer "
-                                "choices hidden")
+            raise _not_found(ev)
+        top = max(weights)
+        if not top:  # none stayed consistent: back to states kept before, the further the more it fails here
+            failures = failures + 1 if k <= furthest else 1
+            furthest = max(furthest, k)
+            back = max(0, len(kept) - 2 ** (failures - 1))
+            del kept[back + 1:]
+            n = min(2 * n, MAX_PARTICLES) if failures > 1 else n  # more states, to keep more possibilities open
+            k, kept_states, kept_weights = kept[back]
+            states = [S.clone() for S in _drawn(kept_states, kept_weights, n, rng)]
+            weights = [1.0] * n
+            continue
+        k += 1
+        if top != min(weights):  # kept as likely as its weight says, against the likeliest (exact while N is large)
+            weights = [1.0 if w == top or w and rng.uniform() * top < w else 0.0 for w in weights]
+        else:
+            weights = [1.0] * n
+        alive = weights.count(1.0)
+        if not alive:
+            continue
+        if alive < n / 4:  # the states left are drawn again, to as many as before
+            states, weights = _drawn(states, weights, n, rng), [1.0] * n
+        if k % SPACING == 0 and k < len(entries):
+            kept.append((k, [S.clone() for S in states], weights[:]))
+    return _drawn(states, weights, count, rng)
 
 
-def _begun(ev: Evidence, rng):
-    """A copy of the evidence's starting position, dealt anew where it deals."""
-    S = ev.start.clone()
-    if ev.deal:
-        deal(S, ev.player, rng)
-    return S
+def _not_found(ev: Evidence) -> SamplingError:
+    """The error of a sampling that ran out of its budget."""
+    name = ev.start.rules.player_names[ev.player]
+    return SamplingError(f"no state consistent with what {name} has seen was found in {MAX_SAMPLE_MOVES:,} replayed "
+                         "moves (the others' hidden choices and the hidden chance outcomes drawn anew from the start "
+                         "of the game)", "what the player saw is unlikely under the others choosing at random: pass "
+                         "a chooser closer to how they play (determinize(rng, choose)), or keep fewer choices hidden")
 
 
 def _drawn(states: list, weights: list, count: int, rng) -> list:
