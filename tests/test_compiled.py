@@ -542,3 +542,20 @@ def test_observation_vectors_are_the_same_on_both_backends(name):
 def test_a_simultaneous_step_whose_actors_are_none_is_the_same_located_error_on_both_backends(tmp_path):
     _fails_alike(tmp_path, "examples/games/sealed-bids.yaml", 'actors: "players"', 'actors: "[]"', 1,
                  "the players to choose at this simultaneous step are none")
+
+
+@pytest.mark.parametrize("name", [SECRET, "examples/games/sealed-bids.yaml"])
+def test_states_sampled_from_a_view_are_the_python_engines(name):
+    # a compiled state's view samples the Python engine's states, handed back compiled: the same for the same rng
+    from rulesdsl.agents import PlayerView
+
+    python, compiled = _games(name, None)
+    state = python.new_initial_state(3)
+    chance, seats = streams(3, python.num_players)
+    play(state, uniform, chance, seats, limit=14)
+    there = compiled.compiled_state(state)
+    me = max(state.acting_players() or [0])
+    for seed in range(3):
+        ours, theirs = (PlayerView(s, me).determinize(Rng(seed)) for s in (state, there))
+        assert isinstance(theirs, type(there)) and theirs.to_json() == ours.to_json()
+        assert theirs.observation(me) == there.observation(me)

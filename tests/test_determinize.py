@@ -225,3 +225,13 @@ def test_a_position_its_history_does_not_lead_to_is_dealt_anew(write):
     assert sampling.evidence(edited, 0) is None
     ranks = {PlayerView(edited, 0).determinize(Rng(s)).zones[1][1][0].rank for s in range(30)}
     assert len(ranks) > 1  # everything unseen is pooled and dealt back
+
+
+@pytest.mark.parametrize("name", ["fast-track", "examples/games/sealed-bids.yaml", "tests/compiled_games/secret-draw.yaml"])
+def test_games_with_hidden_information_play_with_the_search_agent(name):
+    from rulesdsl.loading import bundled_games
+
+    path = bundled_games().get(name, name)
+    seats = rulesdsl.load_game(path).num_players
+    summary = rulesdsl.simulate(path, 1, ["mcts:iterations=8:depth=8"] * seats, seed=4, max_turns=30)
+    assert summary.games == 1

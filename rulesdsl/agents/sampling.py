@@ -46,10 +46,10 @@ def evidence(state, player: int) -> Evidence | None:
         for t in range(made):
             if t == first:
                 start = S.clone()
-            if piles and t in secret and not hidden[t]:  # a secret the player saw: where did it put pieces?
-                before = _unseen_pieces(S, player)
+            if piles:
+                before = _pieces(S, player)
                 who = _replay(S, history[t])
-                piles = _only_taken(before, _unseen_pieces(S, player))
+                piles = _dealt_only(before, _pieces(S, player), t in secret and not hidden[t])
             else:
                 who = _replay(S, history[t])
             if t >= first:
@@ -70,23 +70,40 @@ def evidence(state, player: int) -> Evidence | None:
 
 def piles_only(rules) -> bool:
     """Whether a game hides only pieces: every variable is seen by all and no seat's move is secret (visible_to).
-    Where, besides, every secret outcome a player saw put pieces only in places it sees (a card drawn into its own
-    hand), what it does not see is any arrangement of the unseen pieces in the unseen places, each as likely as the
-    next, but for what the others' public moves tell of their hands: dealing them anew samples it."""
+    Where, besides, every move of the game only dealt hidden pieces (a piece became unseen only from where the
+    player saw it, left the unseen places only to where it sees it, and no secret move the player saw put a piece
+    where it does not see but from where it saw it: the pieces it does not see are those it knows to be somewhere unseen), dealing them anew
+    in the unseen places samples what it does not see, nearly: it forgets where it saw a piece go unseen (a card
+    put back into a pile) and what the others' public moves tell of their hands."""
     return all(h.visible == "all" for h in rules.vars) and not any(
         rule.visible_to is not None for step in rules.steps.values() if step.kind != "chance" for rule in step.moves)
 
 
-def _unseen_pieces(S, player: int) -> dict:
-    """(zone, seat or key) -> the pieces of each place of a zone `player` does not see, counted."""
+def _pieces(S, player: int) -> tuple:
+    """(the pieces of each place of a zone `player` does not see, by (zone, seat or key); the pieces of all of those
+    places; of all the places it sees), counted."""
     seen = Observer(S.rules, player, S.revealed)
-    return {(holder.name, owner): Counter(place) for holder, value in zip(S.rules.zones, S.zones)
-            for owner, place in seen.unseen(holder, value)}
+    places, shown = {}, Counter()
+    for holder, value in zip(S.rules.zones, S.zones):
+        for owner, place in holder.places(value):
+            if seen.sees(holder, owner):
+                shown.update(place)
+            else:
+                places[holder.name, owner] = Counter(place)
+    return places, sum(places.values(), Counter()), shown
 
 
-def _only_taken(before: dict, after: dict) -> bool:
-    """Whether no unseen place gained a piece (what was drawn went to places the player sees)."""
-    return all(not (count - before.get(place, Counter())) for place, count in after.items())
+def _dealt_only(before: tuple, after: tuple, saw_secret: bool) -> bool:
+    """Whether a move only dealt hidden pieces (see piles_only): no piece became unseen but from where the player
+    saw it (none is made unseen), none left the unseen places but for where the player sees it, and, where the
+    player saw the secret move, no unseen place gained a piece but from where it saw it (it would know which)."""
+    (places, unseen, shown), (places_after, unseen_after, shown_after) = before, after
+    if (unseen_after - unseen) - (shown - shown_after) or (unseen - unseen_after) - (shown_after - shown):
+        return False
+    if not saw_secret:
+        return True
+    gained = sum((count - places.get(place, Counter()) for place, count in places_after.items()), Counter())
+    return not gained - (shown - shown_after)
 
 
 def _replay(S, entry) -> int:

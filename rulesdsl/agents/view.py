@@ -54,7 +54,8 @@ class PlayerView:
         if found is None or found[0] != (given.ply, len(given.history)):
             found = self._evidence = ((given.ply, len(given.history)), sampling.evidence(S, self.player))
         ev = found[1]
-        if ev is None or ev.piles:  # (where it gives the same, dealing the unseen pieces anew is much quicker)
+        if ev is None or ev.piles and any(text is None for text, _, _ in ev.entries):
+            # (a game hiding only dealt pieces: dealing them anew is much quicker than replaying its moves)
             states = [_dealt(S, self.player, rng) for _ in range(count)]
         else:
             states = sampling.sample(ev, rng, count, choose)
