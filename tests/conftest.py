@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from pathlib import Path
@@ -199,12 +200,18 @@ SLOW = {
 }
 
 
-
 def pytest_collection_modifyitems(config, items):
     for item in items:
         slow = SLOW.get(Path(str(item.fspath)).name)
         if slow is ALL or (slow and getattr(item, "originalname", item.name) in slow):
             item.add_marker(pytest.mark.slow)
+
+
+def pytest_collection_finish(session):
+    """What collecting imported and built (modules, items, bundled games) lives as long as the run: kept out of
+    every later full collection of the garbage collector, which would otherwise walk it each time."""
+    gc.collect()
+    gc.freeze()
 
 
 @pytest.fixture
