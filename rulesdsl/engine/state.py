@@ -935,7 +935,7 @@ class _Visible:
     __slots__ = ("name", "path")
 
     def __init__(self, holder):
-        self.name = f"visible of {'zone' if holder.zone else 'variable'} '{holder.name}'"
+        self.name = f"visible of {holder.name}"
         self.path = ("zones" if holder.zone else "vars", holder.name, "visible")
 
 

@@ -660,14 +660,19 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
         scope = self.root.child(**names)
         scope.names["me"] = Binding("", kind="unknown", const=frozenset(scope.all_names()) - {"me"},
                                     hint="in visible:, the seat looking is 'viewer' (and the place's seat 'owner')")
-        one = "one place" if holder.whole else "a place per key"
         if "owner" not in names:
             scope.names["owner"] = Binding("", kind="unknown", const=frozenset(scope.all_names()) - {"owner"},
-                                           hint=f"'{holder.name}' is {one}: 'owner' is the seat of a place per "
+                                           hint=f"'{holder.name}' is one place: 'owner' is the seat of a place per "
                                                 "player (per: player) or keyed by seats")
         if "key" not in names:
             scope.names["key"] = Binding("", kind="unknown", const=frozenset(scope.all_names()) - {"key"},
                                          hint=f"'{holder.name}' is not keyed: 'key' is the key of a place of keys:")
+
+        if is_name(text) and scope.lookup(text) is None:  # a word mistyped, more likely than a name
+            self.unknown(path, f"visible: '{text}' is not all, owner, team or none, nor a name known here", text,
+                         [*VISIBILITY_WORDS, *scope.all_names()], "visible: is all, owner, team or none, or an "
+                         "expression of the seat looking, 'viewer' (e.g. \"viewer != owner\")")
+            return None
 
         def boolean(found):
             if found.name not in ("any", "nothing") and T.kinds(found) != {T.BOOL}:
