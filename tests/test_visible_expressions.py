@@ -13,6 +13,7 @@ from rulesdsl.engine.observer import AUDIENCE, Observer
 from rulesdsl.engine.tensor import ObservationTensor
 from rulesdsl.errors import GameRuntimeError, RulesError
 from rulesdsl.render import render_state
+from rulesdsl.serve.scene import Scene
 
 from .helpers import ROOT
 
@@ -73,6 +74,16 @@ def test_each_seat_sees_the_others_cards_its_side_s_hands_and_the_prize_once_tol
     assert hands[1] == [{"hidden": 0}, pebbles("white"), {"hidden": 1}]
     assert "hand: p0 (0 hidden), p1 [pebble(colour=white)], p2 (1 hidden)" in render_state(state, 1).splitlines()
     assert PlayerView(state, 1).observation() == state.observation(1)
+
+
+def test_the_playground_shows_each_seat_what_it_sees():
+    state = dealt()
+    for seat, texts in ((0, ["(hidden)", "3", "1"]), (1, ["2", "(hidden)", "1"]), (None, ["2", "3", "1"])):
+        scene = Scene(state.rules).of(state, seat)
+        brow = next(v for v in scene["variables"] if v["name"] == "brow")["places"]
+        assert [p["text"] for p in brow] == texts
+    hand = next(z for z in Scene(state.rules).of(state, 1)["zones"] if z["name"] == "hand")["places"]
+    assert [bool(p.get("hidden")) for p in hand] == [True, False, True]
 
 
 def test_the_table_sees_what_some_seat_sees_and_the_audience_what_every_seat_sees():
