@@ -652,6 +652,8 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
         of `viewer` (the seat looking), `owner` (the place's seat: per player, or keyed by seats) and `key` (a keyed
         place's key), each given only where the place has it, and the state."""
         text = holder.visible
+        if not isinstance(text, str):  # (the schema reports it)
+            return None
         names = {"viewer": typed_local("viewer", T.SEAT)}
         if holder.per == "player" or holder.keys is not None:
             names["owner"] = typed_local("owner", T.SEAT if holder.per == "player" else T.optional(T.SEAT))
