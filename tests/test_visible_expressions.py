@@ -9,9 +9,13 @@ import pytest
 import rulesdsl
 from rulesdsl import Rng
 from rulesdsl.agents import PlayerView
+from rulesdsl.engine.load import compile_game
 from rulesdsl.engine.observer import AUDIENCE, Observer
 from rulesdsl.engine.tensor import ObservationTensor
 from rulesdsl.errors import GameRuntimeError, RulesError
+from rulesdsl.ir.occurrences import occurrences
+from rulesdsl.loading import load_document
+from rulesdsl.lsp.index import FileIndex
 from rulesdsl.render import render_state
 from rulesdsl.serve.scene import Scene
 
@@ -188,3 +192,16 @@ def test_the_compiled_backend_observes_alike_in_lockstep():
     for seat in range(3):
         assert tensor_b.values(b.python(), seat) == tensor_a.values(a, seat)
         assert b.observation(seat) == a.observation(seat)
+
+
+def test_the_editor_resolves_the_names_of_an_expression_to_where_they_are_declared():
+    doc = load_document(FOREHEADS)
+    names = [n for n in occurrences(compile_game(doc, FOREHEADS).rules.ir) if n.path[-1] == "visible"]
+    index = FileIndex(doc, names)
+    found = {}
+    for name in names:
+        where = doc.locate(name.path, name.start)[0]
+        symbol = index.symbol_at(FOREHEADS, where.line, where.col)
+        found.setdefault(name.name, set()).add((symbol.kind, symbol.location == doc.locate(name.decl, key=True)[0]))
+    assert found == {"side": {("data", True)}, "viewer": {("local", True)}, "owner": {("local", True)},
+                     "told": {("variable", True)}}
