@@ -11,7 +11,7 @@ from rulesdsl import Rng
 from rulesdsl.agents import PlayerView
 from rulesdsl.engine.load import compile_game
 from rulesdsl.engine.observer import AUDIENCE, Observer
-from rulesdsl.engine.tensor import ObservationTensor
+from rulesdsl.engine.tensor import ObservationTensor, observation_string
 from rulesdsl.errors import GameRuntimeError, RulesError
 from rulesdsl.ir.occurrences import occurrences
 from rulesdsl.loading import load_document
@@ -115,6 +115,19 @@ def test_the_vector_shows_each_seat_what_it_sees_only():
     assert [entry(p, "var prize") for p in range(3)] == [4.0, 0.0, 0.0]
     assert entry(0, "zone hand[2] pebble.colour=grey") == 1.0 and entry(1, "zone hand[2] pebble.colour=grey") == 0.0
     assert entry(1, "zone hand[2] size") == 1.0  # how many a hidden place holds is seen
+
+
+def test_the_learning_integrations_observe_through_the_same_view():
+    pytest.importorskip("numpy")
+    from rulesdsl.integrations.common import Loaded
+
+    loaded, state = Loaded(FOREHEADS), dealt()
+    names = loaded.tensor.describe()
+    for seat, expected in ((0, [0.0, 3.0, 1.0]), (2, [2.0, 3.0, 0.0])):
+        vector = loaded.observe(state, seat)
+        assert [float(vector[names.index(f"var brow[{k}]")]) for k in range(3)] == expected
+    text = observation_string(state, 1)
+    assert '"brow":[2,{"hidden":true},1]' in text and '"prize":{"hidden":true}' in text
 
 
 def test_sampled_states_deal_back_only_what_the_seat_does_not_see():
