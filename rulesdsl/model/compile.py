@@ -655,13 +655,16 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
         if not isinstance(text, str):  # (the schema reports it)
             return None
         names = {"viewer": typed_local("viewer", T.SEAT)}
-        if holder.per == "player" or holder.keys is not None:
-            names["owner"] = typed_local("owner", T.SEAT if holder.per == "player" else T.optional(T.SEAT))
-        if holder.keys is not None:
-            names["key"] = typed_local("key", T.item_type(T.type_of_value(list(holder.keys))))
+        keyed, keys = holder.keys is not None, list(holder.keys or ())
+        if holder.per == "player" or keyed:
+            seats = holder.per == "player" or all(k.__class__ is int and 0 <= k < self.rules.num_players for k in keys)
+            names["owner"] = typed_local("owner", T.SEAT if seats else T.optional(T.SEAT))  # (none: a key no seat)
+        if keyed:
+            names["key"] = typed_local("key", T.item_type(T.type_of_value(keys)))
         scope = self.root.child(**names)
         scope.names["me"] = Binding("", kind="unknown", const=frozenset(scope.all_names()) - {"me"},
-                                    hint="in visible:, the seat looking is 'viewer' (and the place's seat 'owner')")
+                                    hint="in visible:, the seat looking is 'viewer'" +
+                                         (" (and the place's seat 'owner')" if "owner" in names else ""))
         if "owner" not in names:
             scope.names["owner"] = Binding("", kind="unknown", const=frozenset(scope.all_names()) - {"owner"},
                                            hint=f"'{holder.name}' is one place: 'owner' is the seat of a place per "
@@ -669,7 +672,6 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
         if "key" not in names:
             scope.names["key"] = Binding("", kind="unknown", const=frozenset(scope.all_names()) - {"key"},
                                          hint=f"'{holder.name}' is not keyed: 'key' is the key of a place of keys:")
-
         if is_name(text) and scope.lookup(text) is None:  # a word mistyped, more likely than a name
             self.unknown(path, f"visible: '{text}' is not all, owner, team or none, nor a name known here", text,
                          [*VISIBILITY_WORDS, *scope.all_names()], "visible: is all, owner, team or none, or an "

@@ -1,8 +1,8 @@
 """Secrets made public: a located warning where effects assign a value read from a hidden place to a variable that
 every player sees.
 
-A hidden place is a zone or variable whose `visible:` is not `all` (an expression of the viewer too), or what a secret move or chance outcome carries
-(its params and lets, a draw's `outcome`, when it declares `visible_to:`). The value assigned (or the key it is
+A hidden place is a zone or variable whose `visible:` is not `all` (an expression of the viewer too), or what a
+secret move or chance outcome carries (its params and lets, a draw's `outcome`, when it declares `visible_to:`). The value assigned (or the key it is
 stored at) is followed through the names the effects assign, their `for:` loops, a rule's lets, the file's
 functions and the procedures it is handed to, from the typed IR. The size of a hidden place is public (views show
 it), so `size(hand[p])` is no secret; nor is a place once the same effects `reveal()` it. What a secret decides only
