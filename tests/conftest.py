@@ -197,6 +197,7 @@ SLOW = {
         "test_the_bundled_games_fail_nowhere_in_play"},
     "test_value_nesting.py": {"test_a_value_deepened_from_inside_within_the_limit_is_saved_and_read_back"},
     "test_vector.py": ALL,
+    "test_visible_expressions.py": {"test_the_compiled_backend_observes_alike_in_lockstep"},
 }
 
 

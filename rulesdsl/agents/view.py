@@ -44,7 +44,7 @@ class PlayerView:
         S = compiled() if compiled is not None else given.clone()
         S.rng = type(rng)(rng.below(1 << 62))  # the same stream as `rng` (see engine.rng)
         me = self.player
-        seen = Observer(S.rules, me, S.revealed)
+        seen = Observer(S.rules, me, S.revealed, S)
         S.last = seen.last_move(S)  # (None where it is another's secret choice)
         for p in [p for p in S.pending if p != me]:
             del S.pending[p]
