@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from pathlib import Path
@@ -200,8 +201,8 @@ SLOW = {
         "test_the_bundled_games_fail_nowhere_in_play"},
     "test_value_nesting.py": {"test_a_value_deepened_from_inside_within_the_limit_is_saved_and_read_back"},
     "test_vector.py": ALL,
+    "test_visible_expressions.py": {"test_the_compiled_backend_observes_alike_in_lockstep"},
 }
-
 
 
 def pytest_collection_modifyitems(config, items):
@@ -209,6 +210,13 @@ def pytest_collection_modifyitems(config, items):
         slow = SLOW.get(Path(str(item.fspath)).name)
         if slow is ALL or (slow and getattr(item, "originalname", item.name) in slow):
             item.add_marker(pytest.mark.slow)
+
+
+def pytest_collection_finish(session):
+    """What collecting imported and built (modules, items, bundled games) lives as long as the run: kept out of
+    every later full collection of the garbage collector, which would otherwise walk it each time."""
+    gc.collect()
+    gc.freeze()
 
 
 @pytest.fixture

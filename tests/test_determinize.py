@@ -227,7 +227,8 @@ def test_a_position_its_history_does_not_lead_to_is_dealt_anew(write):
     assert len(ranks) > 1  # everything unseen is pooled and dealt back
 
 
-@pytest.mark.parametrize("name", ["fast-track", "examples/games/sealed-bids.yaml", "tests/compiled_games/secret-draw.yaml"])
+@pytest.mark.parametrize("name", ["fast-track", "examples/games/sealed-bids.yaml",
+                                  "tests/compiled_games/secret-draw.yaml", "tests/compiled_games/foreheads.yaml"])
 def test_games_with_hidden_information_play_with_the_search_agent(name):
     from rulesdsl.loading import bundled_games
 

@@ -54,7 +54,8 @@ def evidence(state, player: int) -> Evidence | None:
                 who = _replay(S, history[t])
             if t >= first:
                 seen = S.clone()  # (a key holds the state's own lists, which later moves change)
-                entries.append((None if hidden[t] else texts[t], who, Observer(S.rules, player, S.revealed).key(seen)))
+                key = Observer(S.rules, player, S.revealed, seen).key(seen)
+                entries.append((None if hidden[t] else texts[t], who, key))
         if start is None:
             start = S.clone()
         for p, move in state.pending.items():
@@ -72,9 +73,9 @@ def piles_only(rules) -> bool:
     """Whether a game hides only pieces: every variable is seen by all and no seat's move is secret (visible_to).
     Where, besides, every move of the game only dealt hidden pieces (a piece became unseen only from where the
     player saw it, left the unseen places only to where it sees it, and no secret move the player saw put a piece
-    where it does not see but from where it saw it: the pieces it does not see are those it knows to be somewhere unseen), dealing them anew
-    in the unseen places samples what it does not see, nearly: it forgets where it saw a piece go unseen (a card
-    put back into a pile) and what the others' public moves tell of their hands."""
+    where it does not see but from where it saw it: the pieces it does not see are those it knows to be somewhere
+    unseen), dealing them anew in the unseen places samples what it does not see, nearly: it forgets where it saw a
+    piece go unseen (a card put back into a pile) and what the others' public moves tell of their hands."""
     return all(h.visible == "all" for h in rules.vars) and not any(
         rule.visible_to is not None for step in rules.steps.values() if step.kind != "chance" for rule in step.moves)
 
@@ -82,7 +83,7 @@ def piles_only(rules) -> bool:
 def _pieces(S, player: int) -> tuple:
     """(the pieces of each place of a zone `player` does not see, by (zone, seat or key); the pieces of all of those
     places; of all the places it sees), counted."""
-    seen = Observer(S.rules, player, S.revealed)
+    seen = Observer(S.rules, player, S.revealed, S)
     places, shown = {}, Counter()
     for holder, value in zip(S.rules.zones, S.zones):
         for owner, place in holder.places(value):
@@ -125,7 +126,7 @@ def deal(S, player: int, rng) -> None:
     """Deal anew, in place, what `player` does not see of S, keeping every place's size: the pieces of all unseen
     places of a zone are pooled, put in a canonical order and dealt back at random; so, one variable at a time, are
     the values of its unseen places."""
-    seen = Observer(S.rules, player, S.revealed)
+    seen = Observer(S.rules, player, S.revealed, S)
     places = [pieces for holder, value in zip(S.rules.zones, S.zones)
               for _, pieces in seen.unseen(holder, value) if pieces]
     if places:
@@ -154,8 +155,8 @@ def sample(ev: Evidence, rng, count: int, choose=None) -> list:
     sample out). A sample that then looks different to the player is ruled out. The states are drawn again in
     proportion to their weights whenever some is ruled out or the weights part. When none is left, the replay goes
     back to the states kept a few entries before (every SPACING entries), and further back each time it fails
-    again before getting further (to the start at most), with twice as many states (to MAX_PARTICLES). SamplingError once MAX_SAMPLE_MOVES moves were replayed
-    without a consistent sample."""
+    again before getting further (to the start at most), with twice as many states (to MAX_PARTICLES).
+    SamplingError once MAX_SAMPLE_MOVES moves were replayed without a consistent sample."""
     choose = choose or uniform
     me, entries = ev.player, ev.entries
     if all(key is None for _, _, key in entries):
@@ -250,7 +251,7 @@ def _step(S, text, who: int, key, me: int, rng, choose) -> float:
     t = len(S.history) - 1
     if (t in S.secret and me not in S.secret[t]) != (text is None):
         return 0.0  # the player would have seen it (or not seen it) made
-    return weight if Observer(S.rules, me, S.revealed).key(S) == key else 0.0
+    return weight if Observer(S.rules, me, S.revealed, S).key(S) == key else 0.0
 
 
 def _outcome(S, text: str, rng) -> tuple:

@@ -78,7 +78,7 @@ def _dealt(given, me: int, rng):
     """A copy of a state its history does not lead to, its unseen places dealt anew (sampling.deal), others' pending
     secret choices forgotten."""
     S = given.clone()
-    seen = Observer(S.rules, me, S.revealed)
+    seen = Observer(S.rules, me, S.revealed, S)
     S.last = seen.last_move(S)  # (None where it is another's secret choice)
     for p in [p for p in S.pending if p != me]:
         del S.pending[p]
