@@ -152,8 +152,9 @@ def sample(ev: Evidence, rng, count: int, choose=None) -> list:
     the history, what the player did not see is drawn anew (a chance outcome by its probabilities, another seat's
     choice by `choose(state, seat, legal, rng)`, uniform by default) and what it saw is kept: the moves written as
     the entry was (a chance outcome weighs the sample by its probability there; a move not legal there rules the
-    sample out). A sample that then looks different to the player is ruled out. The states are drawn again in
-    proportion to their weights whenever some is ruled out or the weights part. When none is left, the replay goes
+    sample out). A sample that then looks different to the player is ruled out, and one weighed less than the
+    likeliest is kept only with the ratio of their weights as its chance; when fewer than a quarter of the states
+    are left, they are drawn again to as many as before. When none is left, the replay goes
     back to the states kept a few entries before (every SPACING entries), and further back each time it fails
     again before getting further (to the start at most), with twice as many states (to MAX_PARTICLES).
     SamplingError once MAX_SAMPLE_MOVES moves were replayed without a consistent sample."""
