@@ -35,14 +35,15 @@ class PlayerView:
         """`count` full states, each one the player cannot tell from the real one, sampled with `rng` from all
         the states consistent with what the player has seen (agents/sampling.py).
 
-        The game is replayed from its start: what the player saw is kept (its own moves, public moves and
-        outcomes), what it did not is drawn anew (others' secret choices by `choose(state, seat, legal, rng)`,
-        uniform among their legal moves by default; hidden chance outcomes by their probabilities; the unseen
-        places of the starting position dealt anew), and a replay is kept only while the player would have seen
-        the same thing after every move (Observer.key). Others' choices still pending at a simultaneous step are
-        not made in a sample. A position the history does not lead to (set by hand, or read from a file written
-        without its history) is sampled by dealing its unseen places anew (sampling.deal). The result depends
-        only on the view and `rng`; SamplingError when no consistent state is found within MAX_SAMPLE_MOVES.
+        The game is replayed from its start (which the rules make known to all): what the player saw is kept
+        (its own moves, public moves and outcomes), what it did not is drawn anew (others' secret choices by
+        `choose(state, seat, legal, rng)`, uniform among their legal moves by default; hidden chance outcomes by
+        their probabilities), and a replay is kept only while the player would have seen the same thing after
+        every move (Observer.key). Others' choices still pending at a simultaneous step are not made in a sample.
+        A game that hides only dealt pieces (sampling.piles_only), and a position the history does not lead to
+        (set by hand, or read from a file written without its history), are sampled by dealing the unseen places
+        anew (sampling.deal). The result depends only on the view and `rng`; SamplingError when no consistent
+        state is found within MAX_SAMPLE_MOVES replayed moves.
         """
         given = self._state
         compiled = getattr(given, "python", None)  # a state of the compiled backend: sampled as the engine's
@@ -75,8 +76,7 @@ class PlayerView:
 
 
 def _dealt(given, me: int, rng):
-    """A copy of a state its history does not lead to, its unseen places dealt anew (sampling.deal), others' pending
-    secret choices forgotten."""
+    """A copy of a state, its unseen places dealt anew (sampling.deal), others' pending secret choices forgotten."""
     S = given.clone()
     seen = Observer(S.rules, me, S.revealed, S)
     S.last = seen.last_move(S)  # (None where it is another's secret choice)
