@@ -236,3 +236,14 @@ def test_games_with_hidden_information_play_with_the_search_agent(name):
     seats = rulesdsl.load_game(path).num_players
     summary = rulesdsl.simulate(path, 1, ["mcts:iterations=8:depth=8"] * seats, seed=4, max_turns=30)
     assert summary.games == 1
+
+
+def test_a_state_read_back_from_its_json_is_replayed_from_the_history_it_holds(write):
+    game = rulesdsl.load_game(write(OWN))
+    state = game.new_initial_state()
+    state.apply("deal 4")
+    state.apply("deal 2")
+    again = game.state_from_json(state.to_json())  # (its history holds text)
+    assert sampling.evidence(again, 0) is not None
+    samples = [PlayerView(s, 0).determinizations(Rng(3), 4) for s in (state, again)]
+    assert [s.to_json() for s in samples[0]] == [s.to_json() for s in samples[1]]
