@@ -51,6 +51,7 @@ SUPPORTED = [(TUTORIAL, None), (TUTORIAL, "misere"), ("mabula", None), (DICE, No
              ("examples/overlays/mark-rich-start.yaml", None)]
 RUNS = "tests/compiled_games/runs.yaml"  # take_while() over a range and over a list comprehension
 SUPPORTED += [(RUNS, None)]
+SUPPORTED += [("mabula", "product")]  # product() of the sizes of groups as the score
 MABULA_SETUP = "WBWBWBWBWBWBBWBWBWBWBWBW"  # an explicit setup: no chance step
 
 

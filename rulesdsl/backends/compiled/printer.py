@@ -14,6 +14,7 @@ from __future__ import annotations
 from ...ir import nodes as N
 from ...lang import types as T
 from ...model.values import Cell
+from .arith import NumberBuiltins
 from .keyed import KeyedVars
 from .links import LinkBuiltins
 from .lists import ListBuiltins
@@ -93,7 +94,7 @@ def _whole(value) -> int:
     return value
 
 
-class Printer(ListBuiltins, LinkBuiltins):
+class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins):
     """Prints the IR of one game into a Module. `board`: the game's geometry tables (see program.Tables)."""
 
     def __init__(self, module: Module, tables, ir, packing):
