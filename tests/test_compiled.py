@@ -52,6 +52,7 @@ SUPPORTED = [(TUTORIAL, None), (TUTORIAL, "misere"), ("mabula", None), (DICE, No
 RUNS = "tests/compiled_games/runs.yaml"  # take_while() over a range and over a list comprehension
 SUPPORTED += [(RUNS, None)]
 SUPPORTED += [("mabula", "product")]  # product() of the sizes of groups as the score
+SUPPORTED += [(CHIPS, "share")]  # scores, a tiebreak and returns that are fractions
 MABULA_SETUP = "WBWBWBWBWBWBBWBWBWBWBWBW"  # an explicit setup: no chance step
 
 

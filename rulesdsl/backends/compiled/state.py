@@ -485,7 +485,8 @@ class CompiledState:
         import numpy as np
         if self.rules.score is None:
             return [None] * self.game.num_players
-        into = np.empty(self.game.num_players, np.int64)
+        fractions = self.game.fn.get("FRACTIONAL_SCORES", False)  # (fractional.py)
+        into = np.empty(self.game.num_players, np.float64 if fractions else np.int64)
         self.game.call(self, "score", self.game.fn["scores"], self.s, into)
         return into.tolist()
 
