@@ -544,3 +544,25 @@ def test_observation_vectors_are_the_same_on_both_backends(name):
 def test_a_simultaneous_step_whose_actors_are_none_is_the_same_located_error_on_both_backends(tmp_path):
     _fails_alike(tmp_path, "examples/games/sealed-bids.yaml", 'actors: "players"', 'actors: "[]"', 1,
                  "the players to choose at this simultaneous step are none")
+
+
+def test_numbers_beyond_what_compiled_code_holds_are_located_errors_where_python_plays_on():
+    # a third of turn! as the score: exact (and equal, fractions alike) up to 2**53, then a located error; a check
+    # taking the product of 1..turn + 1 fails, located, once it passes 64 bits
+    python, compiled = _games("tests/compiled_games/big-numbers.yaml", None)
+    a, b = python.new_initial_state(0), compiled.new_initial_state(0)
+    while a.turn < 19:
+        assert b.scores() == a.scores() and all(isinstance(v, float) for v in b.scores())
+        assert b.legal_moves() == a.legal_moves()
+        move = a.legal_moves()[a.turn % 2]
+        a.apply(move)
+        b.apply(move)
+    assert a.scores()[0] > 2 ** 53 / 3
+    assert re.search(r"big-numbers\.yaml:20:\d+: .*rule 'score'.*a division of whole numbers beyond 2\*\*53",
+                     _failure(b.scores))
+    while a.turn < 20:
+        move = a.legal_moves()[0]
+        a.apply(move)
+        b.apply(move)
+    assert len(a.legal_moves()) == 2  # 21! is no trouble for the Python engine
+    assert "product(): a whole number beyond 64 bits" in _failure(b.legal_moves)

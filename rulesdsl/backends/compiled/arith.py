@@ -19,6 +19,16 @@ def _whole_items(t) -> bool:
 class NumberBuiltins:
     """Built-ins (`b_<name>(node, env) -> (code, rep)`) as in printer.Printer."""
 
+    def whole_product(self, node) -> bool:
+        """Whether `node` is a product() this prints (of whole numbers: a whole number, though typed a number)."""
+        if not (isinstance(node, N.Call) and node.target == "builtin" and node.func == "product") \
+                or node.kwargs or not node.args:
+            return False
+        if len(node.args) > 1 or node.args[0].type.name in _WHOLE:
+            return all(a.type.name in _WHOLE for a in node.args)
+        xs = node.args[0]
+        return self.whole_valued(xs.elt) if isinstance(xs, N.Comp) else _whole_items(xs.type)
+
     def b_product(self, node, env):
         if node.kwargs or not node.args:
             raise self.unsupported(node, "this call of product()")
@@ -27,31 +37,42 @@ class NumberBuiltins:
                                             "bits"))
         self.m.functions.setdefault(("helper", "product"), ("_product", PRODUCT))
         self.m.functions.setdefault(("helper", "times"), ("_times", TIMES))
+        if not self.whole_product(node):
+            raise self.unsupported(node, "product() of numbers that are not whole")
         if len(node.args) > 1 or node.args[0].type.name in _WHOLE:  # of the values given
-            if any(a.type.name not in _WHOLE for a in node.args):
-                raise self.unsupported(node, "product() of values that are not whole numbers")
             value = "1"
             for a in node.args:
                 value = f"_times({value}, {self.scalar(a, env)}, {code})"
             return value, "i"
-        xs = node.args[0]
-        whole = self.whole_valued(xs.elt) if isinstance(xs, N.Comp) else _whole_items(xs.type)
-        if not whole:
-            raise self.unsupported(node, "product() of numbers that are not whole")
-        seq, rep = self.ex(xs, env)
+        seq, rep = self.ex(node.args[0], env)
         if rep != "a":
             raise self.unsupported(node, "product() of this")
         return f"_product({seq}, {code})", "i"
 
 
+# (checked before multiplying, by divisions that round toward zero, as C's: the compiler may take a product that
+# wrapped round, divided back, for the factor)
 TIMES = '''@_tiny
+def _toward_zero(x, y):
+    q = x // y
+    if q < 0 and q * y != x:
+        q += 1
+    return q
+
+
+@_tiny
 def _times(a, b, code):
-    if a == 0 or b == 0:
-        return 0
-    p = a * b
-    if (a == -1 and b == -(1 << 63)) or (b == -1 and a == -(1 << 63)) or p // b != a:
+    top = 9223372036854775807
+    low = -top - 1
+    if a > 0:
+        wraps = a > _toward_zero(top, b) if b > 0 else b < _toward_zero(low, a)
+    elif a < 0:
+        wraps = a < _toward_zero(low, b) if b > 0 else b != 0 and b < _toward_zero(top, a)
+    else:
+        wraps = False
+    if wraps:
         raise ValueError(code)
-    return p'''
+    return a * b'''
 
 PRODUCT = '''@_jit
 def _product(xs, code):

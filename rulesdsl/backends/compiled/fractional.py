@@ -47,6 +47,8 @@ class Fractions:
         if isinstance(node, N.Call) and node.target == "builtin" and node.func == "abs" and len(node.args) == 1 \
                 and not node.kwargs:
             return self.kind(node.args[0])
+        if self.p.whole_product(node):
+            return WHOLE
         return WHOLE if self.p.whole_valued(node) or node.type.name == "seat" else None  # (a seat is its number)
 
     def code(self, node, env) -> str:

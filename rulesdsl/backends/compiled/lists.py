@@ -123,7 +123,7 @@ class ListBuiltins:
     def whole_valued(self, node) -> bool:
         """Whether `node` gives a whole number though its type says only a number: a sum of whole numbers, or
         + - * // % of such values (the type pass types a sum() of a comprehension as a number)."""
-        if node.type.name == "int":
+        if node.type.name == "int" or self.whole_product(node):  # (a product of whole numbers: arith.py)
             return True
         if isinstance(node, N.Binary) and node.op in ("+", "-", "*", "//", "%"):
             return self.whole_valued(node.left) and self.whole_valued(node.right)
