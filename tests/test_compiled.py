@@ -53,6 +53,7 @@ RUNS = "tests/compiled_games/runs.yaml"  # take_while() over a range and over a 
 SUPPORTED += [(RUNS, None)]
 SUPPORTED += [("mabula", "product")]  # product() of the sizes of groups as the score
 SUPPORTED += [(CHIPS, "share")]  # scores, a tiebreak and returns that are fractions
+SUPPORTED += [("tests/compiled_games/refill.yaml", None)]  # a draw of pieces that refills its pile; move_all()
 MABULA_SETUP = "WBWBWBWBWBWBBWBWBWBWBWBW"  # an explicit setup: no chance step
 
 
@@ -566,3 +567,12 @@ def test_numbers_beyond_what_compiled_code_holds_are_located_errors_where_python
         b.apply(move)
     assert len(a.legal_moves()) == 2  # 21! is no trouble for the Python engine
     assert "product(): a whole number beyond 64 bits" in _failure(b.legal_moves)
+
+
+@pytest.mark.parametrize("old, new, error", [
+    ('draw: "2"', 'draw: "6 if turn >= 3 else 2"',
+     r"cannot draw 6 items from the \d in the pile and the \d of its refill"),
+    ("refill: discard", "refill: deck", "a draw's refill is the very zone it draws from"),
+])
+def test_a_refill_too_short_or_of_the_pile_itself_is_the_same_error_on_both_backends(tmp_path, old, new, error):
+    _fails_alike(tmp_path, "tests/compiled_games/refill.yaml", old, new, 0, error)

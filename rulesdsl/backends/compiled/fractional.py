@@ -103,7 +103,8 @@ class Fractions:
                             "load the game with backend='python'")
         lines = [f"FRACTIONAL_SCORES = {fractional}", "", "", "@_jit", "def scores(s, into):",
                  "    for me in range(NS):", f"        into[me] = {self._per_seat(score)}", "", "",
-                 "@_jit", "def by_score(s, draw):", f"    scores = np.empty(NS, np.{'float64' if fractional else 'int64'})",
+                 "@_jit", "def by_score(s, draw):",
+                 f"    scores = np.empty(NS, np.{'float64' if fractional else 'int64'})",
                  "    for me in range(NS):", f"        scores[me] = {self._per_seat(score)}",
                  "        if scores[me] != scores[me]:", f"            raise ValueError({nan!r})"]
         if tiebreak is not None:

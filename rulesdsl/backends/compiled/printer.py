@@ -19,6 +19,7 @@ from .keyed import KeyedVars
 from .links import LinkBuiltins
 from .lists import ListBuiltins
 from .places import NONE_NUMBER, Places
+from .zone_moves import ZoneMoves
 from .zones import Zones
 from .unsupported import Unsupported
 
@@ -94,7 +95,7 @@ def _whole(value) -> int:
     return value
 
 
-class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins):
+class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves):
     """Prints the IR of one game into a Module. `board`: the game's geometry tables (see program.Tables)."""
 
     def __init__(self, module: Module, tables, ir, packing):
