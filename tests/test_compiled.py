@@ -54,6 +54,8 @@ SUPPORTED += [(RUNS, None)]
 SUPPORTED += [("mabula", "product")]  # product() of the sizes of groups as the score
 SUPPORTED += [(CHIPS, "share")]  # scores, a tiebreak and returns that are fractions
 SUPPORTED += [("tests/compiled_games/refill.yaml", None)]  # a draw of pieces that refills its pile; move_all()
+POSITIONS = "tests/compiled_games/positions.yaml"  # move() and remove() of the piece at a position (at=)
+SUPPORTED += [(POSITIONS, None)]
 MABULA_SETUP = "WBWBWBWBWBWBBWBWBWBWBWBW"  # an explicit setup: no chance step
 
 
@@ -576,3 +578,13 @@ def test_numbers_beyond_what_compiled_code_holds_are_located_errors_where_python
 ])
 def test_a_refill_too_short_or_of_the_pile_itself_is_the_same_error_on_both_backends(tmp_path, old, new, error):
     _fails_alike(tmp_path, "tests/compiled_games/refill.yaml", old, new, 0, error)
+
+
+@pytest.mark.parametrize("old, new, error", [
+    ("move(row, pile[me], at=i)", "move(row, pile[me], at=i + 5)",
+     r"move\(\): the zone holds 5 pieces, and has no position [456] \(0 is its first"),
+    ('move(pile[me], row, none, at=0)', 'move(pile[me], row, pile[me][0], at=0)',
+     r"move\(\): name the piece or its position \(at=\), not both"),
+])
+def test_a_position_out_of_range_or_beside_a_piece_is_the_same_error_on_both_backends(tmp_path, old, new, error):
+    _fails_alike(tmp_path, POSITIONS, old, new, 0, error)

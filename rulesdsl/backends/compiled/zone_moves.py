@@ -7,7 +7,26 @@ from __future__ import annotations
 
 
 class ZoneMoves:
-    """Effects (`e_<name>(call, env) -> lines`) as in printer.Printer."""
+    """Effects (`e_<name>(call, env) -> lines`) as in printer.Printer, and the piece at a position taken (zones.py)."""
+
+    def taken_at(self, call, where, piece, at, env, fn: str) -> list:
+        """Lines leaving in `mp` the piece at position `at` (at=: 0 the first, -1 the last) taken out of the zone
+        place `where`: Python's list.pop(at), and its errors (a piece named as well, no such position)."""
+        found = self.zones.place(where, env)
+        if found is None:
+            raise self.unsupported(call, f"{fn}() from anything but a cell or a zone")
+        if at.type.name != "int":
+            raise self.unsupported(at, f"{fn}() at a position that is not always a whole number")
+        base, length, cap, _, _ = found
+        both = self.m.error(f"{fn}(): name the piece or its position (at=), not both", call.at[0])
+        missing = self.m.code(f"{fn}(): the zone holds {{0}} pieces, and has no position {{1}} (0 is its first, -1 "
+                              "its last)", call.at[0])
+        self.m.functions.setdefault(("helper", "zone_take_at"), ("_zone_take_at", ZONE_TAKE_AT))
+        lines = []
+        if piece is not None and piece.type.name != "none":  # (a piece that is none is no piece named: 0)
+            lines += [f"if {self.scalar(piece, env)} != 0:", "    " + both]
+        return lines + [f"mi = {self.scalar(at, env)}", f"mp = _zone_take_at(s, {base}, {length}, {cap}, mi)",
+                        "if mp == -1:", f"    raise ValueError({missing!r}, s[{length}], mi)"]
 
     def e_move_all(self, call, env) -> list:
         if len(call.args) != 2 or call.kwargs:
@@ -50,3 +69,22 @@ def _move_all(s, base, at_length, capacity, to_base, to_length, to_capacity):
         s[base + i] = 0
     s[at_length] = 0
     return -1'''
+
+
+ZONE_TAKE_AT = '''@_jit
+def _zone_take_at(s, base, at_length, capacity, i):
+    """Take the piece at position i (from the end when negative) out of a zone's place, the pieces after it moving
+    down (Python's list.pop(i)): the piece, or -1 for no such position."""
+    n = s[at_length]
+    if n < 0 or n > capacity:
+        raise IndexError("a zone's length beyond its place")
+    if i < -n or i >= n:
+        return -1
+    if i < 0:
+        i += n
+    taken = s[base + i]
+    for j in range(i, n - 1):
+        s[base + j] = s[base + j + 1]
+    s[base + n - 1] = 0
+    s[at_length] = n - 1
+    return taken'''
