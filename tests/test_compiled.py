@@ -56,6 +56,8 @@ SUPPORTED += [(CHIPS, "share")]  # scores, a tiebreak and returns that are fract
 SUPPORTED += [("tests/compiled_games/refill.yaml", None)]  # a draw of pieces that refills its pile; move_all()
 POSITIONS = "tests/compiled_games/positions.yaml"  # move() and remove() of the piece at a position (at=)
 SUPPORTED += [(POSITIONS, None)]
+CORNERS = "tests/compiled_games/corners.yaml"  # cell(x, y), a let holding a piece, a per-seat variable assigned whole
+SUPPORTED += [(CORNERS, None)]
 MABULA_SETUP = "WBWBWBWBWBWBBWBWBWBWBWBW"  # an explicit setup: no chance step
 
 
@@ -588,3 +590,8 @@ def test_a_refill_too_short_or_of_the_pile_itself_is_the_same_error_on_both_back
 ])
 def test_a_position_out_of_range_or_beside_a_piece_is_the_same_error_on_both_backends(tmp_path, old, new, error):
     _fails_alike(tmp_path, POSITIONS, old, new, 0, error)
+
+
+def test_a_per_seat_variable_assigned_a_list_of_another_length_is_the_same_error_on_both_backends(tmp_path):
+    _fails_alike(tmp_path, CORNERS, "marks = [0 for q in players]", "marks = [0 for q in 0..2]", 0,
+                 r"rule 'wipe' .*'marks' holds one value per seat \(2\): assign a list of 2 values, not a list of 3")

@@ -14,7 +14,8 @@ from ...lang import types as T
 from ...limits import MAX_DRAWN
 from ...model.rules import Move
 from .outcomes import seen_by
-from .refills import Refill, piece_of
+from .piece_ids import piece_of
+from .refills import Refill
 from .unsupported import Unsupported
 
 

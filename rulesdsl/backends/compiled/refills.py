@@ -72,14 +72,3 @@ def _refilled(rng, pile, spare, count, into):
             into[j] = kinds[k]
             j += 1'''
 
-
-def piece_of(program, number: int):
-    """The piece (as the Python engine holds it) of id `number` in the layout's table of piece values."""
-    for kind in program.layout.kinds:
-        if kind.first <= number < kind.first + kind.size:
-            rest, given = number - kind.first, {}
-            for attribute, values in reversed(kind.attributes):  # the last attribute varies fastest
-                given[attribute] = values[rest % len(values)]
-                rest //= len(values)
-            return program.rules.kinds[kind.name].make(given)
-    raise ValueError(f"{number} is no piece (ids 1 to {program.layout.pieces - 1})")
