@@ -1,12 +1,14 @@
-"""Built-ins of numbers printed for compiled code (a mixin of printer.Printer): product() of whole numbers, each
-multiplication checked to stay within 64 bits (the Python engine's numbers grow to 8,192 bits: a product beyond 64
-is an error located at the call, never a number wrapped round)."""
+"""Built-ins of numbers printed for compiled code (a mixin of printer.Printer): min() of a list, and product() of
+whole numbers, each multiplication checked to stay within 64 bits (the Python engine's numbers grow to 8,192 bits:
+a product beyond 64 is an error located at the call, never a number wrapped round)."""
 
 from __future__ import annotations
 
 from ...ir import nodes as N
+from ...lang import types as T
 
 _WHOLE = frozenset({"int", "bool"})
+_ORDERED = frozenset({"int", "seat", "cell", "bool"})  # kinds whose order is their whole number's order
 
 
 def _whole_items(t) -> bool:
@@ -14,6 +16,11 @@ def _whole_items(t) -> bool:
     if t.name not in ("list", "seq", "range", "tuple") or not t.items:
         return t.name == "range"
     return all(item.name in _WHOLE for item in t.items)
+
+
+def _ordered(t) -> bool:
+    kinds = {m.name for m in t.items} if t.name == "union" else {t.name}
+    return kinds <= _ORDERED
 
 
 class NumberBuiltins:
@@ -28,6 +35,24 @@ class NumberBuiltins:
             return all(a.type.name in _WHOLE for a in node.args)
         xs = node.args[0]
         return self.whole_valued(xs.elt) if isinstance(xs, N.Comp) else _whole_items(xs.type)
+
+    def min_of_list(self, node, env):
+        """min(xs) and min(xs, default=d) of whole numbers, seats or cells (an empty list without a default: the
+        Python engine's error)."""
+        kwargs = dict(node.kwargs)
+        if len(node.args) != 1 or set(kwargs) - {"default"}:
+            raise self.unsupported(node, "this call of min()")
+        item = T.item_type(node.args[0].type)
+        given = kwargs.get("default")
+        if not _ordered(item) or given is not None and not _ordered(given.type):
+            raise self.unsupported(node, "min() of a list of anything but whole numbers, seats or cells")
+        seq, rep = self.ex(node.args[0], env)
+        if rep != "a":
+            raise self.unsupported(node, "min() of this")
+        empty = self.m.code("min() of an empty collection (give default=...)", node.at[0])
+        self.m.functions.setdefault(("helper", "min_of"), ("_min_of", MIN_OF))
+        default = self.scalar(given, env) if given is not None else "0"
+        return f"_min_of({seq}, {default}, {given is not None}, {empty!r})", "i"
 
     def b_product(self, node, env):
         if node.kwargs or not node.args:
@@ -73,6 +98,18 @@ def _times(a, b, code):
     if wraps:
         raise ValueError(code)
     return a * b'''
+
+MIN_OF = '''@_jit
+def _min_of(xs, default, has_default, code):
+    if xs.shape[0] == 0:
+        if not has_default:
+            raise ValueError(code)
+        return default
+    best = xs[0]
+    for i in range(1, xs.shape[0]):
+        if xs[i] < best:
+            best = xs[i]
+    return best'''
 
 PRODUCT = '''@_jit
 def _product(xs, code):

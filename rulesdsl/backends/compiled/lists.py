@@ -98,7 +98,7 @@ class ListBuiltins:
     def b_min(self, node, env):
         if len(node.args) > 1:
             return self.extreme_of_values(node, env, "min")
-        raise self.unsupported(node, "min() of a list")
+        return self.min_of_list(node, env)  # (arith.py)
 
     def b_next_seat(self, node, env):
         # nobody leaves a game compiled code plays (leave() is not taken), so no seat is passed over
