@@ -551,10 +551,38 @@ def test_a_simultaneous_step_whose_actors_are_none_is_the_same_located_error_on_
                  "the players to choose at this simultaneous step are none")
 
 
-def test_numbers_beyond_what_compiled_code_holds_are_located_errors_where_python_plays_on():
+# Whole numbers that outgrow what compiled code holds: a product beyond 64 bits, a division of whole numbers beyond
+# 2**53. The Python engine plays on (its numbers grow to 8,192 bits); the compiled backend stops at each, located
+# (here, not among tests/compiled_games: the two backends part there by design).
+BIG_NUMBERS = """
+game: Big numbers
+description: Each turn the player says one or two; the score is a third of the product of the turns so far.
+players: {count: 2}
+moves:
+  say:
+    params: {k: {in: "[1, 2]"}}
+    when:
+      - test: "product(k, turn + 1, 1) > product([k, turn])"
+      - test: "product(n for n in 1..turn + 1 if n > 0) > 0"
+    notation: "say {k}"
+    do: ["end_turn()"]
+flow:
+  steps:
+    play: {moves: [say]}
+end:
+  - when: "turn >= 30"
+scoring:
+  score: "product(n for n in 1..turn) / 3"
+"""
+
+
+def test_numbers_beyond_what_compiled_code_holds_are_located_errors_where_python_plays_on(tmp_path):
     # a third of turn! as the score: exact (and equal, fractions alike) up to 2**53, then a located error; a check
     # taking the product of 1..turn + 1 fails, located, once it passes 64 bits
-    python, compiled = _games("tests/compiled_games/big-numbers.yaml", None)
+    path = tmp_path / "big-numbers.yaml"
+    path.write_text(BIG_NUMBERS)
+    python = load_game(str(path), backend="python")
+    compiled = with_backend(python, "compiled")
     a, b = python.new_initial_state(0), compiled.new_initial_state(0)
     while a.turn < 19:
         assert b.scores() == a.scores() and all(isinstance(v, float) for v in b.scores())
@@ -563,7 +591,8 @@ def test_numbers_beyond_what_compiled_code_holds_are_located_errors_where_python
         a.apply(move)
         b.apply(move)
     assert a.scores()[0] > 2 ** 53 / 3
-    assert re.search(r"big-numbers\.yaml:20:\d+: .*rule 'score'.*a division of whole numbers beyond 2\*\*53",
+    line = BIG_NUMBERS.splitlines().index('  score: "product(n for n in 1..turn) / 3"') + 1
+    assert re.search(rf"big-numbers\.yaml:{line}:\d+: .*rule 'score'.*a division of whole numbers beyond 2\*\*53",
                      _failure(b.scores))
     while a.turn < 20:
         move = a.legal_moves()[0]
