@@ -51,13 +51,6 @@ SUPPORTED = [(TUTORIAL, None), (TUTORIAL, "misere"), ("mabula", None), (DICE, No
              ("examples/overlays/mark-rich-start.yaml", None)]
 RUNS = "tests/compiled_games/runs.yaml"  # take_while() over a range and over a list comprehension
 SUPPORTED += [(RUNS, None)]
-SUPPORTED += [("mabula", "product")]  # product() of the sizes of groups as the score
-SUPPORTED += [(CHIPS, "share")]  # scores, a tiebreak and returns that are fractions
-SUPPORTED += [("tests/compiled_games/refill.yaml", None)]  # a draw of pieces that refills its pile; move_all()
-POSITIONS = "tests/compiled_games/positions.yaml"  # move() and remove() of the piece at a position (at=)
-SUPPORTED += [(POSITIONS, None)]
-CORNERS = "tests/compiled_games/corners.yaml"  # cell(x, y), a let holding a piece, a per-seat variable assigned whole
-SUPPORTED += [(CORNERS, None)]
 MABULA_SETUP = "WBWBWBWBWBWBBWBWBWBWBWBW"  # an explicit setup: no chance step
 
 
@@ -75,6 +68,15 @@ def _games(name: str, variant: str | None, setup: str | None = None) -> tuple:
         options["setup"] = setup
     python = load_game(_path(name), variant, options or None)
     return python, with_backend(python, "compiled")
+
+
+SUPPORTED += [("mabula", "product")]  # product() of the sizes of groups as the score
+SUPPORTED += [(CHIPS, "share")]  # scores, a tiebreak and returns that are fractions
+SUPPORTED += [("tests/compiled_games/refill.yaml", None)]  # a draw of pieces that refills its pile; move_all()
+POSITIONS = "tests/compiled_games/positions.yaml"  # move() and remove() of the piece at a position (at=)
+SUPPORTED += [(POSITIONS, None)]
+CORNERS = "tests/compiled_games/corners.yaml"  # cell(x, y), a let holding a piece, a per-seat variable assigned whole
+SUPPORTED += [(CORNERS, None)]
 
 
 @pytest.mark.parametrize("name, variant", SUPPORTED)
