@@ -222,6 +222,8 @@ def main(argv=None) -> int:
                         help="also show where a playout's time goes (µs per playout, with a clock around each part)")
     parser.add_argument("--memory", action="store_true",
                         help="also show the size of a mid-game state and the time to copy it")
+    parser.add_argument("--variant", help="load the games with this variant (the direct implementations play their "
+                                          "base rules, which a variant of scoring only leaves as they are)")
     parser.add_argument("--backend", choices=["python", "compiled"], default="python",
                         help="compiled: also measure the compiled backend's playouts, in the same slices")
     args = parser.parse_args(argv)
@@ -233,7 +235,7 @@ def main(argv=None) -> int:
         if args.backend == "compiled" else ""
     print(f"{'configuration':<32} {'interpreter':>11} {'direct':>8} {'ratio':>6} {'plies':>7} {'plies/s':>9}{extra}")
     for label, name, options in configs:
-        game = rulesdsl.load_game(games.get(name, name), options=options, backend="python")
+        game = rulesdsl.load_game(games.get(name, name), args.variant, options=options, backend="python")
         direct = DIRECT.get(name)
         fast, cold, warm, why = compiled(game) if args.backend == "compiled" else (None, 0, 0, "")
         fns = [playouts(game)] + ([lambda i, d=direct: d(i, **options)[1]] if direct else []) + \
@@ -261,7 +263,7 @@ def main(argv=None) -> int:
             size, micros, ply = memory(game)
             print(f"    a state at ply {ply:,}: {size / 1024:,.1f} KiB, copied in {micros:,.1f} µs", flush=True)
     if any(name == "mabula" for _, name, _ in configs):
-        mabula = rulesdsl.load_game(games["mabula"], backend="python")
+        mabula = rulesdsl.load_game(games["mabula"], args.variant, backend="python")
         (engine, _), (tuned, _) = measure([playouts(mabula), _mabula_tuned], args.seconds)
         print(f"{'mabula, tuned direct playout':<32} {engine:>11,.0f} {tuned:>8,.0f} {engine / tuned:>6.2f}  "
               "(a hand-written playout that never lists moves)")

@@ -115,6 +115,7 @@ SLOW = {
         "test_scores_are_traced_only_when_asked_for", "test_two_results_files_of_the_same_seeds_are_paired",
         "test_two_rule_files_compared_in_one_run_end_to_end"},
     "test_reads.py": {"test_chance_tables_kept_while_unchanged_agree_with_listing_afresh"},
+    "test_refill.py": {"test_the_compiled_subset_and_backend_take_it"},
     "test_returns.py": {"test_a_results_file_of_a_game_without_returns_shows_none",
         "test_report_reads_the_returns_and_compares_them_between_variants"},
     "test_reports.py": {"test_a_bad_line_stops_replay_on_workers_with_its_location",

@@ -164,7 +164,8 @@ def small_games(draw) -> str:
     lines += steps
     by_score = draw(st.booleans())
     if by_score:
-        lines += ["scoring:", f"  score: \"{MINE.format(p='me')} - waits[me]\""]
+        form = draw(st.sampled_from(["{0}", "({0}) / 2", "product([{0}, 3, 1])"]))  # whole, fractions, product()
+        lines += ["scoring:", f"  score: \"{form.format(MINE.format(p='me') + ' - waits[me]')}\""]
     ends = []
     for kind in draw(st.lists(st.sampled_from(["line", "count", "filled"]), max_size=2, unique=True)):
         if kind == "line":

@@ -171,3 +171,16 @@ def test_results_files_are_the_same_bytes_on_every_backend_worker_count_and_dask
     assert expected.count(b"\n") == 41  # the rules, then a line per game
     for name, path in files.items():
         assert path.read_bytes() == expected, name
+
+
+def test_fractional_scores_and_returns_write_the_same_results_bytes_on_both_backends(capfd, tmp_path):
+    # floats are printed as Python prints them: the compiled backend gives the very same floats (and int stays int)
+    files = []
+    for backend in ("python", "compiled"):
+        files.append(tmp_path / f"{backend}.jsonl")
+        code, out, _ = run(capfd, "simulate", CHIPS, "--variant", "share", "--games", "30", "--seed", "5", "--agents",
+                           "random,random", "--quiet", "--score-trace", "--backend", backend, "--out", str(files[-1]))
+        assert code == 0 and "30 games" in out
+    lines = [json.loads(row) for row in files[0].read_text().splitlines()[1:]]
+    assert any(isinstance(v, float) and v != int(v) for line in lines for v in line["returns"] + line["scores"])
+    assert files[1].read_bytes() == files[0].read_bytes()

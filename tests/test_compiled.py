@@ -71,6 +71,15 @@ def _games(name: str, variant: str | None, setup: str | None = None) -> tuple:
     return python, with_backend(python, "compiled")
 
 
+SUPPORTED += [("mabula", "product")]  # product() of the sizes of groups as the score
+SUPPORTED += [(CHIPS, "share")]  # scores, a tiebreak and returns that are fractions
+SUPPORTED += [("tests/compiled_games/refill.yaml", None)]  # a draw of pieces that refills its pile; move_all()
+POSITIONS = "tests/compiled_games/positions.yaml"  # move() and remove() of the piece at a position (at=)
+SUPPORTED += [(POSITIONS, None)]
+CORNERS = "tests/compiled_games/corners.yaml"  # cell(x, y), a let holding a piece, a per-seat variable assigned whole
+SUPPORTED += [(CORNERS, None)]
+
+
 @pytest.mark.parametrize("name, variant", SUPPORTED)
 def test_both_backends_play_the_same_games_move_for_move(name, variant):
     python, compiled = _games(name, variant)
@@ -561,3 +570,78 @@ def test_states_sampled_from_a_view_are_the_python_engines(name):
         assert isinstance(theirs, type(there)) and theirs.to_json() == ours.to_json()
         seen, sampled = there.observation(me), theirs.observation(me)  # (others' pending choices are not made)
         assert all(sampled[part] == seen[part] for part in ("zones", "vars", "cells", "step", "turn"))
+
+
+# Whole numbers that outgrow what compiled code holds: a product beyond 64 bits, a division of whole numbers beyond
+# 2**53. The Python engine plays on (its numbers grow to 8,192 bits); the compiled backend stops at each, located
+# (here, not among tests/compiled_games: the two backends part there by design).
+BIG_NUMBERS = """
+game: Big numbers
+description: Each turn the player says one or two; the score is a third of the product of the turns so far.
+players: {count: 2}
+moves:
+  say:
+    params: {k: {in: "[1, 2]"}}
+    when:
+      - test: "product(k, turn + 1, 1) > product([k, turn])"
+      - test: "product(n for n in 1..turn + 1 if n > 0) > 0"
+    notation: "say {k}"
+    do: ["end_turn()"]
+flow:
+  steps:
+    play: {moves: [say]}
+end:
+  - when: "turn >= 30"
+scoring:
+  score: "product(n for n in 1..turn) / 3"
+"""
+
+
+def test_numbers_beyond_what_compiled_code_holds_are_located_errors_where_python_plays_on(tmp_path):
+    # a third of turn! as the score: exact (and equal, fractions alike) up to 2**53, then a located error; a check
+    # taking the product of 1..turn + 1 fails, located, once it passes 64 bits
+    path = tmp_path / "big-numbers.yaml"
+    path.write_text(BIG_NUMBERS)
+    python = load_game(str(path), backend="python")
+    compiled = with_backend(python, "compiled")
+    a, b = python.new_initial_state(0), compiled.new_initial_state(0)
+    while a.turn < 19:
+        assert b.scores() == a.scores() and all(isinstance(v, float) for v in b.scores())
+        assert b.legal_moves() == a.legal_moves()
+        move = a.legal_moves()[a.turn % 2]
+        a.apply(move)
+        b.apply(move)
+    assert a.scores()[0] > 2 ** 53 / 3
+    line = BIG_NUMBERS.splitlines().index('  score: "product(n for n in 1..turn) / 3"') + 1
+    assert re.search(rf"big-numbers\.yaml:{line}:\d+: .*rule 'score'.*a division of whole numbers beyond 2\*\*53",
+                     _failure(b.scores))
+    while a.turn < 20:
+        move = a.legal_moves()[0]
+        a.apply(move)
+        b.apply(move)
+    assert len(a.legal_moves()) == 2  # 21! is no trouble for the Python engine
+    assert "product(): a whole number beyond 64 bits" in _failure(b.legal_moves)
+
+
+@pytest.mark.parametrize("old, new, error", [
+    ('draw: "2"', 'draw: "6 if turn >= 3 else 2"',
+     r"cannot draw 6 items from the \d in the pile and the \d of its refill"),
+    ("refill: discard", "refill: deck", "a draw's refill is the very zone it draws from"),
+])
+def test_a_refill_too_short_or_of_the_pile_itself_is_the_same_error_on_both_backends(tmp_path, old, new, error):
+    _fails_alike(tmp_path, "tests/compiled_games/refill.yaml", old, new, 0, error)
+
+
+@pytest.mark.parametrize("old, new, error", [
+    ("move(row, pile[me], at=i)", "move(row, pile[me], at=i + 5)",
+     r"move\(\): the zone holds 5 pieces, and has no position [456] \(0 is its first"),
+    ('move(pile[me], row, none, at=0)', 'move(pile[me], row, pile[me][0], at=0)',
+     r"move\(\): name the piece or its position \(at=\), not both"),
+])
+def test_a_position_out_of_range_or_beside_a_piece_is_the_same_error_on_both_backends(tmp_path, old, new, error):
+    _fails_alike(tmp_path, POSITIONS, old, new, 0, error)
+
+
+def test_a_per_seat_variable_assigned_a_list_of_another_length_is_the_same_error_on_both_backends(tmp_path):
+    _fails_alike(tmp_path, CORNERS, "marks = [0 for q in players]", "marks = [0 for q in 0..2]", 0,
+                 r"rule 'wipe' .*'marks' holds one value per seat \(2\): assign a list of 2 values, not a list of 3")

@@ -46,10 +46,31 @@ def _bound(node, ir, depth: int) -> int | None:
                 return None
             total *= found
         return total
+    if isinstance(node, N.Call) and node.target == "builtin" and node.func == "distinct" and len(node.args) == 1:
+        return _distinct(node.args[0], ir, depth)
     if isinstance(node, N.Call) and node.target == "function" and node.func in ir.functions:
         fn = ir.functions[node.func]
         return length_bound(fn.value, ir, depth + 1) if fn.kind == "function" else None
     return None
+
+
+def _distinct(xs, ir, depth: int) -> int | None:
+    """The most items distinct() of `xs` gives: as many as its items' type has values (texts or whole numbers
+    named by it), else as many as `xs` holds."""
+    item = xs.type.items[0] if xs.type is not None and xs.type.name in ("list", "seq") and xs.type.items else None
+    if item is not None and item.name == "text" and item.names:
+        return len(item.names)
+    if item is not None and item.name == "int" and item.low is not None and item.high is not None:
+        return max(item.high - item.low + 1, 0)
+    if isinstance(xs, N.Comp):  # (a generator's items, as its list's)
+        total = 1
+        for clause in xs.clauses:
+            found = length_bound(clause.iterable, ir, depth + 1)
+            if found is None:
+                return None
+            total *= found
+        return total
+    return length_bound(xs, ir, depth + 1)
 
 
 _NOT_KNOWN = object()

@@ -1,6 +1,6 @@
-"""More built-ins and effects printed for compiled code (a mixin of printer.Printer): sorted(), first(), last(),
-take_while(), min() and max() of values, next_seat(), values(), remove(), `player = seat`, and operands that may
-hold none, each as the Python engine computes it (its errors too)."""
+"""More built-ins and effects printed for compiled code (a mixin of printer.Printer): sorted() (reversed too),
+first(), last(), take_while(), min() and max() of values, next_seat(), values(), remove(), `player = seat`, and
+operands that may hold none, each as the Python engine computes it (its errors too)."""
 
 from __future__ import annotations
 
@@ -23,12 +23,16 @@ class ListBuiltins:
     printer.Printer."""
 
     def b_sorted(self, node, env):
-        if len(node.args) != 1 or node.kwargs:
-            raise self.unsupported(node, "sorted() with a key or reverse")
+        reverse = dict(node.kwargs).get("reverse")
+        if len(node.args) != 1 or set(dict(node.kwargs)) - {"reverse"}:
+            raise self.unsupported(node, "sorted() with a key")
         item = node.type.items[0] if node.type.name == "list" and node.type.items else node.type
         seq, rep = self.ex(node.args[0], env)
         if rep != "a" or not _ordered(item):
             raise self.unsupported(node, "sorted() of anything but whole numbers, seats or cells")
+        if reverse is not None:  # (equal items are the same number: reversed, the order is Python's stable one)
+            self.m.functions.setdefault(("helper", "sorted_down"), ("_sorted_down", SORTED_DOWN))
+            return f"_sorted_down({seq}, {self.scalar(reverse, env)})", "a"
         return f"np.sort({seq})", "a"
 
     def b_first(self, node, env):
@@ -98,7 +102,7 @@ class ListBuiltins:
     def b_min(self, node, env):
         if len(node.args) > 1:
             return self.extreme_of_values(node, env, "min")
-        raise self.unsupported(node, "min() of a list")
+        return self.min_of_list(node, env)  # (arith.py)
 
     def b_next_seat(self, node, env):
         # nobody leaves a game compiled code plays (leave() is not taken), so no seat is passed over
@@ -123,7 +127,7 @@ class ListBuiltins:
     def whole_valued(self, node) -> bool:
         """Whether `node` gives a whole number though its type says only a number: a sum of whole numbers, or
         + - * // % of such values (the type pass types a sum() of a comprehension as a number)."""
-        if node.type.name == "int":
+        if node.type.name == "int" or self.whole_product(node):  # (a product of whole numbers: arith.py)
             return True
         if isinstance(node, N.Binary) and node.op in ("+", "-", "*", "//", "%"):
             return self.whole_valued(node.left) and self.whole_valued(node.right)
@@ -171,3 +175,9 @@ class ListBuiltins:
         code = self.m.code(message, node.at[0])
         return (f"_rt.some({self.places._at(form.tag, '0')}, {self.places._atom(form.members[1], '0')}, "
                 f"{code!r})")
+
+
+SORTED_DOWN = '''@_jit
+def _sorted_down(xs, reverse):
+    up = np.sort(xs)
+    return up[::-1].copy() if reverse else up'''

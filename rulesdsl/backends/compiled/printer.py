@@ -14,10 +14,14 @@ from __future__ import annotations
 from ...ir import nodes as N
 from ...lang import types as T
 from ...model.values import Cell
+from .arith import NumberBuiltins
+from .coordinates import Coordinates
 from .keyed import KeyedVars
 from .links import LinkBuiltins
 from .lists import ListBuiltins
 from .places import NONE_NUMBER, Places
+from .seat_places import SeatPlaces
+from .zone_moves import ZoneMoves
 from .zones import Zones
 from .unsupported import Unsupported
 
@@ -93,7 +97,7 @@ def _whole(value) -> int:
     return value
 
 
-class Printer(ListBuiltins, LinkBuiltins):
+class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates, SeatPlaces):
     """Prints the IR of one game into a Module. `board`: the game's geometry tables (see program.Tables)."""
 
     def __init__(self, module: Module, tables, ir, packing):
@@ -607,6 +611,8 @@ class Printer(ListBuiltins, LinkBuiltins):
             found = self.places.assign_number_or_none(node, env)
         if found is None:
             found = self.assign_player(node, env)
+        if found is None:
+            found = self.assign_seat_places(node, env)  # a per-seat variable assigned whole (seat_places.py)
         if found is not None:
             return found
         if isinstance(target, N.Ref) and target.kind == "temp":

@@ -22,6 +22,7 @@ from .actors import Actors
 from .bounds import length_bound
 from .calls import Calls
 from .draws import Draw
+from .fractional import FRACTION, Fractions
 from .nomoves import no_moves_source
 from .outcomes import Outcomes
 from .places import _may_be_none, _optional
@@ -494,6 +495,8 @@ class Program:
 
     def _by_score(self) -> str:
         scoring = self.ir.scoring
+        if Fractions(self.p).scoring(self.ir):  # a score or tiebreak that is a fraction (fractional.py)
+            return Fractions(self.p).by_score(self.ir)
         score = "0"
         if scoring.get("score") is not None:
             score = self._per_player(scoring["score"], "i")
@@ -520,6 +523,8 @@ class Program:
         node = self.ir.scoring.get("returns")
         if node is None:
             return "OWN_RETURNS = False\n\n\n@_jit\ndef own_returns(s, into):\n    return"
+        if Fractions(self.p).kind(node) == FRACTION:
+            return Fractions(self.p).own_returns(node)
         code, got = self.p.ex(node, {})
         if got != "i" or node.type.name != "int":  # (a float, or a value that may be none, true or false)
             raise Unsupported(self.m.locate(node), "returns that are not always whole numbers")

@@ -16,7 +16,9 @@ from ...engine.arrays import from_arrays, log_arrays, to_arrays
 from ...engine.nodes import CHANCE, SIMULTANEOUS, TERMINAL
 from ...engine.state import _PARTS
 from ...model.rules import Move
+from ...model.values import Piece
 from .batch import kernels as batch_kernels
+from .piece_ids import piece_id, piece_of
 from .program import CHANCE as CHANCE_STEP
 from .simultaneous import load as load_choices
 
@@ -177,6 +179,9 @@ class CompiledGame:
                 single = atom.members[-1] if hasattr(atom, "members") else atom
                 row[j + 1] = 0 if getattr(single, "kind", None) == "piece" else -1
                 continue
+            if isinstance(value, Piece):  # (a let holding a piece: its id)
+                row[j + 1] = piece_id(self.program, value)
+                continue
             row[j + 1] = self.program.m.texts[value] if isinstance(value, str) else int(value)
         return row
 
@@ -224,6 +229,8 @@ class CompiledGame:
             return bool(number)
         if atom.kind == "text":
             return self._texts[number]
+        if atom.kind == "piece":
+            return piece_of(self.program, number)
         return number
 
 
@@ -485,7 +492,8 @@ class CompiledState:
         import numpy as np
         if self.rules.score is None:
             return [None] * self.game.num_players
-        into = np.empty(self.game.num_players, np.int64)
+        fractions = self.game.fn.get("FRACTIONAL_SCORES", False)  # (fractional.py)
+        into = np.empty(self.game.num_players, np.float64 if fractions else np.int64)
         self.game.call(self, "score", self.game.fn["scores"], self.s, into)
         return into.tolist()
 

@@ -55,14 +55,14 @@ class Zones:
     # -- effects ----------------------------------------------------------------------------------------------
     def move(self, call, env) -> list:
         """move(from, to[, piece]): between cells and zones."""
-        if not 2 <= len(call.args) <= 3 or call.kwargs:
+        if not 2 <= len(call.args) <= 3 or set(dict(call.kwargs)) - {"at"}:
             raise self.p.unsupported(call, "move() with these arguments")
         lines = self._take(call, call.args[0], call.args[2] if len(call.args) > 2 else None, env, "move")
         return lines + self._put(call, call.args[1], env)
 
     def remove(self, call, env) -> list:
         """remove(where[, piece]): off a cell, or out of a zone."""
-        if not 1 <= len(call.args) <= 2 or call.kwargs:
+        if not 1 <= len(call.args) <= 2 or set(dict(call.kwargs)) - {"at"}:
             raise self.p.unsupported(call, "remove() with these arguments")
         return self._take(call, call.args[0], call.args[1] if len(call.args) > 1 else None, env, "remove")
 
@@ -75,6 +75,8 @@ class Zones:
             empty = self.m.code(ValueMessage(f"{fn}(): cell {{0}} is empty", lambda c: str(names[c])), at)
             return [*self._cell(where, env, fn, at), f"mp = {cell}",
                     "if mp == 0:", f"    raise ValueError({empty!r}, mc)", f"{cell} = 0"]
+        if "at" in dict(call.kwargs):  # the piece at a position (zone_moves.py)
+            return self.p.taken_at(call, where, piece, dict(call.kwargs)["at"], env, fn)
         found = self.place(where, env)
         if found is None:
             raise self.p.unsupported(call, f"{fn}() from anything but a cell or a zone")
