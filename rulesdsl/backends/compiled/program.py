@@ -213,6 +213,8 @@ class Program:
             if filled is not None:  # the buffer is made once, before the loops
                 lines.insert(0, f"    b{i} = np.empty({filled[1]}, np.int64)")
                 lines += [f"{pad}m{i} = {filled[0]}", f"{pad}for i{i} in range(m{i}):", f"{pad}    v{i} = b{i}[i{i}]"]
+            elif (walked := self.p.walk_head(param.domain, env, f"v{i}", f"d{i}", pad, True)) is not None:
+                lines += walked
             else:
                 domain, rep = self.p.ex(param.domain, env)
                 if rep != "a":

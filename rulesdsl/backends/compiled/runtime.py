@@ -563,3 +563,80 @@ def table_has(s, order, codes, key):
         if codes[j] == key:
             return s[order + j] >= 0
     return False
+
+
+# -- forms that make no list: a list only iterated or asked whether it holds an item is read where it lies ----------
+@njit(**_INLINE)
+def keyed_row1(keys, rows, lengths, k0, code):
+    """keyed_row of a key of one part, given as a number (no array made for the key)."""
+    for i in range(keys.shape[0]):
+        if keys.shape[1] == 1 and keys[i, 0] == k0:
+            return rows[i, :lengths[i]]
+    raise ValueError(code)
+
+
+@njit(**_INLINE)
+def keyed_row2(keys, rows, lengths, k0, k1, code):
+    """keyed_row of a key of two parts, given as numbers."""
+    for i in range(keys.shape[0]):
+        if keys.shape[1] == 2 and keys[i, 0] == k0 and keys[i, 1] == k1:
+            return rows[i, :lengths[i]]
+    raise ValueError(code)
+
+
+@njit(**_INLINE)
+def keyed_row3(keys, rows, lengths, k0, k1, k2, code):
+    """keyed_row of a key of three parts, given as numbers."""
+    for i in range(keys.shape[0]):
+        if keys.shape[1] == 3 and keys[i, 0] == k0 and keys[i, 1] == k1 and keys[i, 2] == k2:
+            return rows[i, :lengths[i]]
+    raise ValueError(code)
+
+
+@njit(**_INLINE)
+def span_stop(low, high):
+    """The end (excluded) of a loop over low..high, checked as span() checks the range it would make."""
+    if high - low + 1 > MAX_ITEMS:
+        raise ValueError("a range of more than 1,000,000 numbers")
+    return max(high + 1, low)
+
+
+@njit(**_INLINE)
+def joined_size(a, b):
+    """The number of items of a + b, checked as concat() checks the list it would make."""
+    if a.shape[0] + b.shape[0] > MAX_ITEMS:
+        raise ValueError("a list of more than 1,000,000 items")
+    return a.shape[0] + b.shape[0]
+
+
+@njit(**_INLINE)
+def optionals_has(s, tags, start, n, enum, texts, absent, x):
+    """x in optionals(s, tags, start, n, enum, texts, absent), read in the vector."""
+    for i in range(n):
+        if s[tags + i] == 1:
+            if (enum[s[start + i]] if texts else s[start + i]) == x:
+                return True
+        elif absent == x:
+            return True
+    return False
+
+
+@njit(**_INLINE)
+def zone_has(s, base, at_length, capacity, x):
+    """x in zone_items(s, base, at_length, capacity), read in the vector."""
+    n = s[at_length]
+    if n < 0 or n > capacity:
+        raise IndexError("a zone's length beyond its place")
+    for i in range(n):
+        if s[base + i] == x:
+            return True
+    return False
+
+
+@njit(**_INLINE)
+def table_values_has(s, order, value, width, x):
+    """x in table_values(s, order, value, width): a value of a key the table holds."""
+    for j in range(width):
+        if s[order + j] >= 0 and s[order + j] < width and s[value + j] == x:
+            return True
+    return False
