@@ -219,17 +219,55 @@ def push_targets_into(out, cells, base, rays, lengths, direction, frm, within):
     return n
 
 
-@njit(**_JIT)
+@njit(**_INLINE)
 def push(cells, base, rays, lengths, frm, to):
     """push(frm, to): the piece on frm moves to `to` along the last direction whose ray reaches it, the pieces in
-    its way pushed ahead. 1 when `to` is on no ray from frm, 2 when pieces would leave the board, else 0."""
+    its way pushed ahead. 1 when `to` is on no ray from frm, 2 when pieces would leave the board, else 0.
+    (Worked out in place, from the last cell written back to the first: this runs at every move of a game of
+    pushes; where pieces would leave the board, push_spilling writes what it wrote so far, as before.)"""
     found, at = -1, -1
-    for d in range(rays.shape[0]):
+    for d in range(rays.shape[0] - 1, -1, -1):
         for k in range(lengths[d, frm]):
             if rays[d, frm, k] == to:
                 found, at = d, k
+                break
+        if found >= 0:
+            break
     if found < 0:
         return 1
+    ray = rays[found, frm]
+    length = lengths[found, frm]
+    held = 0  # pieces picked up and not yet put down, going along the ray
+    for k in range(at + 1):
+        if cells[base + ray[k]] != 0:
+            held += 1
+    end = at  # the last cell a piece is put down on
+    while held > 0:
+        if end + 1 >= length:
+            return push_spilling(cells, base, rays, lengths, frm, to, found, at)
+        end += 1
+        if cells[base + ray[end]] != 0:
+            held += 1
+        held -= 1
+    mover = cells[base + frm]
+    cells[base + frm] = 0
+    # the pieces of ray[0..end] in order go to ray[at + 1..end]: each lands no nearer than it was, so the last
+    # first never covers one still to move
+    t = end
+    for k in range(end, -1, -1):
+        c = ray[k]
+        p = cells[base + c]
+        if p != 0:
+            cells[base + c] = 0
+            cells[base + ray[t]] = p
+            t -= 1
+    cells[base + to] = mover
+    return 0
+
+
+@njit(**_JIT)
+def push_spilling(cells, base, rays, lengths, frm, to, found, at):
+    """push() where pieces would leave the board: the pieces moved as far as they go, then 2."""
     carried = np.empty(lengths[found, frm] + 1, np.int64)
     head, tail = 0, 0
     mover = cells[base + frm]
