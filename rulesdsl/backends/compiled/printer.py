@@ -706,7 +706,7 @@ class Printer(ListBuiltins, LinkBuiltins, Walks):
         code, rep = self.ex(node.args[0], env)
         if rep != "a":
             raise self.unsupported(node, "distinct() of a list that does not hold single values")
-        return f"_rt.tally({code})[0]", "a"  # the items in the order they first appear
+        return f"_rt.distinct({code})", "a"  # the items in the order they first appear
 
     def b_piece(self, node, env):
         if not node.args or not isinstance(node.args[0], N.Const) or len(node.args) != 1:

@@ -316,6 +316,27 @@ def has_run(xs, length, cyclic):
 
 
 @njit(**_JIT)
+def distinct(items):
+    """The distinct items in the order they first appear (tally()'s first array): a short list compared item by
+    item, with one array made; a longer one by tally()."""
+    n = items.shape[0]
+    if n > 32:
+        return tally(items)[0]
+    out = np.empty(n, np.int64)
+    m = 0
+    for i in range(n):
+        seen = False
+        for j in range(m):
+            if out[j] == items[i]:
+                seen = True
+                break
+        if not seen:
+            out[m] = items[i]
+            m += 1
+    return out[:m]
+
+
+@njit(**_JIT)
 def enumerated(xs):
     """enumerate(xs) as rows (index, item)."""
     out = np.empty((xs.shape[0], 2), np.int64)

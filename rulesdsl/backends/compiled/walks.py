@@ -1,5 +1,5 @@
 """Lists read where they lie rather than made (a mixin of printer.Printer): a loop over low..high counts through
-the numbers, a loop over a + b walks a then b, and `x in xs` of a zone, a list variable or a table's values reads
+the numbers, a loop over [x, y] over the items worked out, a loop over a + b walks a then b, and `x in xs` of a zone, a list variable or a table's values reads
 the state vector; each checks what the list it stands for would have checked (its size), so play and errors are
 those of the list made."""
 
@@ -37,11 +37,14 @@ class Walks:
 
     def walk_head(self, node, env, name: str, tag: str, pad: str, pure: bool) -> list | None:
         """The lines of a loop binding `name` to each item of the list `node` without making it, or None where
-        the list is made: low..high as numbers counted; with `pure` (the loop's body writes nothing), a + b as a
+        the list is made: low..high as numbers counted, a list written out as its items; with `pure` (the loop's body writes nothing), a + b as a
         then b (the two lists worked out first, as the sum would be)."""
         if isinstance(node, N.Range):
             low, high = self.scalar(node.low, env), self.scalar(node.high, env)
             return [f"{pad}lo{tag} = {low}", f"{pad}for {name} in range(lo{tag}, _rt.span_stop(lo{tag}, {high})):"]
+        if isinstance(node, N.Display) and node.kind == "list" and node.items:  # the items worked out first
+            items = ", ".join(f"np.int64({self.scalar(item, env)})" for item in node.items)
+            return [f"{pad}for {name} in ({items},):"]
         if pure and isinstance(node, N.Binary) and node.op == "+" and node.type.name in ("list", "seq", "tuple"):
             (left, a), (right, b) = self.ex(node.left, env), self.ex(node.right, env)
             if a == b == "a":
