@@ -40,6 +40,7 @@ SLOW = {
     "test_cli_backends.py": ALL,
     "test_cluster.py": ALL,
     "test_compiled.py": ALL,
+    "test_compiled_runtime.py": ALL,
     "test_compiler.py": {"test_verify_accepts_what_the_compiler_emits"},
     "test_contract.py": {"test_many_playouts_end", "test_playouts_are_deterministic",
         "test_random_playouts_keep_the_contract"},
