@@ -1,7 +1,7 @@
 """Lists read where they lie rather than made (a mixin of printer.Printer): a loop over low..high counts through
-the numbers, a loop over [x, y] over the items worked out, a loop over a + b walks a then b, and `x in xs` of a zone, a list variable or a table's values reads
-the state vector; each checks what the list it stands for would have checked (its size), so play and errors are
-those of the list made."""
+the numbers, a loop over [x, y] runs over the items worked out, a loop over a + b walks a then b, and `x in xs` of a
+zone, a list variable or a table's values reads the state vector; each checks what the list it stands for would
+have checked (its size), so play and errors are those of the list made."""
 
 from __future__ import annotations
 
@@ -37,8 +37,8 @@ class Walks:
 
     def walk_head(self, node, env, name: str, tag: str, pad: str, pure: bool) -> list | None:
         """The lines of a loop binding `name` to each item of the list `node` without making it, or None where
-        the list is made: low..high as numbers counted, a list written out as its items; with `pure` (the loop's body writes nothing), a + b as a
-        then b (the two lists worked out first, as the sum would be)."""
+        the list is made: low..high as numbers counted, a list written out as its items; with `pure` (the loop's
+        body writes nothing), a + b as a then b (the two lists worked out first, as the sum would be)."""
         if isinstance(node, N.Range):
             low, high = self.scalar(node.low, env), self.scalar(node.high, env)
             return [f"{pad}lo{tag} = {low}", f"{pad}for {name} in range(lo{tag}, _rt.span_stop(lo{tag}, {high})):"]
