@@ -40,6 +40,7 @@ SLOW = {
     "test_cli_backends.py": ALL,
     "test_cluster.py": ALL,
     "test_compiled.py": ALL,
+    "test_compiled_runtime.py": ALL,
     "test_determinize.py": {"test_games_with_hidden_information_play_with_the_search_agent",
         "test_a_secret_draw_is_sampled_from_its_posterior_given_the_public_evidence",
         "test_a_secret_choice_is_sampled_uniformly_among_the_legal_ones",

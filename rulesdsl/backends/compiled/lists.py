@@ -46,8 +46,7 @@ class ListBuiltins:
             free = self._free(xs, env)
             key = ("first", id(xs), tuple(env[name][1] for name in free))
             name = self.m.function(key, lambda fname: self._first_source(fname, xs, env, free))
-            found = f"{name}(s, me{''.join(', ' + env[n][0] for n in free)})"
-            return f"_rt.first_or({found}, {default})", "i"
+            return f"{name}(s, me{''.join(', ' + env[n][0] for n in free)}, {default})", "i"
         seq, rep = self.ex(xs, env)
         if rep != "a":
             raise self.unsupported(node, "first() of this")
@@ -63,12 +62,13 @@ class ListBuiltins:
         return "0" if _holds_piece(node.type) else "-1"
 
     def _first_source(self, fname, comp, env, free) -> str:
-        """A function giving the comprehension's first item as a list of at most one."""
+        """A function giving the comprehension's first item, or its last argument when there is none (no list
+        made: it runs at every ask)."""
         inner = {name: (f"a{i}", env[name][1]) for i, name in enumerate(free)}
         params = "".join(f", {inner[name][0]}" for name in free)
         lines, inner, pad = self._comprehension_loops(comp, inner, "    ")
-        lines += [f"{pad}return _single({self.scalar(comp.elt, inner)})"]
-        return "\n".join([f"@_jit\ndef {fname}(s, me{params}):", *lines, "    return _none()"])
+        lines += [f"{pad}return {self.scalar(comp.elt, inner)}"]
+        return "\n".join([f"@_jit\ndef {fname}(s, me{params}, otherwise):", *lines, "    return otherwise"])
 
     def b_take_while(self, node, env):
         comp = node.args[0]  # one comprehension with one `for` and a condition: the compiler refuses any other call

@@ -50,7 +50,8 @@ class Outcomes:
         big = m.error("the weights of the outcomes add up to 2**53 or more, beyond what compiled code draws exactly",
                       self.decl)
         listed = "".join(f", out[i, {j + 1}]" for j in range(len(self.args)))
-        draw = DRAW.format(index=index, chance=CHANCE, listing=listing, args=listed, none=none, big=big, exact=EXACT)
+        form = EVEN if self.weight == "1" else DRAW
+        draw = form.format(index=index, chance=CHANCE, listing=listing, args=listed, none=none, big=big, exact=EXACT)
         if self.seen is not None:  # who sees it is worked out before its effects, as the Python engine does
             seen = f"@_jit\ndef SEEN_{index}(s, me{params}):\n" + "\n".join(self.seen)
             draw = seen + "\n\n\n" + draw.replace(f"    R_{index}(s, row)", f"    SEEN_{index}(s, {CHANCE}{args})\n"
@@ -86,6 +87,19 @@ def P_{index}(s, rng, out, row):
         k += 1
     if k == m:
         k = m - 1
+    row[:] = out[k, :row.shape[0]]
+    R_{index}(s, row)'''
+
+
+# Outcomes of weight 1 each: the running totals are 1, 2, ... n, so the first exceeding x is item floor(x) (x below
+# n; at most the last), drawn from the same output of the stream with nothing weighed or kept.
+EVEN = '''@_jit
+def P_{index}(s, rng, out, row):
+    n = {listing}(s, {chance}, out, 0)
+    if n == 0:
+        {none}
+    x = (np.float64(_rt.next64(rng, 0) >> np.uint64(11)) / 9007199254740992.0) * np.float64(n)
+    k = min(np.int64(x), n - 1)
     row[:] = out[k, :row.shape[0]]
     R_{index}(s, row)'''
 

@@ -24,6 +24,7 @@ from .seat_places import SeatPlaces
 from .zone_moves import ZoneMoves
 from .zones import Zones
 from .unsupported import Unsupported
+from .walks import Walks
 
 _ARITH = {"+": "+", "-": "-", "*": "*", "//": "//", "%": "%"}
 _COMPARE = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
@@ -97,7 +98,7 @@ def _whole(value) -> int:
     return value
 
 
-class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates, SeatPlaces):
+class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates, SeatPlaces, Walks):
     """Prints the IR of one game into a Module. `board`: the game's geometry tables (see program.Tables)."""
 
     def __init__(self, module: Module, tables, ir, packing):
@@ -245,7 +246,7 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
                 item, (seq, rep) = self.scalar(a, env), self.ex(b, env)
                 if rep != "a":
                     raise self.unsupported(node, f"'in' over {T.describe(b.type)}")
-                parts.append(f"{'not ' if op == 'notin' else ''}_contains({seq}, {item})")
+                parts.append(f"{'not ' if op == 'notin' else ''}{self.held(seq, item)}")
                 continue
             if op not in _COMPARE:
                 raise self.unsupported(node, f"the comparison {op}")
@@ -324,9 +325,11 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
             raise self.unsupported(node, "a key of another shape than the region's")
         tables = [self.m.table(("keyed", node.obj.name, what), value, dims)
                   for what, value, dims in (("keys", keys, 2), ("rows", rows, 2), ("lengths", lengths, 1))]
-        code = f"np.array([{', '.join(self.scalar(p, env) for p in parts)}], np.int64)"
+        code = ", ".join(self.scalar(p, env) for p in parts)
         error = self.m.code(f"no key of region '{node.obj.name}' is this one", node.at[0])
-        return f"_rt.keyed_row({', '.join(tables)}, {code}, {error!r})", "a"
+        if len(parts) <= 3:  # the key's parts given as numbers: no array made for it
+            return f"_rt.keyed_row{len(parts)}({', '.join(tables)}, {code}, {error!r})", "a"
+        return f"_rt.keyed_row({', '.join(tables)}, np.array([{code}], np.int64), {error!r})", "a"
 
     def x_Display(self, node, env):
         if node.kind != "list":
@@ -403,16 +406,21 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
         for c, clause in enumerate(comp.clauses):
             seq, rep = self.ex(clause.iterable, inner)
             inner = dict(inner)
-            lines += self._loop_head(clause, seq, rep, inner, f"{tag}{c}", pad)
+            lines += self._loop_head(clause, seq, rep, inner, f"{tag}{c}", pad, pure=True)
             pad += "    "
             for cond in clause.conds:
                 lines += [f"{pad}if not {self.scalar(cond, inner)}:", f"{pad}    continue"]
         return lines, inner, pad
 
-    def _loop_head(self, clause, seq, rep, env, tag: str, pad: str) -> list:
+    def _loop_head(self, clause, seq, rep, env, tag: str, pad: str, pure: bool = False) -> list:
         """The head of a loop over `seq` binding the clause's targets in `env`: one name over a list or a list of
-        rows, or one name per item of each row."""
+        rows, or one name per item of each row (`pure`: the loop's body writes nothing, see walks.py)."""
         targets = clause.targets
+        walked = self.walk_head(clause.iterable, env, f"l{tag}", tag, pad, pure) \
+            if rep == "a" and len(targets) == 1 else None
+        if walked is not None:
+            env[targets[0].name] = (f"l{tag}", "i")
+            return walked
         if rep == "choices" and len(targets) == 1:  # each seat's choice in turn, as the seat it is read from
             env[targets[0].name] = (f"l{tag}", "choice")
             return [f"{pad}for l{tag} in range(NS):"]
@@ -704,7 +712,7 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
         code, rep = self.ex(node.args[0], env)
         if rep != "a":
             raise self.unsupported(node, "distinct() of a list that does not hold single values")
-        return f"_rt.tally({code})[0]", "a"  # the items in the order they first appear
+        return f"_rt.distinct({code})", "a"  # the items in the order they first appear
 
     def b_piece(self, node, env):
         if not node.args or not isinstance(node.args[0], N.Const) or len(node.args) != 1:

@@ -179,17 +179,18 @@ class Program:
         step, index = self._step(name), self.t.step_index[name]
         fname = f"{'X' if exists else 'L'}_{index}"
         head = f"def {fname}(s, me):" if exists else f"def {fname}(s, me, out, n):"
-        lines = ["@_jit", head]
+        lines, once = ["@_jit", head], {}
         for found in [plan] if plan is not None else [self.ir.moves[move] for move in step.moves]:
-            lines += self._generate(found, exists)
+            lines += self._generate(found, exists, once)
         lines.append("    return False" if exists else "    return n")
         if exists:
             return "\n".join(lines)
         self.m.functions[("moves", name)] = (fname, "\n".join(lines))
         return fname
 
-    def _generate(self, plan, exists: bool) -> list:
-        """Loops over a move's params, its lets and checks placed as soon as what they read is bound."""
+    def _generate(self, plan, exists: bool, once: dict | None = None) -> list:
+        """Loops over a move's params, its lets and checks placed as soon as what they read is bound. `once`: the
+        lists of the function's first loops so far (code -> name), each worked out once per listing."""
         rule = self._rule_of(plan)
         called = plan.kind == "outcome" and plan.decl[2] in self.calls.inputs  # inputs a chance() call gives
         given = list(plan.inputs) if called else []
@@ -214,10 +215,15 @@ class Program:
             if filled is not None:  # the buffer is made once, before the loops
                 lines.insert(0, f"    b{i} = np.empty({filled[1]}, np.int64)")
                 lines += [f"{pad}m{i} = {filled[0]}", f"{pad}for i{i} in range(m{i}):", f"{pad}    v{i} = b{i}[i{i}]"]
+            elif (walked := self.p.walk_head(param.domain, env, f"v{i}", f"d{i}", pad, True)) is not None:
+                lines += walked
             else:
                 domain, rep = self.p.ex(param.domain, env)
                 if rep != "a":
                     raise Unsupported(self._at(param.decl), "a param whose values are not a list of single values")
+                free = self.p._free(param.domain, env)
+                if once is not None and i == 0 and not free and not domain.isidentifier():
+                    domain = _worked_once(once, domain, lines)
                 lines += [f"{pad}d{i} = {domain}", f"{pad}for i{i} in range(d{i}.shape[0]):",
                           f"{pad}    v{i} = d{i}[i{i}]"]
             pad += "    "
@@ -662,6 +668,15 @@ def _ordered(pending: list, env: dict, names: set) -> list:
         order.append(lets[0])
         rest = [x for x in rest if x[:2] != lets[0][:2]]
         bound.add(lets[0][2].name)
+
+
+def _worked_once(once: dict, domain: str, lines: list) -> str:
+    """The name holding the list `domain` (code reading only the state and `me`) in a listing: the first loop over
+    it works it out, later loops of the listing read it again (listing changes nothing it reads)."""
+    if domain not in once:
+        once[domain] = f"h{len(once)}"
+        lines.append(f"    {once[domain]} = {domain}")
+    return once[domain]
 
 
 def _member(form, cls) -> int:

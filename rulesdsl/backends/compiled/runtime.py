@@ -219,17 +219,55 @@ def push_targets_into(out, cells, base, rays, lengths, direction, frm, within):
     return n
 
 
-@njit(**_JIT)
+@njit(**_INLINE)
 def push(cells, base, rays, lengths, frm, to):
     """push(frm, to): the piece on frm moves to `to` along the last direction whose ray reaches it, the pieces in
-    its way pushed ahead. 1 when `to` is on no ray from frm, 2 when pieces would leave the board, else 0."""
+    its way pushed ahead. 1 when `to` is on no ray from frm, 2 when pieces would leave the board, else 0.
+    (Worked out in place, from the last cell written back to the first: this runs at every move of a game of
+    pushes; where pieces would leave the board, push_spilling writes what it wrote so far, as before.)"""
     found, at = -1, -1
-    for d in range(rays.shape[0]):
+    for d in range(rays.shape[0] - 1, -1, -1):
         for k in range(lengths[d, frm]):
             if rays[d, frm, k] == to:
                 found, at = d, k
+                break
+        if found >= 0:
+            break
     if found < 0:
         return 1
+    ray = rays[found, frm]
+    length = lengths[found, frm]
+    held = 0  # pieces picked up and not yet put down, going along the ray
+    for k in range(at + 1):
+        if cells[base + ray[k]] != 0:
+            held += 1
+    end = at  # the last cell a piece is put down on
+    while held > 0:
+        if end + 1 >= length:
+            return push_spilling(cells, base, rays, lengths, frm, to, found, at)
+        end += 1
+        if cells[base + ray[end]] != 0:
+            held += 1
+        held -= 1
+    mover = cells[base + frm]
+    cells[base + frm] = 0
+    # the pieces of ray[0..end] in order go to ray[at + 1..end]: each lands no nearer than it was, so the last
+    # first never covers one still to move
+    t = end
+    for k in range(end, -1, -1):
+        c = ray[k]
+        p = cells[base + c]
+        if p != 0:
+            cells[base + c] = 0
+            cells[base + ray[t]] = p
+            t -= 1
+    cells[base + to] = mover
+    return 0
+
+
+@njit(**_JIT)
+def push_spilling(cells, base, rays, lengths, frm, to, found, at):
+    """push() where pieces would leave the board: the pieces moved as far as they go, then 2."""
     carried = np.empty(lengths[found, frm] + 1, np.int64)
     head, tail = 0, 0
     mover = cells[base + frm]
@@ -275,6 +313,27 @@ def has_run(xs, length, cyclic):
             lead += 1
         return run + lead >= length
     return False
+
+
+@njit(**_JIT)
+def distinct(items):
+    """The distinct items in the order they first appear (tally()'s first array): a short list compared item by
+    item, with one array made; a longer one by tally()."""
+    n = items.shape[0]
+    if n > 32:
+        return tally(items)[0]
+    out = np.empty(n, np.int64)
+    m = 0
+    for i in range(n):
+        seen = False
+        for j in range(m):
+            if out[j] == items[i]:
+                seen = True
+                break
+        if not seen:
+            out[m] = items[i]
+            m += 1
+    return out[:m]
 
 
 @njit(**_JIT)
@@ -562,4 +621,81 @@ def table_has(s, order, codes, key):
     for j in range(codes.shape[0]):
         if codes[j] == key:
             return s[order + j] >= 0
+    return False
+
+
+# -- forms that make no list: a list only iterated or asked whether it holds an item is read where it lies ----------
+@njit(**_INLINE)
+def keyed_row1(keys, rows, lengths, k0, code):
+    """keyed_row of a key of one part, given as a number (no array made for the key)."""
+    for i in range(keys.shape[0]):
+        if keys.shape[1] == 1 and keys[i, 0] == k0:
+            return rows[i, :lengths[i]]
+    raise ValueError(code)
+
+
+@njit(**_INLINE)
+def keyed_row2(keys, rows, lengths, k0, k1, code):
+    """keyed_row of a key of two parts, given as numbers."""
+    for i in range(keys.shape[0]):
+        if keys.shape[1] == 2 and keys[i, 0] == k0 and keys[i, 1] == k1:
+            return rows[i, :lengths[i]]
+    raise ValueError(code)
+
+
+@njit(**_INLINE)
+def keyed_row3(keys, rows, lengths, k0, k1, k2, code):
+    """keyed_row of a key of three parts, given as numbers."""
+    for i in range(keys.shape[0]):
+        if keys.shape[1] == 3 and keys[i, 0] == k0 and keys[i, 1] == k1 and keys[i, 2] == k2:
+            return rows[i, :lengths[i]]
+    raise ValueError(code)
+
+
+@njit(**_INLINE)
+def span_stop(low, high):
+    """The end (excluded) of a loop over low..high, checked as span() checks the range it would make."""
+    if high - low + 1 > MAX_ITEMS:
+        raise ValueError("a range of more than 1,000,000 numbers")
+    return max(high + 1, low)
+
+
+@njit(**_INLINE)
+def joined_size(a, b):
+    """The number of items of a + b, checked as concat() checks the list it would make."""
+    if a.shape[0] + b.shape[0] > MAX_ITEMS:
+        raise ValueError("a list of more than 1,000,000 items")
+    return a.shape[0] + b.shape[0]
+
+
+@njit(**_INLINE)
+def optionals_has(s, tags, start, n, enum, texts, absent, x):
+    """x in optionals(s, tags, start, n, enum, texts, absent), read in the vector."""
+    for i in range(n):
+        if s[tags + i] == 1:
+            if (enum[s[start + i]] if texts else s[start + i]) == x:
+                return True
+        elif absent == x:
+            return True
+    return False
+
+
+@njit(**_INLINE)
+def zone_has(s, base, at_length, capacity, x):
+    """x in zone_items(s, base, at_length, capacity), read in the vector."""
+    n = s[at_length]
+    if n < 0 or n > capacity:
+        raise IndexError("a zone's length beyond its place")
+    for i in range(n):
+        if s[base + i] == x:
+            return True
+    return False
+
+
+@njit(**_INLINE)
+def table_values_has(s, order, value, width, x):
+    """x in table_values(s, order, value, width): a value of a key the table holds."""
+    for j in range(width):
+        if s[order + j] >= 0 and s[order + j] < width and s[value + j] == x:
+            return True
     return False

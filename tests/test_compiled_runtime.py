@@ -1,0 +1,99 @@
+"""The compiled backend's helpers that read lists where they lie, or move pieces in place, against plain Python
+versions of what they stand for (the list made, then asked; the push as a queue of carried pieces), on random
+inputs. Skipped where numba is not installed (CI installs it)."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+from rulesdsl.backends.compiled import runtime as rt  # noqa: E402
+
+
+def _pushed(cells: list, rays, lengths, frm: int, to: int) -> tuple[int, list]:
+    """push(frm, to) as the language describes it: the pieces in the way are carried ahead, each empty cell past
+    `to` taking the first carried piece, until none is carried (0) or the ray ends (2, pieces left the board)."""
+    cells = list(cells)
+    found = [(d, k) for d in range(len(rays)) for k in range(lengths[d][frm]) if rays[d][frm][k] == to]
+    if not found:
+        return 1, cells
+    d, at = found[-1]
+    ray = rays[d][frm][:lengths[d][frm]]
+    mover, cells[frm] = cells[frm], 0
+    carried = []
+    for c in ray[:at + 1]:
+        if cells[c]:
+            carried.append(cells[c])
+            cells[c] = 0
+    cells[to] = mover
+    for c in ray[at + 1:]:
+        if not carried:
+            return 0, cells
+        if cells[c]:
+            carried.append(cells[c])
+        cells[c] = carried.pop(0)
+    return (0 if not carried else 2), cells
+
+
+def _line_rays(n: int) -> tuple:
+    """Rays along a line of n cells, to the right (direction 0) and to the left (1), -1 padded."""
+    rays = np.full((2, n, n), -1, np.int64)
+    lengths = np.zeros((2, n), np.int64)
+    for c in range(n):
+        right, left = list(range(c + 1, n)), list(range(c - 1, -1, -1))
+        for d, ray in enumerate((right, left)):
+            rays[d, c, :len(ray)] = ray
+            lengths[d, c] = len(ray)
+    return rays, lengths
+
+
+def test_a_push_worked_out_in_place_moves_the_pieces_the_carried_queue_does():
+    rng = random.Random(5)
+    n = 9
+    rays, lengths = _line_rays(n)
+    seen = set()
+    for _ in range(3000):
+        cells = [rng.choice([0, 0, 1, 2, 3]) for _ in range(n)]
+        frm, to = rng.randrange(n), rng.randrange(n)
+        cells[frm] = cells[frm] or 4
+        got = np.array(cells, np.int64)
+        code = rt.push(got, 0, rays, lengths, frm, to)
+        want_code, want = _pushed(cells, rays.tolist(), lengths.tolist(), frm, to)
+        assert (code, got.tolist()) == (want_code, want), (cells, frm, to)
+        seen.add(code)
+    assert seen == {0, 1, 2}  # moves on no ray, pushes that fit and pushes off the board were all met
+
+
+@pytest.mark.parametrize("size", [0, 1, 5, 32, 33, 200])
+def test_distinct_gives_the_items_in_the_order_they_first_appear(size):
+    rng = random.Random(size)
+    items = [rng.randrange(-3, 12) for _ in range(size)]
+    assert rt.distinct(np.array(items, np.int64)).tolist() == list(dict.fromkeys(items))
+
+
+def test_asking_a_list_in_place_answers_as_asking_the_list_made():
+    rng = random.Random(9)
+    enum = np.array([7, 8, 9, 10], np.int64)
+    for _ in range(300):
+        s = np.array([rng.randrange(-1, 4) for _ in range(24)], np.int64)
+        n, x = rng.randrange(0, 6), rng.randrange(-2, 11)
+        texts = rng.random() < 0.5
+        s[0] = rng.randrange(0, 7)  # a zone's length at 0, its pieces from 1 on
+        made = rt.optionals(s, 8, 14, n, enum, texts, -1)
+        assert rt.optionals_has(s, 8, 14, n, enum, texts, -1, x) == (x in made.tolist())
+        assert rt.zone_has(s, 1, 0, 6, x) == (x in rt.zone_items(s, 1, 0, 6).tolist())
+        assert rt.table_values_has(s, 8, 14, 5, x) == (x in rt.table_values(s, 8, 14, 5).tolist())
+
+
+def test_a_range_or_a_sum_of_lists_walked_in_place_is_refused_beyond_the_limit_as_the_list_made():
+    assert rt.span_stop(3, 7) == 8 and rt.span_stop(3, 1) == 3
+    with pytest.raises(ValueError, match="1,000,000"):
+        rt.span_stop(0, rt.MAX_ITEMS)
+    big, small = np.zeros(rt.MAX_ITEMS, np.int64), np.zeros(1, np.int64)
+    assert rt.joined_size(big[:5], small) == 6
+    with pytest.raises(ValueError, match="1,000,000"):
+        rt.joined_size(big, small)
