@@ -563,3 +563,12 @@ def table_has(s, order, codes, key):
         if codes[j] == key:
             return s[order + j] >= 0
     return False
+
+
+@njit(**_JIT)
+def data_at(marks, i, code):
+    """Position i of a lookup into data fixed at load (constdata.py), or ValueError(code, the message's number)
+    where the keys reach no value."""
+    if marks[i] >= 0:
+        raise ValueError(code, marks[i])
+    return i

@@ -177,7 +177,9 @@ class CompiledGame:
                 single = atom.members[-1] if hasattr(atom, "members") else atom
                 row[j + 1] = 0 if getattr(single, "kind", None) == "piece" else -1
                 continue
-            row[j + 1] = self.program.m.texts[value] if isinstance(value, str) else int(value)
+            number = self.program.m.texts[value] if isinstance(value, str) else int(value)
+            members = getattr(self._atoms(k)[j], "members", None)
+            row[j + 1] = -2 - number if isinstance(value, str) and members is not None and _mixed(members) else number
         return row
 
     def logged(self, log, drawn) -> list:
@@ -214,6 +216,8 @@ class CompiledGame:
 
     def _arg(self, atom, number: int):
         members = getattr(atom, "members", None)
+        if members is not None and _mixed(members):  # a cell or a text (mixed.py): told by the sign
+            return None if number == -1 else self._texts[-2 - number] if number < -1 else self._cells[number]
         if members is not None:  # none or a single value (program.py takes no other OneOf as an argument)
             single = members[-1]
             absent = 0 if single.kind == "piece" else -1
@@ -225,6 +229,12 @@ class CompiledGame:
         if atom.kind == "text":
             return self._texts[number]
         return number
+
+
+def _mixed(members) -> bool:
+    """Whether a OneOf's members are a cell and a text (and maybe none): a value of two kinds (mixed.py)."""
+    kinds = {getattr(m, "kind", None) for m in members if getattr(m, "kind", None) is not None}
+    return kinds == {"cell", "text"}
 
 
 class CompiledState:
