@@ -61,7 +61,8 @@ class ConstData:
         if isinstance(node, N.Ref):
             return node.binding.const, []
         fn = self.ir.functions[node.func]  # (the params bound to the caller's values, worked out once each)
-        return self._const_chain(fn.value, {p: self.ex(a, env) for p, a in zip(fn.params, node.args)})
+        args = self.mixed_args(fn, node.args, [self.ex(a, env) for a in node.args])
+        return self._const_chain(fn.value, dict(zip(fn.params, args)))
 
     def _lookup(self, node, value, keys):
         entries = {(): value}  # positions along the dimensions so far -> the value there

@@ -43,10 +43,10 @@ class FloatValues:
             self._float_operand(node.right, node.left, node.op, env, False)
         return f"({left} {_FLOAT_OPS[node.op]} {right})", "f" if "f" in (a, b) else "i"
 
-    def _float_operand(self, node, other, op, env, left) -> tuple:
+    def _float_operand(self, node, other, op, env, left, compare: bool = False) -> tuple:
         code, rep = self.number(node, env)
         if rep == "i":  # (a variable holding a number or none: checked to hold a number, as lists.operand does)
-            return self.operand(node, other, op, env, left), "i"
+            return self.operand(node, other, op, env, left, compare), "i"
         return code, rep
 
     def float_unary(self, node, env) -> tuple:
@@ -54,7 +54,8 @@ class FloatValues:
         return f"({node.op}{code})", rep
 
     def float_compare(self, a, b, op: str, env) -> str:
-        (left, _), (right, _) = self._float_operand(a, b, op, env, True), self._float_operand(b, a, op, env, False)
+        (left, _), (right, _) = self._float_operand(a, b, op, env, True, True), \
+            self._float_operand(b, a, op, env, False, True)
         return f"{left} {op} {right}"
 
     def float_cond(self, node, test: str, then: tuple, other: tuple) -> tuple:

@@ -123,3 +123,34 @@ class MixedValues:
         if a != "a" or b != "a":
             return None
         return f"_rt.concat({self.as_mixed(node.left, left, 'a')}, {self.as_mixed(node.right, right, 'a')})", "a"
+
+    def mixed_items(self, node, items: list, reps: list) -> list:
+        """The codes of a list's items written out (`node`, a Display) or of a condition's two branches (a Cond),
+        turned into values of two kinds where the list or the condition gives them."""
+        t = _item(node.type) if isinstance(node, N.Display) else node.type
+        if t is None or not is_mixed(t):
+            return items
+        parts = node.items if isinstance(node, N.Display) else (node.then, node.other)
+        return [self.as_mixed(part, code, rep) if rep == "i" else code for part, code, rep in zip(parts, items, reps)]
+
+    def mixed_args(self, fn, nodes, args: list) -> list:
+        """The (code, rep) of a call's arguments, those given to a param that holds values of two kinds turned into
+        that form (a text given where a cell may be given too)."""
+        out = []
+        for name, node, (code, rep) in zip(fn.params, nodes, args):
+            typed = next((n.type for n in N.walk(fn.value) if isinstance(n, N.Ref) and n.kind == "arg"
+                          and n.name == name), None)
+            if typed is None and fn.lets:
+                typed = next((n.type for let in fn.lets for n in N.walk(let.value) if isinstance(n, N.Ref)
+                              and n.kind == "arg" and n.name == name), None)
+            if typed is not None and is_mixed(typed) and rep == "i":
+                code = self.as_mixed(node, code, rep)
+            out.append((code, rep))
+        return out
+
+    def refuse_ordered_mixed(self, node, a, b) -> None:
+        """<, <=, > and >= between a value of two kinds and another are not taken (Python's order of a cell and a
+        text is a TypeError)."""
+        if is_mixed(a.type) or is_mixed(b.type):
+            raise Unsupported(self.m.locate(node), "an order comparison of values that may be a cell or a text")
+

@@ -37,7 +37,7 @@ class Outcomes:
             self.weight = "1"
         elif weight.type.name not in ("int", "bool"):
             code, rep = program.p.ex(weight, env)
-            if rep not in ("i", "f") or not T.kinds(weight.type) <= T.NUMBERS:
+            if rep not in ("i", "f"):  # (a lookup into data gives numbers only: constdata.py)
                 raise Unsupported(program.m.locate(weight), "a weight that is not a number")
             self.weight, self.fractions = code, True
         else:
@@ -57,10 +57,10 @@ class Outcomes:
         if self.fractions:
             infinite = m.error("an outcome has an infinite weight", self.decl)
             draw = FRACTIONS.format(index=index, chance=CHANCE, listing=listing, args=listed, none=none,
-                                    infinite=infinite)
+                                    infinite=infinite, kind=self.kind)
         else:
             draw = DRAW.format(index=index, chance=CHANCE, listing=listing, args=listed, none=none, big=big,
-                               exact=EXACT)
+                               exact=EXACT, kind=self.kind)
         if self.seen is not None:  # who sees it is worked out before its effects, as the Python engine does
             seen = f"@_jit\ndef SEEN_{index}(s, me{params}):\n" + "\n".join(self.seen)
             draw = seen + "\n\n\n" + draw.replace(f"    R_{index}(s, row)", f"    SEEN_{index}(s, {CHANCE}{args})\n"
@@ -74,6 +74,7 @@ class Outcomes:
 
 DRAW = '''@_jit
 def P_{index}(s, rng, out, row):
+    s[X_rule] = 0  # listing and weighing: an error here is the step's (state.py failure)
     n = {listing}(s, {chance}, out, 0)
     cumulative = np.empty(n, np.float64)
     total = 0
@@ -90,6 +91,7 @@ def P_{index}(s, rng, out, row):
             m += 1
     if m == 0:
         {none}
+    s[X_rule] = {kind} + 1
     x = (np.float64(_rt.next64(rng, 0) >> np.uint64(11)) / 9007199254740992.0) * np.float64(total)
     k = 0
     while k < m and cumulative[k] <= x:
@@ -105,6 +107,7 @@ def P_{index}(s, rng, out, row):
 # exceeds uniform() times the total.
 FRACTIONS = '''@_jit
 def P_{index}(s, rng, out, row):
+    s[X_rule] = 0  # listing and weighing: an error here is the step's (state.py failure)
     n = {listing}(s, {chance}, out, 0)
     cumulative = np.empty(n, np.float64)
     total = 0.0
@@ -121,6 +124,7 @@ def P_{index}(s, rng, out, row):
             m += 1
     if m == 0:
         {none}
+    s[X_rule] = {kind} + 1
     x = (np.float64(_rt.next64(rng, 0) >> np.uint64(11)) / 9007199254740992.0) * total
     k = 0
     while k < m and cumulative[k] <= x:

@@ -261,7 +261,7 @@ class Printer(ListBuiltins, LinkBuiltins, MixedValues, ConstData, FloatValues):
             if self.fractional(a) or self.fractional(b):
                 parts.append(self.float_compare(a, b, op, env))
                 continue
-            mixed = self.mixed_compared(a, b, env) if op in ("==", "!=") else None
+            mixed = self.mixed_compared(a, b, env) if op in ("==", "!=") else self.refuse_ordered_mixed(node, a, b)
             left, right = mixed or (self._compared(a, b, env, op), self._compared(b, a, env, op, False))
             parts.append(f"{left} {_COMPARE[op]} {right}")
         return "(" + " and ".join(f"({p})" for p in parts) + ")", "i"
@@ -278,6 +278,7 @@ class Printer(ListBuiltins, LinkBuiltins, MixedValues, ConstData, FloatValues):
     def x_Cond(self, node, env):
         test = self.scalar(node.test, env)
         (then, a), (other, b) = self.ex(node.then, env), self.ex(node.other, env)
+        then, other = self.mixed_items(node, [then, other], [a, b])
         if {a, b} == {"i", "f"}:
             return self.float_cond(node, test, (then, a), (other, b))
         if a != b:
@@ -353,7 +354,7 @@ class Printer(ListBuiltins, LinkBuiltins, MixedValues, ConstData, FloatValues):
             raise self.unsupported(node, f"a {node.kind} written out")
         if not node.items:
             return "_none()", "a"
-        items = [self.scalar(item, env) for item in node.items]
+        items = self.mixed_items(node, [self.scalar(item, env) for item in node.items], ["i"] * len(node.items))
         return f"np.array([{', '.join(items)}], np.int64)", "a"
 
     def x_Comp(self, node, env):
@@ -453,7 +454,7 @@ class Printer(ListBuiltins, LinkBuiltins, MixedValues, ConstData, FloatValues):
         fn = self.ir.functions.get(node.func)
         if fn is None or fn.kind != "function" or node.kwargs or len(node.args) != len(fn.params):
             raise self.unsupported(node, f"this call of '{node.func}'")
-        args = [self.ex(a, env) for a in node.args]
+        args = self.mixed_args(fn, node.args, [self.ex(a, env) for a in node.args])
         key = ("function", node.func, tuple(rep for _, rep in args))
         name = self.m.function(key, lambda fname: self._function_source(fname, fn, [r for _, r in args]))
         return f"{name}(s, me{''.join(', ' + code for code, _ in args)})", \

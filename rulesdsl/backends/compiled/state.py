@@ -142,6 +142,8 @@ class CompiledGame:
             elif at and at[0] == "moves" and len(at) > 1 and isinstance(what, str):  # (a playout names its step)
                 name = at[1]  # a move's statement failed: the Python engine names the move
             path, hint = at or path, told or hint
+            if isinstance(what, str) and state._get_scratch("rule") == 0 and self._weighed(state.step):
+                path = rules.steps[state.step].path  # listing or weighing outcomes: the step's (as the Python engine)
             rule = self._rules[state._get_scratch("rule") - 1] if state._get_scratch("rule") > 0 else None
             if capacity and rule is not None:
                 name, path, turn = rule.name, rule.path, state._get_scratch("turn")
@@ -149,6 +151,12 @@ class CompiledGame:
             message = f"{text}: a value beyond what it indexes"
         location = rules.where(path) if rules.where is not None else None
         return GameRuntimeError(name, turn, message, location or Location(self.python.path), hint)
+
+    def _weighed(self, step: str) -> bool:
+        """Whether `step` is a chance step of outcomes listed and weighed (outcomes.py), whose failures while
+        listing the Python engine locates at the step's chance."""
+        found = self.python.rules.steps.get(step)
+        return found is not None and found.kind == "chance" and found.draw is None and found.arrangement is None
 
     def capacity_passed(self, exc) -> bool:
         """Whether compiled code failed because a list was to hold more than its capacity."""
