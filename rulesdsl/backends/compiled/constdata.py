@@ -78,7 +78,7 @@ class ConstData:
                 size = len(live[0])
                 if any(len(v) != size for v in live) or not T.kinds(key.type) <= {T.INT, T.BOOL}:
                     raise Unsupported(self.m.locate(key), "an index into lists of different lengths, or not by "
-                                      "a whole number")
+                                      "a whole number (one that may be none, too)")
                 error = self.m.code("IndexError: list index out of range", key.at[0])
                 dims.append((f"_rt.list_index({self.scalar(key, env)}, {size}, {error!r})", size))
                 entries = {at + (j,): (v[j] if not isinstance(v, _Missing) else v)
@@ -102,7 +102,8 @@ class ConstData:
         kinds = T.kinds(key.type) - {T.NONE}  # (none is no key: KeyError: None)
         if all(isinstance(k, str) for k in keys) and kinds <= {T.TEXT}:
             codes = [self.m.text(k) for k in keys]
-        elif all(isinstance(k, int) and not isinstance(k, bool) for k in keys) and kinds <= {T.INT} and keys:
+        elif keys and all(isinstance(k, int) and not isinstance(k, bool) for k in keys) \
+                and T.kinds(key.type) <= {T.INT, T.BOOL}:  # (not a number that may be none: none's code is one)
             codes = list(keys)
         else:
             raise Unsupported(self.m.locate(key), "a key of data that is not a text or a whole number of its keys")
