@@ -362,6 +362,7 @@ def test_none_read_as_a_number_or_a_list_index_out_of_range_is_the_same_error_on
 @pytest.mark.parametrize("old, new, seed, error", [
     ("high: {hit: 0.6, drift: [0.3, 0.1], miss: 0.05}", "high: {hit: 0.6, drift: [0.3, 0.1]}", 0,
      r"rule 'throw' .*KeyError: 'miss'"),  # a key of data fixed at load that one of its tables lacks
+    ("bonus[player] if empty(c)", "bonus[player + 1] if empty(c)", 0, r"rule 'throw' .*IndexError: list index out of"),
     ('- if: "o in cells"', '- if: "o != \'none\'"', 1, r"rule 'throw' .*place\(\): miss is not a cell or zone"),
 ])
 def test_a_missing_key_of_data_or_a_text_placed_as_a_cell_is_the_same_error_on_both_backends(tmp_path, old, new, seed,
