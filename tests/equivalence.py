@@ -134,9 +134,9 @@ MINE = "count(c for c in cells if " + OWNED.format(c="c", p="{p}") + ")"
 @st.composite
 def small_games(draw) -> str:
     """The text of a small random game: a grid of 2 to 4 columns and rows, 2 or 3 players, marking empty cells,
-    maybe waiting (twice a game at most), maybe a weighted die rolled before each turn, and end rules drawn from lines
-    completed, pieces counted and the board filled (the last, always there, ends every game), won by the rule's
-    winners or by score."""
+    maybe waiting (twice a game at most), maybe a die weighted by whole numbers or fractions rolled before each
+    turn, and end rules drawn from lines completed, pieces counted and the board filled (the last, always there,
+    ends every game), won by the rule's winners or by score."""
     columns, rows = draw(st.integers(2, 4)), draw(st.integers(2, 4))
     players = draw(st.integers(2, 3))
     waiting, rolling = draw(st.booleans()), draw(st.booleans())
@@ -146,8 +146,9 @@ def small_games(draw) -> str:
              "  directions: {east: [1, 0], north: [0, 1], northeast: [1, 1], southeast: [1, -1]}",
              "pieces:", f"  stone: {{attributes: {{owner: {list(range(players))}}}}}"]
     lines.append("vars: {waits: {per: player, init: 0}" + (", rolled: {init: 0}}" if rolling else "}"))
+    odds = [0.1, 0.35, 0.25, 0.7][:faces]  # fractional weights, read from data by a key known while playing
     if rolling:
-        lines.append(f"data: {{faces: {list(range(1, faces + 1))}}}")
+        lines.append(f"data: {{faces: {list(range(1, faces + 1))}, odds: {odds}}}")
     lines += ["moves:", "  mark:", "    params: {c: {in: cells}}", "    when:", "      - test: \"empty(c)\""]
     lines += ["    notation: \"{c}\"", "    do: [\"place(piece('stone', owner=me), c)\"]"]
     if waiting:
@@ -156,7 +157,8 @@ def small_games(draw) -> str:
                   "    do: [\"waits[me] += 1\"]"]
     steps = ["flow:", f"  max_turns: {draw(st.integers(4, 40))}", "  steps:"]
     if rolling:
-        weight = draw(st.sampled_from(["1", "face", f"{faces + 1} - face"]))
+        weight = draw(st.sampled_from(["1", "face", f"{faces + 1} - face", "odds[face - 1] + face * 0.1",
+                                       f"odds[(face + rolled) % {faces}]"]))
         steps += ["    roll:", "      chance:", "        outcomes:", "          params: {face: faces}",
                   f"          weight: \"{weight}\"", "          notation: \"roll {face}\"",
                   "          do: [\"rolled = face\"]", "      next: play"]

@@ -52,6 +52,12 @@ SUPPORTED = [(TUTORIAL, None), (TUTORIAL, "misere"), ("mabula", None), (DICE, No
              ("examples/overlays/mark-rich-start.yaml", None)]
 RUNS = "tests/compiled_games/runs.yaml"  # take_while() over a range and over a list comprehension
 SUPPORTED += [(RUNS, None), (FOREHEADS, None)]
+THROWS = "tests/compiled_games/throws.yaml"  # outcomes that are a cell or a text, weights that are fractions of data
+# Marble Chase: a shot's outcome is a slot or a word, weighted by fractions of the seat's shot table; every player
+# count, the team game, and a match with a seat of another skill
+SUPPORTED += [(THROWS, None), ("marble-chase", None), ("marble-chase players=3", None),
+              ("marble-chase players=4", None), ("marble-chase players=4 teams=true", None),
+              ("marble-chase match=true skills=expert,standard", None)]
 MABULA_SETUP = "WBWBWBWBWBWBBWBWBWBWBWBW"  # an explicit setup: no chance step
 
 
@@ -62,9 +68,9 @@ def _path(name: str) -> str:
 @lru_cache(maxsize=None)
 def _games(name: str, variant: str | None, setup: str | None = None) -> tuple:
     """(the Python game, the same game compiled): loaded once per session, so each module compiles once. `name`
-    may be followed by options, `NAME OPTION=NUMBER...`."""
+    may be followed by options, `NAME OPTION=VALUE...` (a whole number, true, false or a text)."""
     name, *given = name.split(" ")
-    options = {key: int(value) for key, value in (item.split("=") for item in given)}
+    options = {key: _option(value) for key, value in (item.split("=") for item in given)}
     if setup:
         options["setup"] = setup
     python = load_game(_path(name), variant, options or None)
@@ -78,6 +84,12 @@ POSITIONS = "tests/compiled_games/positions.yaml"  # move() and remove() of the 
 SUPPORTED += [(POSITIONS, None)]
 CORNERS = "tests/compiled_games/corners.yaml"  # cell(x, y), a let holding a piece, a per-seat variable assigned whole
 SUPPORTED += [(CORNERS, None)]
+
+
+def _option(value: str):
+    if value in ("true", "false"):
+        return value == "true"
+    return int(value) if value.lstrip("-").isdigit() else value
 
 
 @pytest.mark.parametrize("name, variant", SUPPORTED)
@@ -355,6 +367,17 @@ def _fails_alike(tmp_path, rules: str, old: str, new: str, seed: int, error: str
 def test_none_read_as_a_number_or_a_list_index_out_of_range_is_the_same_error_on_both_backends(tmp_path, old, new,
                                                                                                 error):
     _fails_alike(tmp_path, TALLIES, old, new, 0, error)
+
+
+@pytest.mark.parametrize("old, new, seed, error", [
+    ("high: {hit: 0.6, drift: [0.3, 0.1], miss: 0.05}", "high: {hit: 0.6, drift: [0.3, 0.1]}", 0,
+     r"rule 'throw' .*KeyError: 'miss'"),  # a key of data fixed at load that one of its tables lacks
+    ("bonus[player] if empty(c)", "bonus[player + 1] if empty(c)", 0, r"rule 'throw' .*IndexError: list index out of"),
+    ('- if: "o in cells"', '- if: "o != \'none\'"', 1, r"rule 'throw' .*place\(\): miss is not a cell or zone"),
+])
+def test_a_missing_key_of_data_or_a_text_placed_as_a_cell_is_the_same_error_on_both_backends(tmp_path, old, new, seed,
+                                                                                              error):
+    _fails_alike(tmp_path, THROWS, old, new, seed, error)
 
 
 def test_outcomes_drawn_in_compiled_code_are_secret_to_the_same_players():

@@ -35,6 +35,15 @@ class ListBuiltins:
             return f"_sorted_down({seq}, {self.scalar(reverse, env)})", "a"
         return f"np.sort({seq})", "a"
 
+    def b_list(self, node, env):
+        """list(xs) of a list of single values: the same items (compiled code never changes a list in place)."""
+        if len(node.args) != 1 or node.kwargs:
+            raise self.unsupported(node, "this call of list()")
+        seq, rep = self.ex(node.args[0], env)
+        if rep != "a":
+            raise self.unsupported(node, "list() of anything but a list of single values")
+        return seq, "a"
+
     def b_first(self, node, env):
         kwargs = dict(node.kwargs)
         if len(node.args) + len(kwargs) > 2 or set(kwargs) - {"default"}:

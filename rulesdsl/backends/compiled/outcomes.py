@@ -32,11 +32,15 @@ class Outcomes:
         self.args = program.kinds[self.kind].args
         weight = self.plan.weight
         env = {arg: (f"a{j}", "i") for j, arg in enumerate(self.args)}
+        self.fractions = False  # whether weights may be fractions: drawn as floats (FRACTIONS)
         if weight is None:
             self.weight = "1"
+        elif weight.type.name not in ("int", "bool"):
+            code, rep = program.p.ex(weight, env)
+            if rep not in ("i", "f"):  # (a lookup into data gives numbers only: constdata.py)
+                raise Unsupported(program.m.locate(weight), "a weight that is not a number")
+            self.weight, self.fractions = code, True
         else:
-            if weight.type.name not in ("int", "bool"):
-                raise Unsupported(program.m.locate(weight), "a weight that is not a whole number")
             self.weight = program.p.scalar(weight, env)
         self.seen = None if self.plan.visible_to is None else seen_by(program, self.plan.visible_to, env)
 
@@ -50,8 +54,14 @@ class Outcomes:
         big = m.error("the weights of the outcomes add up to 2**53 or more, beyond what compiled code draws exactly",
                       self.decl)
         listed = "".join(f", out[i, {j + 1}]" for j in range(len(self.args)))
-        form = EVEN if self.weight == "1" else DRAW
-        draw = form.format(index=index, chance=CHANCE, listing=listing, args=listed, none=none, big=big, exact=EXACT)
+        if self.fractions:
+            infinite = m.error("an outcome has an infinite weight", self.decl)
+            draw = FRACTIONS.format(index=index, chance=CHANCE, listing=listing, args=listed, none=none,
+                                    infinite=infinite, kind=self.kind)
+        else:
+            draw = (EVEN if self.weight == "1" else DRAW).format(index=index, chance=CHANCE, listing=listing,
+                                                                 args=listed, none=none, big=big, exact=EXACT,
+                                                                 kind=self.kind)
         if self.seen is not None:  # who sees it is worked out before its effects, as the Python engine does
             seen = f"@_jit\ndef SEEN_{index}(s, me{params}):\n" + "\n".join(self.seen)
             draw = seen + "\n\n\n" + draw.replace(f"    R_{index}(s, row)", f"    SEEN_{index}(s, {CHANCE}{args})\n"
@@ -65,6 +75,7 @@ class Outcomes:
 
 DRAW = '''@_jit
 def P_{index}(s, rng, out, row):
+    s[X_rule] = 0  # listing and weighing: an error here is the step's (state.py failure)
     n = {listing}(s, {chance}, out, 0)
     cumulative = np.empty(n, np.float64)
     total = 0
@@ -81,7 +92,41 @@ def P_{index}(s, rng, out, row):
             m += 1
     if m == 0:
         {none}
+    s[X_rule] = {kind} + 1
     x = (np.float64(_rt.next64(rng, 0) >> np.uint64(11)) / 9007199254740992.0) * np.float64(total)
+    k = 0
+    while k < m and cumulative[k] <= x:
+        k += 1
+    if k == m:
+        k = m - 1
+    row[:] = out[k, :row.shape[0]]
+    R_{index}(s, row)'''
+
+# Weights that may be fractions, as the Python engine takes them (engine/state.py `_chance_table`, Rng.pick): each
+# as a float64, those above 0 kept (a NaN is not), their running totals added from 0.0 in order, the total the
+# last of them (Python's sum() of floats adds the same way); the outcome drawn is the first whose running total
+# exceeds uniform() times the total.
+FRACTIONS = '''@_jit
+def P_{index}(s, rng, out, row):
+    s[X_rule] = 0  # listing and weighing: an error here is the step's (state.py failure)
+    n = {listing}(s, {chance}, out, 0)
+    cumulative = np.empty(n, np.float64)
+    total = 0.0
+    m = 0
+    for i in range(n):
+        w = np.float64(WT_{index}(s, {chance}{args}))
+        if w > 0:
+            if w == np.inf:
+                {infinite}
+            total += w
+            if m != i:
+                out[m, :] = out[i, :]
+            cumulative[m] = total
+            m += 1
+    if m == 0:
+        {none}
+    s[X_rule] = {kind} + 1
+    x = (np.float64(_rt.next64(rng, 0) >> np.uint64(11)) / 9007199254740992.0) * total
     k = 0
     while k < m and cumulative[k] <= x:
         k += 1
@@ -95,9 +140,11 @@ def P_{index}(s, rng, out, row):
 # n; at most the last), drawn from the same output of the stream with nothing weighed or kept.
 EVEN = '''@_jit
 def P_{index}(s, rng, out, row):
+    s[X_rule] = 0  # listing: an error here is the step's (state.py failure)
     n = {listing}(s, {chance}, out, 0)
     if n == 0:
         {none}
+    s[X_rule] = {kind} + 1
     x = (np.float64(_rt.next64(rng, 0) >> np.uint64(11)) / 9007199254740992.0) * np.float64(n)
     k = min(np.int64(x), n - 1)
     row[:] = out[k, :row.shape[0]]

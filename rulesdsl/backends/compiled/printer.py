@@ -19,6 +19,9 @@ from .coordinates import Coordinates
 from .keyed import KeyedVars
 from .links import LinkBuiltins
 from .lists import ListBuiltins
+from .constdata import ConstData
+from .floats import FloatValues
+from .mixed import MixedValues, is_mixed
 from .places import NONE_NUMBER, Places
 from .seat_places import SeatPlaces
 from .zone_moves import ZoneMoves
@@ -98,7 +101,8 @@ def _whole(value) -> int:
     return value
 
 
-class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates, SeatPlaces, Walks):
+class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates, SeatPlaces, Walks, MixedValues,
+              ConstData, FloatValues):
     """Prints the IR of one game into a Module. `board`: the game's geometry tables (see program.Tables)."""
 
     def __init__(self, module: Module, tables, ir, packing):
@@ -145,6 +149,8 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
                 return repr(_whole(value)), "i"
             except OverflowError:
                 raise self.unsupported(node, "a whole number beyond 64 bits") from None
+        if isinstance(value, float):
+            return self.float_const(node)
         raise self.unsupported(node, f"a constant of type {T.describe(node.type)}")
 
     def x_Ref(self, node, env):
@@ -210,6 +216,8 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
         return None
 
     def x_Unary(self, node, env):
+        if node.op in ("-", "+") and self.fractional(node.operand):
+            return self.float_unary(node, env)
         code = self.scalar(node.operand, env)
         if node.op == "not":
             return f"(not {code})", "i"
@@ -221,7 +229,9 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
         if node.op == "+" and node.type.name in ("list", "seq", "tuple"):
             (left, a), (right, b) = self.ex(node.left, env), self.ex(node.right, env)
             if a == b == "a":
-                return f"_rt.concat({left}, {right})", "a"
+                return self.mixed_joined(node, env) or (f"_rt.concat({left}, {right})", "a")
+        if self.fractional(node):
+            return self.float_binary(node, env)
         if node.op not in _ARITH or node.type.name != "int" and not self.whole_valued(node):
             raise self.unsupported(node, f"the operator {node.op} on {T.describe(node.type)}")
         left = self.operand(node.left, node.right, node.op, env)
@@ -242,6 +252,10 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
                 found = self.keyed.contains(b, self.keyed.form(b), self.scalar(a, env))
                 parts.append(f"{'not ' if op == 'notin' else ''}({found})")
                 continue
+            mixed = self.mixed_contains(a, b, env) if op in ("in", "notin") else None
+            if mixed is not None:  # a cell or a text (mixed.py)
+                parts.append(f"{'not ' if op == 'notin' else ''}_contains({mixed[1]}, {mixed[0]})")
+                continue
             if op in ("in", "notin"):
                 item, (seq, rep) = self.scalar(a, env), self.ex(b, env)
                 if rep != "a":
@@ -250,7 +264,11 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
                 continue
             if op not in _COMPARE:
                 raise self.unsupported(node, f"the comparison {op}")
-            left, right = self._compared(a, b, env, op), self._compared(b, a, env, op, False)
+            if self.fractional(a) or self.fractional(b):
+                parts.append(self.float_compare(a, b, op, env))
+                continue
+            mixed = self.mixed_compared(a, b, env) if op in ("==", "!=") else self.refuse_ordered_mixed(node, a, b)
+            left, right = mixed or (self._compared(a, b, env, op), self._compared(b, a, env, op, False))
             parts.append(f"{left} {_COMPARE[op]} {right}")
         return "(" + " and ".join(f"({p})" for p in parts) + ")", "i"
 
@@ -266,6 +284,9 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
     def x_Cond(self, node, env):
         test = self.scalar(node.test, env)
         (then, a), (other, b) = self.ex(node.then, env), self.ex(node.other, env)
+        then, other = self.mixed_items(node, [then, other], [a, b])
+        if {a, b} == {"i", "f"}:
+            return self.float_cond(node, test, (then, a), (other, b))
         if a != b:
             raise self.unsupported(node, "a condition choosing between a list and a single value")
         return f"({then} if {test} else {other})", a
@@ -281,6 +302,8 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
                 and self._bound_rep(obj.obj, env) == "choices":
             return self.choice_field(node, self.ex(obj, env)[0]), "i"
         kind = obj.type.name
+        if is_mixed(obj.type):  # a cell or a text (mixed.py)
+            return f"{self.t.cell_attribute(self, node)}[{self.mixed_attribute_cell(obj, env, node.name)}]", "i"
         if _maybe(obj.type, "cell"):  # none's attribute: Python's AttributeError
             return self._optional_cell_attribute(node, env), "i"
         if kind == "cell":
@@ -295,6 +318,9 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
         raise self.unsupported(node, f"the attribute '{node.name}' of {T.describe(obj.type)}")
 
     def x_Index(self, node, env):
+        found = self.const_lookup(node, env)  # into data fixed at load (constdata.py)
+        if found is not None:
+            return found
         obj = node.obj
         found = self.places.indexed(node, env)  # an item of a list of tables
         if found is not None:
@@ -336,7 +362,7 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
             raise self.unsupported(node, f"a {node.kind} written out")
         if not node.items:
             return "_none()", "a"
-        items = [self.scalar(item, env) for item in node.items]
+        items = self.mixed_items(node, [self.scalar(item, env) for item in node.items], ["i"] * len(node.items))
         return f"np.array([{', '.join(items)}], np.int64)", "a"
 
     def x_Comp(self, node, env):
@@ -441,7 +467,7 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
         fn = self.ir.functions.get(node.func)
         if fn is None or fn.kind != "function" or node.kwargs or len(node.args) != len(fn.params):
             raise self.unsupported(node, f"this call of '{node.func}'")
-        args = [self.ex(a, env) for a in node.args]
+        args = self.mixed_args(fn, node.args, [self.ex(a, env) for a in node.args])
         key = ("function", node.func, tuple(rep for _, rep in args))
         name = self.m.function(key, lambda fname: self._function_source(fname, fn, [r for _, r in args]))
         return f"{name}(s, me{''.join(', ' + code for code, _ in args)})", \
@@ -479,6 +505,15 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
         return self._aggregate(node, env, "all")
 
     def b_sum(self, node, env):
+        if len(node.args) == 1 and not node.kwargs and not isinstance(node.args[0], N.Comp) \
+                and T.item_type(node.args[0].type).name in ("int", "bool"):  # whole numbers of a list
+            seq, rep = self.ex(node.args[0], env)
+            if rep == "a":
+                return f"np.sum({seq})", "i"
+        if len(node.args) == 1 and not node.kwargs and isinstance(node.args[0], N.Comp):
+            found = self.float_sum(node, env)
+            if found is not None:
+                return found
         return self._aggregate(node, env, "sum")
 
     def b_count(self, node, env):
@@ -509,10 +544,14 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
 
     def b_at(self, node, env):
         self._arity(node, 1)
+        if is_mixed(node.args[0].type):
+            return self.field("cells", self.mixed_index_cell(node.args[0], env)), "i"
         return self.field("cells", f"_cell({self.scalar(node.args[0], env)})"), "i"
 
     def b_empty(self, node, env):
         self._arity(node, 1)
+        if is_mixed(node.args[0].type):
+            return f"({self.field('cells', self.mixed_index_cell(node.args[0], env))} == 0)", "i"
         return f"({self.field('cells', '_cell(' + self.scalar(node.args[0], env) + ')')} == 0)", "i"
 
     def b_occupied(self, node, env):
@@ -690,11 +729,13 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
     def e_place(self, call, env) -> list:
         self._arity(call, 2)
         where = call.args[1]
-        if where.type.name != "cell":
+        if where.type.name != "cell" and not is_mixed(where.type):
             raise self.unsupported(call, "place() anywhere but on a cell")
         piece = self.scalar(call.args[0], env)
         cell = self.field("cells", "c")
-        return [f"c = _cell({self.scalar(where, env)})",
+        at = self.mixed_cell(where, env, "place(): {0} is not a cell or zone") if is_mixed(where.type) else \
+            f"_cell({self.scalar(where, env)})"
+        return [f"c = {at}",
                 f"if {cell} != 0:", "    " + self.m.error("place(): the cell is occupied", call.at[0]),
                 f"{cell} = {piece}"]
 
@@ -746,6 +787,8 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
 
     def b_abs(self, node, env):
         self._arity(node, 1)
+        if self.fractional(node.args[0]):
+            return self.float_abs(node, env)
         if node.args[0].type.name != "int":
             raise self.unsupported(node, "abs() of anything but a whole number")
         return f"abs({self.scalar(node.args[0], env)})", "i"

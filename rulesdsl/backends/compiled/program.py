@@ -311,6 +311,12 @@ class Program:
         if isinstance(node, N.Index) and isinstance(node.obj, N.Ref) and node.obj.kind == "region" \
                 and node.obj.name in self.t.keyed:
             return max(self.t.keyed_tables(node.obj.name)[2], default=0)
+        if isinstance(node, N.Ref) and node.kind == "engine" and node.name == "cells":
+            return self.t.cells
+        if isinstance(node, N.Call) and node.target == "builtin" and node.func == "list" and len(node.args) == 1:
+            return self._most(node.args[0])
+        if isinstance(node, N.Display) and node.kind == "list":
+            return len(node.items)
         if isinstance(node, N.Binary) and node.op == "+":
             left, right = self._most(node.left), self._most(node.right)
             return left + right if left is not None and right is not None else None

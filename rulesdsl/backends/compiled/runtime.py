@@ -699,3 +699,12 @@ def table_values_has(s, order, value, width, x):
         if s[order + j] >= 0 and s[order + j] < width and s[value + j] == x:
             return True
     return False
+
+
+@njit(**_JIT)
+def data_at(marks, i, code):
+    """Position i of a lookup into data fixed at load (constdata.py), or ValueError(code, the message's number)
+    where the keys reach no value."""
+    if marks[i] >= 0:
+        raise ValueError(code, marks[i])
+    return i

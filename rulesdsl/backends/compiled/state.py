@@ -144,6 +144,8 @@ class CompiledGame:
             elif at and at[0] == "moves" and len(at) > 1 and isinstance(what, str):  # (a playout names its step)
                 name = at[1]  # a move's statement failed: the Python engine names the move
             path, hint = at or path, told or hint
+            if isinstance(what, str) and state._get_scratch("rule") == 0 and self._weighed(state.step):
+                path = rules.steps[state.step].path  # listing or weighing outcomes: the step's (as the Python engine)
             rule = self._rules[state._get_scratch("rule") - 1] if state._get_scratch("rule") > 0 else None
             if capacity and rule is not None:
                 name, path, turn = rule.name, rule.path, state._get_scratch("turn")
@@ -151,6 +153,12 @@ class CompiledGame:
             message = f"{text}: a value beyond what it indexes"
         location = rules.where(path) if rules.where is not None else None
         return GameRuntimeError(name, turn, message, location or Location(self.python.path), hint)
+
+    def _weighed(self, step: str) -> bool:
+        """Whether `step` is a chance step of outcomes listed and weighed (outcomes.py), whose failures while
+        listing the Python engine locates at the step's chance."""
+        found = self.python.rules.steps.get(step)
+        return found is not None and found.kind == "chance" and found.draw is None and found.arrangement is None
 
     def capacity_passed(self, exc) -> bool:
         """Whether compiled code failed because a list was to hold more than its capacity."""
@@ -182,7 +190,9 @@ class CompiledGame:
             if isinstance(value, Piece):  # (a let holding a piece: its id)
                 row[j + 1] = piece_id(self.program, value)
                 continue
-            row[j + 1] = self.program.m.texts[value] if isinstance(value, str) else int(value)
+            number = self.program.m.texts[value] if isinstance(value, str) else int(value)
+            members = getattr(self._atoms(k)[j], "members", None)
+            row[j + 1] = -2 - number if isinstance(value, str) and members is not None and _mixed(members) else number
         return row
 
     def logged(self, log, drawn) -> list:
@@ -219,6 +229,8 @@ class CompiledGame:
 
     def _arg(self, atom, number: int):
         members = getattr(atom, "members", None)
+        if members is not None and _mixed(members):  # a cell or a text (mixed.py): told by the sign
+            return None if number == -1 else self._texts[-2 - number] if number < -1 else self._cells[number]
         if members is not None:  # none or a single value (program.py takes no other OneOf as an argument)
             single = members[-1]
             absent = 0 if single.kind == "piece" else -1
@@ -232,6 +244,12 @@ class CompiledGame:
         if atom.kind == "piece":
             return piece_of(self.program, number)
         return number
+
+
+def _mixed(members) -> bool:
+    """Whether a OneOf's members are a cell and a text (and maybe none): a value of two kinds (mixed.py)."""
+    kinds = {getattr(m, "kind", None) for m in members if getattr(m, "kind", None) is not None}
+    return kinds == {"cell", "text"}
 
 
 class CompiledState:
