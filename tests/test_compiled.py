@@ -51,6 +51,8 @@ SUPPORTED = [(TUTORIAL, None), (TUTORIAL, "misere"), ("mabula", None), (DICE, No
              ("examples/overlays/mark-rich-start.yaml", None)]
 RUNS = "tests/compiled_games/runs.yaml"  # take_while() over a range and over a list comprehension
 SUPPORTED += [(RUNS, None)]
+SPLIT = "tests/compiled_games/split-steps.yaml"  # a compound move (parts of a move with inputs), procedures
+SUPPORTED += [(SPLIT, None)]
 MABULA_SETUP = "WBWBWBWBWBWBBWBWBWBWBWBW"  # an explicit setup: no chance step
 
 
@@ -131,7 +133,8 @@ def test_a_playout_stops_at_its_step_limit_where_the_python_loop_does():
 
 
 @pytest.mark.parametrize("name, variant, setup, depth", [(TUTORIAL, None, None, 4), ("mabula", None, MABULA_SETUP, 3),
-                                                          (SOWING, None, None, 4), (BIDS, None, None, 4)])
+                                                          (SOWING, None, None, 4), (BIDS, None, None, 4),
+                                                          (SPLIT, None, None, 4)])
 def test_perft_counts_are_the_same(name, variant, setup, depth):
     python, compiled = _games(name, variant, setup)
     assert perft(compiled.new_initial_state(), depth) == perft(python.new_initial_state(), depth)

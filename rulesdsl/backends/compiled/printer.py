@@ -18,6 +18,7 @@ from .keyed import KeyedVars
 from .links import LinkBuiltins
 from .lists import ListBuiltins
 from .places import NONE_NUMBER, Places
+from .procedures import ProcedureCalls
 from .zones import Zones
 from .unsupported import Unsupported
 
@@ -93,7 +94,7 @@ def _whole(value) -> int:
     return value
 
 
-class Printer(ListBuiltins, LinkBuiltins):
+class Printer(ListBuiltins, LinkBuiltins, ProcedureCalls):
     """Prints the IR of one game into a Module. `board`: the game's geometry tables (see program.Tables)."""
 
     def __init__(self, module: Module, tables, ir, packing):
@@ -272,6 +273,9 @@ class Printer(ListBuiltins, LinkBuiltins):
         obj = node.obj
         if isinstance(obj, N.Ref) and obj.kind == "local" and f"{obj.name}.{node.name}" in env:
             return env[f"{obj.name}.{node.name}"]  # a field of a record its caller binds (the move made, after it)
+        if isinstance(obj, N.Index) and isinstance(obj.obj, N.Ref) and obj.obj.kind == "local" \
+                and isinstance(obj.index, N.Const) and f"{obj.obj.name}[{obj.index.value}].{node.name}" in env:
+            return env[f"{obj.obj.name}[{obj.index.value}].{node.name}"]  # a field of an earlier part (parts.py)
         if self._bound_rep(obj, env) == "choice" or isinstance(obj, N.Index) \
                 and self._bound_rep(obj.obj, env) == "choices":
             return self.choice_field(node, self.ex(obj, env)[0]), "i"
@@ -582,6 +586,8 @@ class Printer(ListBuiltins, LinkBuiltins):
         """The lines of a statement, indented by `pad`."""
         if isinstance(node, N.Do):
             call = node.call
+            if call.target == "procedure":
+                return [pad + line for line in self.procedure_call(call, env)]
             handler = getattr(self, "e_" + call.func, None)
             if call.target != "builtin" or handler is None:
                 raise self.unsupported(node, f"the effect {call.func}()")

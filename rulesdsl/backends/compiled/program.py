@@ -24,6 +24,7 @@ from .calls import Calls
 from .draws import Draw
 from .nomoves import no_moves_source
 from .outcomes import Outcomes
+from .parts import Parts, flat
 from .places import _may_be_none, _optional
 from .printer import Module, Printer
 from .simultaneous import Simultaneous
@@ -57,6 +58,8 @@ class Program:
         self.p.calls = self.calls  # chance() in effects writes the draws it asks for
         self.width = max([self.width] + [3 + len(rules.steps[name].inputs) for name, step in self.ir.steps.items()
                                          if step.kind == "chance" and step.chance.kind == "draw"])
+        self.parts = Parts(self)  # compound moves: a row holds their parts' arguments too
+        self.width = max([self.width] + [1 + self.parts.columns(name) for name in self.parts.plans])
         # a row of a playout's log: the seat, the move or outcome (W columns), who sees it, how many moves the seat
         # chose among, whether it was a choice at a simultaneous step
         self.log_width = max(self.width + 4, 5)
@@ -135,9 +138,8 @@ class Program:
                     raise Unsupported(self._at(step.decl), "a next step worked out while playing")
             for rule in [*model.moves, *(r for tier in model.tiers for r in tier), model.pass_rule]:
                 if rule is not None and (rule.next is not None and rule.next_target is None
-                                         or rule.visible_to is not None and step.kind != "chance"
-                                         or rule.part_specs):
-                    raise Unsupported(self._at(rule.path), "a move with its own next step, visible_to, or parts")
+                                         or rule.visible_to is not None and step.kind != "chance"):
+                    raise Unsupported(self._at(rule.path), "a move with its own next step, or visible_to")
         for n in self.ir.nodes():
             if isinstance(n, N.Call) and n.func == "leave":
                 raise Unsupported(self.m.locate(n), f"{n.func}() in effects")
@@ -187,15 +189,18 @@ class Program:
         self.m.functions[("moves", name)] = (fname, "\n".join(lines))
         return fname
 
-    def _generate(self, plan, exists: bool) -> list:
-        """Loops over a move's params, its lets and checks placed as soon as what they read is bound."""
+    def _generate(self, plan, exists: bool, given: dict | None = None, tail=None) -> list:
+        """Loops over a move's params, its lets and checks placed as soon as what they read is bound. `given`: the
+        move's inputs, bound by the caller (a part of a compound move, parts.py); `tail(env, pad, bound)`: the lines
+        for each move found, instead of listing it."""
         rule = self._rule_of(plan)
         called = plan.kind == "outcome" and plan.decl[2] in self.calls.inputs  # inputs a chance() call gives
+        inputs = given
         given = list(plan.inputs) if called else []
-        if plan.inputs and not called or plan.parts \
-                or rule.arg_names != [p.name for p in plan.params] + [l.name for l in plan.lets]:
-            raise Unsupported(self._at(plan.decl), "a move with inputs or parts")
-        env, lines, pad = {}, [], "    "
+        own = [p.name for p in plan.params] + [l.name for l in plan.lets] + (["parts"] if plan.parts else [])
+        if plan.inputs and not called and inputs is None or rule.arg_names != own:
+            raise Unsupported(self._at(plan.decl), "a move with inputs, listed at a step")
+        env, lines, pad = dict(inputs or {}), [], "    "
         if given:  # the inputs of the call whose draw this is: the first waiting
             lines += ["    if s[O_calls_draws_len] == 0:",
                       "        " + self.m.error("the step takes inputs, which only chance() gives", plan.decl)]
@@ -226,6 +231,10 @@ class Program:
         pending = self._place(pending, env, names, lines, pad)
         if pending:
             raise Unsupported(self._at(plan.decl), "a let or check that reads a name bound after it")
+        if tail is not None:
+            return lines + tail(env, pad, bound_count)
+        if plan.parts:
+            return lines + self.parts.tail(plan, env, pad, exists, bound_count)
         if exists:
             return lines + [f"{pad}return True"]
         self.capacity += bound_count
@@ -322,17 +331,20 @@ class Program:
         for place, kind in enumerate(self.players):
             lines.append(f"        {'if' if place == 0 else 'elif'} k == {kind}:")
             lines.append(f"            s[{self._ident('last.rule')}] = {place}")
-            for j, item in enumerate(last.members[place].items):
+            # (a tuple's values, a compound move's parts among them, take a column each: parts.py)
+            items = [(j if atom is item else -1, atom) for j, item in enumerate(last.members[place].items)
+                     for atom in flat(item)]
+            for column, (j, item) in enumerate(items, 1):
                 if _optional(item):  # none or a single value: its tag, and the value when there is one
-                    lines += self._last_optional(item, f"row[{j + 1}]")
+                    lines += self._last_optional(item, f"row[{column}]")
                     continue
                 if self._never_none(kind, j, item):  # a number typed as maybe none that never is
                     lines += [f"            s[{self._ident(item.tag.name)}] = 1",
-                              f"            s[{self._ident(item.members[1].leaf.name)}] = row[{j + 1}]"]
+                              f"            s[{self._ident(item.members[1].leaf.name)}] = row[{column}]"]
                     continue
                 if not isinstance(item, Atom):
                     raise Unsupported(self._at(self.kinds[kind].path), "a move argument that is not a single value")
-                value = f"row[{j + 1}]"
+                value = f"row[{column}]"
                 if item.kind == "text":
                     value = f"_place({self.p.places.enum(item)}, {value})"
                 lines.append(f"            s[{self._ident(item.leaf.name)}] = {value}")
@@ -342,6 +354,12 @@ class Program:
         for kind in self.players + self.outcomes:
             plan = self._plan(self.kinds[kind])
             fname = f"A_{kind}"
+            if plan is not None and plan.parts:  # each part's effects, then the move's own (parts.py)
+                source, width = self.parts.apply_source(kind, plan)
+                effects.append(source)
+                lines.append(f"    {'if' if kind == self.players[0] else 'elif'} k == {kind}:")
+                lines.append(f"        {fname}(s, who{''.join(f', row[{j + 1}]' for j in range(width))})")
+                continue
             env = {name: (f"a{j}", "i") for j, name in enumerate(self.kinds[kind].args)}
             statements = plan.effects if plan is not None else ()
             body = [line for stmt in statements for line in self.p.st(stmt, env, "    ")] or ["    pass"]
