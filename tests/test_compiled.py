@@ -53,6 +53,8 @@ RUNS = "tests/compiled_games/runs.yaml"  # take_while() over a range and over a 
 SUPPORTED += [(RUNS, None)]
 SPLIT = "tests/compiled_games/split-steps.yaml"  # a compound move (parts of a move with inputs), procedures
 SUPPORTED += [(SPLIT, None)]
+RANKED = "tests/compiled_games/ranked-tokens.yaml"  # a table fixed at load, an attribute some kinds lack, lists as tests
+SUPPORTED += [(RANKED, None)]
 MABULA_SETUP = "WBWBWBWBWBWBBWBWBWBWBWBW"  # an explicit setup: no chance step
 
 

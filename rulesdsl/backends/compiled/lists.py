@@ -5,6 +5,7 @@ hold none, each as the Python engine computes it (its errors too)."""
 from __future__ import annotations
 
 from ...ir import nodes as N
+from ...lang import types as T
 
 _ORDERED = frozenset({"int", "seat", "cell", "bool"})  # kinds whose order is their whole number's order
 
@@ -98,7 +99,18 @@ class ListBuiltins:
     def b_min(self, node, env):
         if len(node.args) > 1:
             return self.extreme_of_values(node, env, "min")
-        raise self.unsupported(node, "min() of a list")
+        kwargs = dict(node.kwargs)
+        if len(node.args) != 1 or set(kwargs) - {"default"}:
+            raise self.unsupported(node, "min() of anything but one list")
+        if not _ordered(T.item_type(node.args[0].type)):
+            raise self.unsupported(node, "min() of values that are not whole numbers")
+        seq, rep = self.ex(node.args[0], env)
+        if rep != "a":
+            raise self.unsupported(node, "min() of this")
+        self.m.functions.setdefault(("helper", "min_or"), ("_min_or", MIN_OR))
+        default = self.scalar(kwargs["default"], env) if "default" in kwargs else "0"
+        code = self.m.code("min() of an empty list", node.at[0])
+        return f"_min_or({seq}, {default}, {'default' in kwargs}, {code!r})", "i"
 
     def b_next_seat(self, node, env):
         # nobody leaves a game compiled code plays (leave() is not taken), so no seat is passed over
@@ -171,3 +183,16 @@ class ListBuiltins:
         code = self.m.code(message, node.at[0])
         return (f"_rt.some({self.places._at(form.tag, '0')}, {self.places._atom(form.members[1], '0')}, "
                 f"{code!r})")
+
+
+MIN_OR = '''@_jit
+def _min_or(xs, default, has_default, code):
+    if xs.shape[0] == 0:
+        if not has_default:
+            raise ValueError(code)
+        return default
+    best = xs[0]
+    for i in range(1, xs.shape[0]):
+        if xs[i] < best:
+            best = xs[i]
+    return best'''

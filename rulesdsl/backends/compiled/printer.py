@@ -14,6 +14,7 @@ from __future__ import annotations
 from ...ir import nodes as N
 from ...lang import types as T
 from ...model.values import Cell
+from .dicts import ConstDicts
 from .keyed import KeyedVars
 from .links import LinkBuiltins
 from .lists import ListBuiltins
@@ -94,7 +95,7 @@ def _whole(value) -> int:
     return value
 
 
-class Printer(ListBuiltins, LinkBuiltins, ProcedureCalls):
+class Printer(ListBuiltins, LinkBuiltins, ProcedureCalls, ConstDicts):
     """Prints the IR of one game into a Module. `board`: the game's geometry tables (see program.Tables)."""
 
     def __init__(self, module: Module, tables, ir, packing):
@@ -123,6 +124,11 @@ class Printer(ListBuiltins, LinkBuiltins, ProcedureCalls):
         if method is None:
             raise self.unsupported(node, f"{node.__class__.__name__.lower()} expressions")
         return method(node, env)
+
+    def truth(self, node, env) -> str:
+        """A test: a single value, or a list (true when it holds any item, as in Python)."""
+        code, rep = self.ex(node, env)
+        return f"({code}.shape[0] > 0)" if rep in ("a", "a2") else code
 
     def scalar(self, node, env) -> str:
         code, rep = self.ex(node, env)
@@ -206,9 +212,9 @@ class Printer(ListBuiltins, LinkBuiltins, ProcedureCalls):
         return None
 
     def x_Unary(self, node, env):
-        code = self.scalar(node.operand, env)
         if node.op == "not":
-            return f"(not {code})", "i"
+            return f"(not {self.truth(node.operand, env)})", "i"
+        code = self.scalar(node.operand, env)
         if node.op in ("-", "+") and node.type.name == "int":
             return f"({node.op}{code})", "i"
         raise self.unsupported(node, f"the operator {node.op} on {T.describe(node.operand.type)}")
@@ -229,7 +235,7 @@ class Printer(ListBuiltins, LinkBuiltins, ProcedureCalls):
     def x_Logic(self, node, env):
         if node.type.name != "bool":
             raise self.unsupported(node, f"'{node.op}' of values that are not true or false")
-        return f"({self.scalar(node.left, env)} {node.op} {self.scalar(node.right, env)})", "i"
+        return f"({self.truth(node.left, env)} {node.op} {self.truth(node.right, env)})", "i"
 
     def x_Compare(self, node, env):
         parts, operands = [], node.operands
@@ -260,7 +266,7 @@ class Printer(ListBuiltins, LinkBuiltins, ProcedureCalls):
         return self.operand(node, other, op, env, left, compare=True)
 
     def x_Cond(self, node, env):
-        test = self.scalar(node.test, env)
+        test = self.truth(node.test, env)
         (then, a), (other, b) = self.ex(node.then, env), self.ex(node.other, env)
         if a != b:
             raise self.unsupported(node, "a condition choosing between a list and a single value")
@@ -286,6 +292,8 @@ class Printer(ListBuiltins, LinkBuiltins, ProcedureCalls):
             table = self.t.cell_attribute(self, node)
             return f"{table}[_cell({self.scalar(obj, env)})]", "i"
         if _holds_piece(obj.type):
+            if any(node.name not in p.__dict__ for p in self.t.pieces(self, node)[1:]):
+                return self._some_pieces_attribute(node, env), "i"
             table = self.t.piece_attribute(self, node)
             return f"{table}[_piece({self.scalar(obj, env)})]", "i"
         if isinstance(obj, N.Ref) and obj.kind == "option" and obj.binding is not None and obj.binding.is_const \
@@ -308,6 +316,8 @@ class Printer(ListBuiltins, LinkBuiltins, ProcedureCalls):
             return self._keyed_region(node, env)
         if isinstance(obj, N.Ref) and obj.kind == "var" and self.places.per_seat(obj):
             return self.places.read(obj, self.places.row(obj, node.index, env, node.at[0]))
+        if self.const_dict(obj) is not None:  # a table fixed at load (dicts.py)
+            return self.const_lookup(node, self.const_dict(obj), node.index, env), "i"
         seq, rep = self.ex(obj, env)
         if rep == "a2":
             return f"_row({seq}, {self.scalar(node.index, env)})", "a"
@@ -593,7 +603,7 @@ class Printer(ListBuiltins, LinkBuiltins, ProcedureCalls):
                 raise self.unsupported(node, f"the effect {call.func}()")
             return [pad + line for line in handler(call, env)]
         if isinstance(node, N.If):
-            lines = [f"{pad}if {self.scalar(node.test, env)}:"]
+            lines = [f"{pad}if {self.truth(node.test, env)}:"]
             lines += [line for s in node.then for line in self.st(s, env, pad + "    ")] or [pad + "    pass"]
             if node.other:
                 lines.append(f"{pad}else:")
@@ -742,12 +752,27 @@ class Printer(ListBuiltins, LinkBuiltins, ProcedureCalls):
             raise self.unsupported(node, "abs() of anything but a whole number")
         return f"abs({self.scalar(node.args[0], env)})", "i"
 
+    def _some_pieces_attribute(self, node, env) -> str:
+        """p.name where pieces of some kinds have no attribute `name` (Python's AttributeError for those)."""
+        table = self.t.piece_attribute(self, node, missing=LACKED)
+        code = self.m.code(f"AttributeError: 'Piece' object has no attribute '{node.name}'", node.at[0])
+        self.m.functions.setdefault(("helper", "held"), ("_held", HELD))
+        return f"_held({table}, _piece({self.scalar(node.obj, env)}), {code!r})"
+
     def _optional_cell_attribute(self, node, env) -> str:
         """c.name of a cell or none: none has no attributes (Python's AttributeError)."""
         table = self.t.cell_attribute(self, node)
         code = self.m.code(f"AttributeError: 'NoneType' object has no attribute '{node.name}'", node.at[0])
         self.m.functions.setdefault(("helper", "some_cell"), ("_some_cell", SOME_CELL))
         return f"{table}[_some_cell({self.scalar(node.obj, env)}, {code!r})]"
+
+
+LACKED = -(1 << 63)  # a piece attribute's entry for pieces that do not have it
+HELD = f'''@_jit
+def _held(table, k, code):
+    if table[k] == {LACKED}:
+        raise ValueError(code)
+    return table[k]'''
 
 
 SOME_CELL = '''@_jit

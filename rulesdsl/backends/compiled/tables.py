@@ -104,13 +104,18 @@ class Tables:
             self._pieces = found
         return self._pieces
 
-    def piece_attribute(self, printer, node) -> str:
+    def piece_attribute(self, printer, node, missing: int | None = None) -> str:
+        """The table of a piece attribute by piece id; `missing`: the entry of pieces without it (else those are
+        Unsupported)."""
         values = [0]
         for piece in self.pieces(printer, node)[1:]:
             if node.name not in piece.__dict__:
+                if missing is not None:
+                    values.append(missing)
+                    continue
                 raise printer.unsupported(node, f"the attribute '{node.name}' of pieces of kind '{piece.kind}'")
             values.append(self._number(printer, node, piece.__dict__[node.name]))
-        return printer.m.table(("piece", node.name), values)
+        return printer.m.table(("piece", node.name, missing), values)
 
     def owner_table(self, printer, node) -> str:
         """Each piece's owner (-1 where it has none), for owned()."""
