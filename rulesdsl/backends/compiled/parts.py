@@ -17,6 +17,46 @@ from ...ir.forms import Atom, Fixed, OneOf
 from .unsupported import Unsupported
 
 
+def width(t) -> int:
+    """How many columns of a row a value of type `t` takes: a tuple's items one each (a move's param that is a
+    pair, say), any other value one."""
+    return len(t.items) if t.name == "tuple" and t.items else 1
+
+
+def bind(names_widths, column=lambda j: f"a{j}", start: int = 0) -> tuple:
+    """(env binding each name to its columns, column(j) the code of column j, a tuple's as an array of them; the
+    columns taken) of arguments given as (name, width) pairs."""
+    env, at = {}, start
+    for name, wide in names_widths:
+        if wide == 1:
+            env[name] = (column(at), "i")
+        else:
+            env[name] = (f"np.array([{', '.join(column(at + j) for j in range(wide))}], np.int64)", "a")
+        at += wide
+    return env, at - start
+
+
+def spread(bound, wide: int) -> list:
+    """The codes of the columns of a value bound as (code, rep) that takes `wide` columns."""
+    code, rep = bound
+    if wide == 1:
+        if rep != "i":
+            raise ValueError(rep)
+        return [code]
+    return [f"{code}[{j}]" for j in range(wide)]
+
+
+def arg_widths(program, k: int) -> list:
+    """(name, width) of each argument of move kind `k` (a compound move's parts excepted: see Parts)."""
+    kind = program.kinds[k]
+    plan = program._plan(kind)
+    types = {}
+    if plan is not None:
+        types.update({p.name: p.type for p in plan.params})
+        types.update({l.name: l.value.type for l in plan.lets if l.value is not None})
+    return [(name, width(types[name]) if name in types else 1) for name in kind.args]
+
+
 def flat(form) -> list:
     """The single values (Atoms, or none-or-a-value OneOfs) of an argument's form, in the order a row holds
     them: a tuple's items one after another."""
@@ -55,6 +95,10 @@ class Parts:
 
     def __init__(self, program):
         self.program = program
+        for name, step in program.ir.steps.items():  # (a choice's fields are read by argument, one column each)
+            for move in step.moves if step.kind == "simultaneous" else ():
+                if any(w > 1 for _, w in arg_widths(program, program.kind_index[move])):
+                    raise Unsupported(program.where(step.decl), "a simultaneous step's move with a tuple param")
         self.plans = {name: plan for name, plan in program.ir.moves.items() if plan.parts}
         for name, plan in self.plans.items():
             rule = program.rules.moves[name]
@@ -71,18 +115,27 @@ class Parts:
     def columns(self, name: str) -> int:
         """How many columns after the kind a compound move's row takes."""
         plan = self.plans[name]
-        return len(plan.params) + len(plan.lets) + sum(self._width(part) for part in plan.parts)
+        return self._own_width(plan) + sum(self._width(part) for part in plan.parts)
+
+    def _own_width(self, plan) -> int:
+        return sum(w for _, w in self._own_widths(plan))
+
+    def _own_widths(self, plan) -> list:
+        return [(n, w) for n, w in arg_widths(self.program, self.program.kind_index[plan.name]) if n != "parts"]
 
     def _width(self, part) -> int:
-        target = self._target(part)
-        return len(part.given) + len(target.params) + len(target.lets)
+        return sum(w for _, w in self._part_widths(part))
+
+    def _part_widths(self, part) -> list:
+        """(name, width) of what a part's columns hold: the inputs it gives, its move's params and lets."""
+        return arg_widths(self.program, self.program.kind_index[part.move])
 
     # -- listing ----------------------------------------------------------------------------------------------
     def tail(self, plan, env, pad: str, exists: bool, bound: int) -> list:
         """The lines listing the moves of compound `plan` once its own params and lets are bound in `env`."""
         program = self.program
         kind = program.kind_index[plan.name]
-        own = [env[p.name][0] for p in plan.params] + [env[l.name][0] for l in plan.lets]
+        own = [c for name, wide in self._own_widths(plan) for c in spread(env[name], wide)]
         first = self._function(plan, 0, exists)
         lines = [f"{pad}prow = np.zeros(W, np.int64)", f"{pad}prow[0] = {kind}"]
         lines += [f"{pad}prow[{j + 1}] = {a}" for j, a in enumerate(own)]
@@ -102,16 +155,13 @@ class Parts:
     def _names(self, plan, upto: int) -> dict:
         """The env of what a part's inputs and `when:` read from the row: the move's own params and lets, and
         `parts[i].<name>` of the parts before part `upto`."""
-        env, column = {}, 1
-        for name in [p.name for p in plan.params] + [l.name for l in plan.lets]:
-            env[name] = (f"row[{column}]", "i")
-            column += 1
+        at = lambda j: f"row[{j}]"  # noqa: E731
+        env, column = bind(self._own_widths(plan), at, 1)
+        column += 1
         for i, part in enumerate(plan.parts[:upto]):
-            target = self._target(part)
-            names = [g.name for g in part.given] + [p.name for p in target.params] + [l.name for l in target.lets]
-            for name in names:
-                env[f"parts[{i}].{name}"] = (f"row[{column}]", "i")
-                column += 1
+            found, wide = bind([(f"parts[{i}].{n}", w) for n, w in self._part_widths(part)], at, column)
+            env.update(found)
+            column += wide
             env.update(self._record(f"parts[{i}]", part))
         return env
 
@@ -120,7 +170,7 @@ class Parts:
         return {f"{name}.by": ("me", "i"), f"{name}.kind": (str(self.program.m.text(part.move)), "i")}
 
     def _start(self, plan, index: int) -> int:
-        return 1 + len(plan.params) + len(plan.lets) + sum(self._width(p) for p in plan.parts[:index])
+        return 1 + self._own_width(plan) + sum(self._width(p) for p in plan.parts[:index])
 
     def _function(self, plan, index: int, exists: bool) -> str:
         """The function listing part `index` of `plan` (and the parts after it) on the position `s`: its name."""
@@ -145,8 +195,8 @@ class Parts:
         start = self._start(plan, index)
 
         def emit(env, pad, bound):
-            names = [g.name for g in part.given] + [p.name for p in target.params] + [l.name for l in target.lets]
-            values = [env[name][0] for name in names]
+            names = [name for name, _ in self._part_widths(part)]
+            values = [c for name, wide in self._part_widths(part) for c in spread(env[name], wide)]
             lines = []
             for check in part.checks:  # the part's `when:`, over the part's record and the earlier parts'
                 scope = dict(outer, **{f"part.{name}": env[name] for name in names}, **self._record("part", part))
@@ -176,8 +226,7 @@ class Parts:
         columns it takes)."""
         program = self.program
         width = self.columns(plan.name)
-        own = [p.name for p in plan.params] + [l.name for l in plan.lets]
-        env = {name: (f"a{j}", "i") for j, name in enumerate(own)}
+        env, _ = bind(self._own_widths(plan))
         body = []
         for index, part in enumerate(plan.parts):
             start = self._start(plan, index) - 1

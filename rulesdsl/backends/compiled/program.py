@@ -24,7 +24,7 @@ from .calls import Calls
 from .draws import Draw
 from .nomoves import no_moves_source
 from .outcomes import Outcomes
-from .parts import Parts, flat
+from .parts import Parts, arg_widths, bind, flat, spread, width
 from .places import _may_be_none, _optional
 from .printer import Module, Printer
 from .simultaneous import Simultaneous
@@ -59,7 +59,8 @@ class Program:
         self.width = max([self.width] + [3 + len(rules.steps[name].inputs) for name, step in self.ir.steps.items()
                                          if step.kind == "chance" and step.chance.kind == "draw"])
         self.parts = Parts(self)  # compound moves: a row holds their parts' arguments too
-        self.width = max([self.width] + [1 + self.parts.columns(name) for name in self.parts.plans])
+        self.width = max([self.width] + [1 + self.parts.columns(name) for name in self.parts.plans]
+                         + [1 + sum(w for _, w in arg_widths(self, k)) for k in self.players + self.outcomes])
         # a row of a playout's log: the seat, the move or outcome (W columns), who sees it, how many moves the seat
         # chose among, whether it was a choice at a simultaneous step
         self.log_width = max(self.width + 4, 5)
@@ -220,12 +221,18 @@ class Program:
                 lines += [f"{pad}m{i} = {filled[0]}", f"{pad}for i{i} in range(m{i}):", f"{pad}    v{i} = b{i}[i{i}]"]
             else:
                 domain, rep = self.p.ex(param.domain, env)
-                if rep != "a":
+                # (a list of tuples: each value a row, as a tuple is read; its row the tuple's columns, parts.py)
+                pairs = rep == "a2" and plan.kind != "outcome" and width(param.type) > 1
+                if rep != "a" and not pairs:
                     raise Unsupported(self._at(param.decl), "a param whose values are not a list of single values")
                 lines += [f"{pad}d{i} = {domain}", f"{pad}for i{i} in range(d{i}.shape[0]):",
                           f"{pad}    v{i} = d{i}[i{i}]"]
+                if pairs:
+                    lines += [f"{pad}    if v{i}.shape[0] != {width(param.type)}:",
+                              f"{pad}        " + self.m.error("a value of another length than the param's tuples",
+                                                              param.decl)]
             pad += "    "
-            env[param.name] = (f"v{i}", "i")
+            env[param.name] = (f"v{i}", "a" if filled is None and pairs else "i")
             bound_count *= self._bound(param)
             pending = self._place(pending, env, names, lines, pad)
         pending = self._place(pending, env, names, lines, pad)
@@ -239,7 +246,7 @@ class Program:
             return lines + [f"{pad}return True"]
         self.capacity += bound_count
         kind = self.kind_index[f"{plan.decl[2]}.outcome" if plan.kind == "outcome" else plan.name]
-        args = [f"in{j}" for j in range(len(given))] + [env[p.name][0] for p in plan.params] \
+        args = [f"in{j}" for j in range(len(given))] + [c for p in plan.params for c in spread(env[p.name], width(p.type))] \
             + [env[l.name][0] for l in plan.lets]
         lines += [f"{pad}if n >= out.shape[0]:",
                   f"{pad}    " + self.m.error("more moves are legal at once than the layout bounds", plan.decl),
@@ -360,14 +367,14 @@ class Program:
                 lines.append(f"    {'if' if kind == self.players[0] else 'elif'} k == {kind}:")
                 lines.append(f"        {fname}(s, who{''.join(f', row[{j + 1}]' for j in range(width))})")
                 continue
-            env = {name: (f"a{j}", "i") for j, name in enumerate(self.kinds[kind].args)}
+            env, columns = bind(arg_widths(self, kind))  # (a tuple takes a column per item: parts.py)
             statements = plan.effects if plan is not None else ()
             body = [line for stmt in statements for line in self.p.st(stmt, env, "    ")] or ["    pass"]
-            params = "".join(f", a{j}" for j in range(len(self.kinds[kind].args)))
+            params = "".join(f", a{j}" for j in range(columns))
             effects.append("\n".join([f"@_jit\ndef {fname}(s, me{params}):", *body]))
             if kind in self.outcomes:
                 continue
-            args = "".join(f", row[{j + 1}]" for j in range(len(self.kinds[kind].args)))
+            args = "".join(f", row[{j + 1}]" for j in range(columns))
             lines.append(f"    {'if' if kind == self.players[0] else 'elif'} k == {kind}:")
             lines.append(f"        {fname}(s, who{args})")
         after, run = after_effects(self)
