@@ -55,6 +55,8 @@ SPLIT = "tests/compiled_games/split-steps.yaml"  # a compound move (parts of a m
 SUPPORTED += [(SPLIT, None)]
 RANKED = "tests/compiled_games/ranked-tokens.yaml"  # a table fixed at load, an attribute some kinds lack, lists as tests
 SUPPORTED += [(RANKED, None)]
+PENS = "tests/compiled_games/pens.yaml"  # a zone per key, place() into a zone, move_all(), with_attr(), set_attr()
+SUPPORTED += [(PENS, None)]
 MABULA_SETUP = "WBWBWBWBWBWBBWBWBWBWBWBW"  # an explicit setup: no chance step
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from ...ir import nodes as N
 from ...lang import types as T
 from ...model.values import Cell
+from .attrs import AttrBuiltins
 from .dicts import ConstDicts
 from .keyed import KeyedVars
 from .links import LinkBuiltins
@@ -95,7 +96,7 @@ def _whole(value) -> int:
     return value
 
 
-class Printer(ListBuiltins, LinkBuiltins, ProcedureCalls, ConstDicts):
+class Printer(ListBuiltins, LinkBuiltins, ProcedureCalls, ConstDicts, AttrBuiltins):
     """Prints the IR of one game into a Module. `board`: the game's geometry tables (see program.Tables)."""
 
     def __init__(self, module: Module, tables, ir, packing):
@@ -689,9 +690,15 @@ class Printer(ListBuiltins, LinkBuiltins, ProcedureCalls, ConstDicts):
             lines += [f"{body}if not {self.scalar(cond, inner)}:", f"{body}    continue"]
         return lines + ([line for s in node.body for line in self.st(s, inner, body)] or [body + "pass"])
 
+    def e_move_all(self, call, env) -> list:
+        return self.zones.move_all(call, env)
+
     def e_place(self, call, env) -> list:
         self._arity(call, 2)
         where = call.args[1]
+        into = self.zones.place_piece(call, env) if where.type.name != "cell" else None
+        if into is not None:  # into a zone
+            return into
         if where.type.name != "cell":
             raise self.unsupported(call, "place() anywhere but on a cell")
         piece = self.scalar(call.args[0], env)

@@ -127,6 +127,11 @@ class Tables:
         """The expression of the id of piece(kind, **given) in the layout's table."""
         name = node.args[0].value
         kind = next((k for k in self.layout.kinds if k.name == name), None)
+        specs = self.rules.kinds[name].attributes if name in self.rules.kinds else {}
+        given = dict(given)
+        for attribute, _ in kind.attributes if kind is not None else ():  # one left out: its default (a constant)
+            if attribute not in given and "default" in (specs.get(attribute) or {}):
+                given[attribute] = repr(self._number(printer, node, specs[attribute]["default"], attribute))
         if kind is None or set(given) != {a for a, _ in kind.attributes}:
             raise printer.unsupported(node, "piece() of a kind or attributes not declared, or not all given")
         terms, stride = [], 1
