@@ -16,6 +16,7 @@ from ...lang import types as T
 from ...model.values import Cell
 from .attrs import AttrBuiltins
 from .dicts import ConstDicts
+from .routes import MAYBE, RouteBuiltins
 from .keyed import KeyedVars
 from .links import LinkBuiltins
 from .lists import ListBuiltins
@@ -32,6 +33,11 @@ _INT64 = (-(1 << 63), (1 << 63) - 1)
 def _maybe(t: T.Type, name: str) -> bool:
     """Whether `t` is a value of kind `name` or none."""
     return t.name == "union" and {m.name for m in t.items} == {name, "none"}
+
+
+def _empty(node) -> bool:
+    """Whether `node` is [] written out."""
+    return isinstance(node, N.Display) and node.kind == "list" and not node.items
 
 
 def _holds_piece(t: T.Type) -> bool:
@@ -96,7 +102,7 @@ def _whole(value) -> int:
     return value
 
 
-class Printer(ListBuiltins, LinkBuiltins, ProcedureCalls, ConstDicts, AttrBuiltins):
+class Printer(ListBuiltins, LinkBuiltins, ProcedureCalls, ConstDicts, AttrBuiltins, RouteBuiltins):
     """Prints the IR of one game into a Module. `board`: the game's geometry tables (see program.Tables)."""
 
     def __init__(self, module: Module, tables, ir, packing):
@@ -124,7 +130,10 @@ class Printer(ListBuiltins, LinkBuiltins, ProcedureCalls, ConstDicts, AttrBuilti
         method = getattr(self, "x_" + node.__class__.__name__, None)
         if method is None:
             raise self.unsupported(node, f"{node.__class__.__name__.lower()} expressions")
-        return method(node, env)
+        code, rep = method(node, env)
+        if rep in MAYBE:  # a list that may be none, read as a list (routes.py)
+            return self.some(node, code, rep)
+        return code, rep
 
     def truth(self, node, env) -> str:
         """A test: a single value, or a list (true when it holds any item, as in Python)."""
@@ -225,6 +234,10 @@ class Printer(ListBuiltins, LinkBuiltins, ProcedureCalls, ConstDicts, AttrBuilti
             (left, a), (right, b) = self.ex(node.left, env), self.ex(node.right, env)
             if a == b == "a":
                 return f"_rt.concat({left}, {right})", "a"
+            if {a, b} <= {"a", "a2"} and "a2" in (a, b) and self.empty_rows(node) \
+                    and all(r == "a2" or _empty(n) for r, n in ((a, node.left), (b, node.right))):
+                empty = self.empty_rows(node)  # lists of tuples (routes.py)
+                return self.concat_rows(left if a == "a2" else empty, right if b == "a2" else empty), "a2"
         if node.op not in _ARITH or node.type.name != "int" and not self.whole_valued(node):
             raise self.unsupported(node, f"the operator {node.op} on {T.describe(node.type)}")
         left = self.operand(node.left, node.right, node.op, env)
@@ -239,6 +252,9 @@ class Printer(ListBuiltins, LinkBuiltins, ProcedureCalls, ConstDicts, AttrBuilti
         return f"({self.truth(node.left, env)} {node.op} {self.truth(node.right, env)})", "i"
 
     def x_Compare(self, node, env):
+        found = self.none_test(node, env)  # a list that may be none (routes.py)
+        if found is not None:
+            return found, "i"
         parts, operands = [], node.operands
         for op, a, b in zip(node.ops, operands, operands[1:]):
             if op in ("in", "notin") and self.keyed.form(b) is not None:  # a key of a table
@@ -269,6 +285,9 @@ class Printer(ListBuiltins, LinkBuiltins, ProcedureCalls, ConstDicts, AttrBuilti
     def x_Cond(self, node, env):
         test = self.truth(node.test, env)
         (then, a), (other, b) = self.ex(node.then, env), self.ex(node.other, env)
+        if {a, b} == {"a", "a2"} and _empty(node.then if a == "a" else node.other) and self.empty_rows(node):
+            empty = self.empty_rows(node)  # [] beside a list of tuples (routes.py)
+            then, other, a, b = empty if a == "a" else then, empty if b == "a" else other, "a2", "a2"
         if a != b:
             raise self.unsupported(node, "a condition choosing between a list and a single value")
         return f"({then} if {test} else {other})", a
@@ -309,6 +328,9 @@ class Printer(ListBuiltins, LinkBuiltins, ProcedureCalls, ConstDicts, AttrBuilti
             return found
         if isinstance(obj, N.Ref) and obj.kind == "zone":
             return self.zones.read(node, env)
+        found = self.tuple_item(node, env)  # an item of a tuple of tuples (routes.py)
+        if found is not None:
+            return found
         if self.keyed.form(obj) is not None:
             return self.keyed.read(node, self.keyed.form(obj), env)
         if self._bound_rep(obj, env) == "choices":  # a seat's choice: its seat, read lazily
@@ -328,7 +350,7 @@ class Printer(ListBuiltins, LinkBuiltins, ProcedureCalls, ConstDicts, AttrBuilti
 
     def _keyed_region(self, node, env):
         """region[key] of a region per key: its cells, found by the key's whole numbers."""
-        keys, rows, lengths = self.t.keyed_tables(node.obj.name)
+        keys, rows, lengths = self.t.keyed_tables(node.obj.name, self.m.text)
         key = node.index
         parts = key.items if isinstance(key, N.Display) and key.kind == "tuple" else (key,)
         if len(parts) != len(keys[0]):
@@ -340,6 +362,11 @@ class Printer(ListBuiltins, LinkBuiltins, ProcedureCalls, ConstDicts, AttrBuilti
         return f"_rt.keyed_row({', '.join(tables)}, {code}, {error!r})", "a"
 
     def x_Display(self, node, env):
+        if node.kind == "tuple":  # a row (routes.py)
+            return self.tuple_display(node, env)
+        rows = self.rows_display(node, env) if node.kind == "list" else None
+        if rows is not None:
+            return rows
         if node.kind != "list":
             raise self.unsupported(node, f"a {node.kind} written out")
         if not node.items:
@@ -348,6 +375,8 @@ class Printer(ListBuiltins, LinkBuiltins, ProcedureCalls, ConstDicts, AttrBuilti
         return f"np.array([{', '.join(items)}], np.int64)", "a"
 
     def x_Comp(self, node, env):
+        if isinstance(node.elt, N.Display) and node.elt.kind == "tuple":  # rows (routes.py)
+            return self.lifted_rows(node, env)
         return self.lifted(node, env, "list")
 
     def x_Call(self, node, env):
@@ -412,9 +441,14 @@ class Printer(ListBuiltins, LinkBuiltins, ProcedureCalls, ConstDicts, AttrBuilti
         `tag` and c."""
         lines, inner = [], env
         for c, clause in enumerate(comp.clauses):
-            seq, rep = self.ex(clause.iterable, inner)
-            inner = dict(inner)
-            lines += self._loop_head(clause, seq, rep, inner, f"{tag}{c}", pad)
+            single = self.single_clause(clause, dict(inner), f"{tag}{c}", pad)  # `for x in [value]` (routes.py)
+            if single is not None:
+                inner = dict(inner)
+                lines += self.single_clause(clause, inner, f"{tag}{c}", pad)
+            else:
+                seq, rep = self.ex(clause.iterable, inner)
+                inner = dict(inner)
+                lines += self._loop_head(clause, seq, rep, inner, f"{tag}{c}", pad)
             pad += "    "
             for cond in clause.conds:
                 lines += [f"{pad}if not {self.scalar(cond, inner)}:", f"{pad}    continue"]

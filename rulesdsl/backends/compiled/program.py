@@ -33,6 +33,7 @@ from .tiers import Tiers, after_effects
 from .unsupported import Unsupported
 
 DECISION, CHANCE = 0, 1
+MAX_LISTED = 1 << 16  # the most moves compiled code lists at once (rows of its buffer)
 
 
 class Program:
@@ -74,6 +75,9 @@ class Program:
         self._check_flow()
         parts = [self._legal(), self._apply(), self._flow(), self._end(), self._no_moves(), self._by_score(),
                  self._chance(), self.sim.source(), self.actors.source()]
+        # (a bound multiplied over many params, a compound move's parts above all, may pass any real count: the rows
+        # listed at once stop there, with a located error where a position would list more)
+        self.capacity = min(self.capacity, MAX_LISTED)
         parts.append(self._own_returns())
         if self.calls.active:
             parts.append(self.calls.source())
@@ -290,6 +294,10 @@ class Program:
                 return max(item.high - item.low + 1, 0)
         if isinstance(param.domain, N.Ref) and param.domain.kind == "region":
             return len(self.t.regions.get(param.domain.name, ()))
+        item = param.domain.type.items[0] if param.domain.type.name == "list" and param.domain.type.items else None
+        if isinstance(param.domain, N.Call) and param.domain.func == "distinct" and item is not None \
+                and item.name == "text" and item.names:  # distinct texts of an enumeration: at most all of them
+            return len(item.names)
         found = [length_bound(x, self.ir) for x in (param.among, param.domain)]
         if any(n is not None for n in found):
             return min(n for n in found if n is not None)

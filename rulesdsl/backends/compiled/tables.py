@@ -55,11 +55,12 @@ class Tables:
         table = [[[int(x) for x in ray] + [-1] * (width - len(ray)) for ray in rays[d]] for d in self.directions]
         return table, [[len(ray) for ray in rays[d]] for d in self.directions]
 
-    def keyed_tables(self, name: str) -> tuple:
+    def keyed_tables(self, name: str, text=None) -> tuple:
         """(keys as rows of whole numbers, each key's cells padded with -1, how many cells each has) of a region
-        per key."""
+        per key; text(t): the number of a text in a key (none given: only the lengths are asked for)."""
         region = self.keyed[name]
-        keys = [list(k) if isinstance(k, tuple) else [k] for k in region]
+        number = lambda k: text(k) if isinstance(k, str) and text is not None else k  # noqa: E731
+        keys = [[number(x) for x in k] if isinstance(k, tuple) else [number(k)] for k in region]
         width = max(len(cells) for cells in region.values())
         return keys, [cells + [-1] * (width - len(cells)) for cells in region.values()], [len(c) for c in region.values()]
 
@@ -157,9 +158,9 @@ class Tables:
 
 
 def _whole_keys(region: dict) -> bool:
-    """Whether a region's keys are whole numbers, or tuples of whole numbers of one length."""
+    """Whether a region's keys are whole numbers or texts, or tuples of them of one length."""
     keys = list(region)
-    if all(isinstance(k, int) and not isinstance(k, bool) for k in keys):
+    single = lambda x: isinstance(x, str) or isinstance(x, int) and not isinstance(x, bool)  # noqa: E731
+    if all(single(k) for k in keys):
         return True
-    return all(isinstance(k, tuple) and len(k) == len(keys[0]) and
-               all(isinstance(x, int) and not isinstance(x, bool) for x in k) for k in keys)
+    return all(isinstance(k, tuple) and len(k) == len(keys[0]) and all(single(x) for x in k) for k in keys)
