@@ -53,10 +53,16 @@ RUNS = "tests/compiled_games/runs.yaml"  # take_while() over a range and over a 
 SUPPORTED += [(RUNS, None)]
 SPLIT = "tests/compiled_games/split-steps.yaml"  # a compound move (parts of a move with inputs), procedures
 SUPPORTED += [(SPLIT, None)]
-RANKED = "tests/compiled_games/ranked-tokens.yaml"  # a table fixed at load, an attribute some kinds lack, lists as tests
+RANKED = "tests/compiled_games/ranked-tokens.yaml"  # a table fixed at load, attributes some kinds lack, lists as tests
 SUPPORTED += [(RANKED, None)]
 PENS = "tests/compiled_games/pens.yaml"  # a zone per key, place() into a zone, move_all(), with_attr(), set_attr()
 SUPPORTED += [(PENS, None)]
+# Fast Track: compound moves (a 7 split in two), routes along links keyed by colour and lane that run out, pairs as
+# params, zones per colour, procedures, draws seen by one seat; each board, team setting and colours per player
+SUPPORTED += [("fast-track", None), ("fast-track board=hex", None), ("fast-track players=4 teams=pairs", None),
+              ("fast-track board=hex players=6 teams=pairs", None),
+              ("fast-track board=hex players=6 teams=triples", None),
+              ("fast-track colours_per_player=2", None), ("fast-track board=hex players=2 colours_per_player=3", None)]
 MABULA_SETUP = "WBWBWBWBWBWBBWBWBWBWBWBW"  # an explicit setup: no chance step
 
 
@@ -69,7 +75,7 @@ def _games(name: str, variant: str | None, setup: str | None = None) -> tuple:
     """(the Python game, the same game compiled): loaded once per session, so each module compiles once. `name`
     may be followed by options, `NAME OPTION=NUMBER...`."""
     name, *given = name.split(" ")
-    options = {key: int(value) for key, value in (item.split("=") for item in given)}
+    options = {key: int(value) if value.isdigit() else value for key, value in (item.split("=") for item in given)}
     if setup:
         options["setup"] = setup
     python = load_game(_path(name), variant, options or None)

@@ -27,7 +27,8 @@ class AttrBuiltins:
         key = ("with_attr", names)
         fname = self.m.function(key, lambda f: self._with_attr_source(f, node, names))
         values = "".join(f", {self.scalar(value, env)}" for _, value in node.kwargs)
-        return f"{fname}({piece}, {empty!r}, {self.m.code('with_attr(): the value is not a piece', node.at[0])!r}{values})"
+        other = self.m.code("with_attr(): the value is not a piece", node.at[0])
+        return f"{fname}({piece}, {empty!r}, {other!r}{values})"
 
     def _with_attr_source(self, fname: str, node, names: tuple) -> str:
         lines = [f"@_jit\ndef {fname}(p, empty, lacks{''.join(f', v{i}' for i in range(len(names)))}):",

@@ -19,7 +19,8 @@ class ProcedureCalls:
         reps = tuple(rep for _, rep in args)
         making.append(call.func)
         try:
-            name = self.m.function(("procedure", call.func, reps), lambda fname: self._procedure_source(fname, fn, reps))
+            name = self.m.function(("procedure", call.func, reps),
+                                   lambda fname: self._procedure_source(fname, fn, reps))
         finally:
             making.pop()
         return [f"{name}(s, me{''.join(', ' + code for code, _ in args)})"]

@@ -250,7 +250,8 @@ class Program:
             return lines + [f"{pad}return True"]
         self.capacity += bound_count
         kind = self.kind_index[f"{plan.decl[2]}.outcome" if plan.kind == "outcome" else plan.name]
-        args = [f"in{j}" for j in range(len(given))] + [c for p in plan.params for c in spread(env[p.name], width(p.type))] \
+        args = [f"in{j}" for j in range(len(given))] \
+            + [c for p in plan.params for c in spread(env[p.name], width(p.type))] \
             + [env[l.name][0] for l in plan.lets]
         lines += [f"{pad}if n >= out.shape[0]:",
                   f"{pad}    " + self.m.error("more moves are legal at once than the layout bounds", plan.decl),
