@@ -155,7 +155,8 @@ def test_the_readmes_first_command_compiles_once_on_a_fresh_checkout(tmp_path):
 
 @pytest.mark.parametrize("game, agents", [(TUTORIAL, "random,random"), ("mabula", "random,random"),
                                           (CHIPS, "random,random"), (BIDS, "random,random,random"),
-                                          ("marble-chase", "random,random")])  # fractional weights
+                                          ("marble-chase", "random,random"),  # fractional weights
+                                          ("fast-track", "random,random")])  # compound moves, routes
 def test_results_files_are_the_same_bytes_on_every_backend_worker_count_and_dask(capfd, tmp_path, game, agents):
     base = ["simulate", game, "--games", "40", "--seed", "3", "--agents", agents, "--quiet"]
     runs = {"python": ["--backend", "python"], "compiled": ["--backend", "compiled"],

@@ -58,6 +58,18 @@ THROWS = "tests/compiled_games/throws.yaml"  # outcomes that are a cell or a tex
 SUPPORTED += [(THROWS, None), ("marble-chase", None), ("marble-chase players=3", None),
               ("marble-chase players=4", None), ("marble-chase players=4 teams=true", None),
               ("marble-chase match=true skills=expert,standard", None)]
+SPLIT = "tests/compiled_games/split-steps.yaml"  # a compound move (parts of a move with inputs), procedures
+SUPPORTED += [(SPLIT, None)]
+RANKED = "tests/compiled_games/ranked-tokens.yaml"  # a table fixed at load, attributes some kinds lack, lists as tests
+SUPPORTED += [(RANKED, None)]
+PENS = "tests/compiled_games/pens.yaml"  # a zone per key, place() into a zone, move_all(), with_attr(), set_attr()
+SUPPORTED += [(PENS, None)]
+# Fast Track: compound moves (a 7 split in two), routes along links keyed by colour and lane that run out, pairs as
+# params, zones per colour, procedures, draws seen by one seat; each board, team setting and colours per player
+SUPPORTED += [("fast-track", None), ("fast-track board=hex", None), ("fast-track players=4 teams=pairs", None),
+              ("fast-track board=hex players=6 teams=pairs", None),
+              ("fast-track board=hex players=6 teams=triples", None),
+              ("fast-track colours_per_player=2", None), ("fast-track board=hex players=2 colours_per_player=3", None)]
 MABULA_SETUP = "WBWBWBWBWBWBBWBWBWBWBWBW"  # an explicit setup: no chance step
 
 
@@ -153,7 +165,8 @@ def test_a_playout_stops_at_its_step_limit_where_the_python_loop_does():
 
 
 @pytest.mark.parametrize("name, variant, setup, depth", [(TUTORIAL, None, None, 4), ("mabula", None, MABULA_SETUP, 3),
-                                                          (SOWING, None, None, 4), (BIDS, None, None, 4)])
+                                                          (SOWING, None, None, 4), (BIDS, None, None, 4),
+                                                          (SPLIT, None, None, 4)])
 def test_perft_counts_are_the_same(name, variant, setup, depth):
     python, compiled = _games(name, variant, setup)
     assert perft(compiled.new_initial_state(), depth) == perft(python.new_initial_state(), depth)

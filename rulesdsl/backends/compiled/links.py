@@ -5,12 +5,19 @@ from __future__ import annotations
 
 from ...ir import nodes as N
 from ...limits import MAX_ITEMS
+from .unsupported import Unsupported
 
 
 class LinkBuiltins:
     """walk(name, c, steps, key) over links that never run out (so that it never gives none)."""
 
     def b_walk(self, node, env):
+        try:
+            return self._walk_along(node, env)
+        except Unsupported:  # links that run out, keyed by tuples, or named while playing (routes.py)
+            return self.routed(node, env, "walk")
+
+    def _walk_along(self, node, env):
         kwargs = dict(node.kwargs)
         args = list(node.args) + ([kwargs.pop("key")] if "key" in kwargs and len(node.args) == 3 else [])
         if kwargs or not 3 <= len(args) <= 4 or not isinstance(args[0], N.Const) or not isinstance(args[0].value, str):

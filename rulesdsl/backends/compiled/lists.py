@@ -5,6 +5,7 @@ operands that may hold none, each as the Python engine computes it (its errors t
 from __future__ import annotations
 
 from ...ir import nodes as N
+from ...lang import types as T
 
 _ORDERED = frozenset({"int", "seat", "cell", "bool"})  # kinds whose order is their whole number's order
 
@@ -127,8 +128,10 @@ class ListBuiltins:
         if len(node.args) + len(kwargs) > 2 or set(kwargs) - {"default"} or not node.args:
             raise self.unsupported(node, "this call of last()")
         given = node.args[1] if len(node.args) > 1 else kwargs.get("default")
-        default = self._default(node, given, env)
         seq, rep = self.ex(node.args[0], env)
+        if rep == "a2" and given is None:  # a list of tuples: its last row (routes.py)
+            return self.last_row(node, seq), "a"
+        default = self._default(node, given, env)
         if rep != "a":
             raise self.unsupported(node, "last() of this")
         return f"_rt.first_or({seq}[::-1], {default})", "i"

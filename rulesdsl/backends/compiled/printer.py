@@ -16,6 +16,9 @@ from ...lang import types as T
 from ...model.values import Cell
 from .arith import NumberBuiltins
 from .coordinates import Coordinates
+from .attrs import AttrBuiltins
+from .dicts import ConstDicts
+from .routes import MAYBE, RouteBuiltins
 from .keyed import KeyedVars
 from .links import LinkBuiltins
 from .lists import ListBuiltins
@@ -25,6 +28,7 @@ from .mixed import MixedValues, is_mixed
 from .places import NONE_NUMBER, Places
 from .seat_places import SeatPlaces
 from .zone_moves import ZoneMoves
+from .procedures import ProcedureCalls
 from .zones import Zones
 from .unsupported import Unsupported
 from .walks import Walks
@@ -37,6 +41,11 @@ _INT64 = (-(1 << 63), (1 << 63) - 1)
 def _maybe(t: T.Type, name: str) -> bool:
     """Whether `t` is a value of kind `name` or none."""
     return t.name == "union" and {m.name for m in t.items} == {name, "none"}
+
+
+def _empty(node) -> bool:
+    """Whether `node` is [] written out."""
+    return isinstance(node, N.Display) and node.kind == "list" and not node.items
 
 
 def _holds_piece(t: T.Type) -> bool:
@@ -102,7 +111,7 @@ def _whole(value) -> int:
 
 
 class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates, SeatPlaces, Walks, MixedValues,
-              ConstData, FloatValues):
+              ConstData, FloatValues, ProcedureCalls, ConstDicts, AttrBuiltins, RouteBuiltins):
     """Prints the IR of one game into a Module. `board`: the game's geometry tables (see program.Tables)."""
 
     def __init__(self, module: Module, tables, ir, packing):
@@ -130,7 +139,15 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
         method = getattr(self, "x_" + node.__class__.__name__, None)
         if method is None:
             raise self.unsupported(node, f"{node.__class__.__name__.lower()} expressions")
-        return method(node, env)
+        code, rep = method(node, env)
+        if rep in MAYBE:  # a list that may be none, read as a list (routes.py)
+            return self.some(node, code, rep)
+        return code, rep
+
+    def truth(self, node, env) -> str:
+        """A test: a single value, or a list (true when it holds any item, as in Python)."""
+        code, rep = self.ex(node, env)
+        return f"({code}.shape[0] > 0)" if rep in ("a", "a2") else code
 
     def scalar(self, node, env) -> str:
         code, rep = self.ex(node, env)
@@ -218,9 +235,9 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
     def x_Unary(self, node, env):
         if node.op in ("-", "+") and self.fractional(node.operand):
             return self.float_unary(node, env)
-        code = self.scalar(node.operand, env)
         if node.op == "not":
-            return f"(not {code})", "i"
+            return f"(not {self.truth(node.operand, env)})", "i"
+        code = self.scalar(node.operand, env)
         if node.op in ("-", "+") and node.type.name == "int":
             return f"({node.op}{code})", "i"
         raise self.unsupported(node, f"the operator {node.op} on {T.describe(node.operand.type)}")
@@ -230,6 +247,10 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
             (left, a), (right, b) = self.ex(node.left, env), self.ex(node.right, env)
             if a == b == "a":
                 return self.mixed_joined(node, env) or (f"_rt.concat({left}, {right})", "a")
+            if {a, b} <= {"a", "a2"} and "a2" in (a, b) and self.empty_rows(node) \
+                    and all(r == "a2" or _empty(n) for r, n in ((a, node.left), (b, node.right))):
+                empty = self.empty_rows(node)  # lists of tuples (routes.py)
+                return self.concat_rows(left if a == "a2" else empty, right if b == "a2" else empty), "a2"
         if self.fractional(node):
             return self.float_binary(node, env)
         if node.op not in _ARITH or node.type.name != "int" and not self.whole_valued(node):
@@ -243,9 +264,12 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
     def x_Logic(self, node, env):
         if node.type.name != "bool":
             raise self.unsupported(node, f"'{node.op}' of values that are not true or false")
-        return f"({self.scalar(node.left, env)} {node.op} {self.scalar(node.right, env)})", "i"
+        return f"({self.truth(node.left, env)} {node.op} {self.truth(node.right, env)})", "i"
 
     def x_Compare(self, node, env):
+        found = self.none_test(node, env)  # a list that may be none (routes.py)
+        if found is not None:
+            return found, "i"
         parts, operands = [], node.operands
         for op, a, b in zip(node.ops, operands, operands[1:]):
             if op in ("in", "notin") and self.keyed.form(b) is not None:  # a key of a table
@@ -282,11 +306,14 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
         return self.operand(node, other, op, env, left, compare=True)
 
     def x_Cond(self, node, env):
-        test = self.scalar(node.test, env)
+        test = self.truth(node.test, env)
         (then, a), (other, b) = self.ex(node.then, env), self.ex(node.other, env)
         then, other = self.mixed_items(node, [then, other], [a, b])
         if {a, b} == {"i", "f"}:
             return self.float_cond(node, test, (then, a), (other, b))
+        if {a, b} == {"a", "a2"} and _empty(node.then if a == "a" else node.other) and self.empty_rows(node):
+            empty = self.empty_rows(node)  # [] beside a list of tuples (routes.py)
+            then, other, a, b = empty if a == "a" else then, empty if b == "a" else other, "a2", "a2"
         if a != b:
             raise self.unsupported(node, "a condition choosing between a list and a single value")
         return f"({then} if {test} else {other})", a
@@ -298,6 +325,9 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
         obj = node.obj
         if isinstance(obj, N.Ref) and obj.kind == "local" and f"{obj.name}.{node.name}" in env:
             return env[f"{obj.name}.{node.name}"]  # a field of a record its caller binds (the move made, after it)
+        if isinstance(obj, N.Index) and isinstance(obj.obj, N.Ref) and obj.obj.kind == "local" \
+                and isinstance(obj.index, N.Const) and f"{obj.obj.name}[{obj.index.value}].{node.name}" in env:
+            return env[f"{obj.obj.name}[{obj.index.value}].{node.name}"]  # a field of an earlier part (parts.py)
         if self._bound_rep(obj, env) == "choice" or isinstance(obj, N.Index) \
                 and self._bound_rep(obj.obj, env) == "choices":
             return self.choice_field(node, self.ex(obj, env)[0]), "i"
@@ -310,6 +340,8 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
             table = self.t.cell_attribute(self, node)
             return f"{table}[_cell({self.scalar(obj, env)})]", "i"
         if _holds_piece(obj.type):
+            if any(node.name not in p.__dict__ for p in self.t.pieces(self, node)[1:]):
+                return self._some_pieces_attribute(node, env), "i"
             table = self.t.piece_attribute(self, node)
             return f"{table}[_piece({self.scalar(obj, env)})]", "i"
         if isinstance(obj, N.Ref) and obj.kind == "option" and obj.binding is not None and obj.binding.is_const \
@@ -327,6 +359,9 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
             return found
         if isinstance(obj, N.Ref) and obj.kind == "zone":
             return self.zones.read(node, env)
+        found = self.tuple_item(node, env)  # an item of a tuple of tuples (routes.py)
+        if found is not None:
+            return found
         if self.keyed.form(obj) is not None:
             return self.keyed.read(node, self.keyed.form(obj), env)
         if self._bound_rep(obj, env) == "choices":  # a seat's choice: its seat, read lazily
@@ -335,6 +370,8 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
             return self._keyed_region(node, env)
         if isinstance(obj, N.Ref) and obj.kind == "var" and self.places.per_seat(obj):
             return self.places.read(obj, self.places.row(obj, node.index, env, node.at[0]))
+        if self.const_dict(obj) is not None:  # a table fixed at load (dicts.py)
+            return self.const_lookup(node, self.const_dict(obj), node.index, env), "i"
         seq, rep = self.ex(obj, env)
         if rep == "a2":
             return f"_row({seq}, {self.scalar(node.index, env)})", "a"
@@ -344,7 +381,7 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
 
     def _keyed_region(self, node, env):
         """region[key] of a region per key: its cells, found by the key's whole numbers."""
-        keys, rows, lengths = self.t.keyed_tables(node.obj.name)
+        keys, rows, lengths = self.t.keyed_tables(node.obj.name, self.m.text)
         key = node.index
         parts = key.items if isinstance(key, N.Display) and key.kind == "tuple" else (key,)
         if len(parts) != len(keys[0]):
@@ -358,6 +395,11 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
         return f"_rt.keyed_row({', '.join(tables)}, np.array([{code}], np.int64), {error!r})", "a"
 
     def x_Display(self, node, env):
+        if node.kind == "tuple":  # a row (routes.py)
+            return self.tuple_display(node, env)
+        rows = self.rows_display(node, env) if node.kind == "list" else None
+        if rows is not None:
+            return rows
         if node.kind != "list":
             raise self.unsupported(node, f"a {node.kind} written out")
         if not node.items:
@@ -366,6 +408,8 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
         return f"np.array([{', '.join(items)}], np.int64)", "a"
 
     def x_Comp(self, node, env):
+        if isinstance(node.elt, N.Display) and node.elt.kind == "tuple":  # rows (routes.py)
+            return self.lifted_rows(node, env)
         return self.lifted(node, env, "list")
 
     def x_Call(self, node, env):
@@ -430,9 +474,14 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
         `tag` and c."""
         lines, inner = [], env
         for c, clause in enumerate(comp.clauses):
-            seq, rep = self.ex(clause.iterable, inner)
-            inner = dict(inner)
-            lines += self._loop_head(clause, seq, rep, inner, f"{tag}{c}", pad, pure=True)
+            single = self.single_clause(clause, dict(inner), f"{tag}{c}", pad)  # `for x in [value]` (routes.py)
+            if single is not None:
+                inner = dict(inner)
+                lines += self.single_clause(clause, inner, f"{tag}{c}", pad)
+            else:
+                seq, rep = self.ex(clause.iterable, inner)
+                inner = dict(inner)
+                lines += self._loop_head(clause, seq, rep, inner, f"{tag}{c}", pad, pure=True)
             pad += "    "
             for cond in clause.conds:
                 lines += [f"{pad}if not {self.scalar(cond, inner)}:", f"{pad}    continue"]
@@ -633,12 +682,14 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
         """The lines of a statement, indented by `pad`."""
         if isinstance(node, N.Do):
             call = node.call
+            if call.target == "procedure":
+                return [pad + line for line in self.procedure_call(call, env)]
             handler = getattr(self, "e_" + call.func, None)
             if call.target != "builtin" or handler is None:
                 raise self.unsupported(node, f"the effect {call.func}()")
             return [pad + line for line in handler(call, env)]
         if isinstance(node, N.If):
-            lines = [f"{pad}if {self.scalar(node.test, env)}:"]
+            lines = [f"{pad}if {self.truth(node.test, env)}:"]
             lines += [line for s in node.then for line in self.st(s, env, pad + "    ")] or [pad + "    pass"]
             if node.other:
                 lines.append(f"{pad}else:")
@@ -726,9 +777,15 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
             lines += [f"{body}if not {self.scalar(cond, inner)}:", f"{body}    continue"]
         return lines + ([line for s in node.body for line in self.st(s, inner, body)] or [body + "pass"])
 
+    def e_move_all(self, call, env) -> list:
+        return self.zones.move_all(call, env)
+
     def e_place(self, call, env) -> list:
         self._arity(call, 2)
         where = call.args[1]
+        into = self.zones.place_piece(call, env) if where.type.name != "cell" and not is_mixed(where.type) else None
+        if into is not None:  # into a zone
+            return into
         if where.type.name != "cell" and not is_mixed(where.type):
             raise self.unsupported(call, "place() anywhere but on a cell")
         piece = self.scalar(call.args[0], env)
@@ -793,12 +850,27 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
             raise self.unsupported(node, "abs() of anything but a whole number")
         return f"abs({self.scalar(node.args[0], env)})", "i"
 
+    def _some_pieces_attribute(self, node, env) -> str:
+        """p.name where pieces of some kinds have no attribute `name` (Python's AttributeError for those)."""
+        table = self.t.piece_attribute(self, node, missing=LACKED)
+        code = self.m.code(f"AttributeError: 'Piece' object has no attribute '{node.name}'", node.at[0])
+        self.m.functions.setdefault(("helper", "held"), ("_held", HELD))
+        return f"_held({table}, _piece({self.scalar(node.obj, env)}), {code!r})"
+
     def _optional_cell_attribute(self, node, env) -> str:
         """c.name of a cell or none: none has no attributes (Python's AttributeError)."""
         table = self.t.cell_attribute(self, node)
         code = self.m.code(f"AttributeError: 'NoneType' object has no attribute '{node.name}'", node.at[0])
         self.m.functions.setdefault(("helper", "some_cell"), ("_some_cell", SOME_CELL))
         return f"{table}[_some_cell({self.scalar(node.obj, env)}, {code!r})]"
+
+
+LACKED = -(1 << 63)  # a piece attribute's entry for pieces that do not have it
+HELD = f'''@_jit
+def _held(table, k, code):
+    if table[k] == {LACKED}:
+        raise ValueError(code)
+    return table[k]'''
 
 
 SOME_CELL = '''@_jit

@@ -25,6 +25,7 @@ from .draws import Draw
 from .fractional import FRACTION, Fractions
 from .nomoves import no_moves_source
 from .outcomes import Outcomes
+from .parts import Parts, arg_widths, bind, flat, spread, width
 from .places import _may_be_none, _optional
 from .printer import Module, Printer
 from .simultaneous import Simultaneous
@@ -33,6 +34,7 @@ from .tiers import Tiers, after_effects
 from .unsupported import Unsupported
 
 DECISION, CHANCE = 0, 1
+MAX_LISTED = 1 << 16  # the most moves compiled code lists at once (rows of its buffer)
 
 
 class Program:
@@ -58,6 +60,9 @@ class Program:
         self.p.calls = self.calls  # chance() in effects writes the draws it asks for
         self.width = max([self.width] + [3 + len(rules.steps[name].inputs) for name, step in self.ir.steps.items()
                                          if step.kind == "chance" and step.chance.kind == "draw"])
+        self.parts = Parts(self)  # compound moves: a row holds their parts' arguments too
+        self.width = max([self.width] + [1 + self.parts.columns(name) for name in self.parts.plans]
+                         + [1 + sum(w for _, w in arg_widths(self, k)) for k in self.players + self.outcomes])
         # a row of a playout's log: the seat, the move or outcome (W columns), who sees it, how many moves the seat
         # chose among, whether it was a choice at a simultaneous step
         self.log_width = max(self.width + 4, 5)
@@ -71,6 +76,9 @@ class Program:
         self._check_flow()
         parts = [self._legal(), self._apply(), self._flow(), self._end(), self._no_moves(), self._by_score(),
                  self._chance(), self.sim.source(), self.actors.source()]
+        # (a bound multiplied over many params, a compound move's parts above all, may pass any real count: the rows
+        # listed at once stop there, with a located error where a position would list more)
+        self.capacity = min(self.capacity, MAX_LISTED)
         parts.append(self._own_returns())
         if self.calls.active:
             parts.append(self.calls.source())
@@ -136,9 +144,8 @@ class Program:
                     raise Unsupported(self._at(step.decl), "a next step worked out while playing")
             for rule in [*model.moves, *(r for tier in model.tiers for r in tier), model.pass_rule]:
                 if rule is not None and (rule.next is not None and rule.next_target is None
-                                         or rule.visible_to is not None and step.kind != "chance"
-                                         or rule.part_specs):
-                    raise Unsupported(self._at(rule.path), "a move with its own next step, visible_to, or parts")
+                                         or rule.visible_to is not None and step.kind != "chance"):
+                    raise Unsupported(self._at(rule.path), "a move with its own next step, or visible_to")
         for n in self.ir.nodes():
             if isinstance(n, N.Call) and n.func == "leave":
                 raise Unsupported(self.m.locate(n), f"{n.func}() in effects")
@@ -188,16 +195,19 @@ class Program:
         self.m.functions[("moves", name)] = (fname, "\n".join(lines))
         return fname
 
-    def _generate(self, plan, exists: bool, once: dict | None = None) -> list:
+    def _generate(self, plan, exists: bool, once: dict | None = None, given: dict | None = None, tail=None) -> list:
         """Loops over a move's params, its lets and checks placed as soon as what they read is bound. `once`: the
-        lists of the function's first loops so far (code -> name), each worked out once per listing."""
+        lists of the function's first loops so far (code -> name), each worked out once per listing; `given`: the
+        move's inputs, bound by the caller (a part of a compound move, parts.py); `tail(env, pad, bound)`: the lines
+        for each move found, instead of listing it."""
         rule = self._rule_of(plan)
         called = plan.kind == "outcome" and plan.decl[2] in self.calls.inputs  # inputs a chance() call gives
+        inputs = given
         given = list(plan.inputs) if called else []
-        if plan.inputs and not called or plan.parts \
-                or rule.arg_names != [p.name for p in plan.params] + [l.name for l in plan.lets]:
-            raise Unsupported(self._at(plan.decl), "a move with inputs or parts")
-        env, lines, pad = {}, [], "    "
+        own = [p.name for p in plan.params] + [l.name for l in plan.lets] + (["parts"] if plan.parts else [])
+        if plan.inputs and not called and inputs is None or rule.arg_names != own:
+            raise Unsupported(self._at(plan.decl), "a move with inputs, listed at a step")
+        env, lines, pad = dict(inputs or {}), [], "    "
         if given:  # the inputs of the call whose draw this is: the first waiting
             lines += ["    if s[O_calls_draws_len] == 0:",
                       "        " + self.m.error("the step takes inputs, which only chance() gives", plan.decl)]
@@ -219,25 +229,36 @@ class Program:
                 lines += walked
             else:
                 domain, rep = self.p.ex(param.domain, env)
-                if rep != "a":
+                # (a list of tuples: each value a row, as a tuple is read; its row the tuple's columns, parts.py)
+                pairs = rep == "a2" and plan.kind != "outcome" and width(param.type) > 1
+                if rep != "a" and not pairs:
                     raise Unsupported(self._at(param.decl), "a param whose values are not a list of single values")
                 free = self.p._free(param.domain, env)
                 if once is not None and i == 0 and not free and not domain.isidentifier():
                     domain = _worked_once(once, domain, lines)
                 lines += [f"{pad}d{i} = {domain}", f"{pad}for i{i} in range(d{i}.shape[0]):",
                           f"{pad}    v{i} = d{i}[i{i}]"]
+                if pairs:
+                    lines += [f"{pad}    if v{i}.shape[0] != {width(param.type)}:",
+                              f"{pad}        " + self.m.error("a value of another length than the param's tuples",
+                                                              param.decl)]
             pad += "    "
-            env[param.name] = (f"v{i}", "i")
+            env[param.name] = (f"v{i}", "a" if filled is None and pairs else "i")
             bound_count *= self._bound(param)
             pending = self._place(pending, env, names, lines, pad)
         pending = self._place(pending, env, names, lines, pad)
         if pending:
             raise Unsupported(self._at(plan.decl), "a let or check that reads a name bound after it")
+        if tail is not None:
+            return lines + tail(env, pad, bound_count)
+        if plan.parts:
+            return lines + self.parts.tail(plan, env, pad, exists, bound_count)
         if exists:
             return lines + [f"{pad}return True"]
         self.capacity += bound_count
         kind = self.kind_index[f"{plan.decl[2]}.outcome" if plan.kind == "outcome" else plan.name]
-        args = [f"in{j}" for j in range(len(given))] + [env[p.name][0] for p in plan.params] \
+        args = [f"in{j}" for j in range(len(given))] \
+            + [c for p in plan.params for c in spread(env[p.name], width(p.type))] \
             + [env[l.name][0] for l in plan.lets]
         lines += [f"{pad}if n >= out.shape[0]:",
                   f"{pad}    " + self.m.error("more moves are legal at once than the layout bounds", plan.decl),
@@ -281,6 +302,10 @@ class Program:
                 return max(item.high - item.low + 1, 0)
         if isinstance(param.domain, N.Ref) and param.domain.kind == "region":
             return len(self.t.regions.get(param.domain.name, ()))
+        item = param.domain.type.items[0] if param.domain.type.name == "list" and param.domain.type.items else None
+        if isinstance(param.domain, N.Call) and param.domain.func == "distinct" and item is not None \
+                and item.name == "text" and item.names:  # distinct texts of an enumeration: at most all of them
+            return len(item.names)
         found = [length_bound(x, self.ir) for x in (param.among, param.domain)]
         if any(n is not None for n in found):
             return min(n for n in found if n is not None)
@@ -335,17 +360,20 @@ class Program:
         for place, kind in enumerate(self.players):
             lines.append(f"        {'if' if place == 0 else 'elif'} k == {kind}:")
             lines.append(f"            s[{self._ident('last.rule')}] = {place}")
-            for j, item in enumerate(last.members[place].items):
+            # (a tuple's values, a compound move's parts among them, take a column each: parts.py)
+            items = [(j if atom is item else -1, atom) for j, item in enumerate(last.members[place].items)
+                     for atom in flat(item)]
+            for column, (j, item) in enumerate(items, 1):
                 if _optional(item):  # none or a single value: its tag, and the value when there is one
-                    lines += self._last_optional(item, f"row[{j + 1}]")
+                    lines += self._last_optional(item, f"row[{column}]")
                     continue
                 if self._never_none(kind, j, item):  # a number typed as maybe none that never is
                     lines += [f"            s[{self._ident(item.tag.name)}] = 1",
-                              f"            s[{self._ident(item.members[1].leaf.name)}] = row[{j + 1}]"]
+                              f"            s[{self._ident(item.members[1].leaf.name)}] = row[{column}]"]
                     continue
                 if not isinstance(item, Atom):
                     raise Unsupported(self._at(self.kinds[kind].path), "a move argument that is not a single value")
-                value = f"row[{j + 1}]"
+                value = f"row[{column}]"
                 if item.kind == "text":
                     value = f"_place({self.p.places.enum(item)}, {value})"
                 lines.append(f"            s[{self._ident(item.leaf.name)}] = {value}")
@@ -355,14 +383,20 @@ class Program:
         for kind in self.players + self.outcomes:
             plan = self._plan(self.kinds[kind])
             fname = f"A_{kind}"
-            env = {name: (f"a{j}", "i") for j, name in enumerate(self.kinds[kind].args)}
+            if plan is not None and plan.parts:  # each part's effects, then the move's own (parts.py)
+                source, width = self.parts.apply_source(kind, plan)
+                effects.append(source)
+                lines.append(f"    {'if' if kind == self.players[0] else 'elif'} k == {kind}:")
+                lines.append(f"        {fname}(s, who{''.join(f', row[{j + 1}]' for j in range(width))})")
+                continue
+            env, columns = bind(arg_widths(self, kind))  # (a tuple takes a column per item: parts.py)
             statements = plan.effects if plan is not None else ()
             body = [line for stmt in statements for line in self.p.st(stmt, env, "    ")] or ["    pass"]
-            params = "".join(f", a{j}" for j in range(len(self.kinds[kind].args)))
+            params = "".join(f", a{j}" for j in range(columns))
             effects.append("\n".join([f"@_jit\ndef {fname}(s, me{params}):", *body]))
             if kind in self.outcomes:
                 continue
-            args = "".join(f", row[{j + 1}]" for j in range(len(self.kinds[kind].args)))
+            args = "".join(f", row[{j + 1}]" for j in range(columns))
             lines.append(f"    {'if' if kind == self.players[0] else 'elif'} k == {kind}:")
             lines.append(f"        {fname}(s, who{args})")
         after, run = after_effects(self)

@@ -19,6 +19,7 @@ from ...model.rules import Move
 from ...model.values import Piece
 from .batch import kernels as batch_kernels
 from .piece_ids import piece_id, piece_of
+from .parts import read, write
 from .program import CHANCE as CHANCE_STEP
 from .simultaneous import load as load_choices
 
@@ -170,7 +171,7 @@ class CompiledGame:
         """The Move a row of compiled code stands for."""
         k = int(row[0])
         rule = self._rules[k]
-        args = tuple(self._arg(atom, int(v)) for atom, v in zip(self._atoms(k), row[1:]))
+        args, _ = read(self._atoms(k), row, 1, self._arg)  # (tuples flattened: parts.py)
         return Move(rule, args, player)
 
     def row(self, move) -> np.ndarray:
@@ -181,19 +182,20 @@ class CompiledGame:
             raise IllegalMove(str(move), "not a move of this game")
         row = np.zeros(self.program.width, np.int64)
         row[0] = k
-        for j, value in enumerate(move[1]):
-            if value is None:  # none: the absent value of the argument's kind
-                atom = self._atoms(k)[j]
-                single = atom.members[-1] if hasattr(atom, "members") else atom
-                row[j + 1] = 0 if getattr(single, "kind", None) == "piece" else -1
-                continue
-            if isinstance(value, Piece):  # (a let holding a piece: its id)
-                row[j + 1] = piece_id(self.program, value)
-                continue
-            number = self.program.m.texts[value] if isinstance(value, str) else int(value)
-            members = getattr(self._atoms(k)[j], "members", None)
-            row[j + 1] = -2 - number if isinstance(value, str) and members is not None and _mixed(members) else number
+        columns = write(self._atoms(k), move[1], self._number)  # (tuples flattened: parts.py)
+        row[1:len(columns) + 1] = columns
         return row
+
+    def _number(self, atom, value) -> int:
+        """One value of a move's row."""
+        if value is None:  # none: the absent value of the argument's kind
+            single = atom.members[-1] if hasattr(atom, "members") else atom
+            return 0 if getattr(single, "kind", None) == "piece" else -1
+        if isinstance(value, Piece):  # (a let holding a piece: its id)
+            return piece_id(self.program, value)
+        number = self.program.m.texts[value] if isinstance(value, str) else int(value)
+        members = getattr(atom, "members", None)
+        return -2 - number if isinstance(value, str) and members is not None and _mixed(members) else number
 
     def logged(self, log, drawn) -> list:
         """The Moves of a compiled playout's log (rows of the seat and the move, or of an outcome drawn: its kind

@@ -55,11 +55,12 @@ class Tables:
         table = [[[int(x) for x in ray] + [-1] * (width - len(ray)) for ray in rays[d]] for d in self.directions]
         return table, [[len(ray) for ray in rays[d]] for d in self.directions]
 
-    def keyed_tables(self, name: str) -> tuple:
+    def keyed_tables(self, name: str, text=None) -> tuple:
         """(keys as rows of whole numbers, each key's cells padded with -1, how many cells each has) of a region
-        per key."""
+        per key; text(t): the number of a text in a key (none given: only the lengths are asked for)."""
         region = self.keyed[name]
-        keys = [list(k) if isinstance(k, tuple) else [k] for k in region]
+        number = lambda k: text(k) if isinstance(k, str) and text is not None else k  # noqa: E731
+        keys = [[number(x) for x in k] if isinstance(k, tuple) else [number(k)] for k in region]
         width = max(len(cells) for cells in region.values())
         return keys, [cells + [-1] * (width - len(cells)) for cells in region.values()], [len(c) for c in region.values()]
 
@@ -104,13 +105,18 @@ class Tables:
             self._pieces = found
         return self._pieces
 
-    def piece_attribute(self, printer, node) -> str:
+    def piece_attribute(self, printer, node, missing: int | None = None) -> str:
+        """The table of a piece attribute by piece id; `missing`: the entry of pieces without it (else those are
+        Unsupported)."""
         values = [0]
         for piece in self.pieces(printer, node)[1:]:
             if node.name not in piece.__dict__:
+                if missing is not None:
+                    values.append(missing)
+                    continue
                 raise printer.unsupported(node, f"the attribute '{node.name}' of pieces of kind '{piece.kind}'")
             values.append(self._number(printer, node, piece.__dict__[node.name]))
-        return printer.m.table(("piece", node.name), values)
+        return printer.m.table(("piece", node.name, missing), values)
 
     def owner_table(self, printer, node) -> str:
         """Each piece's owner (-1 where it has none), for owned()."""
@@ -122,6 +128,11 @@ class Tables:
         """The expression of the id of piece(kind, **given) in the layout's table."""
         name = node.args[0].value
         kind = next((k for k in self.layout.kinds if k.name == name), None)
+        specs = self.rules.kinds[name].attributes if name in self.rules.kinds else {}
+        given = dict(given)
+        for attribute, _ in kind.attributes if kind is not None else ():  # one left out: its default (a constant)
+            if attribute not in given and "default" in (specs.get(attribute) or {}):
+                given[attribute] = repr(self._number(printer, node, specs[attribute]["default"], attribute))
         if kind is None or set(given) != {a for a, _ in kind.attributes}:
             raise printer.unsupported(node, "piece() of a kind or attributes not declared, or not all given")
         terms, stride = [], 1
@@ -147,9 +158,9 @@ class Tables:
 
 
 def _whole_keys(region: dict) -> bool:
-    """Whether a region's keys are whole numbers, or tuples of whole numbers of one length."""
+    """Whether a region's keys are whole numbers or texts, or tuples of them of one length."""
     keys = list(region)
-    if all(isinstance(k, int) and not isinstance(k, bool) for k in keys):
+    single = lambda x: isinstance(x, str) or isinstance(x, int) and not isinstance(x, bool)  # noqa: E731
+    if all(single(k) for k in keys):
         return True
-    return all(isinstance(k, tuple) and len(k) == len(keys[0]) and
-               all(isinstance(x, int) and not isinstance(x, bool) for x in k) for k in keys)
+    return all(isinstance(k, tuple) and len(k) == len(keys[0]) and all(single(x) for x in k) for k in keys)

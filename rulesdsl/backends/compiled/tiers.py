@@ -10,6 +10,7 @@ After-effects read the move made as `move.<param or let>`; they run after the mo
 from __future__ import annotations
 
 from ...ir import nodes as N
+from .parts import arg_widths, bind
 from .unsupported import Unsupported
 
 
@@ -78,17 +79,17 @@ def after_effects(program) -> tuple:
         lines.append(f"    if st == {index}:")
         for rule in rules:
             kind = program.kind_index[f"{name}.pass" if rule.is_pass else rule.name]
-            args = program.kinds[kind].args
-            env = {f"move.{arg}": (f"a{j}", "i") for j, arg in enumerate(args)}
+            # (a tuple takes a column per item; a compound move's parts, its last argument, are not read here)
+            env, columns = bind([(f"move.{n}", w) for n, w in arg_widths(program, kind) if n != "parts"])
             for n in (node for statement in after for node in N.walk(statement)):
                 if isinstance(n, N.Attr) and isinstance(n.obj, N.Ref) and n.obj.kind == "local" \
                         and n.obj.name == "move" and f"move.{n.name}" not in env:
                     raise Unsupported(program.m.locate(n), f"after-effects reading move.{n.name}, which the move "
                                       f"'{rule.name}' does not have")
             fname = f"AF_{index}_{kind}"
-            params = "".join(f", a{j}" for j in range(len(args)))
+            params = "".join(f", a{j}" for j in range(columns))
             body = [line for stmt in after for line in program.p.st(stmt, env, "    ")] or ["    pass"]
             functions.append("\n".join([f"@_jit\ndef {fname}(s, me{params}):", *body]))
-            call = "".join(f", row[{j + 1}]" for j in range(len(args)))
+            call = "".join(f", row[{j + 1}]" for j in range(columns))
             lines += [f"        if k == {kind}:", f"            {fname}(s, who{call})"]
     return functions, lines

@@ -2,7 +2,7 @@
 layout's list form, ir/forms.py), read as a list (a copy) and changed by move() and remove() as the Python
 built-ins change it (model/builtins/places.py): a piece named is the first equal one, the pieces after it moving
 down; none named is the last (the top of a stack); a piece put into a zone goes last. A zone whose pieces are not
-numbered, or one place per key, is Unsupported, located."""
+numbered is Unsupported, located. A zone of one place per key finds the place of a key among its keys."""
 
 from __future__ import annotations
 
@@ -25,8 +25,6 @@ class Zones:
         if slot is None or not slot.fits or not isinstance(slot.form, Many) or not isinstance(slot.form.item, Atom) \
                 or slot.form.item.kind != "piece":
             raise self.p.unsupported(node, f"zone '{node.name}', held as Python values")
-        if slot.places is not None and tuple(slot.places) != tuple(range(self.p.t.seats)):
-            raise self.p.unsupported(node, f"zone '{node.name}', one place per key")
         return slot.form, slot.places is not None
 
     def place(self, node, env):
@@ -41,12 +39,28 @@ class Zones:
             form, per_seat = self._form(node.obj)
             if not per_seat:
                 raise self.p.unsupported(node, f"an index into zone '{node.obj.name}'")
-            ref, row = node.obj, f"_seat_at({self.p.scalar(node.index, env)})"
+            ref, row = node.obj, self._row(node, env)
         else:
             return None
         cap = form.capacity
         base = f"{self.fields[form.item.leaf.name].ident} + {row} * {cap}"
         return base, f"{self.fields[form.length.name].ident} + {row}", cap, ref, row
+
+    def _row(self, node, env) -> str:
+        """The code of the place zone[index] is: a seat's, or a key's found among the zone's keys."""
+        ref = node.obj
+        if any(h.name == ref.name and h.per == "player" for h in self.p.t.rules.zones):
+            return f"_seat_at({self.p.scalar(node.index, env)})"
+        slot = self.slots[f"zone.{ref.name}"]
+        table, low, kind = self.p.places._keys(ref, slot)
+        texts = self.m.texts
+
+        def shown(code: int):  # (texts are numbered as the module is printed: looked up when shown)
+            text = next((t for t, n in texts.items() if n == code), None) if kind == "text" else None
+            return code if text is None else repr(text)
+
+        error = self.m.code(ValueMessage("KeyError: {0}", shown), node.at[0])
+        return f"_rt.key_row({table}, {low}, {self.p.scalar(node.index, env)}, {error!r})"
 
     def read(self, node, env) -> tuple:
         base, length, cap, _, _ = self.place(node, env)
@@ -59,6 +73,28 @@ class Zones:
             raise self.p.unsupported(call, "move() with these arguments")
         lines = self._take(call, call.args[0], call.args[2] if len(call.args) > 2 else None, env, "move")
         return lines + self._put(call, call.args[1], env)
+
+    def place_piece(self, call, env) -> list | None:
+        """place(piece, zone): the piece put last into the zone (none is not a piece); None where `zone` is none."""
+        if self.place(call.args[1], env) is None:
+            return None
+        empty = self.m.code("place(): None is not a piece", call.at[0])
+        return [f"mp = {self.p.scalar(call.args[0], env)}", "if mp <= 0:", f"    raise ValueError({empty!r})",
+                *self._put(call, call.args[1], env)]
+
+    def move_all(self, call, env) -> list:
+        """move_all(from, to): every piece of one zone's place put last into another's, in order; `from` emptied."""
+        if len(call.args) != 2 or call.kwargs:
+            raise self.p.unsupported(call, "move_all() with these arguments")
+        found = [self.place(where, env) for where in call.args]
+        if None in found:
+            raise self.p.unsupported(call, "move_all() of anything but zones")
+        (base, length, cap, _, _) = found[0]
+        # (a place moved onto itself ends empty, as Python's list.extend of itself, then clear())
+        lines = [f"ma = _rt.zone_items(s, {base}, {length}, {cap})", f"s[{base}:{base} + ma.shape[0]] = 0",
+                 f"s[{length}] = 0", f"if ({base}) != ({found[1][0]}):", "    for mi in range(ma.shape[0]):",
+                 "        mp = ma[mi]"]
+        return lines + ["        " + line for line in self._put(call, call.args[1], env)]
 
     def remove(self, call, env) -> list:
         """remove(where[, piece]): off a cell, or out of a zone."""
