@@ -299,7 +299,7 @@ class MoveCompiler:
             return
         sig = "S, me" + "".join(f", L_{n}" for n in base)
         label, name = f"move {rule.name}", _ident(rule.name)
-        each_sig = sig + ", L_parts" + (f", L_{item}" if item is not None else ", _item")
+        each_sig = sig + ", L_parts" + (f", L_{item}" if item is not None else ", L__item")
 
         def define(kind, args, value):
             return self.function(f"{kind}_{name}", args, [Return(value)], label)
