@@ -242,7 +242,7 @@ class MoveCompiler:
             item, pool = next(iter(using.items()))
             if item in base or item in ("part", "parts"):
                 self.problem(path + ("using", item), f"'{item}' is a name of move '{rule.name}' already",
-                             "name the item something else", key=True, code="duplicate_name")
+                             "name the item something else", key=True, code="duplicate_name", fields={"name": item})
                 return
             binding = local(item)
             self.typed_function(("using", rule.name), [binding])  # typed by the items of the list
