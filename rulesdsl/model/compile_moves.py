@@ -364,8 +364,9 @@ class MoveCompiler:
         rule.repeat_spec = spec["repeat"] if isinstance(spec.get("repeat"), dict) else None
         rule.one_per_position = spec.get("one_per_position") is True
         if rule.one_per_position and not rule.compound:
-            self.problem(path + ("one_per_position",), f"move '{name}' has no parts: one_per_position tells apart "
-                         "moves whose parts reach the same position", "remove it, or give the move parts: or repeat:")
+            self.problem(path + ("one_per_position",), f"move '{name}' has no parts: one_per_position makes one "
+                         "move of the moves whose parts reach the same position",
+                         "remove it, or give the move parts: or repeat:")
         if rule.part_specs and rule.repeat_spec is not None:
             self.problem(path + ("repeat",), f"move '{name}' has both parts: and repeat:",
                          "a move is made of a fixed list of parts or of one part repeated: keep one")
