@@ -19,29 +19,36 @@ RACE, JUMPS, ALIKE = str(PARTS / "race.yaml"), str(PARTS / "jumps.yaml"), str(PA
 GOAL = 12
 
 
-def race_outcomes(mine, theirs, dice) -> set:
+def race_outcomes(mine, theirs, dice, stop: str = "longest", prefer: bool = True) -> set:
     """The pairs of squares (in order) the mover's runners may be left on: every order of the dice and every
-    runner tried, each step landing at most on the goal and on no square an opposing runner holds (but the goal);
-    of the sequences, those using the most dice, and of those, the most pips."""
-    found = []  # (dice used, pips, runners after)
+    runner tried, each step landing at most on the goal and on no square an opposing runner holds (but the goal).
+    The sequences that are moves: with `stop` any, every one; stuck, those no die can follow; longest, those
+    using the most dice. Then with `prefer`, of those, the ones of the most pips."""
+    found = []  # (dice used, pips, runners after, whether no die can follow)
 
     def go(pos, left, used, pips):
-        if used:
-            found.append((used, pips, pos))
+        going = False
         for i, die in enumerate(left):
             for r in (0, 1):
                 to = pos[r] + die
                 if to <= GOAL and (to == GOAL or to not in theirs):
                     moved = list(pos)
                     moved[r] = to
+                    going = True
                     go(tuple(sorted(moved)), left[:i] + left[i + 1:], used + 1, pips + die)
+        if used:
+            found.append((used, pips, pos, not going))
 
     go(tuple(sorted(mine)), tuple(dice), 0, 0)
-    if not found:
-        return set()
-    most = max(used for used, _, _ in found)
-    best = max(pips for used, pips, _ in found if used == most)
-    return {pos for used, pips, pos in found if used == most and pips == best}
+    if stop != "any":
+        found = [f for f in found if f[3]]
+    if stop == "longest" and found:
+        most = max(f[0] for f in found)
+        found = [f for f in found if f[0] == most]
+    if prefer and found:
+        best = max(f[1] for f in found)
+        found = [f for f in found if f[1] == best]
+    return {f[2] for f in found}
 
 
 def race_perft(pos, player: int, depth: int) -> int:
@@ -100,6 +107,7 @@ def reached(state, player: int) -> list:
     ((0, 4), (2, 9), (2, 2, 2, 2)),  # a double: as many of the four as can be used
     ((11, 12), (0, 0), (6, 6, 6, 6)),  # no die can be used: the step's pass
     ((1, 5), (3, 8), (2, 3)),
+    ((0, 1), (3, 7), (5, 2)),     # the 5 first leaves the 2 no square: only the orders using both are moves
 ])
 def test_race_moves_use_the_most_dice_then_the_larger(race, mine, theirs, dice):
     for player in (0, 1):
@@ -108,6 +116,20 @@ def test_race_moves_use_the_most_dice_then_the_larger(race, mine, theirs, dice):
         expected = race_outcomes(mine, theirs, dice)
         assert set(found) == (expected or {None})
         assert len(found) == len(set(found))  # one move per position reached
+
+
+@pytest.mark.parametrize("stop", ["any", "stuck", "longest"])
+@pytest.mark.parametrize("prefer", [False, True])
+def test_which_sequences_are_moves(write, stop, prefer):
+    text = open(RACE, encoding="utf-8").read().replace("stop: longest", f"stop: {stop}")
+    if not prefer:
+        text = text.replace('prefer: "sum(p.pips for p in parts)"', "")
+    game = rulesdsl.load_game(write(text), backend="python")
+    for mine, theirs, dice in [((0, 1), (3, 7), (5, 2)), ((0, 0), (0, 0), (3, 5)), ((10, 12), (0, 0), (2, 1)),
+                               ((0, 4), (2, 9), (2, 2, 2, 2)), ((9, 12), (0, 0), (5, 2))]:
+        found = reached(race_at(game, mine, theirs, dice), 0)
+        assert set(found) == (race_outcomes(mine, theirs, dice, stop, prefer) or {None})
+        assert len(found) == len(set(found))
 
 
 def test_race_larger_die_is_the_move_when_only_one_can_be_used(race):
