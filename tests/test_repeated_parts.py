@@ -340,3 +340,26 @@ def test_compiled_backend_refuses_repeated_parts_located(capsys):
     assert code == 1
     line = next(i for i, text in enumerate(open(RACE, encoding="utf-8"), 1) if text.strip() == "repeat:")
     assert f"{RACE}:{line + 1}:7: error: " in out + err and "(repeat:)" in out + err  # where repeat: is written
+
+
+# -- the editor's names ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("file, rule", [(RACE, ("moves", "play")), (JUMPS, ("moves", "capture"))])
+def test_every_name_in_a_repeat_resolves_to_what_declares_it(file, rule):
+    from rulesdsl.engine.load import compile_game
+    from rulesdsl.ir.occurrences import occurrences
+    from rulesdsl.loading import load_document
+    from rulesdsl.lsp.index import FileIndex
+
+    doc = load_document(file)
+    names = occurrences(compile_game(doc, file).rules.ir)
+    index = FileIndex(doc, names)
+    found = [n for n in names if n.path[:len(rule)] == rule]
+    assert {n.name for n in found} >= ({"die", "parts", "p"} if file == RACE else {"part", "parts"})
+    for name in found:
+        where = doc.locate(name.path, name.start)[0]
+        symbol = index.symbol_at(file, where.line, where.col)
+        assert symbol is not None and symbol.name == name.name, name
+        if name.name in ("die", "part", "parts"):  # declared by the repeat: (its using: for the item)
+            assert name.decl is not None and name.decl[:3] == rule + ("repeat",), name
+        if name.decl is not None:  # declared by a key of the file: go-to-definition goes there
+            assert symbol.location == doc.locate(name.decl, key=True)[0], name
