@@ -8,6 +8,7 @@ import pytest
 
 import rulesdsl
 from rulesdsl.engine.perft import perft
+from rulesdsl.findings import check_file
 
 from .helpers import ROOT, position, run_cli
 
@@ -363,3 +364,49 @@ def test_every_name_in_a_repeat_resolves_to_what_declares_it(file, rule):
             assert name.decl is not None and name.decl[:3] == rule + ("repeat",), name
         if name.decl is not None:  # declared by a key of the file: go-to-definition goes there
             assert symbol.location == doc.locate(name.decl, key=True)[0], name
+
+
+# -- moves provably printed alike, found at load ---------------------------------------------------------------
+TAKE = """
+game: Take
+players: {count: 2}
+vars:
+  pile: {init: 20}
+  last_colour: {init: "'red'"}
+moves:
+  take:
+    params:
+      n: "1..3"
+      colour: COLOURS
+    let:
+      LET
+    when: [WHEN]
+    notation: "NOTATION"
+    do: ["pile -= n", "last_colour = colour"]
+flow:
+  steps:
+    play: {moves: [take], next: end_turn}
+end:
+  - when: "pile <= 0"
+    winners: "[player]"
+"""
+
+
+@pytest.mark.parametrize("colours, let, when, notation, alike", [
+    ("['red', 'blue']", "{}", "n <= pile", "take {n}", True),
+    ("['red', 'blue']", "{shade: \"colour\"}", "n <= pile", "take {n}", True),       # a let of it, not printed
+    ("['red', 'blue']", "{}", "n <= pile", "take {n} {colour}", False),             # printed
+    ("['red', 'blue']", "{shade: \"colour\"}", "n <= pile", "take {n} {shade}", False),  # printed through a let
+    ("['red', 'blue']", "{}", "n <= pile and colour == last_colour", "take {n}", False),  # a condition tells
+    ("['red', 'red']", "{}", "n <= pile", "take {n}", False),                        # one value only
+    ("[last_colour, 'blue']", "{}", "n <= pile", "take {n}", False),                 # not known at load
+])
+def test_a_param_no_move_prints_is_found_at_load(write, colours, let, when, notation, alike):
+    text = TAKE.replace("COLOURS", f'"{colours}"').replace("LET", let).replace("WHEN", f'"{when}"') \
+        .replace("NOTATION", notation)
+    problems = [p for p in check_file(write(text)).problems if p.code == "moves_print_alike"]
+    assert len(problems) == alike
+    if alike:
+        assert problems[0].location.line == text.splitlines().index("      colour: COLOURS".replace(
+            "COLOURS", f'"{colours}"')) + 1
+        assert "'colour'" in problems[0].message and "{colour}" in problems[0].hint

@@ -16,6 +16,7 @@ from ..lang.emit import Append, Assign, Comment, Continue, Effect, For, Guard, I
 from ..lang.held import items
 from ..lang.parser import SyntaxProblem, parse
 from ..limits import MAX_LOOP_DEPTH, MAX_PARAMS, MAX_PARTS, MAX_TEMPLATE_CHARS
+from ..lang.builtins import value_key
 from .compile_support import _FAIL, _flatten, _ident
 from .bounds import inferred_bound
 from .reads import NOTHING
@@ -79,6 +80,10 @@ class _Search:
     checks: list[tuple[str, str | None]] = field(default_factory=list)  # (description, why): the rule's checks
     depth_of: dict[str, int] = field(default_factory=dict)  # param or let -> the depth that binds it
     held: dict[str, int] = field(default_factory=dict)  # param -> the most items one of its values holds, if known
+    # what the params and lets are read by, for the check of params no move prints (see _unprinted)
+    values: dict = field(default_factory=dict)  # param -> its domain's values, where they are known at load
+    reads: dict = field(default_factory=dict)  # param or let -> the params and lets its domain or value reads
+    checked: set = field(default_factory=set)  # the params and lets the checks read
 
     @property
     def args(self) -> str:
@@ -164,15 +169,47 @@ class MoveCompiler:
 
     def _moves(self):
         moves = self.data.get("moves") or {}
+        self._searches = {}  # move name -> its _Search (see _unprinted)
         for name, spec in moves.items():
             rule = self.move_rule(("moves", name), name, spec or {}, self.root, f"move {name}")
             if rule is not None:
                 self.rules.moves[name] = rule
-        for rule in list(self.rules.moves.values()):
+        for name, rule in list(self.rules.moves.items()):
+            self._unprinted(rule, self._searches.pop(name, None))
             if rule.part_specs:
                 self._parts(rule)
             elif rule.repeat_spec is not None:
                 self._repeat(rule)
+
+    def _unprinted(self, rule: MoveRule, search) -> None:
+        """A param that provably makes moves print alike: its domain is a list known at load of at least two
+        values, and neither the notation, nor a check, nor a later param's domain reads it (or a let worked out
+        from it). Wherever one move of the kind is legal, so are those that differ from it only in that param,
+        all written the same: no one could type any of them."""
+        if search is None or search is _FAIL or rule.compound or rule.inputs:
+            return
+        for i, param in enumerate(rule.params):
+            values = search.values.get(param)
+            if values is None or search.reads.get(param):
+                continue
+            distinct = set()
+            for value in values:
+                distinct.add(value_key(value))
+                if len(distinct) > 1:
+                    break
+            if len(distinct) < 2:
+                continue
+            made = {param}
+            for let in rule.lets:
+                if search.reads.get(let, set()) & made:
+                    made.add(let)
+            later = set().union(*(search.reads.get(p, set()) for p in rule.params[i + 1:]))
+            if made & (rule.printed | search.checked | later):
+                continue
+            self.problem(rule.path + ("params", param), f"moves of '{rule.name}' that differ only in '{param}' "
+                         "print alike: no condition reads it and the notation does not print it, so wherever one "
+                         "is legal, so are the others, all written the same", f"print {{{param}}} in the notation, "
+                         "or leave the param out", key=True, code="moves_print_alike", fields={"name": param})
 
     def _parts(self, rule: MoveRule) -> None:
         """A compound move: after its own params, each part is a legal move of another kind, made in order."""
@@ -382,6 +419,8 @@ class MoveCompiler:
         own = rule.params + rule.lets  # a compound move's parts are added around these
         # each part reports its own problems, so all are compiled before any failure is acted on
         search = self._search(path, spec, rule, scope, inner)
+        if path[0] == "moves":
+            self._searches[name] = search  # (for _unprinted, once every move is compiled)
         # (the same bindings as the checks': the type pass types both from the params' domains and the lets)
         bindings = {n: inner.names[n] for n in own}
         for n, most in (search.held.items() if search is not _FAIL else ()):
@@ -472,6 +511,7 @@ class MoveCompiler:
         rule.template = str(template)
         fields: list = []
         code = self.template(path + ("notation",), rule.template, scope, fields)
+        rule.printed = frozenset().union(*(used for _, _, used in fields))
         printed = any(not _IDENT.fullmatch(text.strip()) for text, _, _ in fields)
         if code is not _FAIL and printed and not rule.compound:
             # a field that prints an expression cannot be read back into a param: to tell which param a refused
@@ -532,6 +572,9 @@ class MoveCompiler:
                 if most <= _HELD_MOST:
                     search.held[pname] = most
             search.depth_of[pname] = i + 1
+            search.reads[pname] = self._free_names(node) & set(binders)
+            if known and isinstance(values, (list, tuple, range)):
+                search.values[pname] = values
             search.checks.append((f"{pname} must be one of {dom}", why))
         return ok
 
@@ -550,6 +593,7 @@ class MoveCompiler:
             if later:
                 self.problem(path + ("let", lname), f"'{lname}' uses '{sorted(later)[0]}', which is defined after it")
                 ok = False
+            search.reads[lname] = used
             depth = search.depth_of[lname] = max((search.depth_of.get(u, 0) for u in used), default=0)
             let = Assign(f"L_{lname}", code)
             search.levels[depth].lets.append(let)
@@ -572,6 +616,7 @@ class MoveCompiler:
                 ok = False
                 continue
             used = self._free_names(node) & binders
+            search.checked |= used
             level = search.levels[max((search.depth_of.get(u, 0) for u in used), default=0)]
             reads = {f"L_{u}" for u in used}
             after = max((i for i, let in enumerate(level.lets) if let.target in reads), default=-1)

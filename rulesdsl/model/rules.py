@@ -134,6 +134,7 @@ class MoveRule:
     # where the notation prints expressions: per field, (the params it reads, (me, *args) -> its text)
     fields: list = field(default_factory=list, repr=False)
     domains: list = field(default_factory=list, repr=False)  # [ParamDomain] of the params, in order
+    printed: frozenset = frozenset()  # the names the notation reads
     notation_at: Location | None = None  # where the rule file writes the notation (or the move, when it has none)
 
     @property
