@@ -331,7 +331,16 @@ class MoveCompiler:
                 part = built("part", 1)
                 part.typed_by = self._part_record(target)
                 conditions[key] = self.expr(path + (key,), spec[key], each.child(part=part))
-        prefer = None if spec.get("prefer") is None else self.expr(path + ("prefer",), spec["prefer"], scope)
+        prefer = None
+        if spec.get("prefer") is not None:
+            text = str(spec["prefer"])
+
+            def number(found):  # (the sequences are compared by it: a number, the higher preferred)
+                if found not in (T.ANY, T.NOTHING) and not T.numeric(found):
+                    raise CompileProblem(f"prefer: gives {T.describe(found)}, not a number", 0, len(text),
+                                         "a number worked out from parts: the sequences of the highest are moves",
+                                         code="type_error")
+            prefer = self.expr(path + ("prefer",), text, scope, then=number)
         if not ok or _FAIL in codes or _FAIL in conditions.values() or prefer is _FAIL:
             return
         sig = "S, me" + "".join(f", L_{n}" for n in base)
