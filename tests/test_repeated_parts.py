@@ -410,3 +410,27 @@ def test_a_param_no_move_prints_is_found_at_load(write, colours, let, when, nota
         assert problems[0].location.line == text.splitlines().index("      colour: COLOURS".replace(
             "COLOURS", f'"{colours}"')) + 1
         assert "'colour'" in problems[0].message and "{colour}" in problems[0].hint
+
+
+# -- one move per position, on a fixed list of parts -----------------------------------------------------------
+@pytest.mark.parametrize("one", [False, True])
+def test_fixed_parts_reaching_one_position_are_one_move(write, one):
+    text = open(RACE, encoding="utf-8").read().replace("""    repeat:
+      move: advance
+      using: {die: "dice"}
+      inputs: {pips: "die"}
+      stop: longest
+      prefer: "sum(p.pips for p in parts)"
+""", """    parts:
+      - {move: advance, inputs: {pips: "dice[0]"}}
+      - {move: advance, inputs: {pips: "dice[1]"}}
+""")
+    if not one:
+        text = text.replace("    one_per_position: true\n", "")
+    game = rulesdsl.load_game(write(text), backend="python")
+    state = race_at(game, (0, 0), (0, 0), (3, 5))
+    found = reached(state, 0)
+    # the first 3 moves either runner from 0: the same position, so each way on is listed twice without it
+    assert sorted(found) == sorted([(0, 8), (3, 5)] * (1 if one else 2))
+    texts = [str(m) for m in state.legal_moves()]
+    assert texts == ["0-3 0-5", "0-3 3-8"] * (1 if one else 2)  # the first listed of each stands for it
