@@ -20,11 +20,11 @@ RACE, JUMPS, ALIKE = str(PARTS / "race.yaml"), str(PARTS / "jumps.yaml"), str(PA
 GOAL = 12
 
 
-def race_outcomes(mine, theirs, dice, stop: str = "longest", prefer: bool = True) -> set:
+def race_outcomes(mine, theirs, dice, stop: str = "longest", prefer: bool = True, least: int = 1) -> set:
     """The pairs of squares (in order) the mover's runners may be left on: every order of the dice and every
     runner tried, each step landing at most on the goal and on no square an opposing runner holds (but the goal).
     The sequences that are moves: with `stop` any, every one; stuck, those no die can follow; longest, those
-    using the most dice. Then with `prefer`, of those, the ones of the most pips."""
+    using the most dice; none of fewer than `least` dice. Then with `prefer`, of those, the ones of the most pips."""
     found = []  # (dice used, pips, runners after, whether no die can follow)
 
     def go(pos, left, used, pips):
@@ -41,6 +41,7 @@ def race_outcomes(mine, theirs, dice, stop: str = "longest", prefer: bool = True
             found.append((used, pips, pos, not going))
 
     go(tuple(sorted(mine)), tuple(dice), 0, 0)
+    found = [f for f in found if f[0] >= least]
     if stop != "any":
         found = [f for f in found if f[3]]
     if stop == "longest" and found:
@@ -120,16 +121,16 @@ def test_race_moves_use_the_most_dice_then_the_larger(race, mine, theirs, dice):
 
 
 @pytest.mark.parametrize("stop", ["any", "stuck", "longest"])
-@pytest.mark.parametrize("prefer", [False, True])
-def test_which_sequences_are_moves(write, stop, prefer):
-    text = open(RACE, encoding="utf-8").read().replace("stop: longest", f"stop: {stop}")
+@pytest.mark.parametrize("prefer, least", [(False, 1), (True, 1), (False, 2)])
+def test_which_sequences_are_moves(write, stop, prefer, least):
+    text = open(RACE, encoding="utf-8").read().replace("      stop: longest", f"      stop: {stop}\n      min: {least}")
     if not prefer:
         text = text.replace('prefer: "sum(p.pips for p in parts)"', "")
     game = rulesdsl.load_game(write(text), backend="python")
     for mine, theirs, dice in [((0, 1), (3, 7), (5, 2)), ((0, 0), (0, 0), (3, 5)), ((10, 12), (0, 0), (2, 1)),
                                ((0, 4), (2, 9), (2, 2, 2, 2)), ((9, 12), (0, 0), (5, 2))]:
         found = reached(race_at(game, mine, theirs, dice), 0)
-        assert set(found) == (race_outcomes(mine, theirs, dice, stop, prefer) or {None})
+        assert set(found) == (race_outcomes(mine, theirs, dice, stop, prefer, least) or {None})
         assert len(found) == len(set(found))
 
 

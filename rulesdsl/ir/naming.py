@@ -73,7 +73,8 @@ class Naming:
                 return prefix
             if not isinstance(spec, dict):
                 continue
-            for key, gives in (("parts", "parts"), ("repeat", "parts"), ("after", "move"), ("resolve", "choices"), ("keys", "key"),
+            for key, gives in (("parts", "parts"), ("repeat", "parts"), ("after", "move"), ("resolve", "choices"),
+                               ("keys", "key"),
                                ("arrangement", "outcome"), ("draw", "outcome")):
                 if name == gives and key in spec:
                     return prefix + (key,)
