@@ -199,6 +199,21 @@ class AmbiguousMove(_KindOfMoveError):
     KIND = MoveError.AMBIGUOUS
 
 
+class SamplingError(RulesDslError):
+    """No state consistent with what a player has seen was found within the sampling budget (agents' samples of
+    hidden information); the true state is never given instead."""
+
+    def __init__(self, message: str, hint: str | None = None):
+        self.message, self.hint = message, hint
+        super().__init__(message)
+
+    def format(self) -> str:
+        return safe_text(f"error: {self.message}" + (f"\n  hint: {self.hint}" if self.hint else ""))
+
+    def __reduce__(self):  # travels between worker processes intact
+        return SamplingError, (self.message, self.hint)
+
+
 class GameRuntimeError(RulesDslError):
     """A rule failed while the game was running (e.g. an index out of range in an effect), located at the
     rule's definition in the rule file when known."""

@@ -56,6 +56,9 @@ MEMORY_BYTES = 2 << 30  # what the process may grow by during one of the above
 MAX_AUTO_STEPS = 10_000  # automatic steps in a row before a decision
 MAX_DRAWN = 10_000  # items drawn at once by one chance step with `draw:` (each is a draw of the sampler)
 MAX_DRAW_OUTCOMES = 20_000  # outcomes chance_outcomes() lists for one such draw (10 dice of 6 faces have 3,003)
+# moves replayed to sample the states a player's view allows (one call of PlayerView.determinize, or of
+# determinizations: its samples together), restarts included; an agent's look-ahead, not the game's budget
+MAX_SAMPLE_MOVES = 200_000
 MAX_CALLS = 10_000  # chance steps called by chance() and waiting to be drawn
 MAX_STATE_ITEMS = 2_000_000  # items a position's zones and variables hold after a move: two of the largest lists
 DEFAULT_MAX_TURNS = 10_000  # the turn cap of a game when neither the rule file nor the caller sets one

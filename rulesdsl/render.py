@@ -76,7 +76,7 @@ def render_state(S, viewer: int | None = None) -> str:
     terminal.safe_text): the picture is for a terminal."""
     rules = S.rules
     names = rules.player_names
-    seen = [(holder, value) for holder, value in Observer(rules, viewer, S.revealed).holders(S)
+    seen = [(holder, value) for holder, value in Observer(rules, viewer, S.revealed, S).holders(S)
             if holder.name not in rules.render_hide]
     # zones and variables kept per cell (keys: cells, or a region) are drawn in their cells
     on_cells = [(holder, value) for holder, value in seen

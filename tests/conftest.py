@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from pathlib import Path
@@ -39,6 +40,10 @@ SLOW = {
     "test_cli_backends.py": ALL,
     "test_cluster.py": ALL,
     "test_compiled.py": ALL,
+    "test_determinize.py": {"test_games_with_hidden_information_play_with_the_search_agent",
+        "test_a_secret_draw_is_sampled_from_its_posterior_given_the_public_evidence",
+        "test_a_secret_choice_is_sampled_uniformly_among_the_legal_ones",
+        "test_cards_a_seat_holds_unseen_are_drawn_from_those_it_did_not_see_dealt"},
     "test_compiler.py": {"test_verify_accepts_what_the_compiler_emits"},
     "test_contract.py": {"test_many_playouts_end", "test_playouts_are_deterministic",
         "test_random_playouts_keep_the_contract"},
@@ -199,8 +204,8 @@ SLOW = {
         "test_the_bundled_games_fail_nowhere_in_play"},
     "test_value_nesting.py": {"test_a_value_deepened_from_inside_within_the_limit_is_saved_and_read_back"},
     "test_vector.py": ALL,
+    "test_visible_expressions.py": {"test_the_compiled_backend_observes_alike_in_lockstep"},
 }
-
 
 
 def pytest_collection_modifyitems(config, items):
@@ -208,6 +213,13 @@ def pytest_collection_modifyitems(config, items):
         slow = SLOW.get(Path(str(item.fspath)).name)
         if slow is ALL or (slow and getattr(item, "originalname", item.name) in slow):
             item.add_marker(pytest.mark.slow)
+
+
+def pytest_collection_finish(session):
+    """What collecting imported and built (modules, items, bundled games) lives as long as the run: kept out of
+    every later full collection of the garbage collector, which would otherwise walk it each time."""
+    gc.collect()
+    gc.freeze()
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
 """Every call of a rule file's code runs under a time budget, whoever makes it: listing and applying moves, but
-also printing a move, scoring, evaluating for an agent, observation features, `among:` bounds, `render: at`,
+also printing a move, scoring, evaluating for an agent, who sees a place, observation features, `among:` bounds, `render: at`,
 reading a typed move or a saved state. A rule that never ends is a located error naming the rule, quickly."""
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ players: {count: 2}
 board: {cells: [a, b, c]}
 pieces:
   stone: {attributes: {colour: [red, blue]}}
-vars: {points: {per: player, init: 0}}
+vars: {points: {per: player, init: 0, visible: VISIBLE}}
 moves:
   put:
     params: {c: PARAM}
@@ -58,7 +58,7 @@ render:
 """
 PLAIN = {"PARAM": '"[x for x in cells if empty(x)]"', "NOTATION": '"put {c}"', "WINNERS": '"[]"',
          "SCORE": '"points[me]"', "EVALUATION": '"points[me]"', "FEATURE": '"size(occupied())"',
-         "AT": '"[c.index, 0]"', "ACTOR": '"player"'}
+         "AT": '"[c.index, 0]"', "ACTOR": '"player"', "VISIBLE": '"viewer == owner"'}
 
 
 def probe(**changed) -> str:
@@ -199,6 +199,7 @@ API = {
     "among": ("PARAM", '{in: "[x for x in cells if empty(x)]", among: ' + forever(f"[x for x in cells if {FOREVER} < 0]")
               + "}", "among:", lambda path: ActionMap(rulesdsl.load_game(path))),
     "render key": ("AT", forever(f"[c.index, {FOREVER}]"), "at:", lambda path: rulesdsl.load_game(path)),
+    "visible": ("VISIBLE", forever(f"{FOREVER} > viewer"), "vars:", lambda path: first_state(path).observation(0)),
 }
 
 
@@ -223,6 +224,7 @@ COMMANDS = {
     "returns": [["simulate", "--agents", "random,random", "--games", "2"]],
     "actor": [["moves"], ["show"], ["simulate", "--agents", "random,random", "--games", "2"]],
     "render key": [["moves"], ["show"], ["simulate", "--agents", "greedy,random", "--games", "2"]],
+    "visible": [["show"]],
 }
 
 

@@ -36,6 +36,7 @@ FALLBACKS = "tests/compiled_games/fallbacks.yaml"  # tiers of moves (per value w
 RESHUFFLE = "tests/compiled_games/reshuffle.yaml"  # an arrangement drawn at the start of every turn
 CHIPS = "tests/compiled_games/chip-duel.yaml"  # scoring: returns (chips won; a cooperative variant's team score)
 HAND_ORDER = "tests/compiled_games/hand-order.yaml"  # hands seen by their owner, lists of seats, a feature family
+FOREHEADS = "tests/compiled_games/foreheads.yaml"  # visible: expressions of the seat looking (viewer != owner...)
 TAKE = "tests/compiled_games/take-away.yaml"  # no_moves: loses (passes in a variant), an end reading `mover`
 DEAL = "tests/end_rules/deal.yaml"  # a deal by chance steps that the end, reading the hands, does not cut short
 PYTHON_ONLY = "tests/compiled_games/python-only.yaml"  # text built during play: outside the compiled subset
@@ -50,7 +51,7 @@ SUPPORTED = [(TUTORIAL, None), (TUTORIAL, "misere"), ("mabula", None), (DICE, No
              ("mark", None), ("mark", "four-row-ending"), ("mark players=3", None), ("mark players=4", None),
              ("examples/overlays/mark-rich-start.yaml", None)]
 RUNS = "tests/compiled_games/runs.yaml"  # take_while() over a range and over a list comprehension
-SUPPORTED += [(RUNS, None)]
+SUPPORTED += [(RUNS, None), (FOREHEADS, None)]
 MABULA_SETUP = "WBWBWBWBWBWBBWBWBWBWBWBW"  # an explicit setup: no chance step
 
 
@@ -518,7 +519,7 @@ def test_returns_that_may_be_none_are_refused_by_the_compiled_backend_located(tm
         with_backend(load_game(str(path), backend="python"), "compiled")
 
 
-@pytest.mark.parametrize("name", [HAND_ORDER, SIXES])
+@pytest.mark.parametrize("name", [HAND_ORDER, SIXES, FOREHEADS])
 def test_observation_vectors_are_the_same_on_both_backends(name):
     # lists observed per value and slot (hands, dice), unseen places and feature families, seat by seat
     from rulesdsl.engine.tensor import ObservationTensor
@@ -542,3 +543,21 @@ def test_observation_vectors_are_the_same_on_both_backends(name):
 def test_a_simultaneous_step_whose_actors_are_none_is_the_same_located_error_on_both_backends(tmp_path):
     _fails_alike(tmp_path, "examples/games/sealed-bids.yaml", 'actors: "players"', 'actors: "[]"', 1,
                  "the players to choose at this simultaneous step are none")
+
+
+@pytest.mark.parametrize("name", [SECRET, "examples/games/sealed-bids.yaml"])
+def test_states_sampled_from_a_view_are_the_python_engines(name):
+    # a compiled state's view samples the Python engine's states, handed back compiled: the same for the same rng
+    from rulesdsl.agents import PlayerView
+
+    python, compiled = _games(name, None)
+    state = python.new_initial_state(3)
+    chance, seats = streams(3, python.num_players)
+    play(state, uniform, chance, seats, limit=14)
+    there = compiled.compiled_state(state)
+    me = max(state.acting_players() or [0])
+    for seed in range(3):
+        ours, theirs = (PlayerView(s, me).determinize(Rng(seed)) for s in (state, there))
+        assert isinstance(theirs, type(there)) and theirs.to_json() == ours.to_json()
+        seen, sampled = there.observation(me), theirs.observation(me)  # (others' pending choices are not made)
+        assert all(sampled[part] == seen[part] for part in ("zones", "vars", "cells", "step", "turn"))

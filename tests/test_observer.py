@@ -129,6 +129,10 @@ def test_keys_that_are_not_seats_have_no_owner(state):
 
 
 def test_determinize_resamples_only_what_the_seat_cannot_see(state):
+    # (a position set by hand: its history does not lead to it, so what is unseen is dealt anew; the game's own
+    # starting position is what every seat knows, see test_determinize.py)
+    state.zones[0][1], state.zones[0][3] = state.zones[0][3], state.zones[0][1]
+    state.vars[0][1], state.vars[0][3] = 30, 10
     me, view = 0, PlayerView(state, 0)
     seen = view.observation()
     hands, moneys = set(), set()
@@ -151,6 +155,7 @@ def test_determinize_depends_only_on_the_view_and_the_rng(state, tmp_path):
     other = load(tmp_path).new_initial_state(seed=1)
     other.zones[0][1], other.zones[0][3] = other.zones[0][3], other.zones[0][1]  # opponents' hands swapped
     other.vars[0][1], other.vars[0][3] = 30, 10
+    state.zones[3].reverse()  # (positions set by hand, which their history does not lead to, both)
     assert other.observation(0) == state.observation(0)
     a, b = (PlayerView(s, 0).determinize(Rng(5)) for s in (state, other))
     assert a.to_json() == b.to_json() == PlayerView(state, 0).determinize(Rng(5)).to_json()

@@ -21,8 +21,19 @@ from rulesdsl.sim.report_html import html_report, render
 
 from .helpers import game_lines, run_cli as run
 
-scipy_stats = pytest.importorskip("scipy.stats")
-special = pytest.importorskip("scipy.special")
+class _Imported:
+    """A module imported when first read (scipy takes a second and a half): a test reading it is skipped
+    where it is not installed, the others run."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __getattr__(self, attr: str):
+        return getattr(pytest.importorskip(self.name), attr)
+
+
+scipy_stats = _Imported("scipy.stats")
+special = _Imported("scipy.special")
 
 # A coin decides each game (seat p1 always decides first, by calling). Under 'tails' the first seat wins on tails,
 # the second on heads; under 'shared' both win on heads, the second alone on tails. 'never' is never legal.

@@ -63,7 +63,7 @@ def problems_of(case: str) -> list[Problem]:
     ("unknown_top_level_key", "schema_unknown_key", {"path": (), "key": "bord", "candidates": ("board",)}),
     ("effect_wrong_type", "schema_type", {"path": ("moves", "push", "do", 0), "expected": ("string", "object")}),
     ("list_not_mapping", "schema_type", {"path": ()}),
-    ("zone_visible_enum", "schema_enum", {"path": ("zones", "bag", "visible"), "value": "everyone"}),
+    ("zone_visible_enum", "unknown_name", {"name": "everyone", "candidates": ()}),
     ("max_turns_negative", "schema_range", {"path": ("flow", "max_turns"), "value": -1}),
     ("direction_wrong_length", "schema_size", {"limit": 2, "size": 1}),
     ("extends_missing", "bad_extends", {"candidates": ("mabula",)}),

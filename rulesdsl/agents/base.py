@@ -7,8 +7,9 @@ class Agent:
     """Chooses a move for one seat. `choose` gets the player's view, never the full state.
 
     `view.observation()` is what the player may see, `view.player` who they are, and search agents
-    call `view.determinize(rng)` for a full state consistent with that view (hidden pieces dealt at
-    random), so they can look ahead without peeking.
+    call `view.determinize(rng)` for a full state drawn from all those consistent with what the player
+    has seen (secret choices and outcomes it did not see drawn anew), so they can look ahead without
+    peeking.
 
     An agent keeps nothing between calls: its choice depends only on the view, the legal moves and
     `rng` (the seat's own seeded stream). So one agent object serves every game of a run, and the same

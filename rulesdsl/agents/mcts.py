@@ -11,6 +11,9 @@ from .base import Agent
 from .evaluate import shares
 
 
+WORLDS = 16  # states sampled from a view with hidden information, for one choice (the iterations share them)
+
+
 def _key(move):
     """How the tree tells moves apart across sampled states: the move itself (a value), or its notation
     when an argument cannot be hashed."""
@@ -34,7 +37,8 @@ class _Node:
 class MctsAgent(Agent):
     """UCT with a budget of iterations (default 200) or seconds; each iteration samples the hidden state.
 
-    Chance outcomes are sampled, simultaneous steps are searched one actor at a time from each
+    Where the game hides information, WORLDS states are sampled from the view at once and the iterations take
+    them in turn. Chance outcomes are sampled, simultaneous steps are searched one actor at a time from each
     actor's own side, and rollouts are random, cut after `depth` moves and scored by the rule
     file's evaluation (else its score). A budget in seconds is not reproducible; iterations are.
     """
@@ -55,9 +59,13 @@ class MctsAgent(Agent):
         by_key = {_key(m): m for m in legal}
         root = _Node(view.player)
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
-        done = 0
+        done, worlds = 0, None
+        if view.game.rules.has_hidden_information:
+            # the states the view allows are sampled together (each sample replays the game): the iterations take
+            # them in turn
+            worlds = view.determinizations(rng, WORLDS if deadline is not None else min(self.iterations, WORLDS))
         while (done < self.iterations) if deadline is None else (time.perf_counter() < deadline or done == 0):
-            self._iterate(view.determinize(rng), root, rng)
+            self._iterate(view.determinize(rng) if worlds is None else worlds[done % len(worlds)].clone(), root, rng)
             done += 1
         visits = {k: root.children[k].visits for k in by_key if k in root.children}
         if not visits:  # no search reached this decision (a budget in seconds that ran out at once, say)

@@ -55,7 +55,7 @@ def run(args) -> int:
         for i in range(told, len(state.history)):
             move = state.history[i]
             if move.player == CHANCE:
-                print(f"[{move.rule.name}] {Observer(game.rules, shown_to, state.revealed).entry(state, i)}")
+                print(f"[{move.rule.name}] {Observer(game.rules, shown_to, state.revealed, state).entry(state, i)}")
         told = len(state.history)
 
     def choose(now, p, legal, rng):

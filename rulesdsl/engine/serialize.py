@@ -571,7 +571,7 @@ def _pending(S, value: dict, bad) -> dict:
 def observation(S, player: int | None) -> dict:
     """The state as `player` sees it (see Observer; None: the table): each unseen place {"hidden": n} for a
     list, {"hidden": true} otherwise; others' pending choices 'chosen'; secret history entries hidden."""
-    seen = Observer(S.rules, player, S.revealed)
+    seen = Observer(S.rules, player, S.revealed, S)
     full = state_to_json(S)
     full["zones"], full["vars"] = {}, {}
     for holder, value in seen.holders(S):

@@ -885,6 +885,17 @@ class State(Position):
         """What `player` may see of this state (hidden zones and others' pending choices left out)."""
         return observation(self, player)
 
+    def sight(self, holder, viewer: int, owner, key) -> bool:
+        """Whether seat `viewer` sees the place of `owner` (a seat or None) and `key` (a key or None) of `holder`, a
+        zone or variable whose `visible:` is an expression (see engine/observer.py, its one reader)."""
+        rule = _Visible(holder)
+        with _rule_errors(self, rule):
+            seen = holder.sight(self, None, viewer, owner, key)
+        if seen is True or seen is False:
+            return seen
+        raise _flow_error(self, rule, f"visible: gave {text_of(seen)[:40]}, not true or false",
+                          "visible: is a condition, e.g. \"viewer != owner\" or \"viewer in told\"")
+
     def stopped(self, exc) -> GameRuntimeError:
         """The error for a budget overrun (`exc`) that arrived between two calls of rule code: it names the step
         and the turn the game is at."""
@@ -917,6 +928,19 @@ for _fn, _what in ((State.apply, "applying a move"), (State.legal_moves, "listin
                    (State.evaluations, "evaluating the position"), (State.breakdowns, "scoring"),
                    (State._returns, "working out the returns")):
     budget.guard(_fn, MOVE_SECONDS, _what)
+
+
+budget.guard(State.sight, MOVE_SECONDS, "working out who sees a place")
+
+
+class _Visible:
+    """What a failure of a zone's or variable's `visible:` expression names, and where it is written."""
+
+    __slots__ = ("name", "path")
+
+    def __init__(self, holder):
+        self.name = f"visible of {holder.name}"
+        self.path = ("zones" if holder.zone else "vars", holder.name, "visible")
 
 
 # Where the named parts of a rule file that are not moves, steps or end rules are written.

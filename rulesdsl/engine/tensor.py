@@ -122,7 +122,7 @@ class ObservationTensor:
 
     def values(self, state, seat: int) -> list[float]:
         """The vector `seat` observes at `state` (a list of `size` floats)."""
-        seen = Observer(self.rules, seat, state.revealed)
+        seen = Observer(self.rules, seat, state.revealed, state)
         out = []
         cells = state.cells
         for kind, attr, value in self._planes:
@@ -181,7 +181,7 @@ class ObservationTensor:
         if any(size is not None for size in sizes):
             start = game.new_initial_state()
             start = start.python() if hasattr(start, "python") else start  # (a compiled state: the engine's)
-            values = self._feature_values(start, Observer(self.rules, 0, start.revealed), 0)
+            values = self._feature_values(start, Observer(self.rules, 0, start.revealed, start), 0)
             sizes = [None if size is None else len(value) for size, value in zip(sizes, values)]
         return sizes
 

@@ -15,6 +15,7 @@ from ..errors import IllegalMove
 from ..loading import bundled_games, load_document
 from ..sim.runner import random_playout
 from .common import Loaded, Seeds, engine_state, restored_state, saved_state
+from .type_facts import TypeFacts, facts_of
 
 try:  # optional: the `openspiel` extra
     import numpy as np
@@ -95,22 +96,25 @@ class _Table:
 
 def _game_type(short: str, loaded: Loaded, spec: dict):
     """The game type of a game made: its chance SAMPLED_STOCHASTIC where its outcomes cannot be listed."""
-    return _type_of(short, loaded.game.rules, bool(loaded.sampled), loaded.max_outcomes, spec)
+    rules = loaded.game.rules
+    return _type_of(short, TypeFacts(rules.name, rules.num_players, rules.has_simultaneous,
+                                     rules.has_hidden_information, rules.utility, bool(loaded.sampled),
+                                     loaded.max_outcomes), spec)
 
 
-def _type_of(short: str, rules, sampled: bool, outcomes: int, spec: dict):
+def _type_of(short: str, facts: TypeFacts, spec: dict):
     chance = pyspiel.GameType.ChanceMode
     return pyspiel.GameType(
-        short_name=short, long_name=f"rulesdsl {rules.name}",
-        dynamics=pyspiel.GameType.Dynamics.SIMULTANEOUS if rules.has_simultaneous
+        short_name=short, long_name=f"rulesdsl {facts.name}",
+        dynamics=pyspiel.GameType.Dynamics.SIMULTANEOUS if facts.simultaneous
         else pyspiel.GameType.Dynamics.SEQUENTIAL,
-        chance_mode=chance.SAMPLED_STOCHASTIC if sampled else chance.EXPLICIT_STOCHASTIC if outcomes
+        chance_mode=chance.SAMPLED_STOCHASTIC if facts.sampled else chance.EXPLICIT_STOCHASTIC if facts.outcomes
         else chance.DETERMINISTIC,
-        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION if rules.has_hidden_information
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION if facts.hidden_information
         else pyspiel.GameType.Information.PERFECT_INFORMATION,
-        utility=getattr(pyspiel.GameType.Utility, rules.utility.upper()),  # (declared, else derived: model/results.py)
+        utility=getattr(pyspiel.GameType.Utility, facts.utility.upper()),  # (declared, else derived: model/results.py)
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-        max_num_players=rules.num_players, min_num_players=rules.num_players,
+        max_num_players=facts.num_players, min_num_players=facts.num_players,
         provides_information_state_string=True, provides_information_state_tensor=False,
         provides_observation_string=True, provides_observation_tensor=True, parameter_specification=dict(spec))
 
@@ -158,13 +162,19 @@ def _register(table: _Table, game_type=None) -> None:
 
 def _register_bundled(name: str, path) -> None:
     """Register a bundled game under the game type of its default parameters, worked out from its rules without
-    numbering its moves (what makes importing this module quick): its actions are numbered when it is loaded."""
+    numbering its moves, and kept on disk (what makes importing this module quick): its actions are numbered when
+    it is loaded."""
     table = _bundled_table(name, path)
-    game = load_python(path)
-    chance = chance_numbering(game) if game.rules.has_chance else None
+    _register(table, _type_of(table.short, facts_of(path, lambda: _facts(load_python(path))), table.spec))
+
+
+def _facts(game) -> TypeFacts:
+    """What the game type of `game` says of it."""
+    rules = game.rules
+    chance = chance_numbering(game) if rules.has_chance else None
     sampled = chance is not None and chance.blocker is not None
-    outcomes = chance.size if chance is not None and not sampled else 0
-    _register(table, _type_of(table.short, game.rules, sampled, outcomes, table.spec))
+    return TypeFacts(rules.name, rules.num_players, rules.has_simultaneous, rules.has_hidden_information,
+                     rules.utility, sampled, chance.size if chance is not None and not sampled else 0)
 
 
 def _bundled_table(name: str, path) -> _Table:

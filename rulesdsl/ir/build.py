@@ -200,7 +200,8 @@ def build(compiler) -> GameIR:
         section = "zones" if holder.zone else "vars"
         game.holders.append(Holder(holder.name, (section, holder.name), "zone" if holder.zone else "var",
                                    holder.per or ("key" if holder.keys is not None else None), holder.visible,
-                                   compiler.holder_type(holder.name), builder.one((section, holder.name, "init"))))
+                                   compiler.holder_type(holder.name), builder.one((section, holder.name, "init")),
+                                   builder.one((section, holder.name, "visible"))))
     for section in ("data", "let"):
         for name in data.get(section) or {} if isinstance(data.get(section), dict) else ():
             game.data[name] = ((section, name), compiler.holder_type(name))

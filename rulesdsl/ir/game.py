@@ -121,9 +121,10 @@ class Holder:
     decl: tuple
     kind: str  # zone | var
     per: str | None
-    visible: str
+    visible: str  # all | owner | team | none, or the text of `sight`
     type: T.Type = T.ANY
     init: object = None
+    sight: object = None  # `visible:` as an expression: true or false, of `viewer`, `owner`, `key` and the state
 
 
 @dataclass

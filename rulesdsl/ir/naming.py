@@ -66,7 +66,8 @@ class Naming:
     def given(self, name: str, path: tuple) -> tuple | None:
         """The key that introduces a name the engine gives the rule at `path`: a compound move's `parts`, a part's
         `part`, a step's `move` (after:) or `choices` (resolve:), a chance step's `outcome`, a `key` (of keys:),
-        the cell `c` a board attribute, link or picture position is worked out for, a place's `owner`."""
+        the cell `c` a board attribute, link or picture position is worked out for, a place's `owner`, the `viewer`
+        of a `visible:`."""
         for n in range(len(path), 0, -1):
             prefix, spec = path[:n], spec_at(self.data, path[:n])
             if name == "part" and (len(prefix) >= 2 and prefix[-2] == "parts" or prefix[-1] == "repeat"):
@@ -78,6 +79,8 @@ class Naming:
                                ("arrangement", "outcome"), ("draw", "outcome")):
                 if name == gives and key in spec:
                     return prefix + (key,)
+            if name == "viewer" and prefix[:1] in (("vars",), ("zones",)) and n == 2:
+                return prefix + ("visible",)
             if name in ("c", "owner") and (prefix[:2] in (("board", "attributes"), ("board", "links")) and n == 3
                                            or prefix[:1] in (("vars",), ("zones",)) and n == 2):
                 return prefix

@@ -266,8 +266,8 @@ class Compiler:
                 raise CompileProblem(f"'{node.name}' is a function: call it as {self.builtins[node.name].signature}",
                                      start, end, code="misused_name", name=node.name)
             close = close_names(node.name, b.const | {"true", "false", "none"})
-            hint = suggestion(close) or "names are parameters, variables, zones, regions, tables and " \
-                                        "'me', 'player', 'players'"
+            hint = b.hint or suggestion(close) or "names are parameters, variables, zones, regions, tables and " \
+                                                "'me', 'player', 'players'"
             raise CompileProblem(f"unknown name '{node.name}'", start, end, hint, code="unknown_name",
                                  quiet=node.name in self.withdrawn, name=node.name, candidates=close)
         if b.kind == "option":

@@ -343,6 +343,8 @@ class _Outline:
         for holder in game.holders:
             per = f" per {holder.per}" if holder.per else ""
             self.line(1, f"{holder.kind} {self._typed_name(holder.name, holder.type)}{per}")
+            if holder.sight is not None:  # (who sees it, typed: the four words are not shown)
+                self.expr(2, "visible", holder.sight)
         for fn in game.functions.values():
             self.function(1, fn)
         for name, plan in game.moves.items():

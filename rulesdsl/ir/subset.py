@@ -10,8 +10,9 @@ The contract, one stable code a reason:
 - `unsupported`: a call of a built-in declared `compiled=False` (lang/declare.py), with its reason;
 - `unfit_state`: a part of the state that arrays of a size fixed at load cannot hold (layout.py says why),
   reported at its declaration as a rule of its own (`var x`, `zone x`, `pieces`).
-What play never runs compiled is left out: how a move is printed (`notation`) and the bound its actions are
-numbered by (`among`), worked out at load like every value of data, lets, the board and pieces.
+What play never runs compiled is left out: how a move is printed (`notation`), the bound its actions are
+numbered by (`among`), worked out at load like every value of data, lets, the board and pieces, and who sees a
+place (a `visible:` expression), worked out for observations from the state converted to the Python engine's.
 """
 
 from __future__ import annotations
@@ -121,6 +122,8 @@ def _played(path: tuple) -> bool:
     """Whether play runs the expression at `path` (not notation, nor the bound `among` worked out at load)."""
     if path[-1] == "notation" and (len(path) < 2 or path[-2] not in ("params", "let", "inputs")):
         return False
+    if path[-1] == "visible" and len(path) == 3 and path[0] in ("zones", "vars"):
+        return False  # who sees a place is worked out for observations, in Python on every backend
     return not (path[-1] == "among" and len(path) >= 3 and path[-3] == "params")
 
 

@@ -64,6 +64,9 @@ class Binding:
     shadows: bool = False
     # a name the language gives that effects may hide by assigning a name of their own to it (`mover = ...`)
     hideable: bool = False
+    # of a name that cannot be read here (kind unknown): what to say instead, where the language gives the name
+    # elsewhere (`me` where the seat looking is `viewer`)
+    hint: str | None = None
 
 
 @dataclass

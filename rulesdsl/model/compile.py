@@ -35,7 +35,7 @@ from .compile_render import RenderCompiler
 from .compile_types import TypeChecker
 from .compile_support import _BROKEN, _FAIL, _describe, _ident
 from .game import Rules
-from .holders import Holder
+from .holders import VISIBILITY_WORDS, Holder
 from .names import check_names
 from .leaks import secret_leaks
 from .owners import remember
@@ -640,11 +640,54 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
             code = self.expr((group, holders[i].name, "init"), init, scope, given)
             fn = _FAIL if code is _FAIL else self.lambda_("S, me, L_owner=None, L_key=None", code)
             holders[i] = replace(holders[i], init_fn=fn)
+        for group, holders in (("zones", r.zones), ("vars", r.vars)):
+            for i, holder in enumerate(holders):
+                if holder.visible not in VISIBILITY_WORDS:
+                    holders[i] = replace(holder, sight=self._sight((group, holder.name, "visible"), holder))
         r.bounded = [(i, h) for i, h in enumerate(r.zones + r.vars) if h.capacity is not None]
         # (zone?, index among the zones or the variables, capacity, one place?): what a move's quick look reads
         r.capacities = [(h.zone, i if h.zone else i - len(r.zones), h.capacity, h.per is None and h.keys is None)
                         for i, h in r.bounded]
         r.capacity_parts = [1 + i for i, _ in r.bounded]
+
+    def _sight(self, path, holder):
+        """A `visible:` written as an expression (see Holder.sight), or None (its problem recorded): true or false,
+        of `viewer` (the seat looking), `owner` (the place's seat: per player, or keyed by seats) and `key` (a keyed
+        place's key), each given only where the place has it, and the state."""
+        text = holder.visible
+        if not isinstance(text, str):  # (the schema reports it)
+            return None
+        names = {"viewer": typed_local("viewer", T.SEAT)}
+        keyed, keys = holder.keys is not None, list(holder.keys or ())
+        if holder.per == "player" or keyed:
+            seats = holder.per == "player" or all(k.__class__ is int and 0 <= k < self.rules.num_players for k in keys)
+            names["owner"] = typed_local("owner", T.SEAT if seats else T.optional(T.SEAT))  # (none: a key no seat)
+        if keyed:
+            names["key"] = typed_local("key", T.item_type(T.type_of_value(keys)))
+        scope = self.root.child(**names)
+        scope.names["me"] = Binding("", kind="unknown", const=frozenset(scope.all_names()) - {"me"},
+                                    hint="in visible:, the seat looking is 'viewer'" +
+                                         (" (and the place's seat 'owner')" if "owner" in names else ""))
+        if "owner" not in names:
+            scope.names["owner"] = Binding("", kind="unknown", const=frozenset(scope.all_names()) - {"owner"},
+                                           hint=f"'{holder.name}' is one place: 'owner' is the seat of a place per "
+                                                "player (per: player) or keyed by seats")
+        if "key" not in names:
+            scope.names["key"] = Binding("", kind="unknown", const=frozenset(scope.all_names()) - {"key"},
+                                         hint=f"'{holder.name}' is not keyed: 'key' is the key of a place of keys:")
+        if is_name(text) and scope.lookup(text) is None:  # a word mistyped, more likely than a name
+            self.unknown(path, f"visible: '{text}' is not all, owner, team or none, nor a name known here", text,
+                         [*VISIBILITY_WORDS, *scope.all_names()], "visible: is all, owner, team or none, or an "
+                         "expression of the seat looking, 'viewer' (e.g. \"viewer != owner\")")
+            return None
+
+        def boolean(found):
+            if found.name not in ("any", "nothing") and T.kinds(found) != {T.BOOL}:
+                raise CompileProblem(f"visible: should give true or false, not {T.describe(found)}", 0,
+                                     len(text), "e.g. visible: \"viewer != owner\" (all, owner, team and none are "
+                                     "the words it may be instead)", code="type_error")
+        code = self.expr(path, text, scope, then=boolean)
+        return None if code is _FAIL else self.lambda_("S, me, L_viewer, L_owner=None, L_key=None", code)
 
     def _capacity(self, path, spec) -> int | None:
         """A zone's or list variable's declared `capacity:` (worked out at load), or None."""

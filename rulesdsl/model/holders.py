@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+VISIBILITY_WORDS = ("all", "owner", "team", "none")  # what `visible:` may say besides an expression of the viewer
+
 
 @dataclass(frozen=True)
 class Holder:
@@ -16,7 +18,10 @@ class Holder:
     zone: bool  # a zone (each place a list of pieces) rather than a variable
     per: str | None = None  # "player": one place per seat
     keys: tuple | None = None  # one place per key
-    visible: str = "all"  # who sees a place: all | owner | team | none
+    visible: str = "all"  # who sees a place: all | owner | team | none, or the text of an expression of the viewer
+    # `visible:` an expression: (S, me, viewer, owner, key) -> whether seat `viewer` sees the place of `owner` (its
+    # seat, or none) and `key` (its key, or none); None for the four words
+    sight: Callable | None = None
     init_fn: Callable | None = None  # (S, me, owner, key) -> a place's starting value; None: empty
     capacity: int | None = None  # the most items a place (a zone's pieces, a variable's list) ever holds
     slots: bool = False  # `observe: slots`: observations show which piece each slot of the zone holds

@@ -1,8 +1,8 @@
 """Secrets made public: a located warning where effects assign a value read from a hidden place to a variable that
 every player sees.
 
-A hidden place is a zone or variable whose `visible:` is not `all`, or what a secret move or chance outcome carries
-(its params and lets, a draw's `outcome`, when it declares `visible_to:`). The value assigned (or the key it is
+A hidden place is a zone or variable whose `visible:` is not `all` (an expression of the viewer too), or what a
+secret move or chance outcome carries (its params and lets, a draw's `outcome`, when it declares `visible_to:`). The value assigned (or the key it is
 stored at) is followed through the names the effects assign, their `for:` loops, a rule's lets, the file's
 functions and the procedures it is handed to, from the typed IR. The size of a hidden place is public (views show
 it), so `size(hand[p])` is no secret; nor is a place once the same effects `reveal()` it. What a secret decides only
@@ -18,8 +18,8 @@ from ..ir.game import GameIR, MovePlan
 from ..source import Document
 
 CODE = "secret_made_public"
-_HINT = ("declare the variable's visible: (owner, team or none) if it is a secret too, or keep the value in the "
-         "hidden place (and reveal() it when every player may see it)")
+_HINT = ("declare the variable's visible: (owner, team, none or an expression of the viewer) if it is a secret too, "
+         "or keep the value in the hidden place (and reveal() it when every player may see it)")
 _PASSES = 4  # the effects are read again while a name assigned later in a loop makes more values secret
 
 
@@ -188,7 +188,8 @@ class _Leaks:
             holder = self.hidden.get(ref.decl)
             if holder is None or ref.decl in revealed:
                 return ""
-            return f"{'zone' if holder.kind == 'zone' else 'variable'} '{holder.name}' (visible: {holder.visible})"
+            seen = holder.visible if holder.sight is None else f'"{holder.visible}"'  # (an expression, quoted)
+            return f"{'zone' if holder.kind == 'zone' else 'variable'} '{holder.name}' (visible: {seen})"
         if ref.kind in ("temp", "loop"):
             return env.get(ref.decl_at, "")
         if ref.kind in ("let", "arg"):

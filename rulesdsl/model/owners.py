@@ -60,6 +60,7 @@ def code_owners(rules) -> dict:
     for section, word, holders in (("zones", "zone", rules.zones), ("vars", "variable", rules.vars)):
         for holder in holders:
             add(holder.init_fn, f"{word} '{holder.name}' (init)", (section, holder.name))
+            add(holder.sight, f"{word} '{holder.name}' (visible)", (section, holder.name, "visible"))
     for kind in rules.kinds.values():
         for attribute, fn in kind.derived.items():
             add(fn, f"piece '{kind.name}' ({attribute})", ("pieces", kind.name, "derived", attribute))

@@ -86,7 +86,7 @@ def _changed(before: dict, after: dict) -> list[int]:
 
 def _unseen(S, viewer: int | None) -> bool:
     """Whether some place of the state is hidden from the viewer."""
-    observer = Observer(S.rules, viewer, S.revealed)
+    observer = Observer(S.rules, viewer, S.revealed, S)
     rules = S.rules
     for holders, values in ((rules.zones, S.zones), (rules.vars, S.vars)):
         for holder, value in zip(holders, values):

@@ -32,7 +32,7 @@ class Scene:
         """The scene of state S as `viewer` (a seat; None: the table) sees it."""
         rules = self.rules
         colours = rules.render_colours
-        seen = [(h, v) for h, v in Observer(rules, viewer, S.revealed).holders(S) if h.name not in rules.render_hide]
+        seen = [(h, v) for h, v in Observer(rules, viewer, S.revealed, S).holders(S) if h.name not in rules.render_hide]
         on_cells = [(h, v) for h, v in seen if h.zone and h.keys and all(k.__class__ is Cell for k in h.keys)]
         cells = [{"name": c.name, "x": x, "y": y, "fill": _colour(getattr(c, "colour", None), colours)}
                  for c, (x, y) in zip(rules.board.cells, self.places)]

@@ -186,7 +186,7 @@ class Session:
         S = self.position(ply)
         scene = self.scene.of(S, viewer)
         seat = self.human_to_move(S) if ply == end or ply in self.humans else None
-        history = Observer(self.game.rules, viewer, S.revealed).history(S)
+        history = Observer(self.game.rules, viewer, S.revealed, S).history(S)
         before = self.scene.of(self.position(ply - 1), viewer) if ply > 0 else None
         scene["panel"]["last"] = last_move(before, scene, history)
         scene.update(history=history, told=history[self.since:] if ply == end else [], to_move=seat,
