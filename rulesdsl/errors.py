@@ -55,7 +55,7 @@ CODES = frozenset({
     # numbering moves as actions
     "unnumbered_actions", "too_many_actions",
     # found by playing
-    "fails_in_play", "turn_cap_reached", "not_compiled", "dead_rule",
+    "fails_in_play", "turn_cap_reached", "not_compiled", "dead_rule", "moves_print_alike",
     # the compiled subset
     "untyped", "runtime_text", "unbounded_list", "unsupported", "unfit_state",
     # while playing, in an editor

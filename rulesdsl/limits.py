@@ -23,6 +23,7 @@ MAX_EXPR_DEPTH = 50  # brackets or operators nested in one expression (Python's 
 # function nesting more than 20 blocks (the printer adds a few of its own around them)
 MAX_LOOP_DEPTH = 16
 MAX_PARAMS = 16  # params of one move or chance outcome: each is a loop of the search for its legal moves
+MAX_PARTS = 64  # parts of one move of a repeated part (`repeat:`): each is a level of the search for its moves
 MAX_TEMPLATE_CHARS = 10_000  # characters of a notation or cell-name template (a real one has a few dozen)
 MAX_INT_BITS = 8192  # about 2,466 decimal digits: far beyond any score, far below a slow multiplication
 MAX_ITEMS = 1_000_000  # items of one list or tuple, characters of one string, numbers in one range

@@ -74,6 +74,7 @@ moves:
   twin:
     params:
       n: "[1, 2]"
+    when: ["n > 0"]               # (read by a condition: that its moves print alike is found when typed)
     notation: "twin"
   corner:
     params:

@@ -281,8 +281,8 @@ def _domains(rules, start, rule, seats: list):
     value of the params before it; (None, (why, location)) when a domain reads the position and has no bound
     (or the kind has parts or inputs).
     RulesError, located at the domain, when the values are too many or take too long to work out."""
-    if rule.part_specs or rule.inputs or len(rule.domains) != len(rule.params):
-        what = "is a compound move" if rule.part_specs else "takes inputs" if rule.inputs else \
+    if rule.compound or rule.inputs or len(rule.domains) != len(rule.params):
+        what = "is a compound move" if rule.compound else "takes inputs" if rule.inputs else \
             "draws or arranges items"
         return None, (f"'{rule.name}' {what}, so its moves cannot be numbered from its params",
                       _at(rules, rule.path))

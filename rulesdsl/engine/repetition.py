@@ -21,5 +21,10 @@ def position_key(S) -> int:
     (serialize.encode), the same in every process and on every machine, so that a saved state's keys mean the same
     when read back. The seat to move and the step are left out: the end rules, which ask repeated() most, are asked
     as a turn ends, before the turn passes (a game that needs whose turn it is counted keeps it in a variable)."""
-    text = json.dumps([encode(S.cells), encode(S.zones), encode(S.vars)], separators=(",", ":"))
+    text = position_text(S)
     return int.from_bytes(hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest(), "big")
+
+
+def position_text(S) -> str:
+    """The board, zones and variables of `S` in their JSON form (serialize.encode), one line."""
+    return json.dumps([encode(S.cells), encode(S.zones), encode(S.vars)], separators=(",", ":"))

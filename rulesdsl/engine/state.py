@@ -427,6 +427,10 @@ class State(Position):
             raise RuleValueError("repeated(): this game does not count its positions")
         return self.seen.get(repetition.position_key(self), 0) + 1
 
+    def snapshot(self) -> str:
+        """The board, zones and variables in their JSON form (see Position.snapshot): exact, not a hash."""
+        return repetition.position_text(self)
+
     def _leave_position(self) -> None:
         """Count the position a move is about to leave (see engine/repetition.py)."""
         key = repetition.position_key(self)

@@ -109,6 +109,20 @@ class Builder:
         for k, part in enumerate(spec.get("parts") or ()):
             if isinstance(part, dict):
                 plan.parts.append(self.plan(path + ("parts", k), part, "part", f"{plan.name}[{k}]"))
+        repeat = spec.get("repeat")
+        if isinstance(repeat, dict):
+            at = path + ("repeat",)
+            plan.repeat = self.plan(at, {k: v for k, v in repeat.items() if k in ("move", "inputs", "when")}, "part",
+                                    f"{plan.name}[]")
+            plan.repeat.move = repeat.get("move") if isinstance(repeat.get("move"), str) else None
+            using = repeat.get("using")
+            for key, where in (("using", at + ("using", next(iter(using), ""))) if isinstance(using, dict) and using
+                               else ("using", None), ("chain", at + ("chain",)), ("prefer", at + ("prefer",))):
+                found = self.one(where) if where is not None else None
+                if found is not None:
+                    plan.repeat_exprs[key] = found
+            plan.repeat_rules = {k: repeat[k] for k in ("max", "min", "stop") if k in repeat}
+        plan.one_per_position = spec.get("one_per_position") is True
         return plan
 
     def _notation(self, path: tuple, template) -> tuple:

@@ -54,6 +54,12 @@ class MovePlan:
     weight: object = None
     visible_to: object = None
     parts: list = field(default_factory=list)  # a compound move's parts (MovePlans of kind part)
+    # a move of one part repeated (`repeat:`): its part (a MovePlan of kind part, its `checks` the part's `when`),
+    # and using, chain, prefer -> expression; max, min, stop -> as written
+    repeat: MovePlan | None = None
+    repeat_exprs: dict = field(default_factory=dict)
+    repeat_rules: dict = field(default_factory=dict)
+    one_per_position: bool = False  # moves whose parts reach the same position are one
     move: str | None = None  # a part's: the move it is made with
     given: list = field(default_factory=list)  # a part's: the values it gives that move's inputs (Lets)
 

@@ -279,6 +279,9 @@ class _Builder:
         found = [(name, inputs[i] if i < len(inputs) else T.ANY, kind.path + ("inputs", i))
                  for i, name in enumerate(rule.inputs)]
         for name in rule.arg_names:
+            if name == "parts" and getattr(rule, "repeat_spec", None) is not None:
+                raise Unfit(f"move '{rule.name}' repeats its part a number of times known only in play (repeat:), "
+                            "which the compiled backend does not take yet", kind.path + ("repeat",))
             if name == "parts" and rule.part_specs:
                 found.append((name, self._parts_type(rule), kind.path + ("parts",)))
             elif name == "outcome" and kind.label.endswith((".draw", ".arrangement")):
@@ -417,7 +420,8 @@ def _input_types(ir, rules) -> dict:
             found[path] = types
     for rule in rules.moves.values():
         for k, (part, _, _) in enumerate(rule.parts):
-            given = [_joined(ir.exprs.get(rule.path + ("parts", k, "inputs", n), ())) for n in part.inputs]
+            at = rule.path + (("repeat",) if rule.repeat is not None else ("parts", k))  # a repeated part: one
+            given = [_joined(ir.exprs.get(at + ("inputs", n), ())) for n in part.inputs]
             old = found.get(part.path)
             found[part.path] = given if old is None else [T.join(a, b) for a, b in zip(old, given)]
     return found

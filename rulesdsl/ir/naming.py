@@ -70,11 +70,12 @@ class Naming:
         of a `visible:`."""
         for n in range(len(path), 0, -1):
             prefix, spec = path[:n], spec_at(self.data, path[:n])
-            if name == "part" and len(prefix) >= 2 and prefix[-2] == "parts":
+            if name == "part" and (len(prefix) >= 2 and prefix[-2] == "parts" or prefix[-1] == "repeat"):
                 return prefix
             if not isinstance(spec, dict):
                 continue
-            for key, gives in (("parts", "parts"), ("after", "move"), ("resolve", "choices"), ("keys", "key"),
+            for key, gives in (("parts", "parts"), ("repeat", "parts"), ("after", "move"), ("resolve", "choices"),
+                               ("keys", "key"),
                                ("arrangement", "outcome"), ("draw", "outcome")):
                 if name == gives and key in spec:
                     return prefix + (key,)
@@ -110,6 +111,8 @@ class Naming:
                               if isinstance(p, str)})
             if isinstance(spec.get("let"), dict) and prefix != ("let",):
                 names.update({p: Name("let", prefix + ("let", p)) for p in spec["let"]})
+            if prefix[-1] == "repeat" and isinstance(spec.get("using"), dict):  # the item each part takes
+                names.update({p: Name("input", prefix + ("using", p)) for p in spec["using"] if isinstance(p, str)})
         return names, rule
 
 

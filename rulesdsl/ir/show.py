@@ -259,6 +259,17 @@ class _Outline:
             for given in part.given:
                 self.expr(depth + 1, given.name, given.value)
             self.plan(depth + 1, part)
+        if plan.repeat is not None:
+            rules = "".join(f", {k} {v}" for k, v in plan.repeat_rules.items())
+            self.line(depth, f"repeat {plan.repeat.name}" + (f": {plan.repeat.move}" if plan.repeat.move else "")
+                      + rules)
+            for key in ("using", "chain", "prefer"):
+                self.expr(depth + 1, key, plan.repeat_exprs.get(key))
+            for given in plan.repeat.given:
+                self.expr(depth + 1, given.name, given.value)
+            self.plan(depth + 1, plan.repeat)
+        if plan.one_per_position:
+            self.line(depth, "one_per_position")
 
     def _let(self, depth: int, let) -> None:
         if let.value is None:

@@ -136,7 +136,7 @@ def _definers(game: GameIR) -> dict:
     lets = [let for fn in game.functions.values() for let in fn.lets]
     while plans:
         plan: MovePlan = plans.pop()
-        plans += plan.parts
+        plans += plan.parts + ([plan.repeat] if plan.repeat is not None else [])
         lets += plan.lets
         for p in plan.params:
             if p.domain is not None:

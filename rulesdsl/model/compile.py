@@ -260,6 +260,9 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
         attributes.update(((d.get("board") or {}).get("attributes") or {}).keys())
         for move in (d.get("moves") or {}).values():  # simultaneous choices read as choices[p].<param>
             attributes.update((move or {}).get("params") or {}, (move or {}).get("let") or {})
+            inputs = move.get("inputs") if isinstance(move, dict) else None
+            if isinstance(inputs, list):  # a part's inputs, read as parts[i].<input>
+                attributes.update(str(i) for i in inputs)
         self.compiler = Compiler(self.builtins, self.namespace, attributes)
         self.compiler.withdrawn = withdrawn
         self.compiler.code_file = f"{RULE_CODE_FILE}{self.doc.file}:loop>"

@@ -15,12 +15,13 @@ from ..lang.compiler import CompileProblem, Scope, built, local
 from ..lang.emit import Append, Assign, Comment, Continue, Effect, For, Guard, If, Return, Stmt, Try, Yield
 from ..lang.held import items
 from ..lang.parser import SyntaxProblem, parse
-from ..limits import MAX_LOOP_DEPTH, MAX_PARAMS, MAX_TEMPLATE_CHARS
+from ..limits import MAX_LOOP_DEPTH, MAX_PARAMS, MAX_PARTS, MAX_TEMPLATE_CHARS
+from ..lang.builtins import value_key
 from .compile_support import _FAIL, _flatten, _ident
 from .bounds import inferred_bound
 from .reads import NOTHING
 from .game import Rules
-from .parts import compound
+from .parts import Repeat, compound, repeated
 from .rules import InternedMoves, Move, MoveRule, ParamDomain
 from .values import notation_text, text_of
 
@@ -29,6 +30,7 @@ _UNKNOWN = ("unknown_function", "unknown_attribute", "unknown_option")  # names 
 # bound known when its value is written into the position (see Binding.held): no call counts it.
 _HELD_VALUES, _HELD_MOST = 10_000, 1000
 _IDENT = re.compile(r"[A-Za-z_]\w*")
+_STOPS = ("any", "stuck", "longest")  # which sequences of a repeated part are moves (see parts.repeated)
 
 
 @dataclass
@@ -78,6 +80,10 @@ class _Search:
     checks: list[tuple[str, str | None]] = field(default_factory=list)  # (description, why): the rule's checks
     depth_of: dict[str, int] = field(default_factory=dict)  # param or let -> the depth that binds it
     held: dict[str, int] = field(default_factory=dict)  # param -> the most items one of its values holds, if known
+    # what the params and lets are read by, for the check of params no move prints (see _unprinted)
+    values: dict = field(default_factory=dict)  # param -> its domain's values, where they are known at load
+    reads: dict = field(default_factory=dict)  # param or let -> the params and lets its domain or value reads
+    checked: set = field(default_factory=set)  # the params and lets the checks read
 
     @property
     def args(self) -> str:
@@ -163,13 +169,47 @@ class MoveCompiler:
 
     def _moves(self):
         moves = self.data.get("moves") or {}
+        self._searches = {}  # move name -> its _Search (see _unprinted)
         for name, spec in moves.items():
             rule = self.move_rule(("moves", name), name, spec or {}, self.root, f"move {name}")
             if rule is not None:
                 self.rules.moves[name] = rule
-        for rule in list(self.rules.moves.values()):
+        for name, rule in list(self.rules.moves.items()):
+            self._unprinted(rule, self._searches.pop(name, None))
             if rule.part_specs:
                 self._parts(rule)
+            elif rule.repeat_spec is not None:
+                self._repeat(rule)
+
+    def _unprinted(self, rule: MoveRule, search) -> None:
+        """A param that provably makes moves print alike: its domain is a list known at load of at least two
+        values, and neither the notation, nor a check, nor a later param's domain reads it (or a let worked out
+        from it). Wherever one move of the kind is legal, so are those that differ from it only in that param,
+        all written the same: no one could type any of them."""
+        if search is None or search is _FAIL or rule.compound or rule.inputs:
+            return
+        for i, param in enumerate(rule.params):
+            values = search.values.get(param)
+            if values is None or search.reads.get(param):
+                continue
+            distinct = set()
+            for value in values:
+                distinct.add(value_key(value))
+                if len(distinct) > 1:
+                    break
+            if len(distinct) < 2:
+                continue
+            made = {param}
+            for let in rule.lets:
+                if search.reads.get(let, set()) & made:
+                    made.add(let)
+            later = set().union(*(search.reads.get(p, set()) for p in rule.params[i + 1:]))
+            if made & (rule.printed | search.checked | later):
+                continue
+            self.problem(rule.path + ("params", param), f"moves of '{rule.name}' that differ only in '{param}' "
+                         "print alike: no condition reads it and the notation does not print it, so wherever one "
+                         "is legal, so are the others, all written the same", f"print {{{param}}} in the notation, "
+                         "or leave the param out", key=True, code="moves_print_alike", fields={"name": param})
 
     def _parts(self, rule: MoveRule) -> None:
         """A compound move: after its own params, each part is a legal move of another kind, made in order."""
@@ -182,7 +222,7 @@ class MoveCompiler:
             if target is None:
                 self.unknown(path + ("move",), f"no move named '{spec.get('move')}'", spec.get("move"), self.rules.moves)
                 continue
-            if target.part_specs:
+            if target.compound:
                 self.problem(path + ("move",), "a part cannot itself have parts")
                 continue
             # parts: (inputs, args) of each part, each a tuple of values; the move's own names as it types them
@@ -199,7 +239,7 @@ class MoveCompiler:
             when = None
             if spec.get("when") is not None:
                 part = built("part", 1)
-                part.typed_by = self.record_of(lambda t=target: [t])
+                part.typed_by = self._part_record(target)
                 when = self.expr(path + ("when",), spec["when"], scope.child(part=part))
             if _FAIL in codes or when is _FAIL:
                 continue
@@ -213,6 +253,125 @@ class MoveCompiler:
         if len(parts) == len(rule.part_specs):
             compound(rule, parts)
 
+    def _repeat(self, rule: MoveRule) -> None:
+        """A move of one part move made again and again while it can be (see parts.repeated): the part's inputs,
+        its conditions (`when:` on every part, `chain:` on each after the first), the list each part takes an item
+        of (`using:`), the bound on parts, which sequences are moves (`stop:`) and the tie rule (`prefer:`)."""
+        spec, path = rule.repeat_spec, rule.path + ("repeat",)
+        target = self.rules.moves.get(spec.get("move"))
+        if target is None:
+            self.unknown(path + ("move",), f"no move named '{spec.get('move')}'", spec.get("move"), self.rules.moves)
+            return
+        if target.compound:
+            self.problem(path + ("move",), "a part cannot itself have parts",
+                         "repeat a move of no parts; a move of repeated parts is one part of none")
+            return
+        base = rule.inputs + rule.params + rule.lets
+        own = getattr(rule, "bindings", {})
+        names = {n: own.get(n) or local(n) for n in base}
+        ok, item, using_code, item_names = True, None, None, {}
+        using = spec.get("using")
+        if using is not None:
+            if not isinstance(using, dict) or len(using) != 1 or not _IDENT.fullmatch(str(next(iter(using)))):
+                self.problem(path + ("using",), "using: names the item each part takes and the list it is taken from",
+                             "one name and a list: using: {die: \"dice\"} (each part takes one die, each once)")
+                return
+            item, pool = next(iter(using.items()))
+            if item in base or item in ("part", "parts"):
+                self.problem(path + ("using", item), f"'{item}' is a name of move '{rule.name}' already",
+                             "name the item something else", key=True, code="duplicate_name", fields={"name": item})
+                return
+            binding = local(item)
+            self.typed_function(("using", rule.name), [binding])  # typed by the items of the list
+            item_names = {item: binding}
+
+            def then(found, name=rule.name):
+                self._called(("using", name), [T.item_type(found)])
+            using_code = self.expr(path + ("using", item), pool, self.root.child(**names), then=then)
+            ok = using_code is not _FAIL
+        most, least, stop = spec.get("max"), spec.get("min", 1), spec.get("stop", "stuck")
+        if most is None and using is None:
+            self.problem(path, f"the parts of move '{rule.name}' have no bound",
+                         f"declare the most parts a move has (max: 1 to {MAX_PARTS}), or give using: a list whose "
+                         "items the parts take, each once", code="limit_exceeded", fields={"limit": "MAX_PARTS"})
+            ok = False
+        for key, value, low in (("max", most, 1), ("min", least, 1)):
+            if value is None:
+                continue
+            if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= MAX_PARTS:
+                self.problem(path + (key,), f"{key}: is a whole number of parts from {low} to {MAX_PARTS}, "
+                             f"not {value!r}", "a move of repeated parts has at most "
+                             f"{MAX_PARTS} parts", code="limit_exceeded", fields={"limit": "MAX_PARTS"})
+                ok = False
+        if ok and most is not None and least > most:
+            self.problem(path + ("min",), f"min: {least} is more than max: {most}", "no move could be made")
+            ok = False
+        if stop not in _STOPS:
+            self.problem(path + ("stop",), f"stop: is one of {', '.join(_STOPS)}, not {stop!r}",
+                         "any: a move may stop after any part; stuck: only where no part can follow (a capture "
+                         "that must go on); longest: only with the most parts any move has here")
+            ok = False
+        scope = self.root.child(**names, parts=self._parts_binding(rule))
+        each = scope.child(**item_names)
+        given = spec.get("inputs") or {}
+        missing = [n for n in target.inputs if n not in given]
+        extra = [n for n in given if n not in target.inputs]
+        if missing or extra:
+            self.problem(path + (("inputs", extra[0]) if extra else ()),
+                         f"move '{target.name}' needs input '{missing[0]}'" if missing else
+                         f"move '{target.name}' has no input '{extra[0]}'",
+                         f"give it under inputs: ({', '.join(target.inputs)})" if target.inputs else
+                         f"move '{target.name}' declares no inputs")
+            return
+        codes = [self.expr(path + ("inputs", n), given[n], each, then=self.input_given(target.name, k))
+                 for k, n in enumerate(target.inputs)]
+        conditions = {}
+        for key in ("when", "chain"):
+            if spec.get(key) is not None:
+                part = built("part", 1)
+                part.typed_by = self._part_record(target)
+                conditions[key] = self.expr(path + (key,), spec[key], each.child(part=part))
+        prefer = None
+        if spec.get("prefer") is not None:
+            text = str(spec["prefer"])
+
+            def number(found):  # (the sequences are compared by it: a number, the higher preferred)
+                if found not in (T.ANY, T.NOTHING) and not T.numeric(found):
+                    raise CompileProblem(f"prefer: gives {T.describe(found)}, not a number", 0, len(text),
+                                         "a number worked out from parts: the sequences of the highest are moves",
+                                         code="type_error")
+            prefer = self.expr(path + ("prefer",), text, scope, then=number)
+        if not ok or _FAIL in codes or _FAIL in conditions.values() or prefer is _FAIL:
+            return
+        sig = "S, me" + "".join(f", L_{n}" for n in base)
+        label, name = f"move {rule.name}", _ident(rule.name)
+        each_sig = sig + ", L_parts" + (f", L_{item}" if item is not None else ", L__item")
+
+        def define(kind, args, value):
+            return self.function(f"{kind}_{name}", args, [Return(value)], label)
+        repeat = Repeat(target, define("inputs", each_sig, "(" + "".join(c + ", " for c in codes) + ")"),
+                        most=most, least=least, stop=stop)
+        for key, code in conditions.items():
+            setattr(repeat, key, define(key, each_sig + ", L_part", code))
+        if using_code is not None:
+            repeat.using = define("using", sig, using_code)
+        if prefer is not None:
+            repeat.prefer = define("prefer", sig + ", L_parts", prefer)
+        repeated(rule, repeat, MAX_PARTS)
+
+    def _part_record(self, target: MoveRule):
+        """typed_by of a record of one part's values, made with move `target`: its params and lets (as
+        record_of types them) and its inputs."""
+        values = self.record_of(lambda: [target])
+
+        def typed():
+            found = values()
+            fields = dict(zip(found.names, found.items))
+            for name, binding in getattr(target, "input_bindings", {}).items():
+                fields.setdefault(name, self.typer.binding_type(binding))
+            return T.record(**dict(sorted(fields.items())))
+        return typed
+
     def _parts_binding(self, rule: MoveRule):
         made = built("parts", 3)
         made.typed_by = self._parts_type(rule)
@@ -221,8 +380,13 @@ class MoveCompiler:
     def _parts_type(self, rule: MoveRule):
         """typed_by of a compound move's `parts`: a record of each part's values, in order."""
         def typed():
-            records = [self.record_of(lambda t=self.rules.moves.get((s or {}).get("move")): [t] if t else [])()
-                       for s in rule.part_specs]
+            if rule.repeat_spec is not None:
+                target = self.rules.moves.get(rule.repeat_spec.get("move"))
+                most = rule.repeat_spec.get("max")
+                return T.list_(self._part_record(target)() if target is not None else T.ANY,
+                               most if isinstance(most, int) and not isinstance(most, bool) else MAX_PARTS)
+            records = [self._part_record(t)() if t else T.ANY
+                       for t in (self.rules.moves.get((s or {}).get("move")) for s in rule.part_specs)]
             return T.list_(T.union(*records) if records else T.ANY, len(records))
         return typed
 
@@ -243,16 +407,29 @@ class MoveCompiler:
                         notation_at=self.rules.where(path + ("notation",)))
         rule.inputs = [str(i) for i in spec.get("inputs") or []]
         rule.part_specs = spec.get("parts") or []
+        rule.repeat_spec = spec["repeat"] if isinstance(spec.get("repeat"), dict) else None
+        rule.one_per_position = spec.get("one_per_position") is True
+        if rule.one_per_position and not rule.compound:
+            self.problem(path + ("one_per_position",), f"move '{name}' has no parts: one_per_position makes one "
+                         "move of the moves whose parts reach the same position",
+                         "remove it, or give the move parts: or repeat:")
+        if rule.part_specs and rule.repeat_spec is not None:
+            self.problem(path + ("repeat",), f"move '{name}' has both parts: and repeat:",
+                         "a move is made of a fixed list of parts or of one part repeated: keep one")
+            rule.part_specs = []
         inputs = {i: local(i) for i in rule.inputs}
+        rule.input_bindings = inputs  # (what a record of a part's values holds besides its params and lets)
         # typed by what every part or chance() call gives them, as a function's params are (see TypeChecker)
         self.typed_function(("inputs", name), list(inputs.values()))
         scope = scope.child(**inputs)
         # a compound move's parts: the (inputs, args) of each, built over the values of the file (see depth_of)
-        inner = scope.child(**{n: self._parts_binding(rule) if n == "parts" and rule.part_specs else local(n)
+        inner = scope.child(**{n: self._parts_binding(rule) if n == "parts" and rule.compound else local(n)
                                for n in rule.arg_names})
         own = rule.params + rule.lets  # a compound move's parts are added around these
         # each part reports its own problems, so all are compiled before any failure is acted on
         search = self._search(path, spec, rule, scope, inner)
+        if path[0] == "moves":
+            self._searches[name] = search  # (for _unprinted, once every move is compiled)
         # (the same bindings as the checks': the type pass types both from the params' domains and the lets)
         bindings = {n: inner.names[n] for n in own}
         for n, most in (search.held.items() if search is not _FAIL else ()):
@@ -273,7 +450,7 @@ class MoveCompiler:
             return self.function(f"{kind}_{_ident(name)}", args, body, label)
 
         rule.generate = define("gen", sig, _generate(search))
-        if not rule.part_specs:  # a compound move's legal moves come from its parts (see parts.py)
+        if not rule.compound:  # a compound move's legal moves come from its parts (see parts.py)
             ref = self._move_objects(rule)
             rule.collect = define("collect", "S, me, out" + sig[len("S, me"):] + ", skip=None", _collect(search, ref))
             rule.exists = define("exists", sig, _exists(search))
@@ -281,7 +458,7 @@ class MoveCompiler:
         rule.explain = define("explain", sig + "".join(f", L_{p}" for p in rule.params), _explain(search))
         rule.apply = define("do", args_sig, effects)
         rule.note = define("note", "me" + sig[len("S, me"):] + "".join(f", L_{a}" for a in own)
-                           + (", L_parts" if rule.part_specs else ""), [Return(note)])
+                           + (", L_parts" if rule.compound else ""), [Return(note)])
         if weight is not None:
             rule.weight = define("weight", args_sig, [Return(weight)])
         if seen_by is not None:
@@ -343,8 +520,9 @@ class MoveCompiler:
         rule.template = str(template)
         fields: list = []
         code = self.template(path + ("notation",), rule.template, scope, fields)
+        rule.printed = frozenset().union(*(used for _, _, used in fields))
         printed = any(not _IDENT.fullmatch(text.strip()) for text, _, _ in fields)
-        if code is not _FAIL and printed and not rule.part_specs:
+        if code is not _FAIL and printed and not rule.compound:
             # a field that prints an expression cannot be read back into a param: to tell which param a refused
             # move gets wrong, each field is printed on its own (see engine/notation.py)
             sig = "me" + "".join(f", L_{i}" for i in rule.inputs) + "".join(f", L_{a}" for a in rule.params + rule.lets)
@@ -403,6 +581,9 @@ class MoveCompiler:
                 if most <= _HELD_MOST:
                     search.held[pname] = most
             search.depth_of[pname] = i + 1
+            search.reads[pname] = self._free_names(node) & set(binders)
+            if known and isinstance(values, (list, tuple, range)):
+                search.values[pname] = values
             search.checks.append((f"{pname} must be one of {dom}", why))
         return ok
 
@@ -421,6 +602,7 @@ class MoveCompiler:
             if later:
                 self.problem(path + ("let", lname), f"'{lname}' uses '{sorted(later)[0]}', which is defined after it")
                 ok = False
+            search.reads[lname] = used
             depth = search.depth_of[lname] = max((search.depth_of.get(u, 0) for u in used), default=0)
             let = Assign(f"L_{lname}", code)
             search.levels[depth].lets.append(let)
@@ -443,6 +625,7 @@ class MoveCompiler:
                 ok = False
                 continue
             used = self._free_names(node) & binders
+            search.checked |= used
             level = search.levels[max((search.depth_of.get(u, 0) for u in used), default=0)]
             reads = {f"L_{u}" for u in used}
             after = max((i for i, let in enumerate(level.lets) if let.target in reads), default=-1)

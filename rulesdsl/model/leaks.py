@@ -96,7 +96,7 @@ class _Leaks:
         for let in plan.lets:
             env[let.decl] = self._secret(let.value, env)
         self._rule(plan.effects, env)
-        for part in plan.parts:
+        for part in plan.parts + ([plan.repeat] if plan.repeat is not None else []):
             self._plan(part, secret_of)
 
     def _rule(self, stmts: tuple, env: dict | None = None) -> None:

@@ -95,7 +95,8 @@ def _refuse_reserved(data, report) -> None:
     board = data.get("board") if isinstance(data.get("board"), dict) else {}
     cell_fields = CELL_FIELDS + (GRID_FIELDS if board.get("grid") else ())
     moves = data.get("moves") if isinstance(data.get("moves"), dict) else {}
-    compound = tuple(("moves", name) for name, spec in moves.items() if isinstance(spec, dict) and spec.get("parts"))
+    compound = tuple(("moves", name) for name, spec in moves.items() if isinstance(spec, dict)
+                     and (spec.get("parts") or spec.get("repeat")))
     steps = (data.get("flow") or {}).get("steps") if isinstance(data.get("flow"), dict) else None
     drawing = tuple(("flow", "steps", name) for name, spec in (steps.items() if isinstance(steps, dict) else ())
                     if isinstance(spec, dict) and isinstance(spec.get("chance"), dict)

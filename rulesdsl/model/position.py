@@ -119,3 +119,8 @@ class Position:
     def clone(self) -> "Position":
         """An independent copy (compound moves try their parts on one)."""
         raise NotImplementedError
+
+    def snapshot(self):
+        """The board, zones and variables as a value equal to another position's exactly when they are the same
+        (moves that declare one_per_position are told apart by what they leave)."""
+        raise NotImplementedError

@@ -126,16 +126,25 @@ class MoveRule:
     template: str = ""
     inputs: list = field(default_factory=list)  # values given by the compound move that uses this one
     part_specs: list = field(default_factory=list)  # a compound move's parts, as written
-    parts: list = field(default_factory=list)  # compiled: [(rule, inputs_fn, when_fn)]
+    repeat_spec: dict | None = None  # a move of one part move repeated (`repeat:`), as written
+    parts: list = field(default_factory=list)  # compiled: [(rule, inputs_fn, when_fn)] (a repeated part: one)
+    repeat: object = None  # compiled `repeat:` (parts.Repeat)
+    one_per_position: bool = False  # moves whose parts reach the same position are listed once
     texts: dict = field(default_factory=dict, repr=False)  # Move -> its notation, once printed
     # where the notation prints expressions: per field, (the params it reads, (me, *args) -> its text)
     fields: list = field(default_factory=list, repr=False)
     domains: list = field(default_factory=list, repr=False)  # [ParamDomain] of the params, in order
+    printed: frozenset = frozenset()  # the names the notation reads
     notation_at: Location | None = None  # where the rule file writes the notation (or the move, when it has none)
 
     @property
+    def compound(self) -> bool:
+        """Whether the move is made of parts (`parts:` or `repeat:`), its last arg the parts made."""
+        return bool(self.part_specs) or self.repeat_spec is not None
+
+    @property
     def arg_names(self) -> list[str]:
-        return self.params + self.lets + (["parts"] if self.part_specs else [])
+        return self.params + self.lets + (["parts"] if self.compound else [])
 
     def format(self, args, player) -> str:
         """The move's notation: every move is printed through here, under a budget (registered below), so a

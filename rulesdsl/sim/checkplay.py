@@ -10,8 +10,10 @@ from ..backends.compiled.build import with_backend
 from ..errors import GameRuntimeError, Location, Problem
 from ..jail import heartbeat
 from ..limits import GAME_SECONDS, LOAD_SECONDS
+from ..engine.notation import normalise
+from ..model.values import text_of
 from .coverage import dead_rules
-from .runner import play_game
+from .runner import agent_chooser, record_game
 
 _SHOWN = 12  # moves up to a failure shown in its hint
 _EVALUATE_EVERY = 8  # plies between two evaluations of the position (a rule file's 'scoring: evaluation')
@@ -44,11 +46,19 @@ def check_by_playing(compile_game, games: int, file: str, backend: str = "python
         if rules.evaluation is not None and state.ply % _EVALUATE_EVERY == 0:
             state.evaluations()  # what agents that evaluate positions ask: its failures and the functions it calls
 
+    alike: dict = {}  # (rule, rule) of two moves printed alike -> (seed, turn, seat, text, moves, how many games)
+    chooser = agent_chooser(agents)
+    names = [getattr(a, "spec", a.name) for a in agents]  # (as play_game names them)
+
     for seed in range(games):
         heartbeat(f"random game {seed} of {file}", GAME_SECONDS)
         moves.clear()
+
+        def choose(state, player, legal, rng, seed=seed):
+            _printed_alike(state, player, legal, seed, alike)
+            return chooser(state, player, legal, rng)
         try:
-            record = play_game(game, agents, seed, observe)
+            record = record_game(game.new_initial_state(seed), seed, choose, names, observe)
         except GameRuntimeError as exc:
             failures += 1
             key = (exc.rule, str(exc.location), exc.message)
@@ -69,6 +79,7 @@ def check_by_playing(compile_game, games: int, file: str, backend: str = "python
             f"play it again: rulesdsl play {file}{variant} --seats {seats} --seed {seed}; the moves up to it"
             f"{f' (the last {_SHOWN})' if len(made_before) > _SHOWN else ''}: {shown}",
             code="fails_in_play", fields={"seed": seed, "rule": exc.rule, "moves": tuple(made_before)}))
+    problems += [_alike_problem(rules, found, file, variant, seats, games) for found in alike.values()]
     if capped:
         problems.append(Problem(f"{capped} of {games} random games reached the turn cap", Location(file),
                                 "the end may be hard to reach: check the end conditions, or raise flow: max_turns",
@@ -82,6 +93,62 @@ def check_by_playing(compile_game, games: int, file: str, backend: str = "python
     summary = f"played {games} random game{'s' if games != 1 else ''}{where}: {failures} failed, {capped} reached " \
               "the turn cap"
     return problems, summary, game.variant
+
+
+def _printed_alike(state, player, legal, seed: int, alike: dict) -> None:
+    """Note in `alike` two different legal moves of `legal` that print alike (as typed: spaces normalised): no one
+    can type either, and a log that holds one does not replay. Once per pair of rules, with the first game and
+    turn it happened on, and how many games it happened in."""
+    printed: dict = {}
+    for move in legal:
+        other = printed.setdefault(normalise(str(move)), move)
+        if other is move or other[:2] == move[:2]:
+            continue
+        key = (other[0].name, move[0].name)
+        found = alike.get(key)
+        if found is None:
+            alike[key] = [seed, state.turn, player, normalise(str(move)), (other, move), {seed}]
+        else:
+            found[5].add(seed)
+
+
+def _alike_problem(rules, found, file: str, variant: str, seats: str, games: int) -> Problem:
+    """The error of two different legal moves printed alike (see _printed_alike), at the second's notation."""
+    seed, turn, player, text, (first, second), seeds = found
+    rule = second[0]
+    differ, at = _difference(first, second) if first[0] is rule else (None, rule)
+    what = f"two moves of '{rule.name}'" if first[0] is rule else \
+        f"a move of '{first[0].name}' and one of '{rule.name}'"
+    seat = rules.player_names[player] if isinstance(player, int) and 0 <= player < len(rules.player_names) else player
+    more = f" (and in {len(seeds) - 1} more of the {games})" if len(seeds) > 1 else ""
+    told = f"; they differ in {differ[0]} ({text_of(differ[1])}, {text_of(differ[2])})" if differ else ""
+    fix = f"print {{{differ[0].rpartition('.')[2]}}} in the notation" + \
+        (f" of '{at.name}'" if at is not rule else "") if differ else "print what tells them apart in the notation"
+    return Problem(
+        f"{what} print alike: both are written '{text}' on turn {turn} of random game {seed}{more}, {seat} to "
+        f"move{told}", at.notation_at,
+        f"{fix}, or declare one_per_position: true on a move of parts whose parts reach the same position; a player "
+        f"cannot type either move, and a log that holds one does not replay; see it: rulesdsl play {file}{variant} "
+        f"--seats {seats} --seed {seed}",
+        code="moves_print_alike", fields={"seed": seed, "turn": turn, "text": text})
+
+
+def _difference(first, second) -> tuple:
+    """((name, value, value), rule) of the first param or let in which two moves of one rule differ, and the rule
+    whose notation should print it: inside the first part that differs, for moves of parts (its name
+    `parts[k].name`); (None, the rule) when none is found."""
+    rule = first[0]
+    for name, a, b in zip(rule.arg_names, first[1], second[1]):
+        if a == b:
+            continue
+        if name != "parts" or len(a) != len(b):
+            return (name, a, b) if name != "parts" else None, rule
+        for k, ((_, args_a), (_, args_b)) in enumerate(zip(a, b)):
+            part = rule.part_rule(k)
+            for part_name, x, y in zip(part.arg_names, args_a, args_b):
+                if x != y:
+                    return (f"parts[{k}].{part_name}", x, y), part
+    return None, rule
 
 
 def _compiled_watching(compile_game):

@@ -143,6 +143,9 @@ class Program:
                 if not isinstance(branch.to, str):
                     raise Unsupported(self._at(step.decl), "a next step worked out while playing")
             for rule in [*model.moves, *(r for tier in model.tiers for r in tier), model.pass_rule]:
+                if rule is not None and (rule.repeat_spec is not None or rule.one_per_position):
+                    raise Unsupported(self._at(rule.path), "a move of repeated parts (repeat:), or one move per "
+                                      "position reached (one_per_position)")
                 if rule is not None and (rule.next is not None and rule.next_target is None
                                          or rule.visible_to is not None and step.kind != "chance"):
                     raise Unsupported(self._at(rule.path), "a move with its own next step, or visible_to")
