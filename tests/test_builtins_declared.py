@@ -231,7 +231,8 @@ def _prose_calls():
     """Inline code elsewhere in the reference that calls a built-in, e.g. `has_run(outcome, 3)`."""
     names = {b.name for b in EVERY}
     for span in re.findall(r"`([^`\n]+)`", REFERENCE.split("<!-- builtins:start -->")[0]):
-        if "..." not in span and any(re.search(rf"\b{n}\(", span) for n in names):
+        bare = re.fullmatch(r"\w+\(\)", span)  # `product()`: the built-in named, not called
+        if "..." not in span and not bare and any(re.search(rf"\b{n}\(", span) for n in names):
             yield span
 
 

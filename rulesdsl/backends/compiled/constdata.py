@@ -34,7 +34,7 @@ class ConstData:
     """See the module's docstring."""
 
     def const_lookup(self, node, env):
-        """(code, rep) of an index into data fixed at load, else None."""
+        """(code, rep) of an index into data fixed at load reaching numbers or texts, else None."""
         if not isinstance(node, N.Index) or not self._rooted(node):
             return None
         value, keys = self._const_chain(node, env)
@@ -138,8 +138,8 @@ class ConstData:
                                   for v in live):
                 raise Unsupported(self.m.locate(node), "data of fractions beside numbers a fraction does not hold")
             leaves, rep = live, "f" if floats else "i"
-        else:
-            raise Unsupported(self.m.locate(node), "a lookup into data whose values are not all numbers or all texts")
+        else:  # lists, tables, cells: read as the other lookups into data read them (dicts.py, routes.py)
+            return None
         at, stride = [], 1
         for code, size in reversed(dims):
             at.append(f"{code} * {stride}" if stride != 1 else code)

@@ -24,7 +24,7 @@ class ConstDicts:
             return binding.const
         return None
 
-    def const_lookup(self, node, table: dict, key, env) -> str:
+    def dict_lookup(self, node, table: dict, key, env) -> str:
         """table[key] (KeyError where it has no such key, as in Python), `node` the expression reading it."""
         keys = [self._single(k) for k in table]
         values = [self._single(v) for v in table.values()]

@@ -371,7 +371,7 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
         if isinstance(obj, N.Ref) and obj.kind == "var" and self.places.per_seat(obj):
             return self.places.read(obj, self.places.row(obj, node.index, env, node.at[0]))
         if self.const_dict(obj) is not None:  # a table fixed at load (dicts.py)
-            return self.const_lookup(node, self.const_dict(obj), node.index, env), "i"
+            return self.dict_lookup(node, self.const_dict(obj), node.index, env), "i"
         seq, rep = self.ex(obj, env)
         if rep == "a2":
             return f"_row({seq}, {self.scalar(node.index, env)})", "a"

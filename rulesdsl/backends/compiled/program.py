@@ -224,6 +224,7 @@ class Program:
             lines.append(f"{pad}for _once in range(1):")
             pad += "    "
         for i, param in enumerate(plan.params):
+            pairs = False  # (a list of tuples, below)
             filled = self.p.into(param.domain, env, f"b{i}")
             if filled is not None:  # the buffer is made once, before the loops
                 lines.insert(0, f"    b{i} = np.empty({filled[1]}, np.int64)")

@@ -6,6 +6,7 @@ have checked (its size), so play and errors are those of the list made."""
 from __future__ import annotations
 
 from ...ir import nodes as N
+from .mixed import is_mixed
 
 # list-making helpers whose `x in` form reads the same arguments in place (runtime.py), by the helper's name
 _HELD = {"_rt.zone_items(": "_rt.zone_has(", "_rt.optionals(": "_rt.optionals_has(",
@@ -38,7 +39,11 @@ class Walks:
     def walk_head(self, node, env, name: str, tag: str, pad: str, pure: bool) -> list | None:
         """The lines of a loop binding `name` to each item of the list `node` without making it, or None where
         the list is made: low..high as numbers counted, a list written out as its items; with `pure` (the loop's
-        body writes nothing), a + b as a then b (the two lists worked out first, as the sum would be)."""
+        body writes nothing), a + b as a then b (the two lists worked out first, as the sum would be). Not a list
+        whose items may be cells or texts: those are written as the list is made (mixed.py)."""
+        if node.type.name in ("list", "seq", "tuple") and node.type.items and \
+                any(is_mixed(item) for item in node.type.items):
+            return None
         if isinstance(node, N.Range):
             low, high = self.scalar(node.low, env), self.scalar(node.high, env)
             return [f"{pad}lo{tag} = {low}", f"{pad}for {name} in range(lo{tag}, _rt.span_stop(lo{tag}, {high})):"]

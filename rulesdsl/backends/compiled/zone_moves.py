@@ -28,11 +28,6 @@ class ZoneMoves:
         return lines + [f"mi = {self.scalar(at, env)}", f"mp = _zone_take_at(s, {base}, {length}, {cap}, mi)",
                         "if mp == -1:", f"    raise ValueError({missing!r}, s[{length}], mi)"]
 
-    def e_move_all(self, call, env) -> list:
-        if len(call.args) != 2 or call.kwargs:
-            raise self.unsupported(call, "move_all() with these arguments")
-        return self.moved_all(call, call.args[0], call.args[1], env)
-
     def moved_all(self, call, source, target, env, pad: str = "") -> list:
         """Lines moving every piece of the zone place `source` onto `target` (both zone places, else Unsupported)."""
         places = [self.zones.place(where, env) for where in (source, target)]
