@@ -4,6 +4,7 @@ located errors; a playout stops at its step limit. Skipped where numba is not in
 
 from __future__ import annotations
 
+import os
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -56,7 +57,11 @@ THROWS = "tests/compiled_games/throws.yaml"  # outcomes that are a cell or a tex
 # Marble Chase: a shot's outcome is a slot or a word, weighted by fractions of the seat's shot table; the most
 # players, the team game, and a match with a seat of another skill
 SUPPORTED += [(THROWS, None), ("marble-chase", None), ("marble-chase players=4", None),
-              ("marble-chase players=4 teams=true", None), ("marble-chase match=true", None)]
+              ("marble-chase match=true", None)]
+# Configurations that compile a module of their own (minutes each on two cores) beyond those tests/equivalence.py
+# compiles anyway: played with `RULESDSL_LOCKSTEP=all python -m pytest tests/test_compiled.py`, not in every run
+MORE = [("marble-chase players=4 teams=true", None), ("fast-track players=4 teams=pairs", None),
+        ("fast-track board=hex players=6 teams=triples", None), ("fast-track colours_per_player=2", None)]
 SPLIT = "tests/compiled_games/split-steps.yaml"  # a compound move (parts of a move with inputs), procedures
 SUPPORTED += [(SPLIT, None)]
 RANKED = "tests/compiled_games/ranked-tokens.yaml"  # a table fixed at load, attributes some kinds lack, lists as tests
@@ -65,8 +70,8 @@ PENS = "tests/compiled_games/pens.yaml"  # a zone per key, place() into a zone, 
 SUPPORTED += [(PENS, None)]
 # Fast Track: compound moves (a 7 split in two), routes along links keyed by colour and lane that run out, pairs as
 # params, zones per colour, procedures, draws seen by one seat; each board, each team setting, two colours a player
-SUPPORTED += [("fast-track", None), ("fast-track board=hex", None), ("fast-track players=4 teams=pairs", None),
-              ("fast-track board=hex players=6 teams=triples", None), ("fast-track colours_per_player=2", None)]
+SUPPORTED += [("fast-track", None), ("fast-track board=hex", None)]
+SUPPORTED += MORE if os.environ.get("RULESDSL_LOCKSTEP") == "all" else []
 MABULA_SETUP = "WBWBWBWBWBWBBWBWBWBWBWBW"  # an explicit setup: no chance step
 
 
