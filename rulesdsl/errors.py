@@ -135,8 +135,8 @@ class RulesError(RulesDslError):
         return RulesError, (self.problems,)
 
 
-class UsageError(RulesDslError):
-    """A command-line argument that cannot be used: a wrong value, or a file named there that does not exist."""
+class _HintedError(RulesDslError):
+    """An error of a message and maybe a hint, printed as `error: ...` and `hint: ...`."""
 
     def __init__(self, message: str, hint: str | None = None):
         self.message, self.hint = message, hint
@@ -146,7 +146,11 @@ class UsageError(RulesDslError):
         return safe_text(f"error: {self.message}" + (f"\n  hint: {self.hint}" if self.hint else ""))
 
     def __reduce__(self):  # travels between worker processes intact
-        return UsageError, (self.message, self.hint)
+        return type(self), (self.message, self.hint)
+
+
+class UsageError(_HintedError):
+    """A command-line argument that cannot be used: a wrong value, or a file named there that does not exist."""
 
 
 class RunStopped(RulesDslError):
@@ -199,19 +203,9 @@ class AmbiguousMove(_KindOfMoveError):
     KIND = MoveError.AMBIGUOUS
 
 
-class SamplingError(RulesDslError):
+class SamplingError(_HintedError):
     """No state consistent with what a player has seen was found within the sampling budget (agents' samples of
     hidden information); the true state is never given instead."""
-
-    def __init__(self, message: str, hint: str | None = None):
-        self.message, self.hint = message, hint
-        super().__init__(message)
-
-    def format(self) -> str:
-        return safe_text(f"error: {self.message}" + (f"\n  hint: {self.hint}" if self.hint else ""))
-
-    def __reduce__(self):  # travels between worker processes intact
-        return SamplingError, (self.message, self.hint)
 
 
 class GameRuntimeError(RulesDslError):
