@@ -44,5 +44,5 @@ def simulate(path: str | Path, games: int, agents: list, seed: int = 0, variant:
     (4, 4)
     """
     spec = RunSpec(str(path), variant, tuple(sorted((options or {}).items())), max_turns, tuple(agents), seed,
-                   backend=chosen_backend(backend, random_agents_only(agents)))
+                   backend=chosen_backend(backend, random_agents_only(agents), games))
     return run(spec, games, out, workers, dask, chunk=chunk)

@@ -138,19 +138,32 @@ def test_auto_is_the_default_and_takes_the_compiled_backend_for_whole_games(capf
     assert code == 1 and "RULESDSL_BACKEND='fast' names no backend" in err
 
 
-def test_the_readmes_first_command_compiles_once_on_a_fresh_checkout(tmp_path):
+def test_the_readmes_first_command_runs_on_a_fresh_checkout_and_a_game_compiles_once(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "RULESDSL_BACKEND"}
     env["RULESDSL_CACHE"] = str(tmp_path / "cache")  # empty, as on a fresh checkout
     env["PYTHONPATH"] = str(ROOT)
-    command = [sys.executable, "-m", "rulesdsl", "simulate", "mabula", "--games", "1000", "--seed", "1", "--agents",
-               "random,random", "--quiet", "--verbose"]
-    runs = [subprocess.run(command + ["--out", str(tmp_path / f"{i}.jsonl")], env=env, capture_output=True,
-                           text=True, cwd=tmp_path, timeout=600) for i in range(2)]
-    assert [r.returncode for r in runs] == [0, 0]
+    command = [sys.executable, "-m", "rulesdsl", "simulate", "mabula", "--seed", "1", "--agents", "random,random",
+               "--quiet", "--verbose"]
+    first = subprocess.run(command + ["--games", "1000"], env=env, capture_output=True, text=True, cwd=tmp_path,
+                           timeout=600)  # the README's: too short a run for auto to compile the game first
+    assert first.returncode == 0 and "compiling" not in first.stderr
+    assert "backend: python: auto compiles a game for runs of 2,000 games or more" in first.stderr
+    runs = [subprocess.run(command + ["--games", "30", "--backend", backend, "--out", str(tmp_path / f"{i}.jsonl")],
+                           env=env, capture_output=True, text=True, cwd=tmp_path, timeout=600)
+            for i, backend in enumerate(["compiled", "compiled", "auto"])]
+    assert [r.returncode for r in runs] == [0, 0, 0]
     assert runs[0].stderr.count("compiling mabula for the compiled backend (once; cached)") == 1
-    assert "compiling" not in runs[1].stderr  # read from the cache
-    assert all("backend: compiled" in r.stderr for r in runs)
-    assert (tmp_path / "0.jsonl").read_bytes() == (tmp_path / "1.jsonl").read_bytes()
+    assert all("compiling" not in r.stderr for r in runs[1:])  # read from the cache
+    assert all("backend: compiled" in r.stderr for r in runs)  # auto too, however short the run, once compiled
+    assert len({(tmp_path / f"{i}.jsonl").read_bytes() for i in range(3)}) == 1
+
+
+def test_auto_compiles_a_game_not_compiled_yet_only_for_long_runs():
+    from rulesdsl.backends.compiled.build import AUTO_COMPILE_GAMES, IF_COMPILED, chosen_backend
+    assert chosen_backend("auto", True, AUTO_COMPILE_GAMES) == "auto"
+    assert chosen_backend("auto", True, AUTO_COMPILE_GAMES - 1) == IF_COMPILED
+    assert chosen_backend("auto", False, 10**6) == "python"  # move by move
+    assert chosen_backend("compiled", True, 1) == "compiled" and chosen_backend("python", True, 10**6) == "python"
 
 
 @pytest.mark.parametrize("game, agents", [(TUTORIAL, "random,random"), ("mabula", "random,random"),

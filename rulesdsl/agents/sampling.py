@@ -3,6 +3,7 @@ and what it did not drawn anew, a sample kept only while it looks to the player 
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 from itertools import accumulate
 
@@ -34,30 +35,24 @@ class Evidence:
 
 def evidence(state, player: int) -> Evidence | None:
     """The Evidence of `state` for `player`, or None when the state's history does not lead to it (a position set
-    by hand, or read from a file written without its history). Others' choices still pending are left out."""
+    by hand, or read from a file written without its history). Others' choices still pending are left out.
+
+    A game's replay is carried on from where the last call left it (_Replay): an agent asks at every move, and
+    replaying the game from its start each time would make a game's sampling quadratic in its length."""
+    with _replaying:  # (a replay is carried on in place: one thread at a time)
+        return _evidence(state, player)
+
+
+def _evidence(state, player: int) -> Evidence | None:
     history, secret, texts = state.history, state.secret, state.history_texts()
     made = len(history) - len(state.pending)  # the pending choices are the last entries
-    hidden = [t in secret and player not in secret[t] for t in range(made)]
+    memo = _replays.get((id(history), player))
+    if memo is None or not memo.leads_to(history, made):
+        memo = _Replay(history, player, state.game.new_initial_state())  # (the rules say how a game starts)
     try:
-        S = state.game.new_initial_state()  # (the rules say how a game starts: every seat knows it)
-        first = next((t for t in range(made) if hidden[t]), made)
-        start, entries = None, []
-        piles = piles_only(S.rules)
-        for t in range(made):
-            if t == first:
-                start = S.clone()
-            if piles:
-                before = _pieces(S, player)
-                who = _replay(S, history[t])
-                piles = _dealt_only(before, _pieces(S, player), t in secret and not hidden[t])
-            else:
-                who = _replay(S, history[t])
-            if t >= first:
-                seen = S.clone()  # (a key holds the state's own lists, which later moves change)
-                key = Observer(S.rules, player, S.revealed, seen).key(seen)
-                entries.append((None if hidden[t] else texts[t], who, key))
-        if start is None:
-            start = S.clone()
+        memo.extend(state, made, secret, texts)
+        S = memo.S.clone() if state.pending else memo.S
+        entries = list(memo.entries)
         for p, move in state.pending.items():
             _replay(S, move)
             if p == player:
@@ -65,8 +60,54 @@ def evidence(state, player: int) -> Evidence | None:
         if S.to_json() != state.to_json():
             return None
     except (GameRuntimeError, MoveError):
+        _replays.pop((id(history), player), None)
         return None
-    return Evidence(player, start, entries, piles)
+    while len(_replays) >= MAX_REPLAYS:
+        del _replays[next(iter(_replays))]
+    _replays[id(history), player] = memo
+    return Evidence(player, memo.start if memo.start is not None else memo.S.clone(), entries, memo.piles)
+
+
+MAX_REPLAYS = 64  # games whose replay evidence() keeps to carry on from (the oldest is forgotten first)
+_replays: dict = {}  # (id of a state's history list, player) -> _Replay
+_replaying = threading.Lock()
+
+
+class _Replay:
+    """How far evidence() has replayed one game's history for one player: the replayed state S after `made`
+    entries, the first entry hidden from the player (`first`) and the state before it (`start`), the entries from
+    it on (see Evidence), and whether every move so far only dealt hidden pieces (`piles`). It holds the history
+    list it replays (so the list's id names no other list while it is kept) and its last entry replayed."""
+
+    __slots__ = ("history", "player", "S", "made", "last", "first", "start", "entries", "piles")
+
+    def __init__(self, history: list, player: int, S):
+        self.history, self.player, self.S, self.made, self.last = history, player, S, 0, None
+        self.first, self.start, self.entries, self.piles = None, None, [], piles_only(S.rules)
+
+    def leads_to(self, history: list, made: int) -> bool:
+        """Whether this replay is of `history`'s first entries as they still are (a move taken back and another
+        made instead is not)."""
+        return self.history is history and self.made <= made and (self.made == 0 or history[self.made - 1] is self.last)
+
+    def extend(self, state, made: int, secret: dict, texts: list) -> None:
+        """Replay the entries from self.made up to `made`."""
+        S, player, history = self.S, self.player, self.history
+        for t in range(self.made, made):
+            hidden = t in secret and player not in secret[t]
+            if self.first is None and hidden:
+                self.first, self.start = t, S.clone()
+            if self.piles:
+                before = _pieces(S, player)
+                who = _replay(S, history[t])
+                self.piles = _dealt_only(before, _pieces(S, player), t in secret and not hidden)
+            else:
+                who = _replay(S, history[t])
+            if self.first is not None:
+                seen = S.clone()  # (a key holds the state's own lists, which later moves change)
+                key = Observer(S.rules, player, S.revealed, seen).key(seen)
+                self.entries.append((None if hidden else texts[t], who, key))
+            self.made, self.last = t + 1, history[t]
 
 
 def piles_only(rules) -> bool:

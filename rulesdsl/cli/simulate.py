@@ -100,7 +100,7 @@ def _simulated(args, agents: tuple, sources: list, jails: list) -> int:
                 raise UsageError(f"{wrong[0]} ({Path(file).name})", wrong[1])
             whole = random_agents_only(agents) and not args.score_trace  # each game played in compiled code
             spec = RunSpec(file, variant, tuple(sorted(options.items())), args.max_turns, agents, args.seed, bundle,
-                           backend=chosen_backend(args.backend, whole), score_trace=args.score_trace)
+                           backend=chosen_backend(args.backend, whole, args.games), score_trace=args.score_trace)
             info = jails[0].run(describe, prepared(spec), seconds=LOAD_SECONDS, what=f"loading {file}")
             if say_backend(args, info.fallback):
                 why = "" if whole or (args.backend or default_backend()) != "auto" else \

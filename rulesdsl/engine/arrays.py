@@ -26,20 +26,27 @@ class _Misfit(Exception):
     """A value its form cannot hold, or arrays that hold no value of a form."""
 
 
-def to_arrays(state, layout) -> dict:
-    """The arrays of `state` in `layout` (the layout of the state's game), name -> numpy array."""
-    return _Codec(layout, state.game).arrays(state)
+def to_arrays(state, layout, encode_moves: bool = True) -> dict:
+    """The arrays of `state` in `layout` (the layout of the state's game), name -> numpy array; without
+    `encode_moves`, the history's arrays are left blank (for a backend that keeps the history beside its arrays)."""
+    return _Codec(layout, state.game).arrays(state, encode_moves)
 
 
-def from_arrays(arrays: dict, layout, game) -> State:
-    """The state whose arrays in `layout` (that of `game`) are `arrays`, with its memo rebuilt."""
-    return _Codec(layout, game).state(arrays)
+def from_arrays(arrays: dict, layout, game, history: list | None = None) -> State:
+    """The state whose arrays in `layout` (that of `game`) are `arrays`, with its memo rebuilt. `history`: the
+    moves of its history (those after the notation read from a saved state) as they are, in place of reading them
+    from their arrays (see log_arrays' `encode_moves`)."""
+    codec = _Codec(layout, game)
+    codec.given_history = history
+    return codec.state(arrays)
 
 
-def log_arrays(history: list, secret: dict, layout, game) -> dict:
+def log_arrays(history: list, secret: dict, layout, game, encode_moves: bool = True) -> dict:
     """The arrays of the log slots (the history, its secret entries, the moves read from a saved state) of a state
     whose history is `history` (moves, after the notation of those read from a saved state) and `secret` (ply ->
-    seats that saw it): what a backend holding the rest of the state as arrays keeps beside them."""
+    seats that saw it): what a backend holding the rest of the state as arrays keeps beside them. Without `encode_moves`,
+    the history's arrays are left blank (for from_arrays given the history: a history written into arrays and read
+    back at every conversion would make a long game's conversions quadratic)."""
     import numpy as np
     codec = _Codec(layout, game)
     imported = 0
@@ -58,6 +65,8 @@ def log_arrays(history: list, secret: dict, layout, game) -> dict:
             if slot.name == "history" and not slot.fits:
                 for r, move in enumerate(moves):
                     out["history"][r] = move
+            elif slot.name == "history" and not encode_moves:
+                pass
             else:
                 getattr(codec, "_put_" + slot.name)(slot, _Log(history, secret), out, moves, imported)
         except _Misfit as exc:
@@ -121,6 +130,7 @@ class _Codec:
 
     def __init__(self, layout, game):
         self.layout, self.game, rules = layout, game, game.rules
+        self.given_history = None  # (from_arrays' `history`)
         self.cells = rules.board.cells
         self.kinds = {}  # kind name -> (Kind, [value -> place] per attribute, strides)
         for kind in layout.kinds:
@@ -148,7 +158,7 @@ class _Codec:
         self._links: dict = {}  # read from arrays: the history's entries that are the last move, and pending
 
     # -- a state to arrays --------------------------------------------------------------------------------------
-    def arrays(self, S) -> dict:
+    def arrays(self, S, encode_moves: bool = True) -> dict:
         import numpy as np
         if S.goto is not None:
             raise self._error("goto", "the state is in the middle of a move (its effects asked to go on elsewhere)")
@@ -166,6 +176,8 @@ class _Codec:
                 shape = tuple(n if d is None else d for d in leaf.shape)
                 out[leaf.name] = np.empty(shape, dtype=object) if leaf.dtype == "object" else \
                     np.zeros(shape, dtype=leaf.dtype)
+            if slot.name == "history" and not encode_moves:
+                continue
             try:
                 self._write(slot, S, out, moves, imported)
             except _Misfit as exc:
@@ -460,6 +472,10 @@ class _Codec:
         S.calls = ((then, caller, is_pass, me),) + draws if draws else ()
 
     def _get_history(self, slot, S, arrays, rows):
+        given = self.given_history
+        if given is not None:
+            S.history = list(given[len(given) - rows.get("history", 0):])  # (the moves, after what was imported)
+            return
         S.history = [self.get(slot.form, arrays, (r,)) for r in range(rows.get("history", 0))]
 
     def _get_secret(self, slot, S, arrays, rows):

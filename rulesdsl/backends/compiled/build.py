@@ -22,6 +22,10 @@ from .unsupported import Unsupported
 
 BACKENDS = ("python", "compiled", "auto")
 DEFAULT = "auto"  # what plays the games when no backend is named: the compiled backend where it takes the game
+# auto compiles a game not compiled yet only for runs this long: a shorter run is over on the interpreter before numba
+# has compiled the game (seconds to minutes, once); a game compiled before (the on-disk cache) plays compiled at once
+AUTO_COMPILE_GAMES = 2_000
+IF_COMPILED = "auto:if-compiled"  # (chosen_backend's, for a short run) compiled where the game is compiled already
 _modules: dict = {}  # sha256 of a module's source -> its namespace, compiled (this process's)
 
 
@@ -51,13 +55,18 @@ def default_backend() -> str:
     return chosen
 
 
-def chosen_backend(asked: str | None, whole: bool) -> str:
+def chosen_backend(asked: str | None, whole: bool, games: int | None = None) -> str:
     """The backend a job runs on: `asked` (None: the default, see default_backend()); `auto` takes the compiled
     backend only for work that runs whole in compiled code (`whole`: playouts, simulations of random agents), as a
     game played move by move through the State API runs no faster there than on the interpreter, and compiling it
-    first costs seconds."""
+    first costs seconds; and for a run of fewer than AUTO_COMPILE_GAMES `games`, only where the game is compiled
+    already (IF_COMPILED)."""
     asked = asked or default_backend()
-    return "python" if asked == "auto" and not whole else asked
+    if asked != "auto":
+        return asked
+    if not whole:
+        return "python"
+    return IF_COMPILED if games is not None and games < AUTO_COMPILE_GAMES else "auto"
 
 
 def random_agents_only(agents) -> bool:
@@ -79,16 +88,24 @@ def compile_game(game, say=None):
             say(f"compiling {_named(game)} for the compiled backend (once; cached)")
         # numba's compile time grows with the module, which the rule file sizes: a budget of its own, in a jail
         heartbeat(f"compiling {game.name} for the compiled backend", COMPILE_SECONDS)
-        functions = cache.load(program.source)
-        if functions is None:  # no cache folder to use: compiled in memory
-            functions = {"__name__": f"rulesdsl_compiled_{key[:12]}"}
-            exec(compile(program.source, f"<compiled {key[:12]}>", "exec"), functions)  # noqa: S102 - printed
-        compiled = CompiledGame(game, program, functions)
-        _warm(compiled)
+        with cache.compiling(program.source):  # (another process compiling it: waited for, then read)
+            functions = cache.load(program.source)
+            if functions is None:  # no cache folder to use: compiled in memory
+                functions = {"__name__": f"rulesdsl_compiled_{key[:12]}"}
+                exec(compile(program.source, f"<compiled {key[:12]}>", "exec"), functions)  # noqa: S102 - printed
+            compiled = CompiledGame(game, program, functions)
+            _warm(compiled)
         _modules[key] = functions
     compiled = CompiledGame(game, program, functions)
     compiled.load_seconds = time.perf_counter() - start
     return compiled
+
+
+def compiled_already(game) -> bool:
+    """Whether `game` (a Python Game) loads on the compiled backend without compiling: compiled in this process, or
+    in the on-disk cache. Unsupported where the backend does not take it."""
+    source = program_of(game).source
+    return hashlib.sha256(source.encode()).hexdigest() in _modules or cache.ready(source)
 
 
 def _named(game) -> str:
@@ -121,13 +138,17 @@ def with_backend(game, backend: str | None, say=tell):
     """`game` (a Python Game) on `backend`: compiled, auto (compiled where it takes the game, else Python, with
     `backend_note` saying why), python, or None (default_backend()). `say`: see compile_game."""
     backend = backend or default_backend()
-    if backend not in BACKENDS:
+    if backend not in BACKENDS and backend != IF_COMPILED:
         raise ValueError(f"unknown backend {backend!r} (backends: {', '.join(BACKENDS)})")
     if backend == "python":
         return game
     missing = available()
     if missing is None:
         try:
+            if backend == IF_COMPILED and not compiled_already(game):
+                game.backend_note = (f"python: auto compiles a game for runs of {AUTO_COMPILE_GAMES:,} games or more "
+                                     "(shorter runs are over sooner on the interpreter), or with --backend compiled")
+                return game
             return compile_game(game, say)
         except Unsupported as exc:
             if backend == "compiled":

@@ -16,8 +16,14 @@ import os
 import stat
 import sys
 import tempfile
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # (not on Windows: processes there may compile a module side by side)
+    fcntl = None
 
 _GENERATOR = ("printer.py", "program.py", "runtime.py", "tables.py", "cache.py")  # what makes or runs a module
 
@@ -113,6 +119,28 @@ def load(source: str) -> dict | None:
         sys.modules.pop(name, None)
         raise
     return vars(module)
+
+
+@contextmanager
+def compiling(source: str):
+    """Held while a process compiles the module `source` (or reads it from the cache): a process asking for a
+    module that another is compiling waits for it, then reads the machine code it left, rather than compiling it
+    again beside it (the workers of a run starting together on a game not compiled yet). A lock file beside the
+    module's, in the private cache folder; nothing to hold where there is no cache folder or no fcntl."""
+    base = folder()
+    if base is None or fcntl is None:
+        yield
+        return
+    try:
+        handle = os.open(base / f"{_path(base, source).stem}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    except OSError:
+        yield
+        return
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)  # (released by the system too, should the holder die)
+        yield
+    finally:
+        os.close(handle)
 
 
 def _write(base: Path, path: Path, source: str) -> None:

@@ -267,7 +267,7 @@ class CompiledState:
         return self
 
     def _load(self, state) -> None:
-        self.s = self.game.packing.pack(to_arrays(state, self.game.layout))
+        self.s = self.game.packing.pack(to_arrays(state, self.game.layout, encode_moves=False))  # (history: below)
         self._history, self._made, self.secret = list(state.history), [], dict(state.secret)
         load_choices(self, state)
 
@@ -284,8 +284,9 @@ class CompiledState:
         """This position as the Python engine's State."""
         game = self.game
         arrays = game.packing.unpack(self.s)
-        arrays.update(log_arrays(self.history, self.secret, game.layout, game.python))
-        return from_arrays(arrays, game.layout, game.python)
+        history = self.history
+        arrays.update(log_arrays(history, self.secret, game.layout, game.python, encode_moves=False))
+        return from_arrays(arrays, game.layout, game.python, history)
 
     def _through_python(self, fn):
         state = self.python()
