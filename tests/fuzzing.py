@@ -715,9 +715,11 @@ def run_many(cases, jobs: int = 1, timeout: float = TIMEOUT, memory: int = MEMOR
 # -- sources --------------------------------------------------------------------------------------------------
 
 def sources() -> dict:
-    """Bundled games, example games and overlays: name -> (files, main). Overlays extend bundled games by name."""
+    """Bundled games, example games and overlays, and the test games of moves of repeated parts (repeat:,
+    one_per_position): name -> (files, main). Overlays extend bundled games by name."""
     found = {}
-    for path in sorted(ROOT.glob("games/*.yaml")) + sorted(ROOT.glob("examples/*/*.yaml")):
+    for path in sorted(ROOT.glob("games/*.yaml")) + sorted(ROOT.glob("examples/*/*.yaml")) \
+            + sorted(ROOT.glob("tests/parts_games/*.yaml")):
         text = path.read_text(encoding="utf-8")
         # an overlay copied to a temporary folder keeps its base by naming the bundled game
         text = re.sub(r"^extends: .*?([\w-]+)\.yaml$", r"extends: \1", text, flags=re.M)

@@ -569,6 +569,32 @@ def test_returns_that_fail_or_break_the_declared_utility_fail_alike_on_both_back
     assert found == {0, 1, 2}  # games that keep to it, break it, and fail
 
 
+def test_a_whole_number_beyond_64_bits_is_a_located_error_on_the_compiled_backend(tmp_path):
+    # the Python engine's numbers grow (to 8,192 bits); compiled code holds 64: beyond, an error, never a wrap
+    text = (ROOT / CHIPS).read_text()
+    wide = '"rolled = rolled * 4096 * 4096 * 4096 * 4096 * 4096 * 4096"'
+    old = '    do: ["end_turn()"]'
+    assert old in text
+    text = text.replace(old, f'    do: [{wide}, "end_turn()"]')
+    path = tmp_path / "chip-duel.yaml"
+    path.write_text(text)
+    line = next(i for i, row in enumerate(text.splitlines(), 1) if "4096" in row)
+    python = load_game(str(path), backend="python")
+    compiled = with_backend(python, "compiled")
+    state, other = python.new_initial_state(1), compiled.new_initial_state(1)
+    while not state.terminal and "pass" not in [str(m) for m in ([] if state.is_chance_node() else
+                                                                  state.legal_moves())]:
+        move = state.sample_chance(Rng(1)) if state.is_chance_node() else state.legal_moves()[0]
+        state.apply(move)
+        other.apply(move)
+    state.apply("pass")
+    assert state.vars[[v.name for v in python.rules.vars].index("rolled")] > 2**63
+    move = next(m for m in other.legal_moves() if str(m) == "pass")  # (a move: the compiled code applies it)
+    with pytest.raises(GameRuntimeError, match=rf"chip-duel\.yaml:{line}:\d+: .*beyond 64 bits") as found:
+        other.apply(move)
+    assert "backend='python'" in found.value.hint
+
+
 def test_returns_that_may_be_none_are_refused_by_the_compiled_backend_located(tmp_path):
     text = (ROOT / CHIPS).read_text().replace('returns: "chips[me] - 10"',
                                               'returns: "chips[me] - 10 if chips[me] > 3 else none"')

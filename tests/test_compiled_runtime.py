@@ -97,3 +97,41 @@ def test_a_range_or_a_sum_of_lists_walked_in_place_is_refused_beyond_the_limit_a
     assert rt.joined_size(big[:5], small) == 6
     with pytest.raises(ValueError, match="1,000,000"):
         rt.joined_size(big, small)
+
+
+def _checked_arithmetic() -> dict:
+    """The module helpers that add, subtract, multiply and sum whole numbers within 64 bits (arith.py), compiled."""
+    from numba import njit
+
+    from rulesdsl.backends.compiled import arith
+    namespace = {"_tiny": njit(boundscheck=True), "_jit": njit(boundscheck=True)}
+    exec(f"{arith.PLUS}\n\n{arith.TIMES}\n\n{arith.SUM64}", namespace)  # noqa: S102 - the package's own source
+    return namespace
+
+
+_EDGES = [0, 1, -1, 2, -2, 3, 2**31 - 1, -2**31, 2**31, 2**32 + 5, 3037000499, 3037000500, -3037000500,
+          2**62, -2**62, 2**63 - 1, -2**63, 2**63 - 2, -2**63 + 1]
+
+
+def test_checked_arithmetic_is_pythons_within_64_bits_and_an_error_beyond():
+    helpers = _checked_arithmetic()
+    rng = random.Random(5)
+    values = _EDGES + [rng.randrange(-2**63, 2**63) >> rng.randrange(64) for _ in range(150)]
+    pairs = [(a, b) for a in _EDGES for b in _EDGES] + [(rng.choice(values), rng.choice(values)) for _ in range(3000)]
+    for name, op in (("_plus", lambda a, b: a + b), ("_minus", lambda a, b: a - b), ("_times", lambda a, b: a * b)):
+        fn = helpers[name]
+        for a, b in pairs:
+            exact = op(a, b)
+            if -2**63 <= exact < 2**63:
+                assert fn(a, b, "E0") == exact, (name, a, b)
+            else:
+                with pytest.raises(ValueError, match="E7"):
+                    fn(a, b, "E7")
+    for _ in range(300):
+        xs = [rng.choice(values) >> rng.randrange(8) for _ in range(rng.randrange(6))]
+        exact = [sum(xs[:i + 1]) for i in range(len(xs))]
+        if all(-2**63 <= s < 2**63 for s in exact):
+            assert helpers["_sum64"](np.array(xs, np.int64), "E0") == sum(xs)
+        else:  # (a running total beyond 64 bits, as compiled code adds)
+            with pytest.raises(ValueError, match="E3"):
+                helpers["_sum64"](np.array(xs, np.int64), "E3")

@@ -342,6 +342,9 @@ def test_compiled_backend_refuses_repeated_parts_located(capsys):
     assert code == 1
     line = next(i for i, text in enumerate(open(RACE, encoding="utf-8"), 1) if text.strip() == "repeat:")
     assert f"{RACE}:{line + 1}:7: error: " in out + err and "(repeat:)" in out + err  # where repeat: is written
+    # said as a construct not taken yet, not as a size to declare (no capacity: would make it fit)
+    assert "cannot be held" not in out + err and "capacity" not in out + err
+    assert "the Python engine plays the game" in out + err
 
 
 # -- the editor's names ----------------------------------------------------------------------------------------

@@ -34,9 +34,10 @@ class Unfit(Exception):
     """A value that fixed arrays cannot hold: `reason` says why, in the words of the language; `decl`, where
     the rule file declares what does not fit, where it is known."""
 
-    def __init__(self, reason: str, decl: tuple | None = None):
+    def __init__(self, reason: str, decl: tuple | None = None, construct: bool = False):
         super().__init__(reason)
-        self.reason, self.decl = reason, decl
+        # construct: what does not fit is a construct the backend does not take yet, whatever size is declared
+        self.reason, self.decl, self.construct = reason, decl, construct
 
 
 @dataclass(frozen=True)

@@ -62,6 +62,7 @@ class Slot:
     why: str = ""
     decl: tuple | None = None
     places: tuple | None = None
+    construct: bool = False  # (see forms.Unfit)
 
     @property
     def fits(self) -> bool:
@@ -169,7 +170,7 @@ class _Builder:
         try:
             return Slot(name, kind, make(), decl=decl, places=places)
         except Unfit as exc:
-            return Slot(name, kind, None, exc.reason, exc.decl or decl, places)
+            return Slot(name, kind, None, exc.reason, exc.decl or decl, places, exc.construct)
 
     def _pieces(self, name: str, shape: tuple) -> Atom:
         if self.unnumbered:
@@ -238,6 +239,8 @@ class _Builder:
                 try:
                     items.append(self.forms.of(t, f"{name}.{kind.label}.{arg}", shape))
                 except Unfit as exc:
+                    if exc.construct:
+                        raise
                     raise Unfit(f"{_what(kind)}, its {arg}: {exc.reason}", decl) from None
             members.append(Fixed(tuple(items)))
         return Choice(Leaf(f"{name}.rule", int_dtype(-1, len(kinds)), shape), tuple(k.label for k in kinds),
@@ -281,7 +284,7 @@ class _Builder:
         for name in rule.arg_names:
             if name == "parts" and getattr(rule, "repeat_spec", None) is not None:
                 raise Unfit(f"move '{rule.name}' repeats its part a number of times known only in play (repeat:), "
-                            "which the compiled backend does not take yet", kind.path + ("repeat",))
+                            "which the compiled backend does not take yet", kind.path + ("repeat",), True)
             if name == "parts" and rule.part_specs:
                 found.append((name, self._parts_type(rule), kind.path + ("parts",)))
             elif name == "outcome" and kind.label.endswith((".draw", ".arrangement")):

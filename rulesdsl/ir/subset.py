@@ -55,10 +55,11 @@ class Reason:
     code: str
     message: str
     at: tuple
+    told: str | None = None  # a hint of its own, in place of its code's
 
     @property
     def hint(self) -> str:
-        return _HINTS[self.code]
+        return self.told or _HINTS[self.code]
 
 
 @dataclass
@@ -96,13 +97,20 @@ def _constructs(game: GameIR, decl: tuple) -> list[Reason]:
 
 def state(layout) -> list[Verdict]:
     """The parts of the state (layout.py) a compiled backend cannot hold, each as a rule of its own."""
-    verdicts = [Verdict(slot.name, [Reason(UNFIT_STATE, f"'{slot.name}' cannot be held "
-                                                             f"in a fixed size: {slot.why}", (slot.decl, None, None))])
-                for slot in layout.unfit() if slot.kind != "log"]
+    verdicts = [Verdict(slot.name, [_unfit(slot)]) for slot in layout.unfit() if slot.kind != "log"]
     if layout.pieces_unfit:
         verdicts.append(Verdict("pieces", [Reason(UNFIT_STATE, f"pieces cannot be numbered: {layout.pieces_unfit}",
                                                   (("pieces",), None, None))]))
     return verdicts
+
+
+def _unfit(slot) -> Reason:
+    """Why a part of the state does not fit: its size, or a construct the backend does not take yet."""
+    if slot.construct:
+        return Reason(UNSUPPORTED, slot.why, (slot.decl, None, None),
+                      "a compiled backend does not take it yet: the Python engine plays the game (--backend python, "
+                      "or auto, the default)")
+    return Reason(UNFIT_STATE, f"'{slot.name}' cannot be held in a fixed size: {slot.why}", (slot.decl, None, None))
 
 
 def problems(verdict: Verdict, doc: Document) -> list[Problem]:

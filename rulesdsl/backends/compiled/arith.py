@@ -1,11 +1,13 @@
-"""Built-ins of numbers printed for compiled code (a mixin of printer.Printer): min() of a list, and product() of
-whole numbers, each multiplication checked to stay within 64 bits (the Python engine's numbers grow to 8,192 bits:
-a product beyond 64 is an error located at the call, never a number wrapped round)."""
+"""Whole-number arithmetic printed for compiled code (a mixin of printer.Printer): + - * and sum() checked to stay
+within 64 bits wherever the bounds of their operands (their types, constants) do not show that they do, product(),
+and min() of a list. The Python engine's numbers grow to 8,192 bits: a number beyond 64 is an error located at the
+expression that made it, never a number wrapped round."""
 
 from __future__ import annotations
 
 from ...ir import nodes as N
 from ...lang import types as T
+from .bounds import length_bound
 
 _WHOLE = frozenset({"int", "bool"})
 _ORDERED = frozenset({"int", "seat", "cell", "bool"})  # kinds whose order is their whole number's order
@@ -23,8 +25,82 @@ def _ordered(t) -> bool:
     return kinds <= _ORDERED
 
 
+_TOP = (1 << 63) - 1
+_LOW = -(1 << 63)
+_BOUNDED = {"+": lambda a, b: (a[0] + b[0], a[1] + b[1]), "-": lambda a, b: (a[0] - b[1], a[1] - b[0]),
+            "*": lambda a, b: (min(x * y for x in a for y in b), max(x * y for x in a for y in b))}
+_HELPERS = {"+": "_plus", "-": "_minus", "*": "_times"}
+WIDE = "a whole number beyond 64 bits, which compiled code does not hold"
+WIDE_HINT = "load the game with backend='python', whose numbers have up to 8,192 bits"
+
+
+def bounds(node, depth: int = 0) -> tuple | None:
+    """(lowest, highest) whole number `node` can give, where its type or its parts say; else None."""
+    if depth > 32:
+        return None
+    if isinstance(node, N.Const):
+        value = node.value
+        return (int(value), int(value)) if isinstance(value, (int, bool)) else None
+    t = node.type
+    if t is not None and t.name == "int" and t.low is not None and t.high is not None:
+        return t.low, t.high
+    if t is not None and t.name == "bool":
+        return 0, 1
+    if isinstance(node, N.Unary) and node.op == "-":
+        found = bounds(node.operand, depth + 1)
+        return None if found is None else (-found[1], -found[0])
+    if isinstance(node, N.Binary) and node.op in _BOUNDED:
+        a, b = bounds(node.left, depth + 1), bounds(node.right, depth + 1)
+        return None if a is None or b is None else _BOUNDED[node.op](a, b)
+    if isinstance(node, N.Cond):
+        a, b = bounds(node.then, depth + 1), bounds(node.other, depth + 1)
+        return None if a is None or b is None else (min(a[0], b[0]), max(a[1], b[1]))
+    return None
+
+
+def _fits(found) -> bool:
+    return found is not None and _LOW <= found[0] and found[1] <= _TOP
+
+
 class NumberBuiltins:
-    """Built-ins (`b_<name>(node, env) -> (code, rep)`) as in printer.Printer."""
+    """Built-ins (`b_<name>(node, env) -> (code, rep)`) as in printer.Printer, and checked arithmetic."""
+
+    def arithmetic(self, op: str, left: str, right: str, a, b, at) -> str:
+        """`left op right` (+, - or *) of whole numbers, the nodes `a` and `b` (or their bounds, as tuples): checked
+        to stay within 64 bits (an error located at `at`) unless their bounds show it does."""
+        ka = a if isinstance(a, tuple) or a is None else bounds(a)
+        kb = b if isinstance(b, tuple) or b is None else bounds(b)
+        if ka is not None and kb is not None and _fits(_BOUNDED[op](ka, kb)):
+            return f"({left} {op} {right})"
+        self.m.functions.setdefault(("helper", "times"), ("_times", TIMES))
+        self.m.functions.setdefault(("helper", "plus"), ("_plus", PLUS))
+        return f"{_HELPERS[op]}({left}, {right}, {self.wide_code(at)!r})"
+
+    def wide_code(self, at) -> str:
+        """The code of the error of a whole number beyond 64 bits made at `at` (one per place)."""
+        codes = self.m.wide_codes
+        if at not in codes:
+            codes[at] = self.m.code(WIDE, at, WIDE_HINT)
+        return codes[at]
+
+    def summed(self, total: str, item: str, elt, count: int | None, at) -> str:
+        """The statement adding `item` (the node `elt`) to `total` in a sum of at most `count` items (None: not
+        known), checked as arithmetic() is."""
+        found = bounds(elt) if count is not None else None
+        if found is not None and _fits((min(0, found[0] * count), max(0, found[1] * count))):
+            return f"{total} += {item}"
+        return f"{total} = {self.arithmetic('+', total, item, None, None, at)}"
+
+    def sum_of(self, seq: str, xs, at) -> str:
+        """sum() of the whole numbers of the array `seq` (the node `xs`), checked as arithmetic() is."""
+        count = length_bound(xs, self.ir)
+        found = bounds_of_items(xs)
+        if count is not None and found is not None and _fits((min(0, found[0] * count), max(0, found[1] * count))):
+            return f"np.sum({seq})"
+        self.m.functions.setdefault(("helper", "times"), ("_times", TIMES))
+        self.m.functions.setdefault(("helper", "plus"), ("_plus", PLUS))
+        self.m.functions.setdefault(("helper", "sum"), ("_sum64", SUM64))
+        return f"_sum64({seq}, {self.wide_code(at)!r})"
 
     def whole_product(self, node) -> bool:
         """Whether `node` is a product() this prints (of whole numbers: a whole number, though typed a number)."""
@@ -75,8 +151,39 @@ class NumberBuiltins:
         return f"_product({seq}, {code})", "i"
 
 
+def bounds_of_items(xs) -> tuple | None:
+    """(lowest, highest) of the whole numbers a list `xs` holds, where its type says."""
+    item = xs.type.items[0] if xs.type is not None and xs.type.name in ("list", "seq") and xs.type.items else None
+    if item is None or item.name not in _WHOLE:
+        return None
+    return (0, 1) if item.name == "bool" else (item.low, item.high) if None not in (item.low, item.high) else None
+
+
+# (the sign of a sum that wrapped round differs from both of its operands')
+PLUS = '''@_tiny
+def _plus(a, b, code):
+    r = a + b
+    if ((a ^ r) & (b ^ r)) < 0:
+        raise ValueError(code)
+    return r
+
+
+@_tiny
+def _minus(a, b, code):
+    r = a - b
+    if ((a ^ b) & (a ^ r)) < 0:
+        raise ValueError(code)
+    return r'''
+
+SUM64 = '''@_jit
+def _sum64(xs, code):
+    total = 0
+    for i in range(xs.shape[0]):
+        total = _plus(total, xs[i], code)
+    return total'''
+
 # (checked before multiplying, by divisions that round toward zero, as C's: the compiler may take a product that
-# wrapped round, divided back, for the factor)
+# wrapped round, divided back, for the factor; factors within 32 bits cannot wrap)
 TIMES = '''@_tiny
 def _toward_zero(x, y):
     q = x // y
@@ -87,6 +194,8 @@ def _toward_zero(x, y):
 
 @_tiny
 def _times(a, b, code):
+    if -2147483648 <= a <= 2147483647 and -2147483648 <= b <= 2147483647:
+        return a * b
     top = 9223372036854775807
     low = -top - 1
     if a > 0:

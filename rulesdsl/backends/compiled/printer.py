@@ -15,6 +15,7 @@ from ...ir import nodes as N
 from ...lang import types as T
 from ...model.values import Cell
 from .arith import NumberBuiltins
+from .bounds import length_bound
 from .coordinates import Coordinates
 from .attrs import AttrBuiltins
 from .dicts import ConstDicts
@@ -61,6 +62,7 @@ class Module:
         self.functions: dict = {}  # key -> (name, source) in the order made
         self.texts: dict = {}  # text -> its number
         self.errors: list = []  # code -> (message, rule-file path, hint, whether it is a capacity's)
+        self.wide_codes: dict = {}  # rule-file path -> the code of a whole number beyond 64 bits made there
 
     def table(self, key, rows, dims: int = 1) -> str:
         """The name of a constant int64 array of `rows` (whole numbers; lists of them for dims 2)."""
@@ -259,7 +261,7 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
         right = self.operand(node.right, node.left, node.op, env, False)
         if node.op in ("//", "%"):
             return f"_divided({left}, {right}, {node.op == '%'})", "i"
-        return f"({left} {_ARITH[node.op]} {right})", "i"
+        return self.arithmetic(_ARITH[node.op], left, right, node.left, node.right, node.at[0]), "i"
 
     def x_Logic(self, node, env):
         if node.type.name != "bool":
@@ -457,7 +459,8 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
             lines += [f"{pad}if not {self.scalar(elt, inner)}:", f"{pad}    return False"]
             tail = "    return True"
         elif how == "sum":
-            lines.append(f"{pad}total += {self.scalar(elt, inner)}")
+            lines.append(pad + self.summed("total", self.scalar(elt, inner), elt, length_bound(comp, self.ir),
+                                           comp.at[0]))
             tail = "    return total"
         elif how == "count":  # (each item worked out, as Python's generator does: it may fail)
             lines += [f"{pad}item = {self.scalar(elt, inner)}", f"{pad}total += 1"]
@@ -558,7 +561,7 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
                 and T.item_type(node.args[0].type).name in ("int", "bool"):  # whole numbers of a list
             seq, rep = self.ex(node.args[0], env)
             if rep == "a":
-                return f"np.sum({seq})", "i"
+                return self.sum_of(seq, node.args[0], node.at[0]), "i"
         if len(node.args) == 1 and not node.kwargs and isinstance(node.args[0], N.Comp):
             found = self.float_sum(node, env)
             if found is not None:
@@ -751,7 +754,7 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
             raise self.unsupported(node, f"the assignment {node.op} of these values")
         if op in ("//", "%"):
             return f"_divided({old[0]}, {code}, {op == '%'})", "i"
-        return f"({old[0]} {_ARITH[op]} {code})", "i"
+        return self.arithmetic(_ARITH[op], old[0], code, node.target, node.value, node.at[0]), "i"
 
     def e_goto(self, call, env) -> list:
         return [f"s[X_goto] = {self.t.step_index[call.args[0].value] + 1}"]
