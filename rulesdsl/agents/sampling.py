@@ -33,18 +33,22 @@ class Evidence:
         self.piles = piles
 
 
-def evidence(state, player: int) -> Evidence | None:
+def evidence(state, player: int, lineage: list | None = None) -> Evidence | None:
     """The Evidence of `state` for `player`, or None when the state's history does not lead to it (a position set
     by hand, or read from a file written without its history). Others' choices still pending are left out.
 
     A game's replay is carried on from where the last call left it (_Replay): an agent asks at every move, and
-    replaying the game from its start each time would make a game's sampling quadratic in its length."""
+    replaying the game from its start each time would make a game's sampling quadratic in its length.
+    `lineage`: the history list of the state `state` was read from, where it is a copy made for the asking (a
+    state of the compiled backend's: its history list lives on from move to move, the copy's does not)."""
     with _replaying:  # (a replay is carried on in place: one thread at a time)
-        return _evidence(state, player)
+        return _evidence(state, player, state.history if lineage is None else lineage)
 
 
-def _evidence(state, player: int) -> Evidence | None:
-    history, secret, texts = state.history, state.secret, state.history_texts()
+def _evidence(state, player: int, history: list) -> Evidence | None:
+    secret, texts = state.secret, state.history_texts()
+    if len(history) != len(state.history):
+        history = state.history
     made = len(history) - len(state.pending)  # the pending choices are the last entries
     memo = _replays.get((id(history), player))
     if memo is None or not memo.leads_to(history, made):

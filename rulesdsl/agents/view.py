@@ -53,7 +53,8 @@ class PlayerView:
         S = compiled() if compiled is not None else given
         found = self._evidence
         if found is None or found[0] != (given.ply, len(given.history)):
-            found = self._evidence = ((given.ply, len(given.history)), sampling.evidence(S, self.player))
+            found = self._evidence = ((given.ply, len(given.history)),
+                                      sampling.evidence(S, self.player, given.history if compiled else None))
         ev = found[1]
         if ev is None or ev.piles and any(text is None for text, _, _ in ev.entries):
             # (a game hiding only dealt pieces: dealing them anew is much quicker than replaying its moves)

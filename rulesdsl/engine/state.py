@@ -56,18 +56,17 @@ def _copy(value):
     return value
 
 
+_HOLDERS = frozenset({list, dict, tuple})  # the values that may hold a list or table (see _cloned)
+
+
 def _cloned(value):
     """A zone or variable value for a clone: every list and table in it copied, at any depth (in a tuple too), so
     that the clone and the state share nothing that changes; what never changes (numbers, text, cells, pieces,
     constants, records of moves) is shared."""
     kind = value.__class__
-    if kind is list:  # (_flat written out: a clone copies many short lists)
-        if not value or value[0].__class__ not in (list, dict):
-            try:
-                hash(tuple(value))
-                return value[:]
-            except TypeError:
-                pass
+    if kind is list:  # (a clone copies many short lists: their items' classes are looked at in C)
+        if not any(map(_HOLDERS.__contains__, map(type, value))):
+            return value[:]
         return [_cloned(v) for v in value]
     if kind is dict:
         return {k: _cloned(v) for k, v in value.items()}  # (keys are values that never change)
@@ -77,6 +76,7 @@ def _cloned(value):
 
 
 _CAPACITY_LOOKED = ("capacities",)  # the key in Position.tallies of the writes counted when capacities last held
+_CAPACITIES_LOOKED = ("capacities", "each")  # ... and of each bounded zone's or variable's count then
 _NESTING_LOOKED = ("nesting",)  # ... and of the writes to each part counted when their nesting was last looked at
 
 
@@ -513,18 +513,24 @@ class State(Position):
                 self.check_capacity(rule, turn)
 
     def _over_capacity(self, written: int) -> bool:
-        """Whether a zone or list variable holds more than its capacity; when none does, `written` (the writes
-        counted of them) is kept as what the last look found within it."""
-        zones, values = self.zones, self.vars
-        for zone, i, capacity, whole in self.rules.capacities:
+        """Whether a zone or list variable written since the last look holds more than its capacity; when none
+        does, `written` (the writes counted of them all) is kept as what the last look found within them, and the
+        count of each as what it found within that one (so that the next look passes over those not written)."""
+        zones, values, changes, parts = self.zones, self.vars, self.changes, self.rules.capacity_parts
+        looked = self.tallies.get(_CAPACITIES_LOOKED)
+        for k, (zone, i, capacity, whole) in enumerate(self.rules.capacities):
+            if looked is not None and looked[k] == changes[parts[k]]:
+                continue
             value = (zones if zone else values)[i]
             if whole:
                 if value.__class__ in _SEQUENCES and len(value) > capacity:
                     return True
-            elif any(place.__class__ in _SEQUENCES and len(place) > capacity
-                     for place in (value if value.__class__ is list else value.values())):
-                return True
+                continue
+            for place in (value if value.__class__ is list else value.values()):
+                if place.__class__ in _SEQUENCES and len(place) > capacity:
+                    return True
         self.tallies[_CAPACITY_LOOKED] = written
+        self.tallies[_CAPACITIES_LOOKED] = [changes[p] for p in parts]
         return False
 
     def check_capacity(self, what: MoveRule | None, turn: int = 0) -> None:

@@ -11,6 +11,7 @@ from functools import lru_cache
 from ..errors import close_names, suggestion
 from ..lang import checked
 from ..lang import emit as E
+from ..lang import types as T
 from ..lang.builtins import Builtin, RuleValueError
 from ..lang.declare import CONDITIONED_LOOPS
 from ..lang.compiler import ABSENT, EXISTING, GUARDS, RULE_CODE_FILE, SCALAR, Binding, CompileProblem, local
@@ -36,6 +37,7 @@ _AUGMENTED = {"+=": "G_add", "*=": "G_mul"}
 _NUMERIC_RESULT = {"-": True, "/": True, "//": True, "%": True, "**": True}  # or an error: never a list or text
 LONG_CHAIN = 32  # a run of more operators of one kind than this compiles to one checked call
 _SMALL = 1000  # items of a constant that may be added unchecked (a loop adding it grows by that much a turn)
+_SCALAR_KINDS = frozenset({T.NONE, T.BOOL, T.INT, T.FLOAT, T.TEXT})  # values that hold no others
 _NUMERIC_BUILTINS = {"size", "count", "abs", "int", "floor", "ceil", "index_of", "longest_run"}
 # built-ins that make a list of the items of a comprehension given them: one level over those items
 _COLLECTING = {"sorted", "distinct"}
@@ -325,6 +327,8 @@ class Compiler:
         known, value = self.const_value(node)
         if known:
             return self._const_depth(value), ABSENT
+        if node.type is not None and T.kinds(node.type) <= _SCALAR_KINDS:  # typed a number, text or none
+            return SCALAR
         if isinstance(node, N.Ref):
             binding = self.binding(node)
             if binding.numeric:

@@ -144,7 +144,8 @@ class MoveRule:
 
     @property
     def arg_names(self) -> list[str]:
-        return self.params + self.lets + (["parts"] if self.compound else [])
+        parted = self.part_specs or self.repeat_spec is not None  # (compound, read without a second property)
+        return self.params + self.lets + ["parts"] if parted else self.params + self.lets
 
     def format(self, args, player) -> str:
         """The move's notation: every move is printed through here, under a budget (registered below), so a

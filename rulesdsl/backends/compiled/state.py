@@ -268,7 +268,11 @@ class CompiledState:
 
     def _load(self, state) -> None:
         self.s = self.game.packing.pack(to_arrays(state, self.game.layout, encode_moves=False))  # (history: below)
-        self._history, self._made, self.secret = list(state.history), [], dict(state.secret)
+        try:  # the same list, changed in place: what holds on to it (agents' sampling) sees the game go on
+            self._history[:] = state.history
+        except AttributeError:
+            self._history = list(state.history)
+        self._made, self.secret = [], dict(state.secret)
         load_choices(self, state)
 
     @property
