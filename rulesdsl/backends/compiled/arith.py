@@ -175,12 +175,14 @@ def _minus(a, b, code):
         raise ValueError(code)
     return r'''
 
-SUM64 = '''@_jit
-def _sum64(xs, code):
-    total = 0
+# a whole list folded by a checked operation: sum() by _plus from 0, product() by _times from 1
+FOLD = '''@_jit
+def {name}(xs, code):
+    acc = {start}
     for i in range(xs.shape[0]):
-        total = _plus(total, xs[i], code)
-    return total'''
+        acc = {step}(acc, xs[i], code)
+    return acc'''
+SUM64 = FOLD.format(name="_sum64", start=0, step="_plus")
 
 # (checked before multiplying, by divisions that round toward zero, as C's: the compiler may take a product that
 # wrapped round, divided back, for the factor; factors within 32 bits cannot wrap)
@@ -220,9 +222,4 @@ def _min_of(xs, default, has_default, code):
             best = xs[i]
     return best'''
 
-PRODUCT = '''@_jit
-def _product(xs, code):
-    p = 1
-    for i in range(xs.shape[0]):
-        p = _times(p, xs[i], code)
-    return p'''
+PRODUCT = FOLD.format(name="_product", start=1, step="_times")

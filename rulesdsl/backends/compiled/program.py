@@ -93,7 +93,6 @@ class Program:
         head = [HEADER, f"NC = {self.t.cells}  # cells", f"NS = {self.t.seats}  # seats",
                 f"END_TURN = {len(self.steps)}", f"MAX_TURNS = {int(self.game.max_turns)}",
                 f"W = {self.width}  # a move's row: its kind, then its arguments",
-                f"CAPACITY = {self.capacity}  # the most moves legal at once",
                 f"KIND = _table({[self._kind(s) for s in self.steps]!r}, 1)  # per step: 0 decision, 1 chance",
                 f"AUTO = _table({[int(self._step(s).kind == 'auto') for s in self.steps]!r}, 1)  # per step",
                 f"DRAWN = _table({[int(bool(e.draw)) for e in self.rules.end_rules]!r}, 1)  # per end rule: a draw",
