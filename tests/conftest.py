@@ -29,6 +29,7 @@ SLOW = {
     "test_agents.py": {"test_greedy_beats_random_on_mark", "test_mcts_beats_random_on_mabula"},
     "test_arrays.py": {"test_a_value_of_any_type_that_fits_is_held_by_its_arrays_as_it_is",
         "test_every_part_of_the_test_game_is_met_and_read_back", "test_states_read_back_from_arrays_play_on_alike"},
+    "test_benchmark.py": {"test_two_checkouts_are_compared_in_one_run"},
     "test_budgeted_calls.py": {"test_commands_meeting_rule_code_that_never_ends_exit_1",
         "test_every_call_of_rule_code_is_budgeted"},
     "test_bundle.py": {"test_games_are_played_from_the_bundle_not_from_the_file_edited_since",

@@ -33,3 +33,12 @@ def test_a_rule_file_can_be_measured(capsys):
     path = str(ROOT / "examples" / "tutorial" / "three-in-a-row.yaml")
     assert benchmark.main(["--seconds", "0.05", "--game", path]) == 0
     assert "three-in-a-row.yaml" in capsys.readouterr().out
+
+
+def test_two_checkouts_are_compared_in_one_run(capsys):
+    spec = importlib.util.spec_from_file_location("compare", ROOT / "benchmarks" / "compare_checkouts.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.main([str(ROOT), str(ROOT), "--rounds", "1", "--game", "mabula", "--games", "3"])
+    row = re.search(r"^mabula +([\d,]+) +([\d,]+) +(\d+\.\d{3})$", capsys.readouterr().out, re.M)
+    assert row and int(row[1].replace(",", "")) > 0 and int(row[2].replace(",", "")) > 0 and float(row[3]) > 0
