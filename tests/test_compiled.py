@@ -279,6 +279,9 @@ def test_a_module_one_process_is_compiling_is_waited_for_by_another(tmp_path, mo
         with cache.compiling("X = 2\n"):  # (another module is not held up)
             pass
     fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)  # released when it is done
+    # a holder that never lets go (stopped mid-compile) is waited for a while, then compiled beside
+    with cache.compiling("X = 1\n", wait=0.3):
+        pass
     os.close(lock)
 
 

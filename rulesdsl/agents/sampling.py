@@ -72,7 +72,9 @@ def _evidence(state, player: int, history: list) -> Evidence | None:
     return Evidence(player, memo.start if memo.start is not None else memo.S.clone(), entries, memo.piles)
 
 
-MAX_REPLAYS = 64  # games whose replay evidence() keeps to carry on from (the oldest is forgotten first)
+# games whose replay evidence() keeps to carry on from (the oldest is forgotten first): a replay holds a copy of the
+# state per entry seen (what the seat saw), megabytes for a long game, so only the games going on at once are kept
+MAX_REPLAYS = 8
 _replays: dict = {}  # (id of a state's history list, player) -> _Replay
 _replaying = threading.Lock()
 

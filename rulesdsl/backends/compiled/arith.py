@@ -66,10 +66,10 @@ class NumberBuiltins:
     """Built-ins (`b_<name>(node, env) -> (code, rep)`) as in printer.Printer, and checked arithmetic."""
 
     def arithmetic(self, op: str, left: str, right: str, a, b, at) -> str:
-        """`left op right` (+, - or *) of whole numbers, the nodes `a` and `b` (or their bounds, as tuples): checked
-        to stay within 64 bits (an error located at `at`) unless their bounds show it does."""
-        ka = a if isinstance(a, tuple) or a is None else bounds(a)
-        kb = b if isinstance(b, tuple) or b is None else bounds(b)
+        """`left op right` (+, - or *) of whole numbers, the nodes `a` and `b` (None: not known): checked to stay
+        within 64 bits (an error located at `at`) unless their bounds show it does."""
+        ka = None if a is None else bounds(a)
+        kb = None if b is None else bounds(b)
         if ka is not None and kb is not None and _fits(_BOUNDED[op](ka, kb)):
             return f"({left} {op} {right})"
         self.m.functions.setdefault(("helper", "times"), ("_times", TIMES))

@@ -76,11 +76,12 @@ def random_agents_only(agents) -> bool:
                and (isinstance(a, str) or type(a).__name__ == "RandomAgent") for a in agents)
 
 
-def compile_game(game, say=None):
+def compile_game(game, say=None, program=None):
     """The CompiledGame of a Python Game, its functions compiled (and timed: `load_seconds`). `say(text)` is told
-    once when the module is compiled here rather than read from this process or the on-disk cache."""
+    once when the module is compiled here rather than read from this process or the on-disk cache. `program`: the
+    game's printed module, where it is printed already (program_of)."""
     start = time.perf_counter()
-    program = program_of(game)
+    program = program or program_of(game)
     key = hashlib.sha256(program.source.encode()).hexdigest()
     functions = _modules.get(key)
     if functions is None:
@@ -101,10 +102,10 @@ def compile_game(game, say=None):
     return compiled
 
 
-def compiled_already(game) -> bool:
-    """Whether `game` (a Python Game) loads on the compiled backend without compiling: compiled in this process, or
-    in the on-disk cache. Unsupported where the backend does not take it."""
-    source = program_of(game).source
+def compiled_already(program) -> bool:
+    """Whether a game's printed module (program_of) loads without compiling: compiled in this process, or in the
+    on-disk cache."""
+    source = program.source
     return hashlib.sha256(source.encode()).hexdigest() in _modules or cache.ready(source)
 
 
@@ -145,11 +146,12 @@ def with_backend(game, backend: str | None, say=tell):
     missing = available()
     if missing is None:
         try:
-            if backend == IF_COMPILED and not compiled_already(game):
+            program = program_of(game)
+            if backend == IF_COMPILED and not compiled_already(program):
                 game.backend_note = (f"python: auto compiles a game for runs of {AUTO_COMPILE_GAMES:,} games or more "
                                      "(shorter runs are over sooner on the interpreter), or with --backend compiled")
                 return game
-            return compile_game(game, say)
+            return compile_game(game, say, program)
         except Unsupported as exc:
             if backend == "compiled":
                 raise exc.error() from None

@@ -16,6 +16,7 @@ import os
 import stat
 import sys
 import tempfile
+import time
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
@@ -25,6 +26,7 @@ try:
 except ImportError:  # (not on Windows: processes there may compile a module side by side)
     fcntl = None
 
+WAIT_SECONDS = 600.0  # the longest a process waits for another compiling the same module (see compiling)
 _GENERATOR = ("printer.py", "program.py", "runtime.py", "tables.py", "cache.py")  # what makes or runs a module
 
 
@@ -122,11 +124,13 @@ def load(source: str) -> dict | None:
 
 
 @contextmanager
-def compiling(source: str):
+def compiling(source: str, wait: float = WAIT_SECONDS):
     """Held while a process compiles the module `source` (or reads it from the cache): a process asking for a
     module that another is compiling waits for it, then reads the machine code it left, rather than compiling it
     again beside it (the workers of a run starting together on a game not compiled yet). A lock file beside the
-    module's, in the private cache folder; nothing to hold where there is no cache folder or no fcntl."""
+    module's, in the private cache folder; nothing to hold where there is no cache folder or no fcntl. A holder
+    that never lets go (a process stopped mid-compile) is waited for `wait` seconds at most: the module is then
+    compiled beside it."""
     base = folder()
     if base is None or fcntl is None:
         yield
@@ -137,7 +141,15 @@ def compiling(source: str):
         yield
         return
     try:
-        fcntl.flock(handle, fcntl.LOCK_EX)  # (released by the system too, should the holder die)
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)  # (released by the system should the holder die)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    break
+                time.sleep(0.1)
         yield
     finally:
         os.close(handle)

@@ -54,14 +54,16 @@ class Outcomes:
         big = m.error("the weights of the outcomes add up to 2**53 or more, beyond what compiled code draws exactly",
                       self.decl)
         listed = "".join(f", out[i, {j + 1}]" for j in range(len(self.args)))
-        if self.fractions:
+        listed_weight = f"WT_{index}(s, {CHANCE}{listed})"
+        if self.weight == "1" and not self.fractions:
+            draw = EVEN.format(index=index, chance=CHANCE, listing=listing, none=none, kind=self.kind)
+        elif self.fractions:  # (as floats: see WEIGHED)
             infinite = m.error("an outcome has an infinite weight", self.decl)
-            draw = FRACTIONS.format(index=index, chance=CHANCE, listing=listing, args=listed, none=none,
-                                    infinite=infinite, kind=self.kind)
+            draw = WEIGHED.format(index=index, chance=CHANCE, listing=listing, none=none, kind=self.kind, zero="0.0",
+                                  weight=f"np.float64({listed_weight})", guard="w == np.inf", refuse=infinite)
         else:
-            draw = (EVEN if self.weight == "1" else DRAW).format(index=index, chance=CHANCE, listing=listing,
-                                                                 args=listed, none=none, big=big, exact=EXACT,
-                                                                 kind=self.kind)
+            draw = WEIGHED.format(index=index, chance=CHANCE, listing=listing, none=none, kind=self.kind, zero="0",
+                                  weight=listed_weight, guard=f"w >= {EXACT} or total >= {EXACT} - w", refuse=big)
         if self.seen is not None:  # who sees it is worked out before its effects, as the Python engine does
             seen = f"@_jit\ndef SEEN_{index}(s, me{params}):\n" + "\n".join(self.seen)
             draw = seen + "\n\n\n" + draw.replace(f"    R_{index}(s, row)", f"    SEEN_{index}(s, {CHANCE}{args})\n"
@@ -73,18 +75,23 @@ class Outcomes:
         return "\n\n\n".join([weigh, draw, "\n".join(apply)])
 
 
-DRAW = '''@_jit
+# Weights drawn as the Python engine draws them (engine/state.py `_chance_table`, Rng.pick): those above 0 kept (a
+# NaN is not), their running totals added in order, the total the last of them; the outcome drawn is the first whose
+# running total exceeds uniform() times the total. Whole weights are added as whole numbers, refused (`guard`) where
+# their total reaches 2**53, beyond what a float64 holds exactly; weights that may be fractions are added as float64
+# from 0.0 (Python's sum() of floats adds the same way), an infinite one refused.
+WEIGHED = '''@_jit
 def P_{index}(s, rng, out, row):
     s[X_rule] = 0  # listing and weighing: an error here is the step's (state.py failure)
     n = {listing}(s, {chance}, out, 0)
     cumulative = np.empty(n, np.float64)
-    total = 0
+    total = {zero}
     m = 0
     for i in range(n):
-        w = WT_{index}(s, {chance}{args})
+        w = {weight}
         if w > 0:
-            if w >= {exact} or total >= {exact} - w:
-                {big}
+            if {guard}:
+                {refuse}
             total += w
             if m != i:
                 out[m, :] = out[i, :]
@@ -94,39 +101,6 @@ def P_{index}(s, rng, out, row):
         {none}
     s[X_rule] = {kind} + 1
     x = (np.float64(_rt.next64(rng, 0) >> np.uint64(11)) / 9007199254740992.0) * np.float64(total)
-    k = 0
-    while k < m and cumulative[k] <= x:
-        k += 1
-    if k == m:
-        k = m - 1
-    row[:] = out[k, :row.shape[0]]
-    R_{index}(s, row)'''
-
-# Weights that may be fractions, as the Python engine takes them (engine/state.py `_chance_table`, Rng.pick): each
-# as a float64, those above 0 kept (a NaN is not), their running totals added from 0.0 in order, the total the
-# last of them (Python's sum() of floats adds the same way); the outcome drawn is the first whose running total
-# exceeds uniform() times the total.
-FRACTIONS = '''@_jit
-def P_{index}(s, rng, out, row):
-    s[X_rule] = 0  # listing and weighing: an error here is the step's (state.py failure)
-    n = {listing}(s, {chance}, out, 0)
-    cumulative = np.empty(n, np.float64)
-    total = 0.0
-    m = 0
-    for i in range(n):
-        w = np.float64(WT_{index}(s, {chance}{args}))
-        if w > 0:
-            if w == np.inf:
-                {infinite}
-            total += w
-            if m != i:
-                out[m, :] = out[i, :]
-            cumulative[m] = total
-            m += 1
-    if m == 0:
-        {none}
-    s[X_rule] = {kind} + 1
-    x = (np.float64(_rt.next64(rng, 0) >> np.uint64(11)) / 9007199254740992.0) * total
     k = 0
     while k < m and cumulative[k] <= x:
         k += 1
