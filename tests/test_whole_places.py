@@ -73,3 +73,15 @@ def test_changing_such_a_variable_whole_by_an_operator_is_refused_at_load(tmp_pa
         rulesdsl.load_game(str(tmp_path / "t.yaml"), backend="python")
     (problem,) = caught.value.problems
     assert problem.code == "not_assignable" and "given all of them with =" in problem.message
+
+
+def test_a_constant_of_the_rule_file_is_given_whole_and_copied(tmp_path):
+    """Data and lets are read-only lists and tables: assigning one whole gives the places a copy that effects may
+    change, as a list or table built while playing would."""
+    text = TALLIES.replace("board:", "data:\n  starts: [3, 4]\n  stocks: {red: 7, blue: 8}\nboard:")
+    (tmp_path / "t.yaml").write_text(text.replace('do: ["DO"]', 'do:\n      - "tally = starts"\n'
+                                                  '      - "stock = stocks"\n      - "tally[me] = tally[me] + n"'))
+    state = rulesdsl.load_game(str(tmp_path / "t.yaml"), backend="python").new_initial_state(0)
+    state.apply("reset 2")
+    assert state.vars[0] == [5, 4] and dict(state.vars[1]) == {"red": 7, "blue": 8}
+    assert type(state.vars[0]) is list and type(state.vars[1]) is dict

@@ -27,12 +27,12 @@ def replaced_places(old, new, name: str):
     whole from `new`: a list of one value per seat, or a table with exactly its keys; a ValueError naming the
     variable otherwise (its places are fixed by its declaration). A copy, so that no other name holds them."""
     if old.__class__ is list:
-        if new.__class__ not in (list, tuple) or len(new) != len(old):
-            given = f"a list of {len(new)}" if new.__class__ in (list, tuple) else "no list"
+        if not isinstance(new, (list, tuple)) or len(new) != len(old):
+            given = f"a list of {len(new)}" if isinstance(new, (list, tuple)) else "no list"
             raise ValueError(f"'{name}' holds one value per seat ({len(old)}): assign a list of {len(old)} values, "
                              f"not {given}")
         return nested(list(new))
-    if new.__class__ is not dict or new.keys() != old.keys():
+    if not isinstance(new, dict) or new.keys() != old.keys():
         shown = ", ".join(str(k) for k in list(old)[:8]) + (", ..." if len(old) > 8 else "")
         raise ValueError(f"'{name}' holds one value per key ({shown}): assign a table of exactly those keys")
     return nested({key: new[key] for key in old})  # (in the declared order of the keys)
