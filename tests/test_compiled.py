@@ -96,6 +96,9 @@ SUPPORTED += [(CHIPS, "share")]  # scores, a tiebreak and returns that are fract
 SUPPORTED += [("tests/compiled_games/refill.yaml", None)]  # a draw of pieces that refills its pile; move_all()
 POSITIONS = "tests/compiled_games/positions.yaml"  # move() and remove() of the piece at a position (at=)
 SUPPORTED += [(POSITIONS, None)]
+# moves of repeated parts: chained captures (repeat: with chain:, stop: stuck); dice used in turn (using:, stop:
+# longest, prefer:) beside short runs of steps (min:, stop: any, inputs from the parts before)
+SUPPORTED += [("tests/parts_games/jumps.yaml", None), ("tests/compiled_games/dice-runners.yaml", None)]
 CORNERS = "tests/compiled_games/corners.yaml"  # cell(x, y), a let holding a piece, a per-seat variable assigned whole
 SUPPORTED += [(CORNERS, None)]
 

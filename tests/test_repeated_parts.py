@@ -337,14 +337,15 @@ def test_validate_play_passes_the_games_whose_moves_print_apart(capsys):
         assert "print alike" not in out + err
 
 
-def test_compiled_backend_refuses_repeated_parts_located(capsys):
+def test_compiled_backend_refuses_one_move_per_position_located(capsys):
+    """Moves of repeated parts are compiled (tests/test_compiled.py plays them in lockstep); one move per position
+    reached is not yet: a located refusal at the key (auto plays the game on the Python engine)."""
     code, out, err = run_cli(capsys, "compile", RACE, "--check", "--backend", "compiled")
     assert code == 1
-    line = next(i for i, text in enumerate(open(RACE, encoding="utf-8"), 1) if text.strip() == "repeat:")
-    assert f"{RACE}:{line + 1}:7: error: " in out + err and "(repeat:)" in out + err  # where repeat: is written
-    # said as a construct not taken yet, not as a size to declare (no capacity: would make it fit)
+    line, column = next((i, text.index("true") + 1) for i, text in enumerate(open(RACE, encoding="utf-8"), 1)
+                        if "one_per_position: true" in text)
+    assert f"{RACE}:{line}:{column}: error: " in out + err and "(one_per_position)" in out + err
     assert "cannot be held" not in out + err and "capacity" not in out + err
-    assert "the Python engine plays the game" in out + err
 
 
 # -- the editor's names ----------------------------------------------------------------------------------------

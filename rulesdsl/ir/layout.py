@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..lang import types as T
-from ..limits import MAX_CALLS
+from ..limits import MAX_CALLS, MAX_PARTS
 from . import nodes as N
 from .forms import MAX_VALUES, Atom, Choice, Fixed, Form, Forms, Leaf, Unfit, count_dtype, int_dtype
 
@@ -282,10 +282,9 @@ class _Builder:
         found = [(name, inputs[i] if i < len(inputs) else T.ANY, kind.path + ("inputs", i))
                  for i, name in enumerate(rule.inputs)]
         for name in rule.arg_names:
-            if name == "parts" and getattr(rule, "repeat_spec", None) is not None:
-                raise Unfit(f"move '{rule.name}' repeats its part a number of times known only in play (repeat:), "
-                            "which the compiled backend does not take yet", kind.path + ("repeat",), True)
-            if name == "parts" and rule.part_specs:
+            if name == "parts" and getattr(rule, "repeat", None) is not None:
+                found.append((name, self._repeated_type(rule), kind.path + ("repeat",)))
+            elif name == "parts" and rule.part_specs:
                 found.append((name, self._parts_type(rule), kind.path + ("parts",)))
             elif name == "outcome" and kind.label.endswith((".draw", ".arrangement")):
                 found.append((name, self._outcome_type(kind), kind.path))
@@ -302,6 +301,15 @@ class _Builder:
             args = [t for name, t, _ in self._arg_types(kind) if name not in part.inputs]
             parts.append(T.tuple_(T.tuple_(*inputs), T.tuple_(*args)))
         return T.tuple_(*parts)
+
+    def _repeated_type(self, rule) -> T.Type:
+        """A move of one part repeated (repeat:): a tuple of at most repeat_bound() parts, each (its inputs, its
+        params and lets)."""
+        part = rule.repeat.part
+        inputs = [_joined(self.ir.exprs.get(rule.path + ("repeat", "inputs", name), ())) for name in part.inputs]
+        kind = next(m for m in self.moves if m.path == part.path)
+        args = [t for name, t, _ in self._arg_types(kind) if name not in part.inputs]
+        return T.seq(T.tuple_(T.tuple_(*inputs), T.tuple_(*args)), repeat_bound(self.ir, rule))
 
     def _outcome_type(self, kind: MoveKind) -> T.Type:
         """What a draw or an arrangement draws: a tuple of the items drawn from, as many as are drawn."""
@@ -428,6 +436,17 @@ def _input_types(ir, rules) -> dict:
             old = found.get(part.path)
             found[part.path] = given if old is None else [T.join(a, b) for a, b in zip(old, given)]
     return found
+
+
+def repeat_bound(ir, rule) -> int:
+    """The most parts a move of one part repeated (repeat:) has: its max:, else the most items its using: list
+    holds, and never more than limits.MAX_PARTS."""
+    most = rule.repeat.most if rule.repeat.most is not None else MAX_PARTS
+    using = [t for path, found in ir.exprs.items() if path[:len(rule.path) + 2] == rule.path + ("repeat", "using")
+             and len(path) == len(rule.path) + 3 for t in [_joined(found)]]
+    if using and using[0].high is not None:
+        most = min(most, using[0].high)
+    return max(0, min(most, MAX_PARTS))
 
 
 def _joined(nodes) -> T.Type:

@@ -13,7 +13,7 @@ effects in order, then the move's own.
 from __future__ import annotations
 
 from ...ir import nodes as N
-from ...ir.forms import Atom, Fixed, OneOf
+from ...ir.forms import Atom, Fixed, Many, OneOf
 from .unsupported import Unsupported
 
 
@@ -54,7 +54,10 @@ def arg_widths(program, k: int) -> list:
     if plan is not None:
         types.update({p.name: p.type for p in plan.params})
         types.update({l.name: l.value.type for l in plan.lets if l.value is not None})
-    return [(name, width(types[name]) if name in types else 1) for name in kind.args]
+    widths = {name: width(t) for name, t in types.items()}
+    if plan is not None and plan.repeat is not None:  # its parts: their count, then room for the most (repeats.py)
+        widths["parts"] = 1 + program.repeats.most(plan) * program.repeats.part_width(plan)
+    return [(name, widths.get(name, 1)) for name in kind.args]
 
 
 def flat(form) -> list:
@@ -65,6 +68,16 @@ def flat(form) -> list:
     return [form]
 
 
+def columns(form) -> int:
+    """How many columns of a row an argument of `form` takes: a tuple's items one after another, the parts of a
+    move of repeated parts (a Many) their count, then room for as many as it may have (repeats.py)."""
+    if isinstance(form, Fixed):
+        return sum(columns(item) for item in form.items)
+    if isinstance(form, Many):
+        return 1 + form.capacity * columns(form.item)
+    return 1
+
+
 def read(forms, row, at: int, single) -> tuple:
     """The values of arguments of `forms` read from `row` from column `at` (single(atom, number): one value), and
     the column after them."""
@@ -73,6 +86,10 @@ def read(forms, row, at: int, single) -> tuple:
         if isinstance(form, Fixed):
             value, at = read(form.items, row, at, single)
             found.append(value)
+        elif isinstance(form, Many):  # the parts made, then room for the rest
+            wide, count = columns(form.item), int(row[at])
+            found.append(tuple(read((form.item,), row, at + 1 + j * wide, single)[0][0] for j in range(count)))
+            at += columns(form)
         else:
             found.append(single(form, int(row[at])))
             at += 1
@@ -85,6 +102,11 @@ def write(forms, values, single) -> list:
     for form, value in zip(forms, values):
         if isinstance(form, Fixed):
             found += write(form.items, value, single)
+        elif isinstance(form, Many):
+            found.append(len(value))
+            for item in value:
+                found += write((form.item,), (item,), single)
+            found += [0] * (columns(form) - 1 - len(value) * columns(form.item))
         else:
             found.append(single(form, value))
     return found

@@ -127,6 +127,7 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
         self.keyed = KeyedVars(self)
         self.gotos = False  # whether effects printed so far call goto()
         self.given = {}  # names the engine gives the effects being printed (a simultaneous step's choices)
+        self.part_fields = None  # while a repeat's expressions are printed: a part's field -> its column (repeats.py)
 
     def unsupported(self, node, why: str) -> Unsupported:
         return Unsupported(self.m.locate(node), why)
@@ -149,7 +150,7 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
     def truth(self, node, env) -> str:
         """A test: a single value, or a list (true when it holds any item, as in Python)."""
         code, rep = self.ex(node, env)
-        return f"({code}.shape[0] > 0)" if rep in ("a", "a2") else code
+        return f"({code}.shape[0] > 0)" if rep in ("a", "a2", "recs") else code
 
     def scalar(self, node, env) -> str:
         code, rep = self.ex(node, env)
@@ -330,6 +331,13 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
         if isinstance(obj, N.Index) and isinstance(obj.obj, N.Ref) and obj.obj.kind == "local" \
                 and isinstance(obj.index, N.Const) and f"{obj.obj.name}[{obj.index.value}].{node.name}" in env:
             return env[f"{obj.obj.name}[{obj.index.value}].{node.name}"]  # a field of an earlier part (parts.py)
+        if self.part_fields is not None and obj.type.name == "record":  # a part's record (repeats.py)
+            code, rep = self.ex(obj, env)
+            if rep == "rec":
+                field = self.part_fields.get(node.name)
+                if field is None:
+                    raise self.unsupported(node, f"the field '{node.name}' of a part")
+                return (field[0], "i") if isinstance(field, tuple) else (f"{code}[{field}]", "i")
         if self._bound_rep(obj, env) == "choice" or isinstance(obj, N.Index) \
                 and self._bound_rep(obj.obj, env) == "choices":
             return self.choice_field(node, self.ex(obj, env)[0]), "i"
@@ -368,6 +376,10 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
             return self.keyed.read(node, self.keyed.form(obj), env)
         if self._bound_rep(obj, env) == "choices":  # a seat's choice: its seat, read lazily
             return f"_seat_at({self.scalar(node.index, env)})", "choice"
+        if self._bound_rep(obj, env) == "recs":  # a part made before (repeats.py)
+            recs = self.ex(obj, env)[0]
+            code = self.m.code("IndexError: list index out of range", node.at[0])
+            return f"{recs}[_rt.list_index({self.scalar(node.index, env)}, {recs}.shape[0], {code!r})]", "rec"
         if isinstance(obj, N.Ref) and obj.kind == "region" and obj.name in self.t.keyed:
             return self._keyed_region(node, env)
         if isinstance(obj, N.Ref) and obj.kind == "var" and self.places.per_seat(obj):
@@ -502,6 +514,9 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
         if rep == "choices" and len(targets) == 1:  # each seat's choice in turn, as the seat it is read from
             env[targets[0].name] = (f"l{tag}", "choice")
             return [f"{pad}for l{tag} in range(NS):"]
+        if rep == "recs" and len(targets) == 1:  # each part made so far, its record a row (repeats.py)
+            env[targets[0].name] = (f"l{tag}", "rec")
+            return [f"{pad}for i{tag} in range({seq}.shape[0]):", f"{pad}    l{tag} = {seq}[i{tag}]"]
         if rep not in ("a", "a2") or len(targets) != 1 and rep != "a2":
             raise self.unsupported(clause, "a loop over this (names over a list, or over a list of rows)")
         lines = [f"{pad}it{tag} = {seq}", f"{pad}for i{tag} in range(it{tag}.shape[0]):"]
@@ -577,7 +592,7 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
         code, rep = self.ex(node.args[0], env)
         if rep == "choices":  # an entry per seat
             return "NS", "i"
-        if rep not in ("a", "a2"):
+        if rep not in ("a", "a2", "recs"):
             raise self.unsupported(node, "size() of a single value")
         return f"{code}.shape[0]", "i"
 
@@ -671,6 +686,11 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
             raise self.unsupported(node, "can_move() without a step named")
         self.steps_exist[node.args[1].value] = True
         return f"X_{self.t.step_index[node.args[1].value]}(s, _seat({self.scalar(node.args[0], env)}))", "i"
+
+    def b_step(self, node, env):
+        self._arity(node, 2)
+        cell, direction = (self.scalar(arg, env) for arg in node.args)
+        return f"_step({self.rays()}, {cell}, _direction({direction}))", "i"
 
     def rays(self) -> str:
         rays, lengths = self.t.rays()

@@ -12,6 +12,8 @@ does not take raises Unsupported, located.
 
 from __future__ import annotations
 
+import math
+
 from ...engine.arrange import TRIES, two_kinds
 from ...engine.nodes import CHANCE as CHANCE_SEAT
 from ...errors import RulesDslError
@@ -26,8 +28,10 @@ from .fractional import FRACTION, Fractions
 from .nomoves import no_moves_source
 from .outcomes import Outcomes
 from .parts import Parts, arg_widths, bind, flat, spread, width
+from .parts import columns as row_columns
 from .places import _may_be_none, _optional
 from .printer import Module, Printer
+from .repeats import Repeats
 from .simultaneous import Simultaneous
 from .tables import Tables
 from .tiers import Tiers, after_effects
@@ -61,7 +65,9 @@ class Program:
         self.width = max([self.width] + [3 + len(rules.steps[name].inputs) for name, step in self.ir.steps.items()
                                          if step.kind == "chance" and step.chance.kind == "draw"])
         self.parts = Parts(self)  # compound moves: a row holds their parts' arguments too
+        self.repeats = Repeats(self)  # moves of one part repeated: their parts made, with room for the most
         self.width = max([self.width] + [1 + self.parts.columns(name) for name in self.parts.plans]
+                         + [1 + self.repeats.columns(name) for name in self.repeats.plans]
                          + [1 + sum(w for _, w in arg_widths(self, k)) for k in self.players + self.outcomes])
         # a row of a playout's log: the seat, the move or outcome (W columns), who sees it, how many moves the seat
         # chose among, whether it was a choice at a simultaneous step
@@ -142,9 +148,9 @@ class Program:
                 if not isinstance(branch.to, str):
                     raise Unsupported(self._at(step.decl), "a next step worked out while playing")
             for rule in [*model.moves, *(r for tier in model.tiers for r in tier), model.pass_rule]:
-                if rule is not None and (rule.repeat_spec is not None or rule.one_per_position):
-                    raise Unsupported(self._at(rule.path), "a move of repeated parts (repeat:), or one move per "
-                                      "position reached (one_per_position)")
+                if rule is not None and rule.one_per_position:
+                    raise Unsupported(self._at(("moves", rule.name, "one_per_position")),
+                                      "one move per position reached (one_per_position)")
                 if rule is not None and (rule.next is not None and rule.next_target is None
                                          or rule.visible_to is not None and step.kind != "chance"):
                     raise Unsupported(self._at(rule.path), "a move with its own next step, or visible_to")
@@ -206,7 +212,8 @@ class Program:
         called = plan.kind == "outcome" and plan.decl[2] in self.calls.inputs  # inputs a chance() call gives
         inputs = given
         given = list(plan.inputs) if called else []
-        own = [p.name for p in plan.params] + [l.name for l in plan.lets] + (["parts"] if plan.parts else [])
+        own = [p.name for p in plan.params] + [l.name for l in plan.lets] \
+            + (["parts"] if plan.parts or plan.repeat is not None else [])
         if plan.inputs and not called and inputs is None or rule.arg_names != own:
             raise Unsupported(self._at(plan.decl), "a move with inputs, listed at a step")
         env, lines, pad = dict(inputs or {}), [], "    "
@@ -256,6 +263,8 @@ class Program:
             return lines + tail(env, pad, bound_count)
         if plan.parts:
             return lines + self.parts.tail(plan, env, pad, exists, bound_count)
+        if plan.repeat is not None:
+            return lines + self.repeats.tail(plan, env, pad, exists, bound_count)
         if exists:
             return lines + [f"{pad}return True"]
         self.capacity += bound_count
@@ -359,14 +368,21 @@ class Program:
                  f"        s[O_last_row] = s[O_ply] - 1"]
         for member in last.members:
             for leaf in member.leaves():
-                lines.append(f"        s[{self._ident(leaf.name)}] = 0")
+                size = math.prod(leaf.shape)
+                lines.append(f"        s[{self._ident(leaf.name)}:{self._ident(leaf.name)} + {size}] = 0")
         for place, kind in enumerate(self.players):
             lines.append(f"        {'if' if place == 0 else 'elif'} k == {kind}:")
             lines.append(f"            s[{self._ident('last.rule')}] = {place}")
             # (a tuple's values, a compound move's parts among them, take a column each: parts.py)
             items = [(j if atom is item else -1, atom) for j, item in enumerate(last.members[place].items)
                      for atom in flat(item)]
-            for column, (j, item) in enumerate(items, 1):
+            column = 0
+            for j, item in items:
+                column += 1
+                if isinstance(item, Many):  # the parts of a move of repeated parts (repeats.py)
+                    lines += self._last_many(item, column)
+                    column += row_columns(item) - 1
+                    continue
                 if _optional(item):  # none or a single value: its tag, and the value when there is one
                     lines += self._last_optional(item, f"row[{column}]")
                     continue
@@ -386,8 +402,8 @@ class Program:
         for kind in self.players + self.outcomes:
             plan = self._plan(self.kinds[kind])
             fname = f"A_{kind}"
-            if plan is not None and plan.parts:  # each part's effects, then the move's own (parts.py)
-                source, width = self.parts.apply_source(kind, plan)
+            if plan is not None and (plan.parts or plan.repeat is not None):  # each part's, then the move's own
+                source, width = (self.parts if plan.parts else self.repeats).apply_source(kind, plan)
                 effects.append(source)
                 lines.append(f"    {'if' if kind == self.players[0] else 'elif'} k == {kind}:")
                 lines.append(f"        {fname}(s, who{''.join(f', row[{j + 1}]' for j in range(width))})")
@@ -424,15 +440,32 @@ class Program:
         at = j - len(plan.params) if plan is not None else -1
         return plan is not None and 0 <= at < len(plan.lets) and not _may_be_none(plan.lets[at].value, self.ir)
 
-    def _last_optional(self, form, value: str) -> list:
+    def _last_optional(self, form, value: str, at: str = "", pad: str = "            ") -> list:
         """The lines recording a move's argument that is none or a single value (places._optional) as the last
-        move's."""
-        atom, pad = form.members[1], "            "
+        move's (`at`: the index in its arrays, a part's of a move of repeated parts)."""
+        atom = form.members[1]
         absent = "0" if atom.kind == "piece" else "-1"
         number = f"_place({self.p.places.enum(atom)}, {value})" if atom.kind == "text" else value
-        return [f"{pad}if {value} == {absent}:", f"{pad}    s[{self._ident(form.tag.name)}] = 0", f"{pad}else:",
-                f"{pad}    s[{self._ident(form.tag.name)}] = 1",
-                f"{pad}    s[{self._ident(atom.leaf.name)}] = {number}"]
+        return [f"{pad}if {value} == {absent}:", f"{pad}    s[{self._ident(form.tag.name)}{at}] = 0", f"{pad}else:",
+                f"{pad}    s[{self._ident(form.tag.name)}{at}] = 1",
+                f"{pad}    s[{self._ident(atom.leaf.name)}{at}] = {number}"]
+
+    def _last_many(self, form, column: int) -> list:
+        """The lines recording the parts of a move of repeated parts (a Many at `column` of the row: their count,
+        then each part's columns) as the last move's."""
+        pad, wide = "                ", row_columns(form.item)
+        lines = [f"            s[{self._ident(form.length.name)}] = row[{column}]",
+                 f"            for j in range(row[{column}]):"]
+        for a, atom in enumerate(flat(form.item)):
+            value = f"row[{column} + 1 + j * {wide} + {a}]"
+            if _optional(atom):
+                lines += self._last_optional(atom, value, " + j", pad)
+            elif isinstance(atom, Atom):
+                number = f"_place({self.p.places.enum(atom)}, {value})" if atom.kind == "text" else value
+                lines.append(f"{pad}s[{self._ident(atom.leaf.name)} + j] = {number}")
+            else:
+                raise Unsupported(None, "a part of a move of repeated parts that is not single values")
+        return lines
 
     def then(self, me: str, steps: dict, own: dict | None = None, has_me: str = "1", me_seat: str | None = None,
              is_pass: str = "0") -> list:
@@ -856,6 +889,14 @@ def _direction(text):
     if d < 0:
         raise IndexError("unknown direction")
     return d
+
+
+@_tiny
+def _step(rays, lengths, c, d):
+    if c < 0 or d < 0:
+        return -1
+    c = _cell(c)
+    return rays[d, c, 0] if lengths[d, c] > 0 else -1
 
 
 @_jit
