@@ -242,6 +242,45 @@ end:
 """
 
 
+DEEP_SEARCH = """\
+game: Deep search
+players: {count: 2}
+vars:
+  n: {init: 0}
+moves:
+  tick:
+    params: {k: "0..1"}
+    when: ["n < 40"]
+    notation: "{k}"
+    do: ["n += 1"]
+  run:
+    repeat:
+      move: tick
+      max: 64
+      min: 64
+      stop: stuck
+    notation: "{parts}"
+  rest:
+    notation: "rest"
+    do: ["n = 0"]
+flow:
+  steps:
+    play: {moves: [run, rest], next: end_turn}
+end:
+  - when: "turn >= 4"
+"""
+
+
+def test_a_search_for_repeated_parts_that_never_ends_is_stopped_located_in_compiled_code(write):
+    """2^40 sequences of parts stop short of min: 64 and none is a move: compiled code, which no watchdog can
+    interrupt, stops the search after MAX_TRIED parts with an error located at the rule listing the moves."""
+    path = write(DEEP_SEARCH)
+    state = with_backend(load_game(path), "compiled").new_initial_state()
+    with pytest.raises(GameRuntimeError) as caught:
+        state.legal_moves()
+    assert f"{path}:" in str(caught.value) and "the search for the parts of a move tried more than" in str(caught.value)
+
+
 def test_an_index_out_of_range_in_a_rule_is_a_located_error_never_a_crash(write):
     path = write(HOSTILE)
     python = load_game(path)

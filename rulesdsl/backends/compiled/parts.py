@@ -248,18 +248,24 @@ class Parts:
         columns it takes)."""
         program = self.program
         width = self.columns(plan.name)
-        env, _ = bind(self._own_widths(plan))
         body = []
         for index, part in enumerate(plan.parts):
             start = self._start(plan, index) - 1
             args = "".join(f", a{start + j}" for j in range(self._width(part)))
             body.append(f"    A_{program.kind_index[part.move]}(s, me{args})")
-        for node in (n for statement in plan.effects for n in N.walk(statement)):
-            if isinstance(node, N.Ref) and node.kind == "local" and node.name == "parts":
-                raise Unsupported(program.m.locate(node), "a compound move's effects reading its parts")
-        body += [line for stmt in plan.effects for line in program.p.st(stmt, env, "    ")]
-        params = "".join(f", a{j}" for j in range(width))
-        return "\n".join([f"@_jit\ndef A_{kind}(s, me{params}):", *body]), width
+        return applying(program, kind, plan, width, body), width
+
+
+def applying(program, kind: int, plan, width: int, parts: list) -> str:
+    """The source of A_<kind> for a move made of parts: `parts`, the lines applying its parts, then its own effects
+    (which read its own params and lets, never its parts: a located refusal)."""
+    for node in (n for statement in plan.effects for n in N.walk(statement)):
+        if isinstance(node, N.Ref) and node.kind == "local" and node.name == "parts":
+            raise Unsupported(program.m.locate(node), "a compound move's effects reading its parts")
+    env, _ = bind([(n, w) for n, w in arg_widths(program, kind) if n != "parts"])
+    body = parts + [line for stmt in plan.effects for line in program.p.st(stmt, env, "    ")]
+    params = "".join(f", a{j}" for j in range(width))
+    return "\n".join([f"@_jit\ndef A_{kind}(s, me{params}):", *body])
 
 
 def is_tuple(form) -> bool:

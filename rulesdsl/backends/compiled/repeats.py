@@ -12,20 +12,26 @@ the move's own effects. (`one_per_position` is refused: program.py.)
 
 from __future__ import annotations
 
-from ...ir import nodes as N
 from ...ir.layout import repeat_bound
-from .parts import arg_widths, bind, spread
+from .parts import applying, arg_widths, bind, spread
 from .unsupported import Unsupported
 
 MAX_CANDIDATES = 1 << 12  # the most moves of the part listed at one depth (a located error beyond; fewer where the
 # part's params bound them)
 MAX_SEQUENCES = 1 << 12  # the most moves of one kind a position lists (a located error beyond)
+# the most parts the search for one listing tries (each a copy of the position): a search that lists few moves may
+# still try parts by the billion (min: deeper than most sequences go), which compiled code, where no budget can
+# interrupt it, stops with a located error
+MAX_TRIED = 1 << 20
 
 
 # a part made at depth d (candidate c): written into the row, applied to a copy of the position, and the search one
 # deeper
 _MADE = """\
         if have:
+            tried += 1
+            if tried > {most_tried}:
+                {too_many}
             c = ci[d]
             ci[d] += 1
             ext[d] = True
@@ -162,7 +168,7 @@ class Repeats:
             lines += [f"    pool = {pool}", f"    most = min({most}, pool.shape[0])"]
         else:
             lines += ["    pool = np.zeros(1, np.int64)", f"    most = {most}"]
-        lines += [f"    row[{count}] = 0", "    d = 0", "    while True:", "        have = False",
+        lines += [f"    row[{count}] = 0", "    d = 0", "    tried = 0", "    while True:", "        have = False",
                   "        while d < most:", "            if ci[d] < cn[d]:", "                have = True",
                   "                break"]
         if using is not None:  # the next item not used by the parts before, nor equal to one tried at this depth
@@ -181,8 +187,10 @@ class Repeats:
                       f"            cn[d] = {candidates}(st[d], me, row, d, 0, cb[d])", "            ci[d] = 0"]
         emit = self._emit(plan, stop)
         args = "".join(f", cb[d, c, {j}]" for j in range(wide))
-        lines += _MADE.format(wide=wide, start=count + 1, count=count, args=args,
-                              applied=program.kind_index[plan.repeat.move]).splitlines()
+        too_many = program.m.error(f"the search for the parts of a move tried more than {MAX_TRIED:,} parts",
+                                   plan.decl)
+        lines += _MADE.format(wide=wide, start=count + 1, count=count, args=args, most_tried=MAX_TRIED,
+                              too_many=too_many, applied=program.kind_index[plan.repeat.move]).splitlines()
         if stop == "any":
             lines += [f"            if d >= {least}:", *("                " + line for line in emit)]
         lines += ["        else:"]
@@ -284,14 +292,8 @@ class Repeats:
         columns it takes)."""
         program = self.program
         width = self.columns(plan.name)
-        env, _ = bind(self._own_widths(plan))
         count, wide, applied = self._count_column(plan) - 1, self.part_width(plan), program.kind_index[plan.repeat.move]
         args = ", ".join(f"a[{count + 1} + j * {wide} + {c}]" for c in range(wide))
-        for node in (n for statement in plan.effects for n in N.walk(statement)):
-            if isinstance(node, N.Ref) and node.kind == "local" and node.name == "parts":
-                raise Unsupported(program.m.locate(node), "a move's effects reading its parts")
-        params = "".join(f", a{j}" for j in range(width))
-        body = [f"    a = np.array([{', '.join(f'a{j}' for j in range(width))}], np.int64)",
-                f"    for j in range(a[{count}]):", f"        A_{applied}(s, me, {args})"]
-        body += [line for stmt in plan.effects for line in program.p.st(stmt, env, "    ")]
-        return "\n".join([f"@_jit\ndef A_{kind}(s, me{params}):", *body]), width
+        parts = [f"    a = np.array([{', '.join(f'a{j}' for j in range(width))}], np.int64)",
+                 f"    for j in range(a[{count}]):", f"        A_{applied}(s, me, {args})"]
+        return applying(program, kind, plan, width, parts), width
