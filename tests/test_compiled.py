@@ -99,6 +99,11 @@ SUPPORTED += [(POSITIONS, None)]
 # moves of repeated parts: chained captures (repeat: with chain:, stop: stuck); dice used in turn (using:, stop:
 # longest, prefer:) beside short runs of steps (min:, stop: any, inputs from the parts before)
 SUPPORTED += [("tests/parts_games/jumps.yaml", None), ("tests/compiled_games/dice-runners.yaml", None)]
+# ... and the same position left by dice played in either order is one move (one_per_position), per-seat lists
+SUPPORTED += [("tests/parts_games/race.yaml", None)]
+if os.environ.get("RULESDSL_LOCKSTEP") == "all":  # (modules of their own, as MORE's)
+    SUPPORTED += [("tests/parts_games/jumps.yaml", "one-per-position"),
+                  ("tests/compiled_games/dice-runners.yaml", "one-per-position")]
 CORNERS = "tests/compiled_games/corners.yaml"  # cell(x, y), a let holding a piece, a per-seat variable assigned whole
 SUPPORTED += [(CORNERS, None)]
 
@@ -767,3 +772,31 @@ def test_a_position_out_of_range_or_beside_a_piece_is_the_same_error_on_both_bac
 def test_a_per_seat_variable_assigned_a_list_of_another_length_is_the_same_error_on_both_backends(tmp_path):
     _fails_alike(tmp_path, CORNERS, "marks = [0 for q in players]", "marks = [0 for q in 0..2]", 0,
                  r"rule 'wipe' .*'marks' holds one value per seat \(2\): assign a list of 2 values, not a list of 3")
+
+
+@pytest.mark.parametrize("name", [DICE, STALLS, HAND_ORDER, TALLIES])
+def test_positions_compiled_code_compares_are_the_python_engines_arrays(name):
+    """one_per_position compares positions by their words once `_canon` clears what holds nothing (items past a
+    list's length, members of a value of several types it does not hold): after every move of seeded games, those
+    words are exactly the arrays engine/arrays.py writes for the Python engine's position."""
+    import numpy as np
+    from rulesdsl.backends.compiled.positions import Positions
+    from rulesdsl.engine.arrays import to_arrays
+    python, compiled = _games(name, None)
+    positions = Positions(compiled.program)
+    found = {"_jit": lambda fn: fn}
+    exec(positions.canon(), found)  # noqa: S102 - printed from the layout (plain Python: numba not needed)
+    at = np.array(positions.words(), np.int64)
+    moves = 0
+    for seed in range(6):
+        a, b = python.new_initial_state(seed), compiled.new_initial_state(seed)
+        chance_a, chance_b, pick = Rng(seed), Rng(seed), Rng(1000 + seed)
+        while not a.terminal:
+            move = next_move(a, b, chance_a, chance_b, pick)
+            a.apply(move)
+            b.apply(move)
+            words = b.s.copy()
+            found["_canon"](words)
+            assert np.array_equal(words[at], compiled.packing.pack(to_arrays(a, python.layout))[at])
+            moves += 1
+    assert moves > 0

@@ -35,10 +35,22 @@ class ItemPlaces:
             return None
         return found
 
-    def _row(self, form, index, env, message: str, at) -> str:
-        """Code of the item number `index` names in the list `form` holds, checked as Python checks it."""
+    def _row(self, form, index, env, message: str, at, place: str = "0") -> str:
+        """Code of the item number `index` names in the list `form` holds (at `place`, a variable's place of one
+        per seat or key), checked as Python checks it."""
         code = self.m.code(message, at)
-        return f"_rt.list_index({self.p.scalar(index, env)}, {self._at(form.length, '0')}, {code!r})"
+        return f"_rt.list_index({self.p.scalar(index, env)}, {self._at(form.length, place)}, {code!r})"
+
+    def _place_list(self, node):
+        """(the variable's Ref, its Many form of single values) when `node` is a place of a variable of one place
+        per seat or key holding lists (`xs[p]`), else None."""
+        if not (isinstance(node, N.Index) and isinstance(node.obj, N.Ref) and node.obj.kind == "var"):
+            return None
+        slot = self.slots.get(f"var.{node.obj.name}")
+        if slot is None or not slot.fits or slot.places is None or not isinstance(slot.form, Many) \
+                or not isinstance(slot.form.item, Atom):
+            return None
+        return node.obj, slot.form
 
     def _key_codes(self, node, keyed) -> str:
         codes = []
@@ -127,6 +139,11 @@ class ItemPlaces:
             return self._whole_table(node, found[1], env, at)
         if isinstance(target.obj, N.Index) and self._tables(target.obj.obj) is not None:
             return self._table_item(node, self._tables(target.obj.obj)[1], env, at)
+        found = self._place_list(target.obj)
+        if found is not None:  # xs[p][i] of a variable of a list per seat or key
+            var, form = found
+            lines = [f"lp = {self.row(var, target.obj.index, env, at, write=True)}"]
+            return lines + self._list_item(node, form, env, at, "lp")
         return None
 
     def _combined(self, node, env, old: str) -> str:
@@ -142,11 +159,15 @@ class ItemPlaces:
             raise self.p.unsupported(node, f"the assignment {node.op} of these values")
         return f"({old} {op} {code})"
 
-    def _list_item(self, node, form, env, at) -> list:
+    def _list_item(self, node, form, env, at, place: str | None = None) -> list:
+        """The lines of `xs[i] op= v` of a list of single values (`place`: the code of the variable's place, one
+        per seat or key, where it has several)."""
         atom = form.item
         message = _WRITTEN if node.op == "=" else _READ  # (x[i] += v reads x[i] first)
         start = self.fields[atom.leaf.name].ident
-        lines = [f"li = {self._row(form, node.target.index, env, message, at)}"]
+        if place is not None:  # (a place's items are the `capacity` words from its start)
+            start = f"{start} + {place} * {form.capacity}"
+        lines = [f"li = {self._row(form, node.target.index, env, message, at, place or '0')}"]
         value = self._combined(node, env, self._read_value(atom, f"s[{start} + li]"))
         return lines + [f"s[{start} + li] = {self._number(atom, value, at)}"]
 

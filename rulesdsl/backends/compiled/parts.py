@@ -166,7 +166,10 @@ class Parts:
         for part in plan.parts:
             bound *= self._bound(part)
         program.capacity += bound
-        return lines + [f"{pad}n = {first}(s, me, out, n, prow)"]
+        if not program.rules.moves[plan.name].one_per_position:
+            return lines + [f"{pad}n = {first}(s, me, out, n, prow)"]
+        return lines + [f"{pad}pn0 = n", f"{pad}n = {first}(s, me, out, n, prow)",
+                        *program.positions.first_per_position(kind, self.columns(plan.name), "pn0", pad)]
 
     def _bound(self, part) -> int:
         program, found = self.program, 1

@@ -49,6 +49,13 @@ def _empty(node) -> bool:
     return isinstance(node, N.Display) and node.kind == "list" and not node.items
 
 
+def _plain_list(t: T.Type) -> bool:
+    """Whether `t` is a list of single values of one kind that compiled code holds as numbers, the same number for
+    the same value (whole numbers, truth values, seats, cells, texts of a list fixed at load, pieces)."""
+    item = T.item_type(t) if t.name == "list" else None
+    return item is not None and item.name in ("int", "bool", "seat", "cell", "text", "piece")
+
+
 def _holds_piece(t: T.Type) -> bool:
     return t.name == "piece" or t.name == "union" and any(m.name == "piece" for m in t.items)
 
@@ -291,6 +298,11 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
                 continue
             if op not in _COMPARE:
                 raise self.unsupported(node, f"the comparison {op}")
+            if op in ("==", "!=") and _plain_list(a.type) and _plain_list(b.type):  # item by item, as Python
+                (left, lrep), (right, rrep) = self.ex(a, env), self.ex(b, env)
+                if lrep == rrep == "a":
+                    parts.append(f"{'not ' if op == '!=' else ''}_rt.same_items({left}, {right})")
+                    continue
             if self.fractional(a) or self.fractional(b):
                 parts.append(self.float_compare(a, b, op, env))
                 continue

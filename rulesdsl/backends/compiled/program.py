@@ -30,6 +30,7 @@ from .outcomes import Outcomes
 from .parts import Parts, arg_widths, bind, flat, spread, width
 from .parts import columns as row_columns
 from .places import _may_be_none, _optional
+from .positions import Positions
 from .printer import Module, Printer
 from .repeats import Repeats
 from .simultaneous import Simultaneous
@@ -66,6 +67,7 @@ class Program:
                                          if step.kind == "chance" and step.chance.kind == "draw"])
         self.parts = Parts(self)  # compound moves: a row holds their parts' arguments too
         self.repeats = Repeats(self)  # moves of one part repeated: their parts made, with room for the most
+        self.positions = Positions(self)  # positions compared, for one move per position
         self.width = max([self.width] + [1 + self.parts.columns(name) for name in self.parts.plans]
                          + [1 + self.repeats.columns(name) for name in self.repeats.plans]
                          + [1 + sum(w for _, w in arg_widths(self, k)) for k in self.players + self.outcomes])
@@ -102,7 +104,7 @@ class Program:
                 f"KIND = _table({[self._kind(s) for s in self.steps]!r}, 1)  # per step: 0 decision, 1 chance",
                 f"AUTO = _table({[int(self._step(s).kind == 'auto') for s in self.steps]!r}, 1)  # per step",
                 f"DRAWN = _table({[int(bool(e.draw)) for e in self.rules.end_rules]!r}, 1)  # per end rule: a draw",
-                *self.sim.header(), *self.actors.header(),
+                *self.sim.header(), *self.actors.header(), *self.positions.header(),
                 *fields, *(source for _, source in self.m.tables.values()), f"TEXT_DIRECTION = {texts}", HELPERS]
         functions = [source for _, source in self.m.functions.values()]
         return "\n".join(head) + "\n\n\n" + "\n\n\n".join(functions + parts + [PLAYOUT]) + "\n"
@@ -148,9 +150,6 @@ class Program:
                 if not isinstance(branch.to, str):
                     raise Unsupported(self._at(step.decl), "a next step worked out while playing")
             for rule in [*model.moves, *(r for tier in model.tiers for r in tier), model.pass_rule]:
-                if rule is not None and rule.one_per_position:
-                    raise Unsupported(self._at(("moves", rule.name, "one_per_position")),
-                                      "one move per position reached (one_per_position)")
                 if rule is not None and (rule.next is not None and rule.next_target is None
                                          or rule.visible_to is not None and step.kind != "chance"):
                     raise Unsupported(self._at(rule.path), "a move with its own next step, or visible_to")
@@ -368,8 +367,8 @@ class Program:
                  f"        s[O_last_row] = s[O_ply] - 1"]
         for member in last.members:
             for leaf in member.leaves():
-                size = math.prod(leaf.shape)
-                lines.append(f"        s[{self._ident(leaf.name)}:{self._ident(leaf.name)} + {size}] = 0")
+                size, ident = math.prod(leaf.shape), self._ident(leaf.name)  # (a move's parts: several words)
+                lines.append(f"        s[{ident}:{ident} + {size}] = 0" if size > 1 else f"        s[{ident}] = 0")
         for place, kind in enumerate(self.players):
             lines.append(f"        {'if' if place == 0 else 'elif'} k == {kind}:")
             lines.append(f"            s[{self._ident('last.rule')}] = {place}")

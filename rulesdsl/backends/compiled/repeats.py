@@ -6,8 +6,8 @@ columns after the last part zero. Its moves are listed by R_<kind>(s, me, out, n
 first over a stack of positions, one per part made, in the Python engine's order: at each depth the part's moves
 (C_<kind> lists them on the position the parts before leave, each checked by the repeat's `when:` and `chain:`),
 with `using:` item by item, an item equal to one tried before at that depth skipped. `stop:` says which sequences
-are listed (any, stuck, longest) and `prefer:` keeps the best. Applying the move applies each part in order, then
-the move's own effects. (`one_per_position` is refused: program.py.)
+are listed (any, stuck, longest), `prefer:` keeps the best, and `one_per_position` the first of those leaving each
+position (positions.py). Applying the move applies each part in order, then the move's own effects.
 """
 
 from __future__ import annotations
@@ -219,12 +219,16 @@ class Repeats:
         return lines + ["n += 1"]
 
     def _kept(self, plan, stop: str) -> list:
-        """The lines keeping, of the rows listed from n0, those `stop: longest` and `prefer:` keep, in order."""
+        """The lines keeping, of the rows listed from n0, those `stop: longest`, `prefer:` and one_per_position keep,
+        in order."""
         lines = []
         if stop == "longest":
             lines += self._keep("lens", "lens[:n - n0].max()")
         if plan.repeat_exprs.get("prefer") is not None:
             lines += self._keep("vals", "vals[:n - n0].max()")
+        if self.program.rules.moves[plan.name].one_per_position:
+            lines += self.program.positions.first_per_position(self.program.kind_index[plan.name],
+                                                               self.columns(plan.name), "n0", "    ")
         return lines
 
     @staticmethod

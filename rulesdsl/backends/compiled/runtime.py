@@ -508,6 +508,17 @@ def walk(nexts, switches, keys, key, c, steps, missing, many):
 
 
 @njit(**_JIT)
+def same_items(a, b):
+    """a == b of two lists of single values: as long, and equal item by item."""
+    if a.shape[0] != b.shape[0]:
+        return False
+    for i in range(a.shape[0]):
+        if a[i] != b[i]:
+            return False
+    return True
+
+
+@njit(**_JIT)
 def list_index(i, n, code):
     """Item i of a list of n items, as Python indexes it (from the end when negative); ValueError(code) when out of
     range."""
