@@ -100,10 +100,10 @@ SUPPORTED += [(POSITIONS, None)]
 # longest, prefer:) beside short runs of steps (min:, stop: any, inputs from the parts before)
 SUPPORTED += [("tests/parts_games/jumps.yaml", None), ("tests/compiled_games/dice-runners.yaml", None)]
 # ... and the same position left by dice played in either order is one move (one_per_position), per-seat lists
+# (dice-runners' own one-per-position variant: tests/test_equivalence.py plays every variant there)
 SUPPORTED += [("tests/parts_games/race.yaml", None)]
-if os.environ.get("RULESDSL_LOCKSTEP") == "all":  # (modules of their own, as MORE's)
-    SUPPORTED += [("tests/parts_games/jumps.yaml", "one-per-position"),
-                  ("tests/compiled_games/dice-runners.yaml", "one-per-position")]
+if os.environ.get("RULESDSL_LOCKSTEP") == "all":  # (a module of its own, as MORE's)
+    SUPPORTED += [("tests/parts_games/jumps.yaml", "one-per-position")]
 CORNERS = "tests/compiled_games/corners.yaml"  # cell(x, y), a let holding a piece, a per-seat variable assigned whole
 SUPPORTED += [(CORNERS, None)]
 

@@ -165,7 +165,10 @@ class Repeats:
             pool, rep = p.ex(using, scope)
             if rep != "a":
                 raise Unsupported(program.m.locate(using), "using: of anything but a list of single values")
-            lines += [f"    pool = {pool}", f"    most = min({most}, pool.shape[0])"]
+            long = program.m.error("using: gives a list of more than 64 items, more than compiled code tells apart "
+                                   "(the Python engine takes it)", plan.decl)
+            lines += [f"    pool = {pool}", "    if pool.shape[0] > 64:", f"        {long}",
+                      f"    most = min({most}, pool.shape[0])"]
         else:
             lines += ["    pool = np.zeros(1, np.int64)", f"    most = {most}"]
         lines += [f"    row[{count}] = 0", "    d = 0", "    tried = 0", "    while True:", "        have = False",
