@@ -60,6 +60,12 @@ def arg_widths(program, k: int) -> list:
     return [(name, widths.get(name, 1)) for name in kind.args]
 
 
+def own_widths(program, k: int) -> list:
+    """(name, width) of the own params and lets of move kind `k`, a move made of parts: its arguments but its
+    parts."""
+    return [(n, w) for n, w in arg_widths(program, k) if n != "parts"]
+
+
 def flat(form) -> list:
     """The single values (Atoms, or none-or-a-value OneOfs) of an argument's form, in the order a row holds
     them: a tuple's items one after another."""
@@ -143,7 +149,7 @@ class Parts:
         return sum(w for _, w in self._own_widths(plan))
 
     def _own_widths(self, plan) -> list:
-        return [(n, w) for n, w in arg_widths(self.program, self.program.kind_index[plan.name]) if n != "parts"]
+        return own_widths(self.program, self.program.kind_index[plan.name])
 
     def _width(self, part) -> int:
         return sum(w for _, w in self._part_widths(part))
@@ -265,7 +271,7 @@ def applying(program, kind: int, plan, width: int, parts: list) -> str:
     for node in (n for statement in plan.effects for n in N.walk(statement)):
         if isinstance(node, N.Ref) and node.kind == "local" and node.name == "parts":
             raise Unsupported(program.m.locate(node), "a compound move's effects reading its parts")
-    env, _ = bind([(n, w) for n, w in arg_widths(program, kind) if n != "parts"])
+    env, _ = bind(own_widths(program, kind))
     body = parts + [line for stmt in plan.effects for line in program.p.st(stmt, env, "    ")]
     params = "".join(f", a{j}" for j in range(width))
     return "\n".join([f"@_jit\ndef A_{kind}(s, me{params}):", *body])

@@ -13,7 +13,7 @@ position (positions.py). Applying the move applies each part in order, then the 
 from __future__ import annotations
 
 from ...ir.layout import repeat_bound
-from .parts import applying, arg_widths, bind, spread
+from .parts import applying, arg_widths, bind, own_widths, spread
 from .unsupported import Unsupported
 
 MAX_CANDIDATES = 1 << 12  # the most moves of the part listed at one depth (a located error beyond; fewer where the
@@ -56,13 +56,11 @@ class Repeats:
         self.program = program
         self.plans = {name: plan for name, plan in program.ir.moves.items() if plan.repeat is not None}
         for name, plan in self.plans.items():
-            rule, target = program.rules.moves[name], self._target(plan)
+            rule = program.rules.moves[name]
             if [g.name for g in plan.repeat.given] != list(rule.repeat.part.inputs) or any(
                     w != 1 for _, w in self._part_widths(plan)):
                 raise Unsupported(program.where(plan.decl), "a repeated part whose inputs are given in another "
                                   "order than its move declares them, or whose params hold tuples")
-            if target.name not in program.ir.moves:
-                raise Unsupported(program.where(plan.decl), "a repeated part of a move not compiled")
 
     def _target(self, plan):
         return self.program.ir.moves[plan.repeat.move]
@@ -72,7 +70,7 @@ class Repeats:
         return repeat_bound(self.program.ir, self.program.rules.moves[plan.name])
 
     def _own_widths(self, plan) -> list:
-        return [(n, w) for n, w in arg_widths(self.program, self.program.kind_index[plan.name]) if n != "parts"]
+        return own_widths(self.program, self.program.kind_index[plan.name])
 
     def _part_widths(self, plan) -> list:
         return arg_widths(self.program, self.program.kind_index[plan.repeat.move])
