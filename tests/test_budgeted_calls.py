@@ -242,3 +242,21 @@ def test_commands_meeting_rule_code_that_never_ends_exit_1(case, command, write,
     assert err.startswith(path + ":")
     located_at_line = int(err.split(":")[1])
     assert line in open(path, encoding="utf-8").read().splitlines()[located_at_line - 1]
+
+
+
+def test_an_overrun_landing_in_the_engines_code_after_a_moves_rules_is_located_at_the_move(write, monkeypatch):
+    """The watchdog's exception arrives wherever the code is: past the move's own rules (in the flow that follows
+    it, or the checks of what it built), it still names the move and where it is written."""
+    path = write(probe())
+    state = first_state(path)
+
+    def overrun(*args, **kwargs):
+        raise budget.TimeBudgetExceeded()
+
+    for flow in ("_advance", "_go"):  # (whichever the move takes)
+        monkeypatch.setattr(type(state), flow, overrun)
+    with pytest.raises(GameRuntimeError) as info:
+        state.apply(state.legal_moves()[0])
+    assert "rule 'put' failed on turn 0" in str(info.value) and "took longer than" in str(info.value)
+    assert info.value.location.line == rulesdsl.load_game(path).rules.where(("moves", "put")).line

@@ -460,57 +460,61 @@ class State(Position):
         if isinstance(move, str):
             move = self.parse_move(move, player)
         rule, args, who = move
-        step, turn, deepened = self.rules.steps[self.step], self.turn, DEEPENED[0]
-        if rule.visible_to is not None:
-            try:
-                # a tuple: the entry is shared by the state's clones, which copy only the table
-                self.secret[len(self.history)] = tuple(rule_values.seen_by(rule.visible_to(self, who, *args)))
-            except _CONVERTED as exc:
-                raise _runtime_error(self, rule, exc) from exc
-        self.history.append(move)
-        self.ply += 1
-        if who >= 0:
-            self.last = move
-        if step.kind == "simultaneous":
-            self.pending[who] = move
-            if self.acting_players():
-                return
-            choices = [Record(**self.pending[p].params()) if p in self.pending else None
-                       for p in range(self.rules.num_players)]
-            self.pending = {}
-            if self.seen is not None:  # the position the choices leave (they are no part of it)
-                self._leave_position()
-            with _rule_errors(self, step):
-                step.effects(self, self.player, choices)
-            self._advance(step, None, moved=True)
-        else:
-            if self.seen is not None:
-                self._leave_position()
-            try:
-                rule.apply(self, who, *args)
-                if step.after is not None:
-                    step.after(self, who, Record(**move.params()))
-            except _CONVERTED as exc:
-                raise _runtime_error(self, rule, exc) from exc
-            target, self.goto = self.goto, None
-            if target is None:
-                target = step.next_target if rule.next is None else rule.next_target
-            elif target.__class__ is tuple:
-                target = self._called(target, step, rule, who)
-            if target is None:
-                self._advance(step, rule, who, who >= 0)
+        try:
+            step, turn, deepened = self.rules.steps[self.step], self.turn, DEEPENED[0]
+            if rule.visible_to is not None:
+                try:
+                    # a tuple: the entry is shared by the state's clones, which copy only the table
+                    self.secret[len(self.history)] = tuple(rule_values.seen_by(rule.visible_to(self, who, *args)))
+                except _CONVERTED as exc:
+                    raise _runtime_error(self, rule, exc) from exc
+            self.history.append(move)
+            self.ply += 1
+            if who >= 0:
+                self.last = move
+            if step.kind == "simultaneous":
+                self.pending[who] = move
+                if self.acting_players():
+                    return
+                choices = [Record(**self.pending[p].params()) if p in self.pending else None
+                           for p in range(self.rules.num_players)]
+                self.pending = {}
+                if self.seen is not None:  # the position the choices leave (they are no part of it)
+                    self._leave_position()
+                with _rule_errors(self, step):
+                    step.effects(self, self.player, choices)
+                self._advance(step, None, moved=True)
             else:
-                self._go(target, who >= 0)
-        if self.held > MAX_STATE_ITEMS:  # perhaps: Position.held never falls short of what the position holds
-            self.check_held(rule, turn)
-        if DEEPENED[0] != deepened:  # a list held elsewhere was given an item that holds values
-            self.check_nesting(rule, turn)
-        parts = self.rules.capacity_parts
-        if parts:  # the quick look: none is looked at again while nothing has written any of them since the last
-            changes = self.changes
-            written = changes[parts[0]] if len(parts) == 1 else sum([changes[p] for p in parts])  # (counts only grow)
-            if self.tallies.get(_CAPACITY_LOOKED) != written and self._over_capacity(written):
-                self.check_capacity(rule, turn)
+                if self.seen is not None:
+                    self._leave_position()
+                try:
+                    rule.apply(self, who, *args)
+                    if step.after is not None:
+                        step.after(self, who, Record(**move.params()))
+                except _CONVERTED as exc:
+                    raise _runtime_error(self, rule, exc) from exc
+                target, self.goto = self.goto, None
+                if target is None:
+                    target = step.next_target if rule.next is None else rule.next_target
+                elif target.__class__ is tuple:
+                    target = self._called(target, step, rule, who)
+                if target is None:
+                    self._advance(step, rule, who, who >= 0)
+                else:
+                    self._go(target, who >= 0)
+            if self.held > MAX_STATE_ITEMS:  # perhaps: Position.held never falls short of what the position holds
+                self.check_held(rule, turn)
+            if DEEPENED[0] != deepened:  # a list held elsewhere was given an item that holds values
+                self.check_nesting(rule, turn)
+            parts = self.rules.capacity_parts
+            if parts:  # the quick look: none is looked at again while nothing has written any of them since the last
+                changes = self.changes
+                # (counts only grow)
+                written = changes[parts[0]] if len(parts) == 1 else sum([changes[p] for p in parts])
+                if self.tallies.get(_CAPACITY_LOOKED) != written and self._over_capacity(written):
+                    self.check_capacity(rule, turn)
+        except budget.TimeBudgetExceeded as exc:  # it arrived between the calls of rule code: the move is to blame
+            raise _runtime_error(self, rule, exc) from None
 
     def _over_capacity(self, written: int) -> bool:
         """Whether a zone or list variable written since the last look holds more than its capacity; when none
