@@ -47,7 +47,9 @@ MAX_RAY_CELLS = 1_000_000  # cells of all rays of a board together (a 60 x 60 gr
 # listing and applying of one move, the moves of one game.
 MOVE_SECONDS = 5.0  # listing the moves of a position, or applying one move with everything it sets off; and a move
 LOAD_SECONDS = 20.0  # compiling a rule file, its load-time expressions included
-COMPILE_SECONDS = 180.0  # numba compiling the module the compiled backend prints for a game (bundled: 30 s to a few minutes)
+# numba compiling the module the compiled backend prints for a game: the bundled games take 30 s to a few minutes,
+# several times that on a slow or busy machine (a compile stopped there would fail a game that is no attack)
+COMPILE_SECONDS = 900.0
 CHECK_SECONDS = 2 * LOAD_SECONDS  # an editor's check of a buffer, its loads (its variants') together: a load's own
 # budget answers first
 VALUE_SECONDS = 3.0  # one load-time expression (a let, a board attribute, a region)

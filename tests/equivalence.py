@@ -102,7 +102,8 @@ def _failure(run) -> str | None:
 
 def same_position(game, a, b) -> None:
     """The Python state `a` and the compiled state `b` agree in all they are asked."""
-    assert b.to_json() == a.to_json()
+    seen = b.python()  # the compiled state read back: what its saved form and observations are made from
+    assert seen.to_json() == a.to_json()
     assert (b.terminal, b.ply, b.current_player()) == (a.terminal, a.ply, a.current_player())
     if a.terminal:
         assert b.returns() == a.returns()
@@ -113,7 +114,6 @@ def same_position(game, a, b) -> None:
     else:
         assert [str(m) for m in b.legal_moves()] == [str(m) for m in a.legal_moves()]  # (see lockstep)
     assert b.returns() == a.returns()
-    seen = b.python()  # the compiled state read back: what observations are built from
     for seat in range(game.num_players):
         assert seen.observation(seat) == a.observation(seat)
 

@@ -10,8 +10,10 @@ the layout (a wrong shape, an index out of range) are RulesErrors saying which s
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
+import weakref
 
 from ..errors import Location, Problem, RulesError
 from ..ir.forms import Atom, Choice, Fixed, Keyed, Many, Nothing, OneOf
@@ -29,14 +31,14 @@ class _Misfit(Exception):
 def to_arrays(state, layout, encode_moves: bool = True) -> dict:
     """The arrays of `state` in `layout` (the layout of the state's game), name -> numpy array; without
     `encode_moves`, the history's arrays are left blank (for a backend that keeps the history beside its arrays)."""
-    return _Codec(layout, state.game).arrays(state, encode_moves)
+    return _codec(layout, state.game).arrays(state, encode_moves)
 
 
 def from_arrays(arrays: dict, layout, game, history: list | None = None) -> State:
     """The state whose arrays in `layout` (that of `game`) are `arrays`, with its memo rebuilt. `history`: the
     moves of its history (those after the notation read from a saved state) as they are, in place of reading them
     from their arrays (see log_arrays' `encode_moves`)."""
-    codec = _Codec(layout, game)
+    codec = _codec(layout, game)
     codec.given_history = history
     return codec.state(arrays)
 
@@ -48,17 +50,17 @@ def log_arrays(history: list, secret: dict, layout, game, encode_moves: bool = T
     the history's arrays are left blank (for from_arrays given the history: a history written into arrays and read
     back at every conversion would make a long game's conversions quadratic)."""
     import numpy as np
-    codec = _Codec(layout, game)
+    codec = _codec(layout, game)
     imported = 0
     while imported < len(history) and isinstance(history[imported], str):
         imported += 1
     moves = history[imported:]
     rows = {"history": len(moves), "secret": len(history), "imported": imported, "positions": 0}
     out = {}
-    for slot in layout.slots.values():
+    for slot, leaves in codec.slots:
         if slot.kind != "log":
             continue
-        for leaf in slot.leaves():
+        for leaf in leaves:
             shape = tuple(rows[slot.name] if d is None else d for d in leaf.shape)
             out[leaf.name] = np.empty(shape, dtype=object) if leaf.dtype == "object" else np.zeros(shape, leaf.dtype)
         try:
@@ -125,12 +127,31 @@ def _key(value) -> tuple:
     return value.__class__, value  # (True and 1 are different attribute values)
 
 
+_CODECS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # game -> (layout, its _Codec)
+
+
+def _codec(layout, game) -> "_Codec":
+    """A codec of `game` in `layout` for one conversion: its tables are made once per game (a compiled state
+    converts at every read of its observation or its saved form), its fields of one conversion fresh."""
+    kept = _CODECS.get(game)
+    if kept is None or kept[0] is not layout:
+        kept = _CODECS[game] = (layout, _Codec(layout, game))
+    codec = copy.copy(kept[1])
+    codec._links = {}
+    return codec
+
+
 class _Codec:
     """Values of one game in and out of arrays of its layout."""
 
     def __init__(self, layout, game):
+        import numpy as np
         self.layout, self.game, rules = layout, game, game.rules
         self.given_history = None  # (from_arrays' `history`)
+        self.slots = [(slot, slot.leaves()) for slot in layout.slots.values()]
+        # each array of the layout as (slot name, leaf, its dtype): what _check asks of arrays given
+        self.expected = [(slot.name, leaf, np.dtype(leaf.dtype)) for slot, leaves in self.slots for leaf in leaves]
+        self.pieces: dict = {}  # number -> the piece it is (see piece)
         self.cells = rules.board.cells
         self.kinds = {}  # kind name -> (Kind, [value -> place] per attribute, strides)
         for kind in layout.kinds:
@@ -170,9 +191,9 @@ class _Codec:
             raise self._error("history", "the history holds moves read from a saved state after moves made since")
         rows = {"history": len(moves), "secret": len(S.history), "imported": imported, "positions": len(S.positions)}
         out = {}
-        for slot in self.layout.slots.values():
+        for slot, leaves in self.slots:
             n = rows.get(slot.name)
-            for leaf in slot.leaves():
+            for leaf in leaves:
                 shape = tuple(n if d is None else d for d in leaf.shape)
                 out[leaf.name] = np.empty(shape, dtype=object) if leaf.dtype == "object" else \
                     np.zeros(shape, dtype=leaf.dtype)
@@ -414,18 +435,17 @@ class _Codec:
         shape."""
         import numpy as np
         rows = {}
-        for slot in self.layout.slots.values():
-            for leaf in slot.leaves():
-                found = arrays.get(leaf.name)
-                if not isinstance(found, np.ndarray) or found.dtype != np.dtype(leaf.dtype) \
-                        or found.ndim != len(leaf.shape):
-                    raise self._error(leaf.name, f"should be an array of {leaf.dtype} with {len(leaf.shape)} "
-                                      "dimensions", source="arrays")
-                if leaf.shape and leaf.shape[0] is None:  # a log: the same rows in each of its arrays
-                    rows.setdefault(slot.name, found.shape[0])
-                wanted = tuple(rows[slot.name] if d is None else d for d in leaf.shape)
-                if found.shape != wanted:
-                    raise self._error(leaf.name, f"should have the shape {wanted}, not {found.shape}", source="arrays")
+        for name, leaf, dtype in self.expected:
+            found = arrays.get(leaf.name)
+            shape = leaf.shape
+            if not isinstance(found, np.ndarray) or found.dtype != dtype or found.ndim != len(shape):
+                raise self._error(leaf.name, f"should be an array of {leaf.dtype} with {len(shape)} dimensions",
+                                  source="arrays")
+            if shape and shape[0] is None:  # a log: the same rows in each of its arrays
+                rows.setdefault(name, found.shape[0])
+                shape = (rows[name], *shape[1:])
+            if found.shape != shape:
+                raise self._error(leaf.name, f"should have the shape {shape}, not {found.shape}", source="arrays")
         return rows
 
     def _read(self, slot, S, arrays, rows) -> None:
@@ -575,13 +595,18 @@ class _Codec:
         return number
 
     def piece(self, number: int):
+        try:  # (pieces are values: one object serves every conversion)
+            return self.pieces[number]
+        except KeyError:
+            pass
         for name, (kind, _, strides) in self.kinds.items():
             if kind.first <= number < kind.first + kind.size:
                 rest, given = number - kind.first, {}
                 for (attribute, values), stride in zip(kind.attributes, strides):
                     given[attribute] = values[rest // stride]
                     rest %= stride
-                return self.game.rules.kinds[name].make(given)
+                piece = self.pieces[number] = self.game.rules.kinds[name].make(given)
+                return piece
         raise _Misfit(f"{number} is no piece (ids 1 to {self.layout.pieces - 1})")
 
     # -- errors ------------------------------------------------------------------------------------------------

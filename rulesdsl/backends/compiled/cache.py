@@ -21,12 +21,14 @@ from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
+from ...limits import COMPILE_SECONDS
+
 try:
     import fcntl
 except ImportError:  # (not on Windows: processes there may compile a module side by side)
     fcntl = None
 
-WAIT_SECONDS = 600.0  # the longest a process waits for another compiling the same module (see compiling)
+WAIT_SECONDS = COMPILE_SECONDS  # the longest a process waits for another compiling the same module (see compiling)
 _GENERATOR = ("printer.py", "program.py", "runtime.py", "tables.py", "cache.py")  # what makes or runs a module
 
 

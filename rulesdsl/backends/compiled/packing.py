@@ -34,8 +34,10 @@ class Field:
 
     @property
     def size(self) -> int:
-        import numpy as np
-        return int(np.prod(self.shape, dtype=np.int64)) if self.shape else 1
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
 
 
 class Packing:
@@ -56,6 +58,9 @@ class Packing:
                 ident = mangle(leaf.name, taken)
                 self.fields[leaf.name] = Field(leaf.name, ident, offset, leaf.shape, leaf.dtype)
                 offset += self.fields[leaf.name].size
+        # (name, start, end, shape, dtype, whether its bits are kept) of each array: what pack and unpack walk
+        self._runs = [(f.name, f.offset, f.offset + f.size, f.shape, f.dtype, f.dtype == "uint64")
+                      for f in self.fields.values()]
         self.scratch = {name: offset + i for i, name in enumerate(SCRATCH)}  # name -> offset
         self.size = offset + len(SCRATCH)
         self.kept = {}  # name -> offset of words reserved after the scratch (see reserve)
@@ -71,18 +76,17 @@ class Packing:
     def pack(self, arrays: dict) -> np.ndarray:
         import numpy as np
         s = np.zeros(self.size, np.int64)
-        for f in self.fields.values():
-            a = np.asarray(arrays[f.name]).reshape(-1)
-            s[f.offset:f.offset + f.size] = a.view(np.int64) if f.dtype == "uint64" else a.astype(np.int64)
+        for name, start, end, _, _, bits in self._runs:
+            a = np.asarray(arrays[name]).reshape(-1)
+            s[start:end] = a.view(np.int64) if bits else a
         return s
 
     def unpack(self, s: np.ndarray) -> dict:
         import numpy as np
         out = {}
-        for f in self.fields.values():
-            run = s[f.offset:f.offset + f.size]
-            a = run.view(np.uint64).copy() if f.dtype == "uint64" else run.astype(f.dtype)
-            out[f.name] = a.reshape(f.shape)
+        for name, start, end, shape, dtype, bits in self._runs:
+            run = s[start:end]
+            out[name] = (run.view(np.uint64).copy() if bits else run.astype(dtype)).reshape(shape)
         return out
 
 

@@ -768,9 +768,10 @@ from numba import njit
 
 from rulesdsl.backends.compiled import runtime as _rt
 
-_jit = njit(boundscheck=True, cache="__file__" in globals(), nogil=True)  # cached when read from a file
+# cached when read from a file; no C-callable wrapper (nothing takes their address: it would cost compile time)
+_jit = njit(boundscheck=True, cache="__file__" in globals(), nogil=True, no_cfunc_wrapper=True)
 # the checks every index passes are inlined where used: a call between compiled functions is otherwise a real call
-_tiny = njit(boundscheck=True, cache="__file__" in globals(), nogil=True, inline="always")
+_tiny = njit(boundscheck=True, cache="__file__" in globals(), nogil=True, no_cfunc_wrapper=True, inline="always")
 
 
 def _table(rows, dims):

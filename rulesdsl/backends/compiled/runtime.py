@@ -13,7 +13,7 @@ _GAMMA = uint64(0x9E3779B97F4A7C15)
 _MIX1 = uint64(0xBF58476D1CE4E5B9)
 _MIX2 = uint64(0x94D049BB133111EB)
 MAX_ITEMS = 1_000_000  # (limits.MAX_ITEMS)
-_JIT = dict(boundscheck=True, cache=False, nogil=True)
+_JIT = dict(boundscheck=True, cache=False, nogil=True, no_cfunc_wrapper=True)  # (see program.py)
 # the small helpers a playout calls at every step are inlined where called (numba's inlining: a call from one
 # compiled function to another is otherwise a real call, with its exception status checked after it)
 _INLINE = dict(_JIT, inline="always")
