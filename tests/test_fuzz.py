@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from . import fuzzing as F
 
-EXAMPLES = 120  # sized so that the whole file takes about 60-80 s on this two-core machine
+EXAMPLES = 80  # sized so that the whole file takes about a minute on a two-core machine (the campaign runs more)
 
 
 @pytest.fixture(scope="module")
