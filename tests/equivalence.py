@@ -6,6 +6,7 @@ Used by tests/test_equivalence.py (small sizes) and benchmarks/lockstep.py (larg
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from hypothesis import strategies as st
@@ -16,6 +17,10 @@ from rulesdsl.errors import GameRuntimeError, IllegalMove
 from rulesdsl.loading import bundled_games, load_document
 
 ROOT = Path(__file__).resolve().parent.parent
+# Every run plays each rule file as it is, each of its variants, and each option setting that compiles to the
+# file's own module; with RULESDSL_LOCKSTEP=all, also the settings that compile a module of their own (another number
+# of seats, another board: a minute or more of numba each), and tests/test_compiled.py's configurations of that kind
+EVERY_SETTING = os.environ.get("RULESDSL_LOCKSTEP") == "all"
 FOLDERS = ["examples", "tests/compiled_games"]  # beside the bundled games: every rule file under these
 
 

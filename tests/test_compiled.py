@@ -20,7 +20,7 @@ from rulesdsl.engine.perft import perft  # noqa: E402
 from rulesdsl.engine.play import play, streams, uniform  # noqa: E402
 from rulesdsl.engine.rng import Rng  # noqa: E402
 from rulesdsl.loading import bundled_games  # noqa: E402
-from .equivalence import cases, next_move  # noqa: E402
+from .equivalence import EVERY_SETTING, cases, next_move  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 TUTORIAL = "examples/tutorial/three-in-a-row.yaml"
@@ -72,7 +72,7 @@ SUPPORTED += [(PENS, None)]
 # Fast Track: compound moves (a 7 split in two), routes along links keyed by colour and lane that run out, pairs as
 # params, zones per colour, procedures, draws seen by one seat; each board, each team setting, two colours a player
 SUPPORTED += [("fast-track", None)]
-SUPPORTED += MORE if os.environ.get("RULESDSL_LOCKSTEP") == "all" else []
+SUPPORTED += MORE if EVERY_SETTING else []
 MABULA_SETUP = "WBWBWBWBWBWBBWBWBWBWBWBW"  # an explicit setup: no chance step
 
 
@@ -84,8 +84,7 @@ def _path(name: str) -> str:
 def _games(name: str, variant: str | None, setup: str | None = None) -> tuple:
     """(the Python game, the same game compiled): loaded once per session, so each module compiles once. `name`
     may be followed by options, `NAME OPTION=VALUE...` (a whole number, true, false or a text)."""
-    name, *given = name.split(" ")
-    options = {key: _option(value) for key, value in (item.split("=") for item in given)}
+    name, options = _split(name)
     if setup:
         options["setup"] = setup
     python = load_game(_path(name), variant, options or None)
@@ -103,7 +102,7 @@ SUPPORTED += [("tests/parts_games/jumps.yaml", None), ("tests/compiled_games/dic
 # ... and the same position left by dice played in either order is one move (one_per_position), per-seat lists
 # (dice-runners' own one-per-position variant: tests/test_equivalence.py plays every variant there)
 SUPPORTED += [("tests/parts_games/race.yaml", None)]
-if os.environ.get("RULESDSL_LOCKSTEP") == "all":  # (a module of its own, as MORE's)
+if EVERY_SETTING:  # (a module of its own, as MORE's)
     SUPPORTED += [("tests/parts_games/jumps.yaml", "one-per-position")]
 CORNERS = "tests/compiled_games/corners.yaml"  # cell(x, y), a let holding a piece, a per-seat variable assigned whole
 SUPPORTED += [(CORNERS, None)]
@@ -115,10 +114,16 @@ def _option(value: str):
     return int(value) if value.lstrip("-").isdigit() else value
 
 
+def _split(name: str) -> tuple[str, dict]:
+    """`NAME OPTION=VALUE...` as (NAME, {option: value}), a value a whole number, true, false or a text."""
+    name, *given = name.split(" ")
+    return name, {key: _option(value) for key, value in (item.split("=") for item in given)}
+
+
 def _case(name: str, variant: str | None) -> tuple:
     """The configuration as tests/equivalence.py names its cases: (file, variant, options as sorted pairs)."""
-    name, *given = name.split(" ")
-    return name, variant, tuple(sorted((key, _option(value)) for key, value in (item.split("=") for item in given)))
+    name, options = _split(name)
+    return name, variant, tuple(sorted(options.items()))
 
 
 # tests/equivalence.py plays every rule file, variant and option setting there is in lockstep (and reads more at

@@ -5,7 +5,6 @@ one it does not take is skipped with its located reason. A file added is covered
 from __future__ import annotations
 
 import hashlib
-import os
 import tempfile
 from pathlib import Path
 
@@ -20,13 +19,9 @@ from rulesdsl.backends.compiled.state import CompiledGame  # noqa: E402
 from rulesdsl.engine.load import load_game  # noqa: E402
 from rulesdsl.errors import RulesError  # noqa: E402
 
-from .equivalence import cases, label, lockstep, python_game, small_games  # noqa: E402
+from .equivalence import EVERY_SETTING, cases, label, lockstep, python_game, small_games  # noqa: E402
 
 SEEDS = 3  # games per file here; benchmarks/lockstep.py plays many more
-# Every run plays each rule file as it is, each of its variants, and each option setting that compiles to the
-# file's own module; an option setting that compiles a module of its own (another number of seats, another board:
-# up to minutes of numba each) is played with `RULESDSL_LOCKSTEP=all python -m pytest tests/test_equivalence.py`
-EVERY_SETTING = os.environ.get("RULESDSL_LOCKSTEP") == "all"
 SMALL_GAMES = 4  # random small games here (derandomized: the same ones each run, read back from the cache)
 
 
