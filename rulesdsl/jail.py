@@ -51,6 +51,9 @@ except ImportError:  # not a Unix system: the parent's watch remains
 _TICK = 0.05  # how often the parent looks at a running job
 _GRACE = 0.5  # seconds beyond a unit's budget (and a tenth of it) before the parent kills: the watchdog inside, more
 _SHARE = 0.1  # precise, answers first
+# processor time a child may take to start and take up a job (a new child imports what its jobs need: seconds on a
+# slow machine) before the job's own budget begins, at its first heartbeat
+_STARTUP = 30.0
 _MEMORY_EXIT = 86  # what a child exits with when even saying it ran out of memory fails
 _NAMES_BYTES = 4 << 20  # the names of compiled code a child keeps for its parent (older games' go beyond this)
 _DUMP_WAIT = 0.5  # seconds the parent waits for a child's stack before it kills it anyway
@@ -461,9 +464,12 @@ class Jail:
         scale = budget.time_scale()
         now = clock.now()
         allowed = unit.seconds * scale
-        if now - unit.start > allowed * (1 + _SHARE) + _GRACE:
-            raise self._stopped(unit, job, "time", f"it used more than its {allowed:g} s of processor time",
-                                dump=True)
+        # (unit 0: the child has not taken the job up yet, and may be starting: that is not the job's time)
+        limit = max(allowed, _STARTUP * scale) if unit.number == 0 else allowed
+        if now - unit.start > limit * (1 + _SHARE) + _GRACE:
+            said = f"its process used more than {limit:g} s of processor time before it began" if limit != allowed \
+                else f"it used more than its {allowed:g} s of processor time"
+            raise self._stopped(unit, job, "time", said, dump=True)
         tick = self._record.tick if clock.cpu else 0.0  # only processor time tells a long step from a wait
         step = max(limits.MOVE_SECONDS * scale, 1.0)
         if tick and now - tick > step * (1 + _SHARE) + _GRACE:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import yaml
 from hypothesis import strategies as st
 
 from rulesdsl.engine.load import load_game
@@ -17,9 +18,10 @@ from rulesdsl.errors import GameRuntimeError, IllegalMove
 from rulesdsl.loading import bundled_games, load_document
 
 ROOT = Path(__file__).resolve().parent.parent
-# Every run plays each rule file as it is, each of its variants, and each option setting that compiles to the
+# Every run plays each rule file as it is, each variant it defines, and each option setting that compiles to the
 # file's own module; with RULESDSL_LOCKSTEP=all, also the settings that compile a module of their own (another number
-# of seats, another board: a minute or more of numba each), and tests/test_compiled.py's configurations of that kind
+# of seats, another board: a minute or more of numba each), an overlay with each variant it inherits (played on its
+# base already), and tests/test_compiled.py's configurations of that kind
 EVERY_SETTING = os.environ.get("RULESDSL_LOCKSTEP") == "all"
 FOLDERS = ["examples", "tests/compiled_games"]  # beside the bundled games: every rule file under these
 
@@ -43,6 +45,15 @@ def cases() -> list[tuple[str, str | None, tuple]]:
         for name, spec in (data.get("options") or {}).items():
             found += [(file, None, ((name, value),)) for value in _settings(spec or {})]
     return found
+
+
+def inherited(case: tuple) -> bool:
+    """Whether a case is an overlay with a variant it does not define itself but takes from the file it extends."""
+    file, variant, _ = case
+    if variant is None or file in bundled_games():
+        return False
+    own = yaml.safe_load((ROOT / file).read_text(encoding="utf-8")) or {}
+    return "extends" in own and variant not in (own.get("variants") or {})
 
 
 def _settings(spec: dict) -> list:

@@ -8,6 +8,8 @@ import random
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("numba")
 
@@ -135,3 +137,32 @@ def test_checked_arithmetic_is_pythons_within_64_bits_and_an_error_beyond():
         else:  # (a running total beyond 64 bits, as compiled code adds)
             with pytest.raises(ValueError, match="E3"):
                 helpers["_sum64"](np.array(xs, np.int64), "E3")
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.lists(st.integers(-2**63, 2**63 - 1), max_size=70))
+def test_sorting_and_the_largest_item_of_whole_numbers_are_pythons(items):
+    xs = np.array(items, np.int64)
+    assert rt.sorted_copy(xs).tolist() == sorted(items) and xs.tolist() == items  # a sorted copy, not in place
+    assert rt.sorted_set(xs).tolist() == sorted(set(items))
+    if items:
+        assert rt.largest(xs) == max(items)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.lists(st.floats(allow_nan=True, allow_infinity=True), min_size=1, max_size=40))
+def test_the_largest_of_floats_is_numpys_nan_included(items):
+    xs = np.array(items, np.float64)
+    got, want = rt.largest(xs), xs.max()
+    assert got == want or (np.isnan(got) and np.isnan(want))
+    assert rt.sorted_copy(xs[~np.isnan(xs)]).tolist() == sorted(x for x in items if x == x)
+
+
+@pytest.mark.parametrize("width", [0, 1, 7])
+def test_copy_into_fills_a_row_from_the_start_of_another(width):
+    src = np.arange(10, dtype=np.int64)
+    dst = np.full(width, -1, np.int64)
+    rt.copy_into(dst, src)
+    assert dst.tolist() == list(range(width))
+    with pytest.raises(IndexError):
+        rt.copy_into(np.zeros(11, np.int64), src)  # a source too short: a bounds error, never a read past it

@@ -19,7 +19,7 @@ from rulesdsl.backends.compiled.state import CompiledGame  # noqa: E402
 from rulesdsl.engine.load import load_game  # noqa: E402
 from rulesdsl.errors import RulesError  # noqa: E402
 
-from .equivalence import EVERY_SETTING, cases, label, lockstep, python_game, small_games  # noqa: E402
+from .equivalence import EVERY_SETTING, cases, inherited, label, lockstep, python_game, small_games  # noqa: E402
 
 SEEDS = 3  # games per file here; benchmarks/lockstep.py plays many more
 SMALL_GAMES = 4  # random small games here (derandomized: the same ones each run, read back from the cache)
@@ -38,6 +38,9 @@ def test_every_rule_file_the_compiled_backend_takes_plays_in_lockstep(case):
     own = case[2] and program_of(python).source != program_of(python_game(case[:2] + ((),))).source
     if own and not EVERY_SETTING:
         pytest.skip(f"{label(case)} compiles a module of its own: played with RULESDSL_LOCKSTEP=all")
+    if inherited(case) and not EVERY_SETTING:
+        pytest.skip(f"{label(case)}: the overlay with a variant of its base (played there): played with "
+                    "RULESDSL_LOCKSTEP=all")
     compiled = with_backend(python, "compiled")
     assert isinstance(compiled, CompiledGame)
     assert lockstep(python, compiled, range(SEEDS)) > SEEDS

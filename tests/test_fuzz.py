@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from . import fuzzing as F
 
-EXAMPLES = 80  # sized so that the whole file takes about a minute on a two-core machine (the campaign runs more)
+EXAMPLES = 60  # sized so that the whole file takes about a minute on a two-core machine (the campaign runs more)
 
 
 @pytest.fixture(scope="module")

@@ -75,6 +75,20 @@ def units():
     spin()
 
 
+def burn(seconds: float) -> str:
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+    return "read"
+
+
+class SlowToRead:
+    """A job's argument whose reading in the child takes a second of processor time, as a new child's start may."""
+
+    def __reduce__(self):
+        return burn, (1.0,)
+
+
 def crash():
     ctypes.string_at(0)  # reads address 0: SIGSEGV
 
@@ -140,6 +154,11 @@ def test_each_unit_of_a_job_has_its_own_budget():
         with pytest.raises(JobKilled) as info:
             jail.run(units, seconds=0.2, what="the job")
     assert (info.value.reason, info.value.what) == ("time", "the second unit")
+
+
+def test_the_time_a_child_takes_to_start_and_take_a_job_up_is_not_the_jobs():
+    with Jail() as jail:
+        assert jail.run(str, SlowToRead(), seconds=0.1, what="echoing") == "read"
 
 
 def test_heartbeat_does_nothing_outside_a_jail():

@@ -137,7 +137,8 @@ def reset_games(S, seats, which, seeds, keys, start, learner, out, drawn, own):
     for w in range(which.shape[0]):
         i = which[w]
         s = S[i]
-        s[:] = start
+        for j in range(s.shape[0]):
+            s[j] = start[j]
         s[O_rng] = seeds[w]
         s[O_rng + 1] = 0
         for p in range(NS):
@@ -181,7 +182,8 @@ def step_games(S, seats, actions, skip, learner, out, acts, drawn, own, into, re
         others(s, seats[i], learner, out, drawn, own)
         if s[O_terminal]:
             returns(s, into)
-            rewards[i, :] = into
+            for p in range(NS):
+                rewards[i, p] = into[p]
             ended[i] = True
             capped[i] = s[O_capped] != 0
     return -1

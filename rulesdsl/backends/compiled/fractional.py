@@ -148,7 +148,7 @@ def _fraction(a, b):
     return np.float64(a) / np.float64(b)'''
 
 # (the rest of by_score: the best score, its ties broken by the tiebreak of each seat, as program.BY_SCORE)
-BY_SCORE = '''    best = scores.max()
+BY_SCORE = '''    best = _rt.largest(scores)
     keep = np.zeros(NS, np.bool_)
     count = 0
     for p in range(NS):

@@ -34,7 +34,7 @@ class ListBuiltins:
         if reverse is not None:  # (equal items are the same number: reversed, the order is Python's stable one)
             self.m.functions.setdefault(("helper", "sorted_down"), ("_sorted_down", SORTED_DOWN))
             return f"_sorted_down({seq}, {self.scalar(reverse, env)})", "a"
-        return f"np.sort({seq})", "a"
+        return f"_rt.sorted_copy({seq})", "a"
 
     def b_list(self, node, env):
         """list(xs) of a list of single values: the same items (compiled code never changes a list in place)."""
@@ -191,5 +191,5 @@ class ListBuiltins:
 
 SORTED_DOWN = '''@_jit
 def _sorted_down(xs, reverse):
-    up = np.sort(xs)
+    up = _rt.sorted_copy(xs)
     return up[::-1].copy() if reverse else up'''

@@ -94,7 +94,7 @@ def P_{index}(s, rng, out, row):
                 {refuse}
             total += w
             if m != i:
-                out[m, :] = out[i, :]
+                _rt.copy_into(out[m], out[i])
             cumulative[m] = total
             m += 1
     if m == 0:
@@ -106,7 +106,7 @@ def P_{index}(s, rng, out, row):
         k += 1
     if k == m:
         k = m - 1
-    row[:] = out[k, :row.shape[0]]
+    _rt.copy_into(row, out[k])
     R_{index}(s, row)'''
 
 
@@ -121,7 +121,7 @@ def P_{index}(s, rng, out, row):
     s[X_rule] = {kind} + 1
     x = (np.float64(_rt.next64(rng, 0) >> np.uint64(11)) / 9007199254740992.0) * np.float64(n)
     k = min(np.int64(x), n - 1)
-    row[:] = out[k, :row.shape[0]]
+    _rt.copy_into(row, out[k])
     R_{index}(s, row)'''
 
 

@@ -239,7 +239,7 @@ class Parts:
                 return lines + [f"{pad}if n >= out.shape[0]:",
                                 f"{pad}    " + program.m.error("more moves are legal at once than the layout "
                                                                "bounds", plan.decl),
-                                f"{pad}out[n, :] = row", f"{pad}n += 1"]
+                                f"{pad}_rt.copy_into(out[n], row)", f"{pad}n += 1"]
             applied = program.kind_index[part.move]
             lines += [f"{pad}t = s.copy()", f"{pad}A_{applied}(t, me{''.join(', ' + v for v in values)})"]
             if exists:

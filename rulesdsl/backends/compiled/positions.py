@@ -39,7 +39,7 @@ class Positions:
                 f"{pad}        if not _same_at(seen, m - {start}, t, POSITION):",
                 f"{pad}            for j in range(POSITION.shape[0]):",
                 f"{pad}                seen[m - {start}, j] = t[POSITION[j]]",
-                f"{pad}            out[m, :] = out[r, :]", f"{pad}            m += 1", f"{pad}    n = m"]
+                f"{pad}            _rt.copy_into(out[m], out[r])", f"{pad}            m += 1", f"{pad}    n = m"]
 
     def header(self) -> list:
         """The table of the offsets the position's words lie at (where a move asked for them)."""

@@ -716,7 +716,7 @@ def D_{index}(s, rng, order):
 
 SHUFFLED = '''@_jit
 def D_{index}(s, rng, order):
-    order[:] = {items}
+    _rt.copy_into(order, {items})
     for _ in range({tries}):
         _rt.shuffle(rng, 0, order)
         if Q_{index}(s, -1, order):
@@ -768,8 +768,9 @@ from numba import njit
 
 from rulesdsl.backends.compiled import runtime as _rt
 
-# cached when read from a file; no C-callable wrapper (nothing takes their address: it would cost compile time)
-_jit = njit(boundscheck=True, cache="__file__" in globals(), nogil=True, no_cfunc_wrapper=True)
+# cached when read from a file; no C-callable wrapper (nothing takes their address: it would cost compile time);
+# typed by the types of the arguments passed, not their values (see runtime.compiled)
+_jit = _rt.compiled(boundscheck=True, cache="__file__" in globals(), nogil=True, no_cfunc_wrapper=True)
 # the checks every index passes are inlined where used: a call between compiled functions is otherwise a real call
 _tiny = njit(boundscheck=True, cache="__file__" in globals(), nogil=True, no_cfunc_wrapper=True, inline="always")
 
@@ -1000,7 +1001,7 @@ def by_score(s, draw):
     scores = np.empty(NS, np.int64)
     for p in range(NS):
         scores[p] = {score}
-    best = scores.max()
+    best = _rt.largest(scores)
     top = -1
     count = 0
     for p in range(NS):
@@ -1088,7 +1089,7 @@ def playout(s, rng, max_steps, out, log, drawn, keep, shared):
             for i in range(m):
                 n = legal(s, w[i], out)
                 among[i] = n
-                rows[i] = out[_rt.below(rng, 0 if shared else 1 + w[i], n)]
+                _rt.copy_into(rows[i], out[_rt.below(rng, 0 if shared else 1 + w[i], n)])
             for i in range(m):
                 apply(s, rows[i], w[i])
                 if keep:

@@ -37,7 +37,7 @@ _MADE = """\
             ext[d] = True
             for j in range({wide}):
                 row[{start} + d * {wide} + j] = cb[d, c, j]
-            st[d + 1, :] = st[d, :]
+            _rt.copy_into(st[d + 1], st[d])
             A_{applied}(st[d + 1], me{args})
             um[d + 1] = um[d] | (1 << cur[d])
             d += 1
@@ -152,7 +152,7 @@ class Repeats:
         scope = self._scope(plan, False)
         p = program.p
         lines = [f"@_jit\ndef {fname}(s, me, out, n, row, first):", "    n0 = n",
-                 f"    st = np.empty(({most + 1}, s.shape[0]), np.int64)", "    st[0, :] = s",
+                 f"    st = np.empty(({most + 1}, s.shape[0]), np.int64)", "    _rt.copy_into(st[0], s)",
                  f"    cb = np.empty(({most + 1}, {self._part_bound(plan)}, {wide}), np.int64)",
                  f"    cn = np.zeros({most + 1}, np.int64)", f"    ci = np.zeros({most + 1}, np.int64)",
                  f"    ext = np.zeros({most + 1}, np.bool_)", f"    listed = np.zeros({most + 1}, np.bool_)",
@@ -211,7 +211,7 @@ class Repeats:
         lines = ["if first:  # (asked only whether there is a move)", "    return n + 1",
                  "if n >= out.shape[0] or n - n0 >= lens.shape[0]:",
                  "    " + program.m.error("more moves are legal at once than the layout bounds", plan.decl),
-                 "out[n, :] = row", f"out[n, {count + 1} + d * {wide}:{count + 1} + {self.most(plan)} * {wide}] = 0",
+                 "_rt.copy_into(out[n], row)", f"out[n, {count + 1} + d * {wide}:{count + 1} + {self.most(plan)} * {wide}] = 0",
                  "lens[n - n0] = d"]
         prefer = plan.repeat_exprs.get("prefer")
         if prefer is not None:
@@ -224,9 +224,9 @@ class Repeats:
         in order."""
         lines = []
         if stop == "longest":
-            lines += self._keep("lens", "lens[:n - n0].max()")
+            lines += self._keep("lens", "_rt.largest(lens[:n - n0])")
         if plan.repeat_exprs.get("prefer") is not None:
-            lines += self._keep("vals", "vals[:n - n0].max()")
+            lines += self._keep("vals", "_rt.largest(vals[:n - n0])")
         if self.program.rules.moves[plan.name].one_per_position:
             lines += self.program.positions.first_per_position(self.program.kind_index[plan.name],
                                                                self.columns(plan.name), "n0", "    ")
@@ -235,7 +235,7 @@ class Repeats:
     @staticmethod
     def _keep(values: str, best: str) -> list:
         return ["    if n > n0:", f"        best = {best}", "        m = n0", "        for r in range(n0, n):",
-                f"            if {values}[r - n0] == best:", "                out[m, :] = out[r, :]",
+                f"            if {values}[r - n0] == best:", "                _rt.copy_into(out[m], out[r])",
                 "                lens[m - n0] = lens[r - n0]", "                vals[m - n0] = vals[r - n0]",
                 "                m += 1", "        n = m"]
 

@@ -7,7 +7,7 @@ is compiled with bounds checks: a table or index out of range stops with IndexEr
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, uint64
+from numba import njit, types, uint64
 
 _GAMMA = uint64(0x9E3779B97F4A7C15)
 _MIX1 = uint64(0xBF58476D1CE4E5B9)
@@ -17,6 +17,19 @@ _JIT = dict(boundscheck=True, cache=False, nogil=True, no_cfunc_wrapper=True)  #
 # the small helpers a playout calls at every step are inlined where called (numba's inlining: a call from one
 # compiled function to another is otherwise a real call, with its exception status checked after it)
 _INLINE = dict(_JIT, inline="always")
+
+
+def compiled(**options):
+    """numba's njit(**options), for a function whose calls from compiled code are typed by their arguments' types
+    alone. numba otherwise compiles the function again for each constant passed to it (an error's code, a flag),
+    and with it all it calls: for a game's flow, many times over."""
+    def decorate(fn):
+        dispatcher = njit(**options)(fn)
+        typed = dispatcher.get_call_template
+        dispatcher.get_call_template = lambda args, kws: typed(
+            tuple(types.unliteral(a) for a in args), {k: types.unliteral(v) for k, v in kws.items()})
+        return dispatcher
+    return decorate
 
 
 @njit(**_INLINE)
@@ -48,7 +61,52 @@ def below(rng, row, n):
     return np.int64(r)
 
 
-@njit(**_JIT)
+@compiled(**_JIT)
+def copy_into(dst, src):
+    """dst[:] = src[:len(dst)], as a loop: numba compiles an array assigned to a slice through helpers that take
+    seconds to compile in every process, a loop in a fraction of one."""
+    for j in range(dst.shape[0]):
+        dst[j] = src[j]
+
+
+@compiled(**_JIT)
+def largest(xs):
+    """xs.max() (NaN where any item is NaN), as a loop: numba's own takes seconds to compile in every process."""
+    best = xs[0]
+    for j in range(1, xs.shape[0]):
+        x = xs[j]
+        if x > best or x != x:
+            best = x
+            if x != x:
+                break
+    return best
+
+
+@compiled(**_JIT)
+def sorted_copy(xs):
+    """np.sort(xs): a bottom-up merge sort, which compiles in a fraction of the time numba's quicksort takes."""
+    n = xs.shape[0]
+    a = xs.copy()
+    b = np.empty_like(a)
+    width = 1
+    while width < n:
+        for low in range(0, n, 2 * width):
+            mid = min(low + width, n)
+            high = min(low + 2 * width, n)
+            i, j = low, mid
+            for k in range(low, high):
+                if i < mid and (j >= high or a[i] <= a[j]):
+                    b[k] = a[i]
+                    i += 1
+                else:
+                    b[k] = a[j]
+                    j += 1
+        a, b = b, a
+        width *= 2
+    return a
+
+
+@compiled(**_JIT)
 def concat(a, b):
     """a + b, two lists (at most MAX_ITEMS items, as the language allows)."""
     if a.shape[0] + b.shape[0] > MAX_ITEMS:
@@ -59,7 +117,7 @@ def concat(a, b):
     return out
 
 
-@njit(**_JIT)
+@compiled(**_JIT)
 def span(low, high):
     """low..high, both included (at most MAX_ITEMS numbers, as the language allows)."""
     if high - low + 1 > MAX_ITEMS:
@@ -67,7 +125,7 @@ def span(low, high):
     return np.arange(low, max(high + 1, low), 1, np.int64)
 
 
-@njit(**_JIT)
+@compiled(**_JIT)
 def keyed_row(keys, rows, lengths, key, code):
     """The cells of the region whose key (a row of `keys`) is `key`; ValueError(code) when none is."""
     for i in range(keys.shape[0]):
@@ -80,7 +138,7 @@ def keyed_row(keys, rows, lengths, key, code):
     raise ValueError(code)
 
 
-@njit(**_JIT)
+@compiled(**_JIT)
 def optionals(s, tags, start, n, enum, texts, absent):
     """A list whose items are none or a value, read from the vector `s`: tag 1 a value (a text by its place in
     `enum` when `texts`), else `absent`."""
@@ -93,7 +151,7 @@ def optionals(s, tags, start, n, enum, texts, absent):
     return out
 
 
-@njit(**_JIT)
+@compiled(**_JIT)
 def contains(xs, x):
     """x in xs."""
     for i in range(xs.shape[0]):
@@ -102,7 +160,7 @@ def contains(xs, x):
     return False
 
 
-@njit(**_JIT)
+@compiled(**_JIT)
 def max_of(xs, default, has_default):
     """max(xs, default=...): -1 for the caller to report when xs is empty and no default is given."""
     if xs.shape[0] == 0:
@@ -114,10 +172,10 @@ def max_of(xs, default, has_default):
     return best, True
 
 
-@njit(**_JIT)
+@compiled(**_JIT)
 def sorted_set(xs):
     """sorted(set(xs))."""
-    ys = np.sort(xs)
+    ys = sorted_copy(xs)
     out = np.empty(ys.shape[0], np.int64)
     n = 0
     for i in range(ys.shape[0]):
@@ -127,7 +185,7 @@ def sorted_set(xs):
     return out[:n]
 
 
-@njit(**_JIT)
+@compiled(**_JIT)
 def compare(a, b):
     """-1, 0 or 1 as lists of whole numbers compare in Python (item by item, then by length)."""
     n = min(a.shape[0], b.shape[0])
@@ -139,7 +197,7 @@ def compare(a, b):
     return -1 if a.shape[0] < b.shape[0] else 1
 
 
-@njit(**_JIT)
+@compiled(**_JIT)
 def group_sizes(members, adjacency):
     """Sizes of the connected groups among `members` (cells, in order), largest first, as groups() finds them:
     `adjacency[c]` lists c's neighbours, -1 padded."""
@@ -181,7 +239,7 @@ def group_sizes(members, adjacency):
     return sizes[:groups]
 
 
-@njit(**_JIT)
+@compiled(**_JIT)
 def push_targets(cells, base, rays, lengths, direction, frm, within):
     """push_targets(frm, direction, within) (model/builtins/pushing.py) on the board `cells[base:]`: along the ray,
     for each run of cells of `within` (a mask) ending at k, the run's cells before the k-th empty one of ray[0:k].
@@ -265,7 +323,7 @@ def push(cells, base, rays, lengths, frm, to):
     return 0
 
 
-@njit(**_JIT)
+@compiled(**_JIT)
 def push_spilling(cells, base, rays, lengths, frm, to, found, at):
     """push() where pieces would leave the board: the pieces moved as far as they go, then 2."""
     carried = np.empty(lengths[found, frm] + 1, np.int64)
@@ -315,7 +373,7 @@ def has_run(xs, length, cyclic):
     return False
 
 
-@njit(**_JIT)
+@compiled(**_JIT)
 def distinct(items):
     """The distinct items in the order they first appear (tally()'s first array): a short list compared item by
     item, with one array made; a longer one by tally()."""
@@ -336,7 +394,7 @@ def distinct(items):
     return out[:m]
 
 
-@njit(**_JIT)
+@compiled(**_JIT)
 def enumerated(xs):
     """enumerate(xs) as rows (index, item)."""
     out = np.empty((xs.shape[0], 2), np.int64)
@@ -362,7 +420,7 @@ def fill(order, x, n, first, second):
         order[i] = first if (x >> uint64(i)) & uint64(1) else second
 
 
-@njit(**_JIT)
+@compiled(**_JIT)
 def shuffle(rng, row, items):
     """SplitMix64.shuffle: Fisher-Yates from the end, item i swapped with item below(i + 1)."""
     for i in range(items.shape[0] - 1, 0, -1):
@@ -370,7 +428,7 @@ def shuffle(rng, row, items):
         items[i], items[j] = items[j], items[i]
 
 
-@njit(**_JIT)
+@compiled(**_JIT)
 def tally(items):
     """The distinct items in the order they first appear, and how often each appears (engine/draws.py DrawPool):
     the places sorted by item (a merge sort, n log n), then each run's first place marked and read in order.
@@ -415,7 +473,7 @@ def tally(items):
     return kinds, counts
 
 
-@njit(**_JIT)
+@compiled(**_JIT)
 def kind_at(counts, position):
     """The distinct item at `position` when each appears counts[k] times in a row."""
     for k in range(counts.shape[0]):
@@ -425,7 +483,7 @@ def kind_at(counts, position):
     raise IndexError("position beyond the items")
 
 
-@njit(**_JIT)
+@compiled(**_JIT)
 def draw_items(rng, row, kinds, counts, count, replace, into):
     """`count` items drawn as DrawPool.sample draws them (uniform picks among all the items, each put back or not),
     written to `into` as its outcome: each distinct item as often as it was drawn, in the order of `kinds`."""
@@ -449,7 +507,7 @@ def draw_items(rng, row, kinds, counts, count, replace, into):
             j += 1
 
 
-@njit(**_JIT)
+@compiled(**_JIT)
 def unsettled(out, start, end, columns):
     """Rows start..end of `out` left in place (in order) but those whose value in its kind's column (`columns`) a
     row before `start` has; the new end. A tier of moves falling back per value (engine/state.py `_tiered`)."""
@@ -469,13 +527,13 @@ def unsettled(out, start, end, columns):
     return n
 
 
-@njit(**_JIT)
+@compiled(**_JIT)
 def first_or(xs, default):
     """The first item of xs, or `default` when it is empty."""
     return xs[0] if xs.shape[0] else default
 
 
-@njit(**_JIT)
+@compiled(**_JIT)
 def key_row(table, low, k, code):
     """The place of key `k` of a variable with one value per key (table[k - low], see places.py); ValueError(code,
     k) when k is not one of its keys."""
@@ -485,7 +543,7 @@ def key_row(table, low, k, code):
     return table[i]
 
 
-@njit(**_JIT)
+@compiled(**_JIT)
 def walk(nexts, switches, keys, key, c, steps, missing, many):
     """walk() (model/builtins/links.py) along links that never run out: the cells passed following them `steps`
     times from c, starting with the links of `key` (a row of `keys`) and switching keys where `switches` says."""
@@ -507,7 +565,7 @@ def walk(nexts, switches, keys, key, c, steps, missing, many):
     return out
 
 
-@njit(**_JIT)
+@compiled(**_JIT)
 def same_items(a, b):
     """a == b of two lists of single values: as long, and equal item by item."""
     if a.shape[0] != b.shape[0]:
@@ -518,7 +576,7 @@ def same_items(a, b):
     return True
 
 
-@njit(**_JIT)
+@compiled(**_JIT)
 def list_index(i, n, code):
     """Item i of a list of n items, as Python indexes it (from the end when negative); ValueError(code) when out of
     range."""
@@ -527,7 +585,7 @@ def list_index(i, n, code):
     return i + n if i < 0 else i
 
 
-@njit(**_JIT)
+@compiled(**_JIT)
 def table_column(codes, key, code):
     """The column of a table's possible key `key` (codes: the possible keys' codes); ValueError(code, key) when it
     is none of them."""
@@ -537,7 +595,7 @@ def table_column(codes, key, code):
     raise ValueError(code, key)
 
 
-@njit(**_JIT)
+@compiled(**_JIT)
 def table_get(s, order, value, width, row, codes, key, code):
     """The value of key `key` in table `row` of a list of tables (see items.py); ValueError(code, key) when it is
     not in the table."""
@@ -549,7 +607,7 @@ def table_get(s, order, value, width, row, codes, key, code):
     raise ValueError(code, key)
 
 
-@njit(**_JIT)
+@compiled(**_JIT)
 def table_put(s, order, width, j):
     """Key column j put in the table whose order starts at `order`: at the end of the order unless it is there."""
     if s[order + j] >= 0:
@@ -561,7 +619,7 @@ def table_put(s, order, width, j):
     s[order + j] = n
 
 
-@njit(**_JIT)
+@compiled(**_JIT)
 def table_values(s, order, value, width):
     """The values of a table in its order."""
     out = np.empty(width, np.int64)
@@ -574,7 +632,7 @@ def table_values(s, order, value, width):
     return out[:n]
 
 
-@njit(**_JIT)
+@compiled(**_JIT)
 def some(tag, value, code):
     """The value of a variable holding a number or none, where a number is needed: ValueError(code) when none."""
     if tag != 1:
@@ -582,7 +640,7 @@ def some(tag, value, code):
     return value
 
 
-@njit(**_JIT)
+@compiled(**_JIT)
 def zone_items(s, base, at_length, capacity):
     """The pieces of a zone's place (a copy), held at s[base:] with their number at s[at_length]."""
     n = s[at_length]
@@ -591,7 +649,7 @@ def zone_items(s, base, at_length, capacity):
     return s[base:base + n].copy()
 
 
-@njit(**_JIT)
+@compiled(**_JIT)
 def zone_take(s, base, at_length, capacity, piece):
     """Take `piece` (-1: the last piece, the top of a stack) out of a zone's place, the pieces after it moving down
     (Python's list.remove and pop): the piece, or -1 when the place is empty, -2 when it holds no such piece."""
@@ -615,7 +673,7 @@ def zone_take(s, base, at_length, capacity, piece):
     return -2
 
 
-@njit(**_JIT)
+@compiled(**_JIT)
 def zone_put(s, base, at_length, capacity, piece):
     """Put `piece` last into a zone's place: False (nothing written) when the place is full."""
     n = s[at_length]
@@ -626,7 +684,7 @@ def zone_put(s, base, at_length, capacity, piece):
     return True
 
 
-@njit(**_JIT)
+@compiled(**_JIT)
 def table_has(s, order, codes, key):
     """Whether key `key` is in the table whose order starts at `order` (codes: the possible keys' codes)."""
     for j in range(codes.shape[0]):
@@ -712,7 +770,7 @@ def table_values_has(s, order, value, width, x):
     return False
 
 
-@njit(**_JIT)
+@compiled(**_JIT)
 def data_at(marks, i, code):
     """Position i of a lookup into data fixed at load (constdata.py), or ValueError(code, the message's number)
     where the keys reach no value."""
