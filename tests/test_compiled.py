@@ -192,6 +192,29 @@ def test_a_playout_stops_at_its_step_limit_where_the_python_loop_does():
     assert not b.terminal and b.ply == 3 and b.to_json() == a.to_json()
 
 
+def test_each_function_is_compiled_once_whatever_constants_its_callers_pass():
+    # numba compiles a function again for each constant value a compiled caller passes it (a flag, an error's code),
+    # and all it calls with it: a game's flow was compiled up to five times, its playout twice (runtime.compiled)
+    from numba.core.registry import CPUDispatcher
+    from rulesdsl.backends.compiled import runtime
+    from rulesdsl.backends.compiled.build import program_of
+    python = load_game(str(ROOT / DICE))
+    program = program_of(python)
+    namespace = {"__name__": "fresh"}  # compiled here, not read from a cache: one overload per signature compiled
+    exec(compile(program.source, "<fresh>", "exec"), namespace)  # noqa: S102 - the backend's own printed module
+    compiled = CompiledGame(python, program, namespace)
+    _playout(compiled, 2)
+    state = compiled.new_initial_state(1)
+    state.apply(state.legal_moves()[0] if not state.is_chance_node() else state.sample_chance(Rng(1)))
+    compiled.playouts([0, 1], Rng(1), [Rng(2), Rng(3)])
+    found = {name: [str(sig) for sig in f.overloads] for name, f in compiled.fn.items()
+             if isinstance(f, CPUDispatcher) and f.overloads}
+    assert {"playout", "playouts", "go", "logged"} <= set(found)
+    assert {name: sigs for name, sigs in found.items() if len(sigs) > 1} == {}
+    shared = [str(sig) for f in vars(runtime).values() if isinstance(f, CPUDispatcher) for sig in f.overloads]
+    assert shared and not [sig for sig in shared if "Literal" in sig or "Omitted" in sig]
+
+
 @pytest.mark.parametrize("name, variant, setup, depth", [(TUTORIAL, None, None, 4), ("mabula", None, MABULA_SETUP, 3),
                                                           (SOWING, None, None, 4), (BIDS, None, None, 4),
                                                           (SPLIT, None, None, 4)])

@@ -109,7 +109,9 @@ def test_explaining_a_click_has_a_budget_and_names_the_rule(write, monkeypatch):
     # within the budget on any machine (scaled up here as on a slow one), and not within a hundredth of it
     monkeypatch.setenv(budget.TIME_SCALE_VARIABLE, "20")
     assert session.click(["5050"]) == {"why": "you move only your own stone"}
-    monkeypatch.setenv(budget.TIME_SCALE_VARIABLE, "0.01")  # a move's 5 s are now 0.05 s
+    # the explanation's own 5 s are now 0.05 s (scaled as above), listing the moves keeps its budget
+    monkeypatch.setitem(budget._sections, Session._why_not.__code__,
+                        (0.05 / 20, "explaining why no move takes the cells clicked"))
     budget.ensure_watchdog()
     with pytest.raises(GameRuntimeError) as info:
         session.click(["5050"])
