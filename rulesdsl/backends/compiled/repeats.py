@@ -211,7 +211,8 @@ class Repeats:
         lines = ["if first:  # (asked only whether there is a move)", "    return n + 1",
                  "if n >= out.shape[0] or n - n0 >= lens.shape[0]:",
                  "    " + program.m.error("more moves are legal at once than the layout bounds", plan.decl),
-                 "_rt.copy_into(out[n], row)", f"out[n, {count + 1} + d * {wide}:{count + 1} + {self.most(plan)} * {wide}] = 0",
+                 "_rt.copy_into(out[n], row)",
+                 f"out[n, {count + 1} + d * {wide}:{count + 1} + {self.most(plan)} * {wide}] = 0",
                  "lens[n - n0] = d"]
         prefer = plan.repeat_exprs.get("prefer")
         if prefer is not None:
