@@ -430,6 +430,11 @@ class Jail:
             return value
         raise value
 
+    def begun(self) -> bool:
+        """Whether the child has taken up the job running now (until then it may be starting: see _STARTUP)."""
+        record = self._record
+        return record is not None and record.job == self._jobs
+
     def _wait(self, job: int, seconds: float, what: str) -> tuple:
         """('done', result) or ('error', exception to raise) once the child answers; JobKilled if it must stop."""
         conn, process = self._conn, self._process

@@ -33,6 +33,21 @@ def napping() -> None:
         time.sleep(0.01)  # uses no processor time: only the clock can stop it
 
 
+def burn(seconds: float) -> str:
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+    return "read"
+
+
+class SlowToRead:
+    """A job's argument whose reading in the child takes 2 s of processor time: longer than a 0.3 s job's 1.45 s by
+    the clock."""
+
+    def __reduce__(self):
+        return burn, (2.0,)
+
+
 def doubled(x: int) -> int:
     return 2 * x
 
@@ -77,6 +92,11 @@ def test_a_job_that_overruns_its_time_is_stopped_and_the_next_runs_in_a_new_chil
     assert str(info.value) in ("a stubborn loop was stopped: it used more than its 0.3 s of processor time",
                                "a stubborn loop was stopped: it ran longer than its 1.45 s by the clock")
     assert jobs.submit(os.getpid, seconds=5, what="asking").result(timeout=60) not in (first, os.getpid())
+
+
+def test_a_childs_start_does_not_count_against_a_jobs_time_by_the_clock(pool):
+    jobs = pool()  # a new child: the job's argument takes 2 s of processor time to read there, as a slow start may
+    assert jobs.submit(str, SlowToRead(), seconds=0.3, what="echoing").result(timeout=60) == "read"
 
 
 def test_a_pool_stops_a_job_that_runs_too_long_by_the_clock(pool):

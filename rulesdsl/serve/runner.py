@@ -30,6 +30,7 @@ _TICK = 0.05  # how often running jobs' deadlines by the clock are looked at
 # a job's time by the clock: half as long again as its processor time, and a second, so that one that works is
 # stopped by the jail first (a tenth and half a second past its budget), which says where it was
 _CLOCK, _CLOCK_MORE = 1.5, 1.0
+_START_CLOCK = 60.0  # seconds by the clock a new child may take to start and take its job up, beyond the job's own
 KEPT_HOMES = 1024  # homes remembered (the latest): beyond them a job goes to any worker
 
 
@@ -49,10 +50,11 @@ class _Job:
 class _Slot:
     """A worker's job in hand: when it must end by the clock, and whether the pool stopped it for that."""
 
-    __slots__ = ("deadline", "late")
+    __slots__ = ("deadline", "late", "clock", "begun")
 
-    def __init__(self, deadline: float):
-        self.deadline, self.late = deadline, False
+    def __init__(self, clock: float):
+        self.clock, self.begun, self.late = clock, False, False
+        self.deadline = time.monotonic() + clock
 
 
 class Pool:
@@ -138,7 +140,7 @@ class Pool:
                     job = self._next(i)
                 if not job.future.set_running_or_notify_cancel():  # its client has gone
                     continue
-                slot = self._slots[i] = _Slot(time.monotonic() + _clock(job.seconds))
+                slot = self._slots[i] = _Slot(_clock(job.seconds))
                 if not self._watching:  # the deadlines are watched while a job runs
                     self._watching = True
                     threading.Thread(target=self._watch, name="rulesdsl-serve-deadlines", daemon=True).start()
@@ -186,6 +188,12 @@ class Pool:
                     self._watching = False
                     return
                 for i, slot in enumerate(self._slots):
+                    if slot is not None and not slot.begun:
+                        # its time by the clock runs from when its child took it up: a new child starts first
+                        if self._jails[i].begun():
+                            slot.begun, slot.deadline = True, now + slot.clock
+                        elif now <= slot.deadline + _START_CLOCK * time_scale():
+                            continue
                     if slot is not None and now > slot.deadline:  # (no other job can start while this is held)
                         slot.late = True
                         self._jails[i].cancel()
