@@ -114,3 +114,22 @@ def game_rows(path) -> list[str]:
     """The text of each game line of a results file (the rules lines left out), with their newlines."""
     return [row for row in Path(path).read_text(encoding="utf-8").splitlines(keepends=True)
             if not row.startswith('{"rulesdsl_rules"')]
+
+
+def burn(seconds: float) -> str:
+    """Use `seconds` of processor time, then say 'read'."""
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+    return "read"
+
+
+class SlowToRead:
+    """A job's argument whose reading in a jail's child takes `seconds` of processor time, as a new child's start
+    may; it is read as 'read'."""
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+
+    def __reduce__(self):
+        return burn, (self.seconds,)

@@ -23,7 +23,7 @@ from rulesdsl.errors import GameRuntimeError, Location, Problem, RulesError
 from rulesdsl.jail import Jail, JobKilled, heartbeat
 from rulesdsl.sim.runner import play_game
 
-from .helpers import ROOT
+from .helpers import ROOT, SlowToRead
 
 linux_only = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
 PROBLEM = Problem("bad value", Location("f.yaml", 2, 3), "write a better one")
@@ -73,20 +73,6 @@ def units():
     sum(range(10 ** 5))
     heartbeat("the second unit", 0.2)
     spin()
-
-
-def burn(seconds: float) -> str:
-    end = time.process_time() + seconds
-    while time.process_time() < end:
-        pass
-    return "read"
-
-
-class SlowToRead:
-    """A job's argument whose reading in the child takes a second of processor time, as a new child's start may."""
-
-    def __reduce__(self):
-        return burn, (1.0,)
 
 
 def crash():
@@ -158,7 +144,7 @@ def test_each_unit_of_a_job_has_its_own_budget():
 
 def test_the_time_a_child_takes_to_start_and_take_a_job_up_is_not_the_jobs():
     with Jail() as jail:
-        assert jail.run(str, SlowToRead(), seconds=0.1, what="echoing") == "read"
+        assert jail.run(str, SlowToRead(1.0), seconds=0.1, what="echoing") == "read"
 
 
 def test_heartbeat_does_nothing_outside_a_jail():

@@ -17,6 +17,8 @@ from rulesdsl.jail import JobKilled
 from rulesdsl.serve.kept import Full, Kept, NotFound
 from rulesdsl.serve.runner import Busy, Pool
 
+from .helpers import SlowToRead
+
 
 # -- jobs (module-level: a jail's child finds them by name) ----------------------------------------------------
 def stubborn() -> None:
@@ -31,21 +33,6 @@ def stubborn() -> None:
 def napping() -> None:
     while True:
         time.sleep(0.01)  # uses no processor time: only the clock can stop it
-
-
-def burn(seconds: float) -> str:
-    end = time.process_time() + seconds
-    while time.process_time() < end:
-        pass
-    return "read"
-
-
-class SlowToRead:
-    """A job's argument whose reading in the child takes 2 s of processor time: longer than a 0.3 s job's 1.45 s by
-    the clock."""
-
-    def __reduce__(self):
-        return burn, (2.0,)
 
 
 def doubled(x: int) -> int:
@@ -96,7 +83,7 @@ def test_a_job_that_overruns_its_time_is_stopped_and_the_next_runs_in_a_new_chil
 
 def test_a_childs_start_does_not_count_against_a_jobs_time_by_the_clock(pool):
     jobs = pool()  # a new child: the job's argument takes 2 s of processor time to read there, as a slow start may
-    assert jobs.submit(str, SlowToRead(), seconds=0.3, what="echoing").result(timeout=60) == "read"
+    assert jobs.submit(str, SlowToRead(2.0), seconds=0.3, what="echoing").result(timeout=60) == "read"
 
 
 def test_a_pool_stops_a_job_that_runs_too_long_by_the_clock(pool):
