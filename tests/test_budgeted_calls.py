@@ -5,7 +5,6 @@ reading a typed move or a saved state. A rule that never ends is a located error
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 
@@ -140,10 +139,6 @@ def _unbudgeted(work) -> set:
     """(generated function, its caller) for each call of generated rule code that `work()` makes outside every
     registered budget (with no registered function on the stack)."""
     found = set()
-    # the watch slows every Python call several times over: the budgets are scaled alike, as under any profiler
-    # (a budget overrun here would be the watch's doing; what is checked is where the budgets are, not their size)
-    scale = os.environ.get(budget.TIME_SCALE_VARIABLE)
-    os.environ[budget.TIME_SCALE_VARIABLE] = str(10 * budget.time_scale())
 
     def watch(frame, event, arg):
         if event != "call" or not frame.f_code.co_filename.startswith(RULE_CODE_FILE):
@@ -157,15 +152,15 @@ def _unbudgeted(work) -> set:
                 caller = caller.f_back
             found.add((frame.f_code.co_name, caller and f"{caller.f_code.co_filename}:{caller.f_code.co_name}"))
 
-    sys.setprofile(watch)
-    try:
-        work()
-    finally:
-        sys.setprofile(None)
-        if scale is None:
-            os.environ.pop(budget.TIME_SCALE_VARIABLE)
-        else:
-            os.environ[budget.TIME_SCALE_VARIABLE] = scale
+    # the watch slows every Python call several times over: the budgets are scaled alike, as under any profiler
+    # (a budget overrun here would be the watch's doing; what is checked is where the budgets are, not their size)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(budget.TIME_SCALE_VARIABLE, str(10 * budget.time_scale()))
+        sys.setprofile(watch)
+        try:
+            work()
+        finally:
+            sys.setprofile(None)
     return found
 
 

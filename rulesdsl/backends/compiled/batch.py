@@ -137,8 +137,7 @@ def reset_games(S, seats, which, seeds, keys, start, learner, out, drawn, own):
     for w in range(which.shape[0]):
         i = which[w]
         s = S[i]
-        for j in range(s.shape[0]):
-            s[j] = start[j]
+        _rt.copy_into(s, start)
         s[O_rng] = seeds[w]
         s[O_rng + 1] = 0
         for p in range(NS):
@@ -182,8 +181,7 @@ def step_games(S, seats, actions, skip, learner, out, acts, drawn, own, into, re
         others(s, seats[i], learner, out, drawn, own)
         if s[O_terminal]:
             returns(s, into)
-            for p in range(NS):
-                rewards[i, p] = into[p]
+            _rt.copy_into(rewards[i], into)
             ended[i] = True
             capped[i] = s[O_capped] != 0
     return -1
