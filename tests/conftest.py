@@ -38,6 +38,8 @@ SLOW = {
     "test_cli.py": {"test_a_list_option_on_the_command_line",
         "test_a_saved_state_reads_back_and_a_damaged_one_is_refused", "test_games_lists_bundled_games",
         "test_simulate_reports_and_writes_results"},
+    "test_choices.py": {"test_compiled_code_lists_the_same_combinations_and_permutations",
+        "test_a_choice_past_the_limit_or_of_a_size_below_0_is_the_same_located_error_in_compiled_code"},
     "test_cli_backends.py": ALL,
     "test_cluster.py": ALL,
     "test_compiled.py": ALL,

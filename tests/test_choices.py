@@ -4,6 +4,7 @@ counted against the language's limit before any is built, and usable in a move's
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -111,3 +112,80 @@ def test_a_choice_past_the_limit_in_play_is_a_located_error(tmp_path):
     # located at the step whose moves were being listed, as any rule failing there is
     assert "many.yaml:19:11: error: rule 'play' failed on turn 0" in str(caught.value)
     assert "items the language allows in one value" in str(caught.value)
+
+
+# The same moves in compiled code: `wide` (3 in play) sets how many numbers `order` permutes, and a state read back
+# with another value asks for a size below 0 or for more orderings than the limit allows.
+CHOSEN = """\
+game: Chosen
+players: {count: 2}
+board:
+  cells: [a, b, c, d, e]
+vars:
+  taken: {init: "[]", capacity: 5}
+  wide: {init: 3}
+moves:
+  pick:
+    params:
+      cs: {in: "combinations(cells, 2 + turn % 2)"}
+    when: ["not any(c in taken for c in cs)"]
+    do: ["taken = taken + cs"]
+  order:
+    params:
+      p: {in: "permutations([n for n in 1..9 if n <= wide], wide - 1)"}
+    when: ["size(taken) >= 4"]
+    do: ["taken = []"]
+  all:
+    params:
+      p: {in: "permutations(1..3)"}
+    when: ["size(taken) == 0 and turn > 0"]
+    do: []
+flow:
+  steps:
+    play: {moves: [pick, order, all], next: end_turn}
+end:
+  - when: "turn >= 9"
+    winners: "[]"
+"""
+
+
+@pytest.fixture(scope="module")
+def chosen(tmp_path_factory):
+    path = tmp_path_factory.mktemp("chosen") / "chosen.yaml"
+    path.write_text(CHOSEN)
+    python = rulesdsl.load_game(str(path), backend="python")
+    return python, rulesdsl.load_game(str(path), backend="compiled")
+
+
+def test_compiled_code_lists_the_same_combinations_and_permutations(chosen):
+    from rulesdsl.engine.rng import Rng
+    python, compiled = chosen
+    for seed in range(8):
+        a, b = python.new_initial_state(seed), compiled.new_initial_state(seed)
+        rng = Rng(seed)
+        while not a.terminal:
+            moves = a.legal_moves()
+            assert [str(m) for m in b.legal_moves()] == [str(m) for m in moves]
+            move = moves[rng.below(len(moves))]
+            a.apply(move)
+            b.apply(str(move))
+        assert b.terminal and b.to_json() == a.to_json()
+
+
+@pytest.mark.parametrize("wide, error", [
+    (0, r"permutations\(\): the size of each choice should be a whole number 0 or more, not -1"),
+    (9, r"permutations\(\) would give 181,440 or more lists of 8 items, more than the 1,000,000 items")])
+def test_a_choice_past_the_limit_or_of_a_size_below_0_is_the_same_located_error_in_compiled_code(chosen, wide, error):
+    python, compiled = chosen
+    state = python.new_initial_state(0)
+    for move in ("pick a b", "pick c d e"):  # all taken: `order` is listed
+        state.apply(move)
+    data = state.to_json()
+    data["vars"]["wide"] = wide
+    failures = []
+    for game in chosen:
+        with pytest.raises(rulesdsl.GameRuntimeError) as caught:
+            game.state_from_json(data).legal_moves()
+        failures.append(str(caught.value))
+    assert re.search(r"chosen\.yaml:\d+:\d+: error: rule 'play' .*" + error, failures[0])
+    assert failures[1] == failures[0]

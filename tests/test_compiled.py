@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
+import sys
 from functools import lru_cache
 from pathlib import Path
 
@@ -209,7 +211,8 @@ def test_each_function_is_compiled_once_whatever_constants_its_callers_pass():
     compiled.playouts([0, 1], Rng(1), [Rng(2), Rng(3)])
     found = {name: [str(sig) for sig in f.overloads] for name, f in compiled.fn.items()
              if isinstance(f, CPUDispatcher) and f.overloads}
-    assert {"playout", "playouts", "go", "logged"} <= set(found)
+    assert {"playout", "go", "logged"} <= set(found)
+    # (one playout too for one state and for a batch: compiled once, and all it calls with it)
     assert {name: sigs for name, sigs in found.items() if len(sigs) > 1} == {}
     shared = [str(sig) for f in vars(runtime).values() if isinstance(f, CPUDispatcher) for sig in f.overloads]
     assert shared and not [sig for sig in shared if "Literal" in sig or "Omitted" in sig]
@@ -353,6 +356,24 @@ def test_a_cached_module_is_read_back_and_one_whose_source_differs_is_written_ag
     again = cache.load("X = 1\n")
     assert again["X"] == 1 and open(path).read() == "X = 1\n"
     assert cache.load("X = 3\n")["__file__"] != path  # another source, another file
+
+
+ROLLOUT = """
+import rulesdsl
+from rulesdsl.engine.rng import Rng
+game = rulesdsl.load_game({path!r}, backend="compiled")
+game.new_initial_state(1).rollout(Rng(3))
+kernel = game.kernels()["rollout"]
+print(sum(kernel.stats.cache_misses.values()), sum(kernel.stats.cache_hits.values()))
+"""
+
+
+def test_the_kernels_a_game_calls_are_compiled_once_and_read_back_from_the_cache_by_later_processes(tmp_path):
+    env = {**os.environ, "RULESDSL_CACHE": str(tmp_path / "cache"), "PYTHONPATH": str(ROOT)}
+    script = ROLLOUT.format(path=str(ROOT / TUTORIAL))
+    counts = [subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600,
+                             check=True).stdout.split() for _ in range(2)]
+    assert counts == [["1", "0"], ["0", "1"]]  # (misses, hits): compiled by the first, read back by the second
 
 
 def test_a_module_one_process_is_compiling_is_waited_for_by_another(tmp_path, monkeypatch):
@@ -813,6 +834,56 @@ def test_a_position_out_of_range_or_beside_a_piece_is_the_same_error_on_both_bac
 def test_a_per_seat_variable_assigned_a_list_of_another_length_is_the_same_error_on_both_backends(tmp_path):
     _fails_alike(tmp_path, CORNERS, "marks = [0 for q in players]", "marks = [0 for q in 0..2]", 0,
                  r"rule 'wipe' .*'marks' holds one value per seat \(2\): assign a list of 2 values, not a list of 3")
+
+
+# A variable with a place per key assigned whole, from a table written out: its keys in any order, a key given twice
+# (the last value counts), cells and numbers; `odd` (0 in play) makes one of the tables lack a key.
+PENS_WHOLE = """\
+game: Pens whole
+players: {count: 2}
+board:
+  cells: [a, b, c]
+vars:
+  pen: {keys: "['red', 'blue']", init: 0}
+  spot: {keys: "[1, 2, 3]", init: "cells[0]"}
+  odd: {init: 0}
+moves:
+  fill:
+    params:
+      n: {in: "1..3"}
+    do:
+      - "pen = {'blue': n + pen['red'], 'red': n} if n != 2 else {'red': n, 'blue': 1, 'red': 7}"
+      - "spot = {3: cells[(n + turn) % 3], 1: cells[n - 1], 2: spot[3]} if odd == 0 else {1: spot[2], 2: spot[1]}"
+flow:
+  steps:
+    play: {moves: [fill], next: end_turn}
+end:
+  - when: "turn >= 8"
+    winners: "[x for x in players if pen['blue'] > 4]"
+"""
+
+
+def test_a_per_key_variable_assigned_a_table_whole_plays_alike_and_one_of_other_keys_fails_alike(tmp_path):
+    path = tmp_path / "pens-whole.yaml"
+    path.write_text(PENS_WHOLE)
+    python = load_game(str(path), backend="python")
+    compiled = with_backend(python, "compiled")
+    for seed in range(6):
+        a, b, rng = python.new_initial_state(seed), compiled.new_initial_state(seed), Rng(seed)
+        while not a.terminal:
+            moves = a.legal_moves()
+            assert [str(m) for m in b.legal_moves()] == [str(m) for m in moves]
+            move = str(moves[rng.below(len(moves))])
+            a.apply(move)
+            b.apply(move)
+            assert b.to_json() == a.to_json(), move
+        assert b.terminal and b.returns() == a.returns()
+    data = python.new_initial_state(0).to_json()
+    data["vars"]["odd"] = 1
+    failures = [_failure(lambda g=game: g.state_from_json(data).apply("fill 1")) for game in (python, compiled)]
+    assert re.search(r"pens-whole\.yaml:\d+:\d+: error: rule 'fill' .*'spot' holds one value per key \(1, 2, 3\): "
+                     "assign a table of exactly those keys", failures[0])
+    assert failures[1] == failures[0]
 
 
 @pytest.mark.parametrize("name", [DICE, STALLS, HAND_ORDER, TALLIES])

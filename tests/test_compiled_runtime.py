@@ -166,3 +166,35 @@ def test_copy_into_fills_a_row_from_the_start_of_another(width):
     assert dst.tolist() == list(range(width))
     with pytest.raises(IndexError):
         rt.copy_into(np.zeros(11, np.int64), src)  # a source too short: a bounds error, never a read past it
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.integers(-5, 9), max_size=7), st.integers(-1, 8), st.booleans())
+def test_choices_in_compiled_code_are_the_python_engines_in_its_order_and_counted_alike(xs, k, ordered):
+    from rulesdsl.lang.builtins import RuleValueError, combinations, permutations
+    from rulesdsl.limits import LimitExceeded
+    made = rt.permutations if ordered else rt.combinations
+    try:
+        expected = (permutations if ordered else combinations)(xs, k)
+    except RuleValueError:  # a size below 0: raised with its code and the size, for the message to show
+        with pytest.raises(ValueError) as caught:
+            made(np.array(xs, np.int64), k, "E0", "E1")
+        assert caught.value.args == ("E0", k)
+        return
+    except LimitExceeded:  # (not reached by lists this short: see the test below)
+        raise AssertionError("no limit passed") from None
+    rows = made(np.array(xs, np.int64), k, "E0", "E1")
+    assert rows.shape == (len(expected), k)
+    assert rows.tolist() == [list(choice) for choice in expected]
+
+
+@pytest.mark.parametrize("n, k, ordered", [(1000, 2, False), (12, 12, True), (40, 20, False), (10 ** 6, 3, True)])
+def test_choices_past_the_limit_are_counted_to_where_the_python_engine_stops(n, k, ordered):
+    from rulesdsl.lang.builtins import combinations, permutations
+    from rulesdsl.limits import LimitExceeded
+    with pytest.raises(LimitExceeded) as python:
+        (permutations if ordered else combinations)(range(n), k)
+    with pytest.raises(ValueError) as compiled:
+        (rt.permutations if ordered else rt.combinations)(np.arange(n, dtype=np.int64), k, "E0", "E1")
+    code, count, size = compiled.value.args
+    assert code == "E1" and f"would give {count:,} or more lists of {size:,} items" in str(python.value)

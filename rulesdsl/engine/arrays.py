@@ -623,12 +623,12 @@ _KEYS = (str, int, bool, type(None))  # the kinds of key a table held in arrays 
 
 def _sequence(form, value, loose: bool) -> bool:
     """Whether `value` is the sequence `form` (a Fixed or a Many) holds: a list for a list, a tuple for a tuple,
-    or where `loose`, a list too (a saved state gives a tuple back as a list: it is held, and read back, as the
-    tuple its type says)."""
+    or where `loose`, the other too (a saved state gives a tuple back as a list, and the arguments of its last move
+    as tuples, serialize.py: each is held, and read back, as its type says)."""
     if isinstance(value, Move):
         return False
     if form.__class__ is Many and form.kind == "list":
-        return isinstance(value, list)
+        return isinstance(value, list) or loose and isinstance(value, tuple)
     return isinstance(value, tuple) or loose and isinstance(value, list)
 
 

@@ -326,6 +326,12 @@ class Typer:
             size = arg_types[at] if at < len(arg_types) else kw_types.get(b.length)
             if size is not None and size.name == "int" and size.high is not None:
                 found = T.Type(found.name, found.items, high=max(0, size.high))
+        if b.item_length is not None and found.name in ("list", "seq") and found.items:  # choices of its items
+            at = b.params.index(b.item_length)
+            items, inner = arg_types[at] if at < len(arg_types) else None, found.items[0]
+            if items is not None and items.name in ("list", "seq", "range") and items.high is not None \
+                    and inner.name in ("list", "seq"):
+                found = T.Type(found.name, (T.Type(inner.name, inner.items, high=items.high),), high=found.high)
         return found
 
     # -- statements ------------------------------------------------------------------------------------
@@ -369,8 +375,19 @@ class Typer:
             self.on_assign(b, value, depth - place, key)
         elif b.kind == "var" and depth == place:
             self.on_assign(b, value, 0)
+        elif b.kind == "var" and depth == place - 1:  # the whole of one with a place per seat or key: each place's
+            self.on_assign(b, _held(value), 0)
         elif b.kind != "var" and depth:
             self.on_assign(None, value, depth)
+
+
+def _held(t: T.Type) -> T.Type:
+    """The type of each place of a variable with a place per seat or key, given a list or a table `t` whole."""
+    if t.name == "union":
+        return T.union(*(_held(m) for m in t.items))
+    if t.name == "table" and len(t.items) == 2:
+        return t.items[1]
+    return T.item_type(t)
 
 
 def returned(b, arg_types: list, kw_types: dict | None = None) -> T.Type:

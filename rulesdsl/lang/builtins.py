@@ -337,23 +337,24 @@ def _choices(name: str, xs, k, ordered: bool) -> tuple[list, int]:
     return items, k
 
 
-@builtin("collections", fold=True, compiled=False, why_not="it builds a list of lists")
-def combinations(xs: "list | tuple | range | text | table", k: "int") -> "list[list[item(xs)]]":
+@builtin("collections", fold=True)
+def combinations(xs: "list | tuple | range | text | table", k: "int") -> "list[list[item(xs)]]; item_len(xs)":
     """Every choice of k items of xs, each a list in the order of xs: combinations([a, b, c], 2) is
     [[a, b], [a, c], [b, c]]."""
     items, k = _choices("combinations", xs, k, ordered=False)
     return checked.nested([list(c) for c in itertools.combinations(items, k)])  # each one level deeper
 
 
-@builtin("collections", fold=True, compiled=False, why_not="it builds a list of lists")
-def permutations(xs: "list | tuple | range | text | table", k: "int | none" = None) -> "list[list[item(xs)]]":
+@builtin("collections", fold=True)
+def permutations(xs: "list | tuple | range | text | table", k: "int | none" = None) \
+        -> "list[list[item(xs)]]; item_len(xs)":
     """Every ordering of k items of xs (all of them by default), each a list, in the order of xs:
     permutations([a, b]) is [[a, b], [b, a]]."""
     items, k = _choices("permutations", xs, k, ordered=True)
     return checked.nested([list(c) for c in itertools.permutations(items, k)])
 
 
-@builtin("collections", fold=True, compiled=False, why_not="it builds a list of lists")
+@builtin("collections", fold=True, compiled=False, why_not="it builds lists of different lengths")
 def subsets(xs: "list | tuple | range | text | table") -> "list[list[item(xs)]]":
     """Every subset of xs, each a list in the order of xs, smallest first: subsets([a, b]) is
     [[], [a], [b], [a, b]]."""

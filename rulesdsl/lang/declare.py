@@ -60,6 +60,8 @@ class Builtin:
     arg_types: tuple = ()
     returns: object = None
     length: str | None = None  # the parameter whose value is the length of the list it returns ("; len(n)")
+    # the parameter no longer than each list in the list it returns ("; item_len(xs)": choices of its items)
+    item_length: str | None = None
     # whether a compiled backend takes it (ir/subset.py); when not, `why_not` says why (it builds text, or a list
     # no length bounds), for `compile --check` to tell
     compiled: bool = True
@@ -120,7 +122,8 @@ def _declaration(fn, category: str, aggregate: str | None, shown: dict, **attrib
                    usage, doc, category, state=state, aggregate=aggregate is not None, keywords=keywords,
                    params=params, game=game, arg_types=tuple(_type(p.annotation) for p in positional),
                    returns=_returns(inspect.signature(fn).return_annotation, params, keywords),
-                   length=_length(inspect.signature(fn).return_annotation, params), **attributes)
+                   length=_length(inspect.signature(fn).return_annotation, params, "len"),
+                   item_length=_length(inspect.signature(fn).return_annotation, params, "item_len"), **attributes)
 
 
 def _annotation(annotation) -> str | None:
@@ -152,15 +155,18 @@ def _returns(annotation, params: tuple, keywords: tuple = ()):
     return found
 
 
-def _length(annotation, params: tuple) -> str | None:
-    """The parameter a return annotation says is the length of the list returned: "list[arg(x)]; len(n)"."""
+def _length(annotation, params: tuple, clause: str) -> str | None:
+    """The parameter a return annotation's `clause` names: "list[arg(x)]; len(n)" (n is the length of the list
+    returned), "list[list[item(xs)]]; item_len(xs)" (each list in it is no longer than xs)."""
     text = _annotation(annotation) or ""
     if ";" not in text:
         return None
     said = text.split(";", 1)[1].strip()
-    if not (said.startswith("len(") and said.endswith(")") and said[4:-1] in params):
-        raise TypeError(f"the return type {text!r} should end '; len(PARAM)' naming a parameter")
-    return said[4:-1]
+    name, _, rest = said.partition("(")
+    if name not in ("len", "item_len") or not rest.endswith(")") or rest[:-1] not in params:
+        raise TypeError(f"the return type {text!r} should end '; len(PARAM)' or '; item_len(PARAM)' naming a "
+                        "parameter")
+    return rest[:-1] if name == clause else None
 
 
 def _argument_names(t) -> list:

@@ -1,10 +1,11 @@
-"""Kernels printed beside a game's compiled module: many games stepped at once, and random rollouts from one stream.
+"""Kernels printed at the end of every game's compiled module: many games stepped at once, and random rollouts from
+one stream.
 
-A small printer of its own: the template below names only what every printed module defines (`legal`, `apply`,
-`chance`, `playout`, `returns`, `decider`, `waiting`, `KIND`, `SIMUL`, `W`, `NS` and the offsets of the engine's fields), so it is the
-same text for every game and is compiled in the module's namespace the first time a game asks for it (once per process and
-module). Its loops are bounded as the module's are: a game by its turn cap and the flow's automatic steps, a batch
-by its size, an encoding by the moves listed.
+The template below names only what every printed module defines (`legal`, `apply`, `chance`, `playout`, `returns`,
+`decider`, `waiting`, `KIND`, `SIMUL`, `W`, `NS` and the offsets of the engine's fields), so it is the same text for
+every game (program.py appends it). numba compiles a kernel the first time a game calls it, and caches it with the
+module, so a later process reads it back rather than compiling it again. Its loops are bounded as the module's are:
+a game by its turn cap and the flow's automatic steps, a batch by its size, an encoding by the moves listed.
 
 Moves are numbered as actions by the tables `ActionTables` makes from the game's ActionMap (engine/actions.py):
 per move kind its block's offset and each param's values in the order they are numbered, or the shared block of
@@ -18,34 +19,31 @@ from ...engine.arrays import piece_table
 from ...errors import GameRuntimeError
 from .unsupported import Unsupported
 
-_extras: dict = {}  # id of a module's namespace -> that namespace with the kernels below compiled into it
-
-TEMPLATE = '''
-
-_xjit = _nb.njit(boundscheck=True, cache=False, nogil=True)
+TEMPLATE = '''# Kernels: many games stepped at once, and rollouts (see rulesdsl/backends/compiled/batch.py).
 
 
-@_xjit
+@_jit
 def rollout(s, rng, limit, out, log, drawn):
     """Random moves and chance outcomes, every one drawn from the single stream rng[0] (as play() with one Rng for
     chance and every seat), until the end or `limit` moves or a full log: (moves made, row of the last seat's
     move or -1). Each is written to a row of `log` as playout() writes it."""
-    done, _, last = playout(s, rng, limit, out, log, drawn, True, True)
+    done, _, last = playout(s, np.empty(0, np.int64), rng, limit, out, log, drawn, True, True, np.empty(0, np.int64),
+                            np.empty((0, 0), np.float64))
     return done, last
 
 
-@_xjit
+@_jit
 def own_draw(s, rng, drawn, out):
     """A chance outcome drawn from the state's own stream (as sample_chance() with no stream given); `out` is room
     for the outcomes listed."""
-    rng[0, 0] = _nb_u64(s[O_rng])
-    rng[0, 1] = _nb_u64(s[O_rng + 1])
+    rng[0, 0] = np.uint64(s[O_rng])
+    rng[0, 1] = np.uint64(s[O_rng + 1])
     chance(s, rng, drawn, 0, out, np.empty(W, np.int64))
-    s[O_rng] = _nb_i64(rng[0, 0])
-    s[O_rng + 1] = _nb_i64(rng[0, 1])
+    s[O_rng] = np.int64(rng[0, 0])
+    s[O_rng + 1] = np.int64(rng[0, 1])
 
 
-@_xjit
+@_jit
 def others(s, seats, learner, out, drawn, own):
     """Chance (from the state's stream) and the seats that do not learn (uniformly random, each from its row of
     `seats`) play until a learning seat is to choose or the game ends."""
@@ -68,7 +66,7 @@ def others(s, seats, learner, out, drawn, own):
         apply(s, out[_rt.below(seats, me, n)], me)
 
 
-@_xjit
+@_jit
 def encode(out, n, acts, koff, byplace, nparams, strides, vals, counts, place_offset, cap):
     """The action of each of the `n` moves listed in `out`, into `acts`: -1 when all are numbered, else the first
     that the tables cannot number."""
@@ -96,7 +94,7 @@ def encode(out, n, acts, koff, byplace, nparams, strides, vals, counts, place_of
     return -1
 
 
-@_xjit
+@_jit
 def acting(s, learner):
     """The learning seat to choose now, or -1 (the game over, chance, or a seat that does not learn)."""
     if s[O_terminal] or KIND[s[O_step]] != 0:
@@ -111,7 +109,7 @@ def acting(s, learner):
     return me if learner[me] else -1
 
 
-@_xjit
+@_jit
 def masks(S, learner, out, acts, to_act, mask, koff, byplace, nparams, strides, vals, counts, place_offset, cap):
     """Each game's learning seat to choose (-1: none) and the mask of its legal actions: -1, else the first game
     holding a move the tables cannot number."""
@@ -130,7 +128,7 @@ def masks(S, learner, out, acts, to_act, mask, koff, byplace, nparams, strides, 
     return -1
 
 
-@_xjit
+@_jit
 def reset_games(S, seats, which, seeds, keys, start, learner, out, drawn, own):
     """Games `which` afresh from `start`, each with its seed and its seats' stream keys, played on to a learning
     seat's choice."""
@@ -141,12 +139,12 @@ def reset_games(S, seats, which, seeds, keys, start, learner, out, drawn, own):
         s[O_rng] = seeds[w]
         s[O_rng + 1] = 0
         for p in range(NS):
-            seats[i, p, 0] = _nb_u64(keys[w, p])
+            seats[i, p, 0] = np.uint64(keys[w, p])
             seats[i, p, 1] = 0
         others(s, seats[i], learner, out, drawn, own)
 
 
-@_xjit
+@_jit
 def step_games(S, seats, actions, skip, learner, out, acts, drawn, own, into, rewards, ended, capped, illegal,
                koff, byplace, nparams, strides, vals, counts, place_offset, cap):
     """Each game not in `skip` takes its action for the learning seat to choose, then chance and the other seats
@@ -186,25 +184,6 @@ def step_games(S, seats, actions, skip, learner, out, acts, drawn, own, into, re
             capped[i] = s[O_capped] != 0
     return -1
 '''
-
-HEADER = '''
-import numba as _nb
-from numpy import int64 as _nb_i64, uint64 as _nb_u64
-'''
-
-
-def kernels(game) -> dict:
-    """The namespace of a CompiledGame's module with the kernels above compiled into it (once per module)."""
-    key = id(game.fn)
-    found = _extras.get(key)
-    if found is None or found.get("_base") is not game.fn:
-        found = dict(game.fn)
-        found["_base"] = game.fn
-        code = compile(HEADER + TEMPLATE, f"<batch kernels of {found.get('__name__', 'a game')}>", "exec")
-        exec(code, found)  # noqa: S102 - a fixed template, no text of the rule file in it
-        _extras[key] = found
-    return found
-
 
 class ActionTables:
     """A game's move rows numbered as actions (see the module's docstring), as arrays for the kernels."""

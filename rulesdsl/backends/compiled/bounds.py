@@ -48,10 +48,33 @@ def _bound(node, ir, depth: int) -> int | None:
         return total
     if isinstance(node, N.Call) and node.target == "builtin" and node.func == "distinct" and len(node.args) == 1:
         return _distinct(node.args[0], ir, depth)
+    if isinstance(node, N.Call) and node.target == "builtin" and node.func in ("combinations", "permutations") \
+            and node.args and not node.kwargs:
+        return _choices(node, ir, depth)
     if isinstance(node, N.Call) and node.target == "function" and node.func in ir.functions:
         fn = ir.functions[node.func]
         return length_bound(fn.value, ir, depth + 1) if fn.kind == "function" else None
     return None
+
+
+def _choices(node, ir, depth: int) -> int | None:
+    """The most lists combinations() or permutations() of a list of at most n items gives: for a size fixed at
+    load, that many choices of n; else the most of any size (None past _MOST: counted up to it, never further)."""
+    n = length_bound(node.args[0], ir, depth + 1)
+    if n is None:
+        return None
+    ordered = node.func == "permutations"
+    k = constant(node.args[1], ir) if len(node.args) > 1 else n if ordered else _NOT_KNOWN
+    sizes = [k] if _whole(k) else range(n + 1)
+    most = 0
+    for size in sizes:
+        count = 0 if size < 0 or size > n else 1
+        for i in range(min(size, n) if ordered else min(size, n - size)):
+            count = count * (n - i) if ordered else count * (n - i) // (i + 1)
+            if count > _MOST:
+                return None
+        most = max(most, count)
+    return most
 
 
 def _distinct(xs, ir, depth: int) -> int | None:

@@ -1,11 +1,12 @@
 """More built-ins and effects printed for compiled code (a mixin of printer.Printer): sorted() (reversed too),
-first(), last(), take_while(), min() and max() of values, next_seat(), values(), remove(), `player = seat`, and
+combinations() and permutations(), first(), last(), take_while(), min() and max() of values, next_seat(), values(), remove(), `player = seat`, and
 operands that may hold none, each as the Python engine computes it (its errors too)."""
 
 from __future__ import annotations
 
 from ...ir import nodes as N
 from ...lang import types as T
+from .places import _may_be_none
 
 _ORDERED = frozenset({"int", "seat", "cell", "bool"})  # kinds whose order is their whole number's order
 
@@ -35,6 +36,29 @@ class ListBuiltins:
             self.m.functions.setdefault(("helper", "sorted_down"), ("_sorted_down", SORTED_DOWN))
             return f"_sorted_down({seq}, {self.scalar(reverse, env)})", "a"
         return f"_rt.sorted_copy({seq})", "a"
+
+    def b_combinations(self, node, env):
+        return self._choices(node, env, "combinations", 2)
+
+    def b_permutations(self, node, env):
+        return self._choices(node, env, "permutations", 1)
+
+    def _choices(self, node, env, name: str, least: int):
+        """combinations(xs, k) or permutations(xs, k=len(xs)) of a list of single values: rows of k items."""
+        if node.kwargs or not least <= len(node.args) <= 2:
+            raise self.unsupported(node, f"this call of {name}()")
+        seq, rep = self.ex(node.args[0], env)
+        if rep != "a":
+            raise self.unsupported(node, f"{name}() of anything but a list of single values")
+        size = self.scalar(node.args[1], env) if len(node.args) == 2 else f"{seq}.shape[0]"
+        if len(node.args) == 2 and _may_be_none(node.args[1], self.ir):
+            raise self.unsupported(node.args[1], f"a size of {name}() that may be none")
+        at = node.at[0]
+        size_code = self.m.code(f"{name}(): the size of each choice should be a whole number 0 or more, not {{0}}",
+                                at)
+        limit_code = self.m.code(f"{name}() would give {{0:,}} or more lists of {{1:,}} items, more than the "
+                                 "1,000,000 items the language allows in one value", at)
+        return f"_rt.{name}({seq}, {size}, {size_code!r}, {limit_code!r})", "a2"
 
     def b_list(self, node, env):
         """list(xs) of a list of single values: the same items (compiled code never changes a list in place)."""

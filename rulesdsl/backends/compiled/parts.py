@@ -17,9 +17,17 @@ from ...ir.forms import Atom, Fixed, Many, OneOf
 from .unsupported import Unsupported
 
 
+class Listed(int):
+    """The width of a list of at most `self - 1` single values in a row: its length, then room for the most (as the
+    layout's Many holds it)."""
+
+
 def width(t) -> int:
     """How many columns of a row a value of type `t` takes: a tuple's items one each (a move's param that is a
-    pair, say), any other value one."""
+    pair, say), a list of single values its length and then room for the most it may hold (Listed), any other value
+    one."""
+    if t.name == "list" and t.items and t.high is not None and t.items[0].name not in ("list", "seq", "tuple"):
+        return Listed(1 + t.high)
     return len(t.items) if t.name == "tuple" and t.items else 1
 
 
@@ -28,7 +36,10 @@ def bind(names_widths, column=lambda j: f"a{j}", start: int = 0) -> tuple:
     columns taken) of arguments given as (name, width) pairs."""
     env, at = {}, start
     for name, wide in names_widths:
-        if wide == 1:
+        if isinstance(wide, Listed):  # its length, then its items
+            items = ", ".join(column(at + 1 + j) for j in range(wide - 1))
+            env[name] = (f"np.array([{items}], np.int64)[:{column(at)}]", "a")
+        elif wide == 1:
             env[name] = (column(at), "i")
         else:
             env[name] = (f"np.array([{', '.join(column(at + j) for j in range(wide))}], np.int64)", "a")
@@ -39,6 +50,10 @@ def bind(names_widths, column=lambda j: f"a{j}", start: int = 0) -> tuple:
 def spread(bound, wide: int) -> list:
     """The codes of the columns of a value bound as (code, rep) that takes `wide` columns."""
     code, rep = bound
+    if isinstance(wide, Listed):  # its length, then its items, 0 past its end
+        if rep != "a":
+            raise ValueError(rep)
+        return [f"{code}.shape[0]"] + [f"({code}[{j}] if {code}.shape[0] > {j} else 0)" for j in range(wide - 1)]
     if wide == 1:
         if rep != "i":
             raise ValueError(rep)
@@ -94,7 +109,8 @@ def read(forms, row, at: int, single) -> tuple:
             found.append(value)
         elif isinstance(form, Many):  # the parts made, then room for the rest
             wide, count = columns(form.item), int(row[at])
-            found.append(tuple(read((form.item,), row, at + 1 + j * wide, single)[0][0] for j in range(count)))
+            items = (read((form.item,), row, at + 1 + j * wide, single)[0][0] for j in range(count))
+            found.append(list(items) if form.kind == "list" else tuple(items))
             at += columns(form)
         else:
             found.append(single(form, int(row[at])))
@@ -126,7 +142,8 @@ class Parts:
         for name, step in program.ir.steps.items():  # (a choice's fields are read by argument, one column each)
             for move in step.moves if step.kind == "simultaneous" else ():
                 if any(w > 1 for _, w in arg_widths(program, program.kind_index[move])):
-                    raise Unsupported(program.where(step.decl), "a simultaneous step's move with a tuple param")
+                    raise Unsupported(program.where(step.decl), "a simultaneous step's move with a tuple or list "
+                                      "param")
         self.plans = {name: plan for name, plan in program.ir.moves.items() if plan.parts}
         for name, plan in self.plans.items():
             rule = program.rules.moves[name]

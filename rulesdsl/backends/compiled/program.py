@@ -21,13 +21,14 @@ from ...limits import MAX_DRAWN
 from ...ir import nodes as N
 from ...ir.forms import Atom, Many, Nothing, OneOf
 from .actors import Actors
+from .batch import TEMPLATE as KERNELS
 from .bounds import length_bound
 from .calls import Calls
 from .draws import Draw
 from .fractional import FRACTION, Fractions
 from .nomoves import no_moves_source
 from .outcomes import Outcomes
-from .parts import Parts, arg_widths, bind, flat, spread, width
+from .parts import Listed, Parts, arg_widths, bind, flat, spread, width
 from .parts import columns as row_columns
 from .places import _may_be_none, _optional
 from .positions import Positions
@@ -106,8 +107,9 @@ class Program:
                 f"DRAWN = _table({[int(bool(e.draw)) for e in self.rules.end_rules]!r}, 1)  # per end rule: a draw",
                 *self.sim.header(), *self.actors.header(), *self.positions.header(),
                 *fields, *(source for _, source in self.m.tables.values()), f"TEXT_DIRECTION = {texts}", HELPERS]
-        functions = [source for _, source in self.m.functions.values()]
-        return "\n".join(head) + "\n\n\n" + "\n\n\n".join(functions + parts + [PLAYOUT]) + "\n"
+        functions = [source for _, source in self.m.functions.values()] + parts
+        functions += [playout_source(bool(self.sim.names)), KERNELS]
+        return "\n".join(head) + "\n\n\n" + "\n\n\n".join(functions) + "\n"
 
     @property
     def drawn(self) -> int:
@@ -247,7 +249,10 @@ class Program:
                     domain = _worked_once(once, domain, lines)
                 lines += [f"{pad}d{i} = {domain}", f"{pad}for i{i} in range(d{i}.shape[0]):",
                           f"{pad}    v{i} = d{i}[i{i}]"]
-                if pairs:
+                if pairs and isinstance(width(param.type), Listed):  # (rows of any length, up to the layout's)
+                    lines += [f"{pad}    if v{i}.shape[0] > {width(param.type) - 1}:",
+                              f"{pad}        " + self.m.error("a list longer than the layout bounds", param.decl)]
+                elif pairs:
                     lines += [f"{pad}    if v{i}.shape[0] != {width(param.type)}:",
                               f"{pad}        " + self.m.error("a value of another length than the param's tuples",
                                                               param.decl)]
@@ -1030,18 +1035,34 @@ def by_score(s, draw):
             n += 1
     return out[:n]'''
 
-PLAYOUT = '''@_jit
+def playout_source(simultaneous: bool) -> str:
+    """The module's play loop and what it calls (decider, logged, returns); the parts for simultaneous steps only
+    where the game has some: numba types and compiles every branch, dead or not, and they cost seconds."""
+    return (DECIDER_SIMUL if simultaneous else DECIDER) + PLAYOUT.replace(
+        "        #SIMULTANEOUS\n", PLAYOUT_SIMUL if simultaneous else "")
+
+
+DECIDER = """@_jit
+def decider(s):
+    if ACTED[s[O_step]]:
+        return actor(s)
+    return s[O_player]
+"""
+
+DECIDER_SIMUL = """@_jit
 def decider(s):
     if SIMUL[s[O_step]]:
         return first_waiting(s)
     if ACTED[s[O_step]]:
         return actor(s)
     return s[O_player]
+"""
 
+PLAYOUT = """
 
 @_jit
 def logged(log, done, seat, row):
-    """Row `done` of a playout's log: the seat (-1 for chance), then the move or the outcome's row."""
+    \"\"\"Row `done` of a playout's log: the seat (-1 for chance), then the move or the outcome's row.\"\"\"
     log[done, 0] = seat
     for j in range(W):
         log[done, 1 + j] = row[j]
@@ -1050,71 +1071,72 @@ def logged(log, done, seat, row):
 
 
 @_jit
-def playout(s, rng, max_steps, out, log, drawn, keep, shared):
-    """Random moves from the seats' streams rng[1 + seat] (with `shared`, from rng[0] as well) and chance outcomes
-    from rng[0] until the end (0), max_steps (2) or the end of the log (3): (moves made, why it stopped, the row of
-    the last seat's move or -1). With `keep`, each is written to a row of `log` (the seat, then the move; an
-    outcome drawn: -1, its kind, then where its items start in `drawn`), then who sees it (see X_seen), then the
-    number of moves the seat chose among (0 for an outcome), then 1 for a choice at a simultaneous step."""
-    done = 0
-    at = 0
-    last = -1
+def playout(start, seeds, rng, max_steps, out, log, drawn, keep, shared, plies, results):
+    \"\"\"Random moves from the seats' streams rng[1 + seat] (with `shared`, from rng[0] as well) and chance outcomes
+    from rng[0]. With no `seeds`: from `start`, in place, until the end (0), max_steps (2) or the end of the log
+    (3): (moves made, why it stopped, the row of the last seat's move or -1). With `keep`, each is written to a row
+    of `log` (the seat, then the move; an outcome drawn: -1, its kind, then where its items start in `drawn`), then
+    who sees it (see X_seen), then the number of moves the seat chose among (0 for an outcome), then 1 for a choice
+    at a simultaneous step. With `seeds`: a whole playout from a copy of `start` for each seed (the state's own
+    stream keyed by it, counter 0), the streams in `rng` running on from one to the next: each one's moves in
+    `plies`, what each seat got in `results`. (One function for both: numba compiles each function with all it
+    calls, so a second loop calling this one would cost the game's whole compile again.)\"\"\"
     row = np.empty(W, np.int64)
-    while not s[O_terminal]:
-        if done >= max_steps:
-            return done, 2, last
-        if keep and done >= log.shape[0]:
-            return done, 3, last
-        if KIND[s[O_step]] != 0:
-            s[X_seen] = 0
-            size = chance(s, rng, drawn, at if keep else 0, out, row)
-            if size < 0:  # no room left in `drawn`: nothing was drawn
-                return done, 3, last
-            if keep:
-                logged(log, done, -1, row)
-                log[done, W + 1] = s[X_seen]
-                log[done, W + 2] = 0
-                if size:
-                    log[done, 2] = at
-                at += size
-            done += 1
-            continue
-        if SIMUL[s[O_step]]:  # every waiting seat chooses before any choice is applied (engine/play.py)
-            w = waiting(s)
-            m = min(w.shape[0], max_steps - done, log.shape[0] - done if keep else w.shape[0])
-            if m == 0:
-                first_waiting(s)
-            rows = np.empty((m, W), np.int64)
-            among = np.empty(m, np.int64)
-            for i in range(m):
-                n = legal(s, w[i], out)
-                among[i] = n
-                _rt.copy_into(rows[i], out[_rt.below(rng, 0 if shared else 1 + w[i], n)])
-            for i in range(m):
-                apply(s, rows[i], w[i])
+    done = 0
+    why = 0
+    last = -1
+    for g in range(max(seeds.shape[0], 1)):
+        s = start
+        if seeds.shape[0]:
+            s = start.copy()
+            s[O_rng] = seeds[g]
+            s[O_rng + 1] = 0
+        done = 0
+        at = 0
+        why = 0
+        last = -1
+        while not s[O_terminal]:
+            if done >= max_steps:
+                why = 2
+                break
+            if keep and done >= log.shape[0]:
+                why = 3
+                break
+            if KIND[s[O_step]] != 0:
+                s[X_seen] = 0
+                size = chance(s, rng, drawn, at if keep else 0, out, row)
+                if size < 0:  # no room left in `drawn`: nothing was drawn
+                    why = 3
+                    break
                 if keep:
-                    logged(log, done, w[i], rows[i])
-                    log[done, W + 2] = among[i]
-                    log[done, W + 3] = 1
-                last = done
+                    logged(log, done, -1, row)
+                    log[done, W + 1] = s[X_seen]
+                    log[done, W + 2] = 0
+                    if size:
+                        log[done, 2] = at
+                    at += size
                 done += 1
-            continue
-        me = decider(s)
-        n = legal(s, me, out)
-        k = _rt.below(rng, 0 if shared else 1 + me, n)
-        apply(s, out[k], me)
-        if keep:
-            logged(log, done, me, out[k])
-            log[done, W + 2] = n
-        last = done
-        done += 1
-    return done, 0, last
+                continue
+        #SIMULTANEOUS
+            me = decider(s)
+            n = legal(s, me, out)
+            k = _rt.below(rng, 0 if shared else 1 + me, n)
+            apply(s, out[k], me)
+            if keep:
+                logged(log, done, me, out[k])
+                log[done, W + 2] = n
+            last = done
+            done += 1
+        if seeds.shape[0]:
+            plies[g] = s[O_ply]
+            returns(s, results[g])
+    return done, why, last
 
 
 @_jit
 def returns(s, into):
-    """What each seat gets at the end (engine/state.py returns()): 1 each winner, -1 the others; a lone seat that
-    neither won nor drew -1; else 0 each (0 too before the end)."""
+    \"\"\"What each seat gets at the end (engine/state.py returns()): 1 each winner, -1 the others; a lone seat that
+    neither won nor drew -1; else 0 each (0 too before the end).\"\"\"
     into[:] = 0.0
     if not s[O_terminal]:
         return
@@ -1128,18 +1150,26 @@ def returns(s, into):
             into[_seat(s[O_winners_list + i])] = 1.0
         return
     if NS == 1 and not s[O_capped] and not (s[O_ended_by_tag] and DRAWN[s[O_ended_by_int]]):
-        into[0] = -1.0
+        into[0] = -1.0"""
 
-
-@_jit
-def playouts(start, seeds, rng, out, drawn, plies, results):
-    """A random playout from `start` for each seed (the state's own stream keyed by it, counter 0), the streams in
-    `rng` running on from one to the next: each one's moves in `plies`, what each seat got in `results`."""
-    log = np.empty((0, 3), np.int64)
-    for g in range(seeds.shape[0]):
-        s = start.copy()
-        s[O_rng] = seeds[g]
-        s[O_rng + 1] = 0
-        done, _, _ = playout(s, rng, 1 << 62, out, log, drawn, False, False)
-        plies[g] = s[O_ply]
-        returns(s, results[g])'''
+PLAYOUT_SIMUL = """            if SIMUL[s[O_step]]:  # every waiting seat chooses before any choice is applied (engine/play.py)
+                w = waiting(s)
+                m = min(w.shape[0], max_steps - done, log.shape[0] - done if keep else w.shape[0])
+                if m == 0:
+                    first_waiting(s)
+                rows = np.empty((m, W), np.int64)
+                among = np.empty(m, np.int64)
+                for i in range(m):
+                    n = legal(s, w[i], out)
+                    among[i] = n
+                    _rt.copy_into(rows[i], out[_rt.below(rng, 0 if shared else 1 + w[i], n)])
+                for i in range(m):
+                    apply(s, rows[i], w[i])
+                    if keep:
+                        logged(log, done, w[i], rows[i])
+                        log[done, W + 2] = among[i]
+                        log[done, W + 3] = 1
+                    last = done
+                    done += 1
+                continue
+"""

@@ -32,7 +32,9 @@ def compiled(**options):
     return decorate
 
 
-@njit(**_INLINE)
+# The random streams are plain calls: inlined by numba (inline="always") they took 1.5 to 3 s of every game's compile
+# (numba types an inlined body again at each call), and LLVM inlines them where the caller is optimised all the same.
+@compiled(**_JIT)
 def next64(rng, row):
     """The next output of the splitmix64-v1 stream held in rng[row] = (key, counter) (engine/rng.py)."""
     counter = rng[row, 1] + uint64(1)
@@ -43,7 +45,7 @@ def next64(rng, row):
     return z ^ (z >> uint64(31))
 
 
-@njit(**_INLINE)
+@compiled(**_JIT)
 def below(rng, row, n):
     """A uniform integer in [0, n), drawn as SplitMix64.below draws it (n = 1 draws nothing)."""
     if n <= 1:
@@ -395,6 +397,77 @@ def distinct(items):
 
 
 @compiled(**_JIT)
+def choices_count(n, k, ordered, size_code, limit_code):
+    """How many choices of k of n items combinations() (ordered: permutations()) gives, counted as the Python
+    engine counts them (lang/builtins.py _choices), with its errors: ValueError(size_code, k) for a size below 0,
+    ValueError(limit_code, count, k) once the choices would hold more than MAX_ITEMS items together."""
+    if k < 0:
+        raise ValueError(size_code, k)
+    count = 0 if k > n else 1
+    for i in range(k if ordered else min(k, n - k)):
+        count = count * (n - i) if ordered else count * (n - i) // (i + 1)
+        if count * (k + 1) > MAX_ITEMS:
+            raise ValueError(limit_code, count, k)
+    return count
+
+
+@compiled(**_JIT)
+def combinations(xs, k, size_code, limit_code):
+    """combinations(xs, k) as rows, in the order itertools gives them: each choice's items in the order of xs."""
+    n = xs.shape[0]
+    out = np.empty((choices_count(n, k, False, size_code, limit_code), max(k, 0)), np.int64)
+    if out.shape[0] == 0:
+        return out
+    at = np.arange(k)  # the positions chosen, rising
+    for r in range(out.shape[0]):
+        for j in range(k):
+            out[r, j] = xs[at[j]]
+        i = k - 1  # the last position that can still move right
+        while i >= 0 and at[i] == i + n - k:
+            i -= 1
+        if i < 0:
+            break
+        at[i] += 1
+        for j in range(i + 1, k):
+            at[j] = at[j - 1] + 1
+    return out
+
+
+@compiled(**_JIT)
+def permutations(xs, k, size_code, limit_code):
+    """permutations(xs, k) as rows, in the order itertools gives them (its algorithm: positions, and a countdown
+    per place of the choices left)."""
+    n = xs.shape[0]
+    out = np.empty((choices_count(n, k, True, size_code, limit_code), max(k, 0)), np.int64)
+    if out.shape[0] == 0:
+        return out
+    at = np.arange(n)
+    left = np.empty(max(k, 1), np.int64)
+    for i in range(k):
+        left[i] = n - i
+    for r in range(out.shape[0]):
+        for j in range(k):
+            out[r, j] = xs[at[j]]
+        i = k - 1
+        while i >= 0:
+            left[i] -= 1
+            if left[i] == 0:  # every item has had place i: rotate them back, and move on to the place before
+                first = at[i]
+                for j in range(i, n - 1):
+                    at[j] = at[j + 1]
+                at[n - 1] = first
+                left[i] = n - i
+                i -= 1
+            else:
+                j = n - left[i]
+                at[i], at[j] = at[j], at[i]
+                break
+        if i < 0:
+            break
+    return out
+
+
+@compiled(**_JIT)
 def enumerated(xs):
     """enumerate(xs) as rows (index, item)."""
     out = np.empty((xs.shape[0], 2), np.int64)
@@ -540,6 +613,15 @@ def key_row(table, low, k, code):
     i = k - low
     if i < 0 or i >= table.shape[0] or table[i] < 0:
         raise ValueError(code, k)
+    return table[i]
+
+
+@compiled(**_JIT)
+def key_row_or(table, low, k):
+    """The place of key `k` of a variable with one value per key, or -1 when k is not one of its keys."""
+    i = k - low
+    if i < 0 or i >= table.shape[0]:
+        return -1
     return table[i]
 
 

@@ -17,7 +17,6 @@ from ...engine.nodes import CHANCE, SIMULTANEOUS, TERMINAL
 from ...engine.state import _PARTS
 from ...model.rules import Move
 from ...model.values import Piece
-from .batch import kernels as batch_kernels
 from .piece_ids import piece_id, piece_of
 from .parts import read, write
 from .program import CHANCE as CHANCE_STEP
@@ -102,7 +101,9 @@ class CompiledGame:
         rng, states = _streams(chance, seats)
         plies, results = np.zeros(len(seeds), np.int64), np.zeros((len(seeds), self.num_players), np.float64)
         drawn = np.empty(self.program.drawn, np.int64)
-        self.call(start, start.step, self.fn["playouts"], start.s, seeds, rng, start._rows(), drawn, plies, results)
+        log = np.empty((0, self.program.log_width), np.int64)
+        self.call(start, start.step, self.fn["playout"], start.s, seeds, rng, 1 << 62, start._rows(), log, drawn,
+                  False, False, plies, results)
         _handed_back(rng, [chance, *seats], states)
         return plies, results
 
@@ -218,8 +219,8 @@ class CompiledGame:
         return self._kind_of[id(rule)]
 
     def kernels(self) -> dict:
-        """The module's namespace with the batch kernels (batch.py) compiled into it."""
-        return batch_kernels(self)
+        """The module's namespace, where the batch kernels are (batch.py: compiled at their first call, cached)."""
+        return self.fn
 
     def _atoms(self, k: int) -> tuple:
         form = self.layout.slots["history"].form
@@ -449,9 +450,11 @@ class CompiledState:
         seats' choices drawn in compiled code: the moves made (at most `limit`). `choices`, a list: the number of
         legal moves of each decision made is appended to it; `together`, a list: the place in the history of each
         choice made at a simultaneous step."""
+        import numpy as np
         rng, states = _streams(chance, seats)
-        playout = self.game.fn["playout"]
-        made = self._run(lambda left, out, log, drawn: playout(self.s, rng, left, out, log, drawn, True, False)[::2],
+        playout, alone, none = self.game.fn["playout"], np.empty(0, np.int64), np.empty((0, 0), np.float64)
+        made = self._run(lambda left, out, log, drawn: playout(self.s, alone, rng, left, out, log, drawn, True, False,
+                                                               alone, none)[::2],
                          limit, choices, together)
         _handed_back(rng, [chance, *seats], states)
         return made
