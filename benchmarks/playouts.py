@@ -235,7 +235,11 @@ def main(argv=None) -> int:
         if args.backend == "compiled" else ""
     print(f"{'configuration':<32} {'interpreter':>11} {'direct':>8} {'ratio':>6} {'plies':>7} {'plies/s':>9}{extra}")
     for label, name, options in configs:
-        game = rulesdsl.load_game(games.get(name, name), args.variant, options=options, backend="python")
+        try:
+            game = rulesdsl.load_game(games.get(name, name), args.variant, options=options, backend="python")
+        except rulesdsl.RulesDslError as exc:  # a rule file that does not load: said as validate says it
+            print(exc, file=sys.stderr)
+            return 1
         direct = DIRECT.get(name)
         fast, cold, warm, why = compiled(game) if args.backend == "compiled" else (None, 0, 0, "")
         fns = [playouts(game)] + ([lambda i, d=direct: d(i, **options)[1]] if direct else []) + \

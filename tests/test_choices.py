@@ -11,8 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rulesdsl
+from rulesdsl.backends.compiled.build import with_backend
 from rulesdsl.lang.builtins import RuleValueError, combinations, permutations, subsets
 from rulesdsl.limits import MAX_ITEMS, LimitExceeded
+
+from .equivalence import lockstep
 
 small_lists = st.lists(st.integers(0, 9), max_size=7)
 
@@ -114,8 +117,9 @@ def test_a_choice_past_the_limit_in_play_is_a_located_error(tmp_path):
     assert "items the language allows in one value" in str(caught.value)
 
 
-# The same moves in compiled code: `wide` (3 in play) sets how many numbers `order` permutes, and a state read back
-# with another value asks for a size below 0 or for more orderings than the limit allows.
+# The same moves in compiled code (a choice of cells, and of the cells taken, as a move's param): `wide` (3 in play)
+# sets how many numbers `order` permutes, and a state read back with another value asks for a size below 0 or for
+# more orderings than the limit allows.
 CHOSEN = """\
 game: Chosen
 players: {count: 2}
@@ -140,9 +144,14 @@ moves:
       p: {in: "permutations(1..3)"}
     when: ["size(taken) == 0 and turn > 0"]
     do: []
+  keep:
+    params:
+      ks: {in: "subsets(taken)"}
+    when: ["size(taken) >= 3", "size(ks) == 2", "any(size(s) == 1 for s in subsets(ks))"]
+    do: ["taken = ks"]
 flow:
   steps:
-    play: {moves: [pick, order, all], next: end_turn}
+    play: {moves: [pick, order, all, keep], next: end_turn}
 end:
   - when: "turn >= 9"
     winners: "[]"
@@ -151,25 +160,15 @@ end:
 
 @pytest.fixture(scope="module")
 def chosen(tmp_path_factory):
+    pytest.importorskip("numba")
     path = tmp_path_factory.mktemp("chosen") / "chosen.yaml"
     path.write_text(CHOSEN)
     python = rulesdsl.load_game(str(path), backend="python")
-    return python, rulesdsl.load_game(str(path), backend="compiled")
+    return python, with_backend(python, "compiled")  # (the same rules: moves of one are moves of the other)
 
 
 def test_compiled_code_lists_the_same_combinations_and_permutations(chosen):
-    from rulesdsl.engine.rng import Rng
-    python, compiled = chosen
-    for seed in range(8):
-        a, b = python.new_initial_state(seed), compiled.new_initial_state(seed)
-        rng = Rng(seed)
-        while not a.terminal:
-            moves = a.legal_moves()
-            assert [str(m) for m in b.legal_moves()] == [str(m) for m in moves]
-            move = moves[rng.below(len(moves))]
-            a.apply(move)
-            b.apply(str(move))
-        assert b.terminal and b.to_json() == a.to_json()
+    assert lockstep(*chosen, range(8)) > 8 * 9  # every position of every game compared
 
 
 @pytest.mark.parametrize("wide, error", [

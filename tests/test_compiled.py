@@ -22,7 +22,7 @@ from rulesdsl.engine.perft import perft  # noqa: E402
 from rulesdsl.engine.play import play, streams, uniform  # noqa: E402
 from rulesdsl.engine.rng import Rng  # noqa: E402
 from rulesdsl.loading import bundled_games  # noqa: E402
-from .equivalence import EVERY_SETTING, cases, next_move  # noqa: E402
+from .equivalence import EVERY_SETTING, cases, lockstep, next_move  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 TUTORIAL = "examples/tutorial/three-in-a-row.yaml"
@@ -868,16 +868,7 @@ def test_a_per_key_variable_assigned_a_table_whole_plays_alike_and_one_of_other_
     path.write_text(PENS_WHOLE)
     python = load_game(str(path), backend="python")
     compiled = with_backend(python, "compiled")
-    for seed in range(6):
-        a, b, rng = python.new_initial_state(seed), compiled.new_initial_state(seed), Rng(seed)
-        while not a.terminal:
-            moves = a.legal_moves()
-            assert [str(m) for m in b.legal_moves()] == [str(m) for m in moves]
-            move = str(moves[rng.below(len(moves))])
-            a.apply(move)
-            b.apply(move)
-            assert b.to_json() == a.to_json(), move
-        assert b.terminal and b.returns() == a.returns()
+    assert lockstep(python, compiled, range(6)) > 6 * 8  # every position of every game compared
     data = python.new_initial_state(0).to_json()
     data["vars"]["odd"] = 1
     failures = [_failure(lambda g=game: g.state_from_json(data).apply("fill 1")) for game in (python, compiled)]

@@ -198,3 +198,23 @@ def test_choices_past_the_limit_are_counted_to_where_the_python_engine_stops(n, 
         (rt.permutations if ordered else rt.combinations)(np.arange(n, dtype=np.int64), k, "E0", "E1")
     code, count, size = compiled.value.args
     assert code == "E1" and f"would give {count:,} or more lists of {size:,} items" in str(python.value)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(-5, 9), max_size=8))
+def test_subsets_in_compiled_code_are_the_python_engines_as_rows_of_their_length_then_their_items(xs):
+    from rulesdsl.lang.builtins import subsets
+    rows = rt.subsets(np.array(xs, np.int64), "E0")
+    assert [list(row[1:1 + row[0]]) for row in rows.tolist()] == subsets(xs)
+
+
+@pytest.mark.parametrize("n", [17, 19, 20, 64, 1000])
+def test_subsets_past_the_limit_are_refused_in_compiled_code_as_by_the_python_engine(n):
+    from rulesdsl.lang.builtins import subsets
+    from rulesdsl.limits import LimitExceeded
+    with pytest.raises(LimitExceeded, match=f"would hold {2 ** min(n, 64) * (n + 2) // 2:,} items"):
+        subsets(range(n))
+    with pytest.raises(ValueError) as compiled:
+        rt.subsets(np.arange(n, dtype=np.int64), "E1")
+    assert compiled.value.args == ("E1", n)  # (the message shows the count the Python engine shows, from n)
+    assert len(subsets(range(16))) == rt.subsets(np.arange(16, dtype=np.int64), "E1").shape[0]  # the last allowed

@@ -354,8 +354,8 @@ def permutations(xs: "list | tuple | range | text | table", k: "int | none" = No
     return checked.nested([list(c) for c in itertools.permutations(items, k)])
 
 
-@builtin("collections", fold=True, compiled=False, why_not="it builds lists of different lengths")
-def subsets(xs: "list | tuple | range | text | table") -> "list[list[item(xs)]]":
+@builtin("collections", fold=True)
+def subsets(xs: "list | tuple | range | text | table") -> "list[list[item(xs)]]; item_len(xs)":
     """Every subset of xs, each a list in the order of xs, smallest first: subsets([a, b]) is
     [[], [a], [b], [a, b]]."""
     items = _list("subsets", xs)

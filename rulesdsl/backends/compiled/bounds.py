@@ -51,6 +51,9 @@ def _bound(node, ir, depth: int) -> int | None:
     if isinstance(node, N.Call) and node.target == "builtin" and node.func in ("combinations", "permutations") \
             and node.args and not node.kwargs:
         return _choices(node, ir, depth)
+    if isinstance(node, N.Call) and node.target == "builtin" and node.func == "subsets" and len(node.args) == 1:
+        n = length_bound(node.args[0], ir, depth + 1)
+        return None if n is None or n > 20 else 2 ** n
     if isinstance(node, N.Call) and node.target == "function" and node.func in ir.functions:
         fn = ir.functions[node.func]
         return length_bound(fn.value, ir, depth + 1) if fn.kind == "function" else None

@@ -1,11 +1,12 @@
 """More built-ins and effects printed for compiled code (a mixin of printer.Printer): sorted() (reversed too),
-combinations() and permutations(), first(), last(), take_while(), min() and max() of values, next_seat(), values(), remove(), `player = seat`, and
+combinations(), permutations() and subsets(), first(), last(), take_while(), min() and max() of values, next_seat(), values(), remove(), `player = seat`, and
 operands that may hold none, each as the Python engine computes it (its errors too)."""
 
 from __future__ import annotations
 
 from ...ir import nodes as N
 from ...lang import types as T
+from .messages import ValueMessage
 from .places import _may_be_none
 
 _ORDERED = frozenset({"int", "seat", "cell", "bool"})  # kinds whose order is their whole number's order
@@ -42,6 +43,19 @@ class ListBuiltins:
 
     def b_permutations(self, node, env):
         return self._choices(node, env, "permutations", 1)
+
+    def b_subsets(self, node, env):
+        """subsets(xs) of a list of single values: ragged rows ("ar": each row its length, then its items), which
+        only a loop or a param's values read."""
+        if node.kwargs or len(node.args) != 1:
+            raise self.unsupported(node, "this call of subsets()")
+        seq, rep = self.ex(node.args[0], env)
+        if rep != "a":
+            raise self.unsupported(node, "subsets() of anything but a list of single values")
+        shown = lambda n: f"{2 ** min(n, 64) * (n + 2) // 2:,}"  # noqa: E731 - (as lang/checked.py counts them)
+        limit = self.m.code(ValueMessage("subsets()'s lists together would hold {0} items; the language allows at "
+                                         "most 1,000,000", shown), node.at[0])
+        return f"_rt.subsets({seq}, {limit!r})", "ar"
 
     def _choices(self, node, env, name: str, least: int):
         """combinations(xs, k) or permutations(xs, k=len(xs)) of a list of single values: rows of k items."""

@@ -157,7 +157,7 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
     def truth(self, node, env) -> str:
         """A test: a single value, or a list (true when it holds any item, as in Python)."""
         code, rep = self.ex(node, env)
-        return f"({code}.shape[0] > 0)" if rep in ("a", "a2", "recs") else code
+        return f"({code}.shape[0] > 0)" if rep in ("a", "a2", "ar", "recs") else code
 
     def scalar(self, node, env) -> str:
         code, rep = self.ex(node, env)
@@ -526,6 +526,10 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
         if rep == "choices" and len(targets) == 1:  # each seat's choice in turn, as the seat it is read from
             env[targets[0].name] = (f"l{tag}", "choice")
             return [f"{pad}for l{tag} in range(NS):"]
+        if rep == "ar" and len(targets) == 1:  # ragged rows (subsets()): each its length, then its items
+            env[targets[0].name] = (f"l{tag}", "a")
+            return [f"{pad}it{tag} = {seq}", f"{pad}for i{tag} in range(it{tag}.shape[0]):",
+                    f"{pad}    l{tag} = it{tag}[i{tag}, 1:1 + it{tag}[i{tag}, 0]]"]
         if rep == "recs" and len(targets) == 1:  # each part made so far, its record a row (repeats.py)
             env[targets[0].name] = (f"l{tag}", "rec")
             return [f"{pad}for i{tag} in range({seq}.shape[0]):", f"{pad}    l{tag} = {seq}[i{tag}]"]
@@ -604,7 +608,7 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
         code, rep = self.ex(node.args[0], env)
         if rep == "choices":  # an entry per seat
             return "NS", "i"
-        if rep not in ("a", "a2", "recs"):
+        if rep not in ("a", "a2", "ar", "recs"):
             raise self.unsupported(node, "size() of a single value")
         return f"{code}.shape[0]", "i"
 

@@ -241,14 +241,14 @@ class Program:
             else:
                 domain, rep = self.p.ex(param.domain, env)
                 # (a list of tuples: each value a row, as a tuple is read; its row the tuple's columns, parts.py)
-                pairs = rep == "a2" and plan.kind != "outcome" and width(param.type) > 1
-                if rep != "a" and not pairs:
+                pairs = rep in ("a2", "ar") and plan.kind != "outcome" and width(param.type) > 1
+                if rep == "ar" and not isinstance(width(param.type), Listed) or rep != "a" and not pairs:
                     raise Unsupported(self._at(param.decl), "a param whose values are not a list of single values")
                 free = self.p._free(param.domain, env)
                 if once is not None and i == 0 and not free and not domain.isidentifier():
                     domain = _worked_once(once, domain, lines)
-                lines += [f"{pad}d{i} = {domain}", f"{pad}for i{i} in range(d{i}.shape[0]):",
-                          f"{pad}    v{i} = d{i}[i{i}]"]
+                row = f"d{i}[i{i}, 1:1 + d{i}[i{i}, 0]]" if rep == "ar" else f"d{i}[i{i}]"  # (ragged: its length first)
+                lines += [f"{pad}d{i} = {domain}", f"{pad}for i{i} in range(d{i}.shape[0]):", f"{pad}    v{i} = {row}"]
                 if pairs and isinstance(width(param.type), Listed):  # (rows of any length, up to the layout's)
                     lines += [f"{pad}    if v{i}.shape[0] > {width(param.type) - 1}:",
                               f"{pad}        " + self.m.error("a list longer than the layout bounds", param.decl)]

@@ -468,6 +468,38 @@ def permutations(xs, k, size_code, limit_code):
 
 
 @compiled(**_JIT)
+def subsets(xs, limit_code):
+    """subsets(xs) as ragged rows (each its length, then its items), smallest first and each size in the order
+    combinations() gives; ValueError(limit_code, n) where the lists would hold more than MAX_ITEMS items together
+    (counted as the Python engine counts them: 2 ** n lists of n / 2 items on average)."""
+    n = xs.shape[0]
+    if n >= 20:  # (2 ** 20 lists of 11 items on average: past the limit, whatever the list)
+        raise ValueError(limit_code, n)
+    if (1 << n) * (n + 2) // 2 > MAX_ITEMS:
+        raise ValueError(limit_code, n)
+    out = np.zeros((1 << n, n + 1), np.int64)
+    r = 0
+    at = np.empty(max(n, 1), np.int64)
+    for k in range(n + 1):
+        for j in range(k):
+            at[j] = j
+        while True:
+            out[r, 0] = k
+            for j in range(k):
+                out[r, 1 + j] = xs[at[j]]
+            r += 1
+            i = k - 1
+            while i >= 0 and at[i] == i + n - k:
+                i -= 1
+            if i < 0:
+                break
+            at[i] += 1
+            for j in range(i + 1, k):
+                at[j] = at[j - 1] + 1
+    return out
+
+
+@compiled(**_JIT)
 def enumerated(xs):
     """enumerate(xs) as rows (index, item)."""
     out = np.empty((xs.shape[0], 2), np.int64)
