@@ -132,3 +132,18 @@ def test_the_variants_of_a_file_share_one_load_budget(write, monkeypatch):
     for name in stopped:
         (problem,) = report.broken[name]
         assert problem.location.line == open(path, encoding="utf-8").read().splitlines().index(f"  {name}:") + 1
+
+
+def test_a_load_time_value_whose_budget_runs_out_while_it_is_compiled_is_located_at_it(write, monkeypatch):
+    # the budget of a let covers compiling it too: a long sum takes longer to compile than to add up, and its
+    # budget running out there was an error with no line
+    from rulesdsl.model.compile import ModelCompiler
+    monkeypatch.setitem(budget._sections, ModelCompiler.evaluate_now.__code__, (0.001, "working it out"))
+    budget.ensure_watchdog()
+    text = open(game(write), encoding="utf-8").read().replace("moves:", "let:\n  long: \"" + " + ".join(
+        ["1"] * 3000) + "\"\nmoves:", 1)
+    path = write(text, "long")
+    with pytest.raises(RulesError) as caught:
+        rulesdsl.load_game(path)
+    line = text.splitlines().index("  long: \"" + " + ".join(["1"] * 3000) + "\"") + 1
+    assert f"{path}:{line}:" in str(caught.value) and "took longer than" in str(caught.value)

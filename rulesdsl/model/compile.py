@@ -208,27 +208,34 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
 
     def evaluate_now(self, path, text, scope, what="value"):
         """Evaluate a load-time expression (data that depends on options, board geometry...)."""
-        code = self.expr(path, text, scope)
-        if code is _FAIL:
-            return _FAIL
-        try:
-            self.type_now()  # a value that can never be worked out is a type error, said as one
-        except CompileProblem as exc:
-            self._expr_problem(path, exc, None)
-            return _FAIL
+        try:  # (its budget, guarded below, may run out while it is compiled as well as while it runs)
+            code = self.expr(path, text, scope)
+            if code is _FAIL:
+                return _FAIL
+            try:
+                self.type_now()  # a value that can never be worked out is a type error, said as one
+            except CompileProblem as exc:
+                self._expr_problem(path, exc, None)
+                return _FAIL
+        except (LimitExceeded, budget.TimeBudgetExceeded, MemoryError) as exc:
+            return self._cannot(path, what, exc)
         try:
             value = self.lambda_("S, me", code)(None, None)
         except Exception as exc:  # noqa: BLE001 - a rule file mistake, reported at its location
-            limited = isinstance(exc, (LimitExceeded, budget.TimeBudgetExceeded, MemoryError))
-            self.problem(path, f"cannot compute this {what}: {_describe(exc)}", _LIMIT_HINT if limited else None,
-                         code="limit_exceeded" if limited else "evaluation_failed", fields={"what": what})
-            return _FAIL
+            return self._cannot(path, what, exc)
         if what.startswith("list of") and not isinstance(value, (list, tuple, range)):
             self.problem(path, f"this should be a {what}, but it is {text_of(value)}",
                          "write a list, e.g. [a, b], or an expression that makes one", code="bad_value",
                          fields={"what": what})
             return _FAIL
         return value
+
+    def _cannot(self, path, what: str, exc: Exception):
+        """_FAIL, once a load-time expression that failed (`exc`) is reported at `path`."""
+        limited = isinstance(exc, (LimitExceeded, budget.TimeBudgetExceeded, MemoryError))
+        self.problem(path, f"cannot compute this {what}: {_describe(exc)}", _LIMIT_HINT if limited else None,
+                     code="limit_exceeded" if limited else "evaluation_failed", fields={"what": what})
+        return _FAIL
 
     # -- top level --------------------------------------------------------------------------
     def compile(self) -> Rules:

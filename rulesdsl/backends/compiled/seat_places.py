@@ -35,7 +35,6 @@ class SeatPlaces:
                  "for wr in range(NS):"]
                 + ["    " + line for line in self.places.write(target, "wr", "wv[wr]", "i", node.at[0])])
 
-
     def _assign_key_places(self, node, slot, env) -> list | None:
         """`var = {key: value, ...}` (or a choice of such tables, `a if c else b`) for a variable with a place per
         key: every pair worked out in order, then the keys checked to be exactly the variable's, then each value

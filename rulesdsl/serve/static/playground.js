@@ -554,12 +554,13 @@ async function start() {
   $("save").onclick = async () => {
     try {
       const done = await api("save", { path: page.path, bundled: page.bundled, text: RulesEditor.getText(page.editor) });
-      $("saved").textContent = done.copy ? `saved a copy: ${done.copy}` : "saved";
       if (page.bundled && !page.copiesTo) { // the copy is a file of this folder now: it is the one edited
         await listFiles(page.path);
         page.bundled = false;
         showSave();
       }
+      // said once the page shows what was saved (the copy chosen in the file list)
+      $("saved").textContent = done.copy ? `saved a copy: ${done.copy}` : "saved";
     } catch (e) { $("saved").textContent = e.error; }
   };
   $("new").onclick = newGame;
