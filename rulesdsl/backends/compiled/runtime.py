@@ -422,15 +422,24 @@ def combinations(xs, k, size_code, limit_code):
     for r in range(out.shape[0]):
         for j in range(k):
             out[r, j] = xs[at[j]]
-        i = k - 1  # the last position that can still move right
-        while i >= 0 and at[i] == i + n - k:
-            i -= 1
-        if i < 0:
+        if not next_choice(at, n, k):
             break
-        at[i] += 1
-        for j in range(i + 1, k):
-            at[j] = at[j - 1] + 1
     return out
+
+
+@compiled(**_JIT)
+def next_choice(at, n, k):
+    """Move the rising positions at[:k] of a choice of k of n items on to the next choice, in the order itertools
+    gives them: False after the last."""
+    i = k - 1  # the last position that can still move right
+    while i >= 0 and at[i] == i + n - k:
+        i -= 1
+    if i < 0:
+        return False
+    at[i] += 1
+    for j in range(i + 1, k):
+        at[j] = at[j - 1] + 1
+    return True
 
 
 @compiled(**_JIT)
@@ -488,14 +497,8 @@ def subsets(xs, limit_code):
             for j in range(k):
                 out[r, 1 + j] = xs[at[j]]
             r += 1
-            i = k - 1
-            while i >= 0 and at[i] == i + n - k:
-                i -= 1
-            if i < 0:
+            if not next_choice(at, n, k):
                 break
-            at[i] += 1
-            for j in range(i + 1, k):
-                at[j] = at[j - 1] + 1
     return out
 
 
