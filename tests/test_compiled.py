@@ -863,11 +863,8 @@ end:
 """
 
 
-def test_a_per_key_variable_assigned_a_table_whole_plays_alike_and_one_of_other_keys_fails_alike(tmp_path):
-    path = tmp_path / "pens-whole.yaml"
-    path.write_text(PENS_WHOLE)
-    python = load_game(str(path), backend="python")
-    compiled = with_backend(python, "compiled")
+def test_a_per_key_variable_assigned_a_table_whole_plays_alike_and_one_of_other_keys_fails_alike(write):
+    python, compiled = _games(write(PENS_WHOLE, "pens-whole"), None)
     assert lockstep(python, compiled, range(6)) > 6 * 8  # every position of every game compared
     data = python.new_initial_state(0).to_json()
     data["vars"]["odd"] = 1

@@ -327,14 +327,32 @@ def _choices(name: str, xs, k, ordered: bool) -> tuple[list, int]:
     if k is None:
         k = n
     if k.__class__ is not int or k < 0:
-        raise RuleValueError(f"{name}(): the size of each choice should be a whole number 0 or more, not {k!r}")
+        raise RuleValueError(choice_size_refused(name, k))
     count = 0 if k > n else 1
     for i in range(k if ordered else min(k, n - k)):
         count = count * (n - i) if ordered else count * (n - i) // (i + 1)
         if count * (k + 1) > MAX_ITEMS:
-            raise LimitExceeded(f"{name}() would give {count:,} or more lists of {k:,} items, more than the "
-                                f"{MAX_ITEMS:,} items the language allows in one value")
+            raise LimitExceeded(choices_past_limit(name, count, k))
     return items, k
+
+
+def choices_past_limit(name: str, count: int, k: int) -> str:
+    """What combinations() or permutations() (`name`) says when its `count` choices of k items so far are past
+    the limit (a compiled backend says the same)."""
+    return (f"{name}() would give {count:,} or more lists of {k:,} items, more than the {MAX_ITEMS:,} items the "
+            "language allows in one value")
+
+
+def choice_size_refused(name: str, k) -> str:
+    """What combinations() or permutations() (`name`) says of a size of each choice that is no whole number 0 or
+    more."""
+    return f"{name}(): the size of each choice should be a whole number 0 or more, not {k!r}"
+
+
+def subsets_items(n: int) -> int:
+    """The items subsets() of n items would hold together, as counted against the limit: 2 ** n lists of n / 2
+    items on average (a count past 2 ** 64 is not worked out: it is far past the limit)."""
+    return 2 ** min(n, 64) * (n + 2) // 2
 
 
 @builtin("collections", fold=True)
@@ -354,14 +372,16 @@ def permutations(xs: "list | tuple | range | text | table", k: "int | none" = No
     return checked.nested([list(c) for c in itertools.permutations(items, k)])
 
 
+SUBSETS_HELD = "subsets()'s lists together"  # what subsets() past the limit names (checked.too_many)
+
+
 @builtin("collections", fold=True)
 def subsets(xs: "list | tuple | range | text | table") -> "list[list[item(xs)]]; item_len(xs)":
     """Every subset of xs, each a list in the order of xs, smallest first: subsets([a, b]) is
     [[], [a], [b], [a, b]]."""
     items = _list("subsets", xs)
     n = len(items)
-    # 2 ** n lists of n / 2 items on average (a count past 2 ** 64 is not worked out: it is far past the limit)
-    checked.check_count(2 ** min(n, 64) * (n + 2) // 2, "subsets()'s lists together")
+    checked.check_count(subsets_items(n), SUBSETS_HELD)
     return checked.nested([list(c) for k in range(n + 1) for c in itertools.combinations(items, k)])
 
 

@@ -38,7 +38,7 @@ def replaced_places(old, new, name: str):
     return nested({key: new[key] for key in old})  # (in the declared order of the keys)
 
 
-def _too_many(n: int, what: str) -> LimitExceeded:
+def too_many(n: int, what: str) -> LimitExceeded:
     return LimitExceeded(f"{what} would hold {n:,} items; the language allows at most {MAX_ITEMS:,}")
 
 
@@ -52,14 +52,14 @@ def _is_seq(x) -> bool:
 def check_count(n, what: str = "the result") -> None:
     """LimitExceeded when `n` items are more than a list may hold."""
     if isinstance(n, int) and n > MAX_ITEMS:
-        raise _too_many(n, what)
+        raise too_many(n, what)
 
 
 def add(a, b):
     """a + b, refusing lists and strings beyond the limit (a sum can at most double a length)."""
     value = a + b
     if value.__class__ in _SEQUENCES and len(value) > MAX_ITEMS:
-        raise _too_many(len(value), "this value")
+        raise too_many(len(value), "this value")
     return value
 
 

@@ -1,12 +1,15 @@
 """More built-ins and effects printed for compiled code (a mixin of printer.Printer): sorted() (reversed too),
-combinations(), permutations() and subsets(), first(), last(), take_while(), min() and max() of values, next_seat(), values(), remove(), `player = seat`, and
-operands that may hold none, each as the Python engine computes it (its errors too)."""
+combinations(), permutations() and subsets(), first(), last(), take_while(), min() and max() of values,
+next_seat(), values(), remove(), `player = seat`, and operands that may hold none, each as the Python engine
+computes it (its errors too)."""
 
 from __future__ import annotations
 
 from ...ir import nodes as N
 from ...lang import types as T
-from .messages import ValueMessage
+from ...lang.builtins import SUBSETS_HELD, choice_size_refused, choices_past_limit, subsets_items
+from ...lang.checked import too_many
+from .messages import MadeMessage
 from .places import _may_be_none
 
 _ORDERED = frozenset({"int", "seat", "cell", "bool"})  # kinds whose order is their whole number's order
@@ -52,9 +55,7 @@ class ListBuiltins:
         seq, rep = self.ex(node.args[0], env)
         if rep != "a":
             raise self.unsupported(node, "subsets() of anything but a list of single values")
-        shown = lambda n: f"{2 ** min(n, 64) * (n + 2) // 2:,}"  # noqa: E731 - (as lang/checked.py counts them)
-        limit = self.m.code(ValueMessage("subsets()'s lists together would hold {0} items; the language allows at "
-                                         "most 1,000,000", shown), node.at[0])
+        limit = self.m.code(MadeMessage(lambda n: str(too_many(subsets_items(n), SUBSETS_HELD))), node.at[0])
         return f"_rt.subsets({seq}, {limit!r})", "ar"
 
     def _choices(self, node, env, name: str, least: int):
@@ -68,10 +69,8 @@ class ListBuiltins:
         if len(node.args) == 2 and _may_be_none(node.args[1], self.ir):
             raise self.unsupported(node.args[1], f"a size of {name}() that may be none")
         at = node.at[0]
-        size_code = self.m.code(f"{name}(): the size of each choice should be a whole number 0 or more, not {{0}}",
-                                at)
-        limit_code = self.m.code(f"{name}() would give {{0:,}} or more lists of {{1:,}} items, more than the "
-                                 "1,000,000 items the language allows in one value", at)
+        size_code = self.m.code(MadeMessage(lambda k: choice_size_refused(name, k)), at)
+        limit_code = self.m.code(MadeMessage(lambda count, k: choices_past_limit(name, count, k)), at)
         return f"_rt.{name}({seq}, {size}, {size_code!r}, {limit_code!r})", "a2"
 
     def b_list(self, node, env):
