@@ -111,8 +111,10 @@ def test_every_value_of_a_bundled_game_has_a_type_known_at_load(game):
 
 def test_a_long_run_of_operators_in_a_rule_lowers_without_recursion(write):
     text = (ROOT / "tests" / "fuzz_corpus" / "expr_long_sum_chain.yaml").read_text(encoding="utf-8")
+    # the file's own 5,000-term let, worked out at load, takes most of a let's budget: a short one here
+    lines = ['  probe: "1"' if line.startswith("  probe: ") else line for line in text.splitlines()]
     run = " + ".join(["1"] * 3000)
-    path = write(text.replace('  score: "', f'  score: "{run} + ', 1))
+    path = write("\n".join(lines).replace('  score: "', f'  score: "{run} + ', 1))
     score = rulesdsl.load_game(path).rules.ir.scoring["score"]
     depth = 0
     while isinstance(score, N.Binary):
