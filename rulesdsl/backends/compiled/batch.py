@@ -22,7 +22,7 @@ from .unsupported import Unsupported
 TEMPLATE = '''# Kernels: many games stepped at once, and rollouts (see rulesdsl/backends/compiled/batch.py).
 
 
-@_entry
+@_jit
 def rollout(s, rng, limit, out, log, drawn):
     """Random moves and chance outcomes, every one drawn from the single stream rng[0] (as play() with one Rng for
     chance and every seat), until the end or `limit` moves or a full log: (moves made, row of the last seat's
@@ -109,7 +109,7 @@ def acting(s, learner):
     return me if learner[me] else -1
 
 
-@_entry
+@_jit
 def masks(S, learner, out, acts, to_act, mask, koff, byplace, nparams, strides, vals, counts, place_offset, cap):
     """Each game's learning seat to choose (-1: none) and the mask of its legal actions: -1, else the first game
     holding a move the tables cannot number."""
@@ -128,7 +128,7 @@ def masks(S, learner, out, acts, to_act, mask, koff, byplace, nparams, strides, 
     return -1
 
 
-@_entry
+@_jit
 def reset_games(S, seats, which, seeds, keys, start, learner, out, drawn, own):
     """Games `which` afresh from `start`, each with its seed and its seats' stream keys, played on to a learning
     seat's choice."""
@@ -144,7 +144,7 @@ def reset_games(S, seats, which, seeds, keys, start, learner, out, drawn, own):
         others(s, seats[i], learner, out, drawn, own)
 
 
-@_entry
+@_jit
 def step_games(S, seats, actions, skip, learner, out, acts, drawn, own, into, rewards, ended, capped, illegal,
                koff, byplace, nparams, strides, vals, counts, place_offset, cap):
     """Each game not in `skip` takes its action for the learning seat to choose, then chance and the other seats

@@ -101,7 +101,7 @@ class Fractions:
         nan = self.p.m.code("a score or tiebreak that is not a number (nan), which compiled code does not rank as "
                             "Python does", score.at[0] if score is not None else None,
                             "load the game with backend='python'")
-        lines = [f"FRACTIONAL_SCORES = {fractional}", "", "", "@_entry", "def scores(s, into):",
+        lines = [f"FRACTIONAL_SCORES = {fractional}", "", "", "@_jit", "def scores(s, into):",
                  "    for me in range(NS):", f"        into[me] = {self._per_seat(score)}", "", "",
                  "@_jit", "def by_score(s, draw):",
                  f"    scores = np.empty(NS, np.{'float64' if fractional else 'int64'})",

@@ -164,7 +164,7 @@ class Program:
 
     # -- legal moves ----------------------------------------------------------------------------------------------
     def _legal(self) -> str:
-        lines = ["@_entry", "def legal(s, me, out):", "    st = s[O_step]"]
+        lines = ["@_jit", "def legal(s, me, out):", "    st = s[O_step]"]
         for name, step in self.ir.steps.items():
             if step.kind not in ("decision", "simultaneous"):
                 continue
@@ -366,7 +366,7 @@ class Program:
     # -- applying a move ----------------------------------------------------------------------------------------
     def _apply(self) -> str:
         last = self.layout.slots["last"].form
-        lines = ["@_entry", "def apply(s, row, who):", "    k = row[0]", "    st = s[O_step]",
+        lines = ["@_jit", "def apply(s, row, who):", "    k = row[0]", "    st = s[O_step]",
                  "    s[X_rule] = k + 1", "    s[X_turn] = s[O_turn]", "    s[O_ply] += 1",
                  "    if who >= 0:", f"        s[{self._ident('last.player')}] = who",
                  f"        s[O_last_row] = s[O_ply] - 1"]
@@ -774,15 +774,10 @@ from numba import njit
 from rulesdsl.backends.compiled import runtime as _rt
 
 # cached when read from a file; no C-callable wrapper (nothing takes their address: it would cost compile time);
-# typed by the types of the arguments passed, not their values (see runtime.compiled). Only the entries Python
-# calls (_entry) have a wrapper for Python: the others are called from compiled code alone, and a wrapper each
-# cost about a tenth of a game's compile.
-_entry = _rt.compiled(boundscheck=True, cache="__file__" in globals(), nogil=True, no_cfunc_wrapper=True)
-_jit = _rt.compiled(boundscheck=True, cache="__file__" in globals(), nogil=True, no_cfunc_wrapper=True,
-                    no_cpython_wrapper=True)
+# typed by the types of the arguments passed, not their values (see runtime.compiled)
+_jit = _rt.compiled(boundscheck=True, cache="__file__" in globals(), nogil=True, no_cfunc_wrapper=True)
 # the checks every index passes are inlined where used: a call between compiled functions is otherwise a real call
-_tiny = njit(boundscheck=True, cache="__file__" in globals(), nogil=True, no_cfunc_wrapper=True,
-             no_cpython_wrapper=True, inline="always")
+_tiny = njit(boundscheck=True, cache="__file__" in globals(), nogil=True, no_cfunc_wrapper=True, inline="always")
 
 
 def _table(rows, dims):
@@ -999,7 +994,7 @@ def go(s, target):
         return
     {error}'''
 
-BY_SCORE = '''@_entry
+BY_SCORE = '''@_jit
 def scores(s, into):
     """Each seat's score (state.scores()), when the rules score whole numbers."""
     for p in range(NS):
@@ -1047,14 +1042,14 @@ def playout_source(simultaneous: bool) -> str:
         "        #SIMULTANEOUS\n", PLAYOUT_SIMUL if simultaneous else "")
 
 
-DECIDER = """@_entry
+DECIDER = """@_jit
 def decider(s):
     if ACTED[s[O_step]]:
         return actor(s)
     return s[O_player]
 """
 
-DECIDER_SIMUL = """@_entry
+DECIDER_SIMUL = """@_jit
 def decider(s):
     if SIMUL[s[O_step]]:
         return first_waiting(s)
@@ -1075,7 +1070,7 @@ def logged(log, done, seat, row):
     log[done, W + 3] = 0
 
 
-@_entry
+@_jit
 def playout(start, seeds, rng, max_steps, out, log, drawn, keep, shared, plies, results):
     \"\"\"Random moves from the seats' streams rng[1 + seat] (with `shared`, from rng[0] as well) and chance outcomes
     from rng[0]. With no `seeds`: from `start`, in place, until the end (0), max_steps (2) or the end of the log
@@ -1138,7 +1133,7 @@ def playout(start, seeds, rng, max_steps, out, log, drawn, keep, shared, plies, 
     return done, why, last
 
 
-@_entry
+@_jit
 def returns(s, into):
     \"\"\"What each seat gets at the end (engine/state.py returns()): 1 each winner, -1 the others; a lone seat that
     neither won nor drew -1; else 0 each (0 too before the end).\"\"\"

@@ -97,7 +97,7 @@ def pending_moves(state) -> list:
     return moves
 
 
-STUBS = '''@_entry
+STUBS = '''@_jit
 def waiting(s):
     return _none()
 
@@ -106,7 +106,7 @@ def waiting(s):
 def first_waiting(s):
     return -1'''
 
-WAITING = '''@_entry
+WAITING = '''@_jit
 def waiting(s):
     a = actors(s)
     out = np.empty(a.shape[0], np.int64)
