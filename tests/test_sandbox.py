@@ -401,6 +401,16 @@ def test_long_sums_compile_and_add_up(write):
         assert state.is_terminal() and state.winners == []
 
 
+def test_a_let_is_parsed_once_as_its_file_loads(write, monkeypatch):
+    # the lets are put in order by what each reads, from its tree, and its compile takes that very tree: a long let
+    # costs one parse of its budget, not two
+    import rulesdsl.model.compile as model_compile
+    text, parsed, real = "+".join(["1"] * 400), [], model_compile.parse
+    monkeypatch.setattr(model_compile, "parse", lambda source, *args: parsed.append(source) or real(source, *args))
+    assert rulesdsl.load_game(write(game_text(let=text))).rules is not None
+    assert parsed.count(text) == 1
+
+
 @pytest.mark.parametrize("expression, value", [
     ("2 * (" + "+".join(["1"] * 3000) + ")", 6000),
     ("size([" + "+".join(["1"] * 3000) + "])", 1),

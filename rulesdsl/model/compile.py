@@ -68,6 +68,7 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
         self.rules.variant = variant
         self.namespace: dict = {"__builtins__": namespace_builtins()}
         self._fn_count = 0
+        self._parsed: dict = {}  # (text, start) -> its tree, parsed ahead to order the lets: parse_at takes it once
         self.naming = Naming(self.data)  # what each name means where it is written, for the IR
         self._expanded: dict = {}  # name -> (params' bindings, body's IR) of a function compiled into its callers
         self._reads: ReadAnalysis | None = None
@@ -105,6 +106,9 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
             self.problem(path, f"expected an expression (a string), got {type(text).__name__}", code="schema_type",
                          fields={"path": path, "expected": ("string",)})
             return _FAIL
+        ahead = self._parsed.pop((text, start), None)  # (read, not changed, since it was parsed)
+        if ahead is not None:
+            return ahead
         try:
             return parse(text, start)
         except SyntaxProblem as exc:
@@ -478,6 +482,8 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
                 node = parse(text) if isinstance(text, str) else None
             except SyntaxProblem:
                 node = None
+            if node is not None:  # a long let is not parsed twice (its compile takes this tree)
+                self._parsed[(text, "expr")] = node
             words = set() if node is None else {
                 n.id if isinstance(n, A.Name) else n.func for n in A.walk(node) if isinstance(n, (A.Name, A.Call))}
             stage = None
