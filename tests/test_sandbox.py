@@ -409,6 +409,13 @@ def test_a_let_is_parsed_once_as_its_file_loads(write, monkeypatch):
     monkeypatch.setattr(model_compile, "parse", lambda source, *args: parsed.append(source) or real(source, *args))
     assert rulesdsl.load_game(write(game_text(let=text))).rules is not None
     assert parsed.count(text) == 1
+    # a let that calls the file's functions waits for them, and is read once more for what it calls: not parsed
+    late = f"double(1) + {text}"
+    function = "functions:\n  double:\n    params: [x]\n    value: \"2 * x\"\n"
+    with_function = game_text(let=late).replace("let:", function + "let:")
+    parsed.clear()
+    assert rulesdsl.load_game(write(with_function)).rules is not None
+    assert parsed.count(late) == 1
 
 
 @pytest.mark.parametrize("expression, value", [

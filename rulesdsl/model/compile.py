@@ -522,7 +522,7 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
         `stateless`); the problem at each call of one that reads the position (one that failed to compile is
         reported where it is defined)."""
         ok = True
-        for call in A.walk(parse(text)):
+        for call in A.walk(self._parsed.get((text, "expr")) or parse(text)):  # (read: its compile takes it next)
             if not isinstance(call, A.Call) or functions.get(call.func) is None \
                     or functions[call.func].category != "functions":
                 continue
