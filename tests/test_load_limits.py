@@ -5,6 +5,7 @@ located error at the part that crosses it; one less than the limit loads and pla
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -140,6 +141,16 @@ def test_a_load_time_value_whose_budget_runs_out_while_it_is_compiled_is_located
     from rulesdsl.model.compile import ModelCompiler
     monkeypatch.setitem(budget._sections, ModelCompiler.evaluate_now.__code__, (0.001, "working it out"))
     budget.ensure_watchdog()
+    compile_expr = ModelCompiler.expr
+
+    def slow_to_compile(self, path, text, *rest, **options):  # the sum compiles in less than the watchdog's
+        if str(text).startswith("1 + 1 + 1"):  # tick on a fast machine: its compile is made to take as long as need be
+            end = time.process_time() + 30
+            while time.process_time() < end:
+                pass
+        return compile_expr(self, path, text, *rest, **options)
+
+    monkeypatch.setattr(ModelCompiler, "expr", slow_to_compile)
     text = open(game(write), encoding="utf-8").read().replace("moves:", "let:\n  long: \"" + " + ".join(
         ["1"] * 3000) + "\"\nmoves:", 1)
     path = write(text, "long")

@@ -45,8 +45,11 @@ def dask_results(play_chunk, spec, indices: list[int], address: str, workers: in
     try:
         if address == "local":  # on this machine only, on free ports (its web server even without a dashboard)
             with dask.config.set(WORKER_CONFIG):
+                # silence_logs: what goes wrong in a task or a worker reaches the run as an error said here;
+                # Dask's own tracebacks (a worker slow to close on a loaded machine) would only alarm
                 cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
-                                       processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0")
+                                       processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0",
+                                       silence_logs=logging.CRITICAL)
             client = Client(cluster)
         else:
             client = Client(address, timeout=20)
