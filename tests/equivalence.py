@@ -150,7 +150,7 @@ MINE = "count(c for c in cells if " + OWNED.format(c="c", p="{p}") + ")"
 @st.composite
 def small_games(draw) -> str:
     """The text of a small random game: a grid of 2 to 4 columns and rows, 2 or 3 players, marking empty cells,
-    maybe waiting (twice a game at most), maybe a die weighted by whole numbers or fractions rolled before each
+    maybe waiting (twice a game at most, in a position not met before: its positions' keys are kept), maybe a die weighted by whole numbers or fractions rolled before each
     turn, and end rules drawn from lines completed, pieces counted and the board filled (the last, always there,
     ends every game), won by the rule's winners or by score."""
     columns, rows = draw(st.integers(2, 4)), draw(st.integers(2, 4))
@@ -168,7 +168,8 @@ def small_games(draw) -> str:
     lines += ["moves:", "  mark:", "    params: {c: {in: cells}}", "    when:", "      - test: \"empty(c)\""]
     lines += ["    notation: \"{c}\"", "    do: [\"place(piece('stone', owner=me), c)\"]"]
     if waiting:
-        lines += ["  wait:", "    notation: wait", "    when:", "      - test: \"waits[me] < 2\"",
+        # (never the second time: a wait changes the position, so its game keeps every position's key)
+        lines += ["  wait:", "    notation: wait", "    when:", "      - test: \"waits[me] < 2 and not repeated(2)\"",
                   *(["      - test: \"rolled > 1\""] if rolling else []),
                   "    do: [\"waits[me] += 1\"]"]
     steps = ["flow:", f"  max_turns: {draw(st.integers(4, 40))}", "  steps:"]

@@ -11,7 +11,7 @@ from rulesdsl.engine.arrays import from_arrays, to_arrays
 from rulesdsl.engine.repetition import position_key
 from rulesdsl.errors import RulesError
 
-from .helpers import ROOT, run_cli
+from .helpers import ROOT
 
 # Markers moved up and down a track: the top wins, a position met for the third time is a draw, and a player may
 # claim a draw by repetition (the `claim` move) once the position has been met twice.
@@ -136,10 +136,63 @@ def test_a_number_that_is_not_whole_is_refused_where_it_is_written(write):
     assert re.search(r"game\.yaml:\d+:\d+: error: repeated\(\) needs a whole number", str(caught.value))
 
 
-def test_the_compiled_backend_says_it_does_not_take_it(write, capsys, monkeypatch, tmp_path):
-    monkeypatch.setenv("RULESDSL_CACHE", str(tmp_path))
-    path = write(STEPS)
-    _, out, err = run_cli(capsys, "compile", path, "--check")
-    assert re.search(r"game\.yaml:\d+:\d+: warning: 'repeated\(\)' has no compiled form", out + err)
-    with pytest.raises(RulesError, match=r"game\.yaml:\d+:\d+: error: the compiled backend does not take"):
-        rulesdsl.load_game(path, backend="compiled")
+@pytest.fixture(scope="module")
+def compiled(game):
+    from rulesdsl.backends.compiled.build import with_backend
+    return with_backend(game, "compiled")
+
+
+def test_the_compiled_backend_counts_positions_as_the_python_engine_does(game, compiled):
+    python_state, state = game.new_initial_state(), compiled.new_initial_state()
+    for move in ROUND + ["up"]:
+        for s in (python_state, state):
+            s.apply(next(m for m in s.legal_moves() if str(m) == move))  # (moves applied by compiled code)
+        assert legal(state) == legal(python_state)
+    assert legal(state) == ["up", "claim"] and state.python().positions == python_state.positions
+    assert state.to_json() == python_state.to_json()
+    assert state.to_json()["position_keys"] == "words"
+    again = compiled.state_from_json(python_state.to_json())
+    for s in (state, again, python_state):
+        for move in ["up", "down", "down"]:
+            s.apply(next(m for m in s.legal_moves() if str(m) == move))
+        assert s.is_terminal() and s.winners == [] and s.ended_by == 0  # the third time
+
+
+def test_compiled_playouts_make_room_for_the_positions_they_keep(game, compiled, monkeypatch):
+    from rulesdsl.backends.compiled import packing
+    from rulesdsl.engine.play import play, uniform
+    from rulesdsl.engine.rng import Rng
+    monkeypatch.setattr(packing, "TAIL_ROOM", 0)  # a vector packed with no room: every kind of playout makes it
+    monkeypatch.setattr(compiled, "_start", None)  # (the first position's vector, packed once)
+    for seed in range(12):
+        state = compiled.new_initial_state(seed)
+        assert len(state.s) == compiled.packing.tail
+        state.playout(Rng(seed), [Rng(seed + 1), Rng(seed + 2)])
+        reference = game.new_initial_state(seed)
+        play(reference, uniform, Rng(seed), [Rng(seed + 1), Rng(seed + 2)])
+        assert state.python().positions == reference.positions and state.to_json() == reference.to_json()
+    plies, results = compiled.playouts(range(12), Rng(1), [Rng(2), Rng(3)])  # whole games in one call
+    assert plies.tolist() == [len(s.history) for s in _python_playouts(game, 12)]
+
+
+def _python_playouts(game, n):
+    from rulesdsl.engine.play import play, uniform
+    from rulesdsl.engine.rng import Rng
+    chance, seats = Rng(1), [Rng(2), Rng(3)]  # the streams run on from one game to the next
+    states = []
+    for seed in range(n):
+        state = game.new_initial_state(seed)
+        play(state, uniform, chance, seats)
+        states.append(state)
+    return states
+
+
+def test_keys_of_another_kind_in_a_saved_state_are_refused_with_a_way_out(game):
+    saved = played(game, ROUND).to_json()
+    del saved["position_keys"]  # as saved before keys were worked out from the position's words
+    with pytest.raises(RulesError, match="'positions' hold keys of another kind \\(text\\) than this game's "
+                                         "positions \\(words\\)") as caught:
+        game.state_from_json(saved)
+    assert "remove 'positions'" in str(caught.value)
+    del saved["positions"]
+    assert game.state_from_json(saved).occurrences() == 1  # counted afresh from there

@@ -42,9 +42,11 @@ def _actions(rng, mask, wrong: float):
 
 
 BIDS = "tests/compiled_games/blind-bids.yaml"  # simultaneous steps, a step whose actor is an expression
+SHUTTLE = "tests/compiled_games/shuttle.yaml"  # repeated(n): the rows keep the positions their games left
 
 
-@pytest.mark.parametrize("path, seat", [(TUTORIAL, 0), (TUTORIAL, 1), (bundled_games()["mabula"], 1), (BIDS, 1)])
+@pytest.mark.parametrize("path, seat", [(TUTORIAL, 0), (TUTORIAL, 1), (bundled_games()["mabula"], 1), (BIDS, 1),
+                                        (SHUTTLE, 0)])
 def test_the_vector_env_plays_the_games_of_gymnasiums_sync_vector_env_on_both_backends(path, seat):
     n = 3
     sync = SyncVectorEnv([lambda: make(path, seat=seat) for _ in range(n)])

@@ -43,6 +43,25 @@ def from_arrays(arrays: dict, layout, game, history: list | None = None) -> Stat
     return codec.state(arrays)
 
 
+def position_words(state, layout):
+    """The words of the position of `state` (its board, zones and variables: layout.position_slots()) as one int64
+    array, each array of those slots flattened in layout order (unsigned arrays by their bits), places that hold
+    nothing zero: the words a compiled backend holds them in. The layout holds the position in words
+    (Layout.position_in_words)."""
+    import numpy as np
+    codec = _codec(layout, state.game, fresh=False)
+    runs = []
+    for slot in layout.position_slots():
+        out = {leaf.name: np.zeros(leaf.shape, dtype=leaf.dtype) for leaf in slot.leaves()}
+        try:
+            codec._write(slot, state, out, (), 0)
+        except _Misfit as exc:
+            raise codec._error(slot.name, str(exc), slot.decl) from None
+        runs += [a.reshape(-1).view(np.int64) if a.dtype == np.uint64 else a.reshape(-1).astype(np.int64)
+                 for a in out.values()]
+    return np.concatenate(runs) if runs else np.zeros(0, np.int64)
+
+
 def log_arrays(history: list, secret: dict, layout, game, encode_moves: bool = True) -> dict:
     """The arrays of the log slots (the history, its secret entries, the moves read from a saved state) of a state
     whose history is `history` (moves, after the notation of those read from a saved state) and `secret` (ply ->
@@ -58,7 +77,7 @@ def log_arrays(history: list, secret: dict, layout, game, encode_moves: bool = T
     rows = {"history": len(moves), "secret": len(history), "imported": imported, "positions": 0}
     out = {}
     for slot, leaves in codec.slots:
-        if slot.kind != "log":
+        if slot.kind != "log" or slot.name == "positions":  # (the backend's own arrays hold those)
             continue
         for leaf in leaves:
             shape = tuple(rows[slot.name] if d is None else d for d in leaf.shape)
@@ -79,11 +98,10 @@ def log_arrays(history: list, secret: dict, layout, game, encode_moves: bool = T
 class _Log:
     """The parts of a state log_arrays reads."""
 
-    __slots__ = ("history", "secret", "positions")
+    __slots__ = ("history", "secret")
 
     def __init__(self, history, secret):
         self.history, self.secret = history, secret
-        self.positions = ()  # (a backend that keeps a log beside its arrays plays no game that counts positions)
 
 
 def digest(arrays: dict) -> str:
@@ -130,12 +148,15 @@ def _key(value) -> tuple:
 _CODECS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # game -> (layout, its _Codec)
 
 
-def _codec(layout, game) -> "_Codec":
+def _codec(layout, game, fresh: bool = True) -> "_Codec":
     """A codec of `game` in `layout` for one conversion: its tables are made once per game (a compiled state
-    converts at every read of its observation or its saved form), its fields of one conversion fresh."""
+    converts at every read of its observation or its saved form), its fields of one conversion fresh (without
+    `fresh`, the game's own codec, for writing arrays only)."""
     kept = _CODECS.get(game)
     if kept is None or kept[0] is not layout:
         kept = _CODECS[game] = (layout, _Codec(layout, game))
+    if not fresh:
+        return kept[1]
     codec = copy.copy(kept[1])
     codec._links = {}
     return codec

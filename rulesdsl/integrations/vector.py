@@ -16,6 +16,8 @@ from ..engine.play import play, start, streams
 from ..engine.rng import derive_seed
 from .common import Loaded, fresh_seed, next_seed
 
+VECTOR_ROOM = 256  # keys of positions left a step of the compiled games has room for (a game that counts them)
+
 try:  # optional: the `gymnasium` extra
     import gymnasium
     import numpy as np
@@ -134,17 +136,31 @@ class _CompiledGames:
     def _call(self, fn, *args):
         return self.game.call(self.first, self.first.step, fn, *args)
 
+    def _room(self) -> None:
+        """Room in every row for the keys of the positions a step may leave, in a game that counts them (see
+        backends/compiled/packing.py): the rows and the first position lengthened together when one runs short."""
+        packing = self.game.packing
+        if packing.positions is None:
+            return
+        width = packing.tail + int(self.S[:, packing.positions].max()) + VECTOR_ROOM
+        if width > self.S.shape[1]:
+            width = max(width, 2 * self.S.shape[1] - packing.tail)
+            self.S = np.pad(self.S, ((0, 0), (0, width - self.S.shape[1])))
+            self.start = np.pad(self.start, (0, width - len(self.start)))
+
     def reset(self, which, seeds) -> None:
         which = np.asarray(which, np.int64)
         keys = np.array([[derive_seed(seed, "agent", p) for p in range(self.seats)] for seed in seeds],
                         np.int64).reshape(len(which), self.seats)
         wrapped = np.array([derive_seed(seed, "chance") for seed in seeds], np.uint64).view(np.int64)  # as start()
+        self._room()
         self._call(self.fn["reset_games"], self.S, self.R, which, wrapped, keys, self.start, self.learner, self.out,
                    self.drawn, self.own)
 
     def step(self, actions, skip) -> tuple:
         rewards = np.zeros((self.n, self.seats), np.float64)
         ended, capped, illegal = (np.zeros(self.n, np.bool_) for _ in range(3))
+        self._room()
         bad = self._call(self.fn["step_games"], self.S, self.R, np.asarray(actions, np.int64),
                          np.asarray(skip, np.bool_), self.learner, self.out, self.acts, self.drawn, self.own,
                          self.into, rewards, ended, capped, illegal, *self.tables.args())

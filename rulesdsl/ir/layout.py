@@ -79,6 +79,9 @@ class Slot:
         return self.form.leaves()
 
 
+POSITION_KINDS = ("board", "zone", "var")  # the kinds of slot a position is made of (see Layout.position_slots)
+
+
 @dataclass
 class Layout:
     """How a state of one compiled game (a rule file with its variant and options) is held as arrays."""
@@ -101,6 +104,20 @@ class Layout:
 
     def leaves(self) -> list:
         return [leaf for slot in self.slots.values() for leaf in slot.leaves()]
+
+    def position_slots(self) -> list:
+        """The slots of the position proper (the board, the zones, the variables): what repeated() compares."""
+        return [slot for slot in self.slots.values() if slot.kind in POSITION_KINDS]
+
+    def position_in_words(self) -> bool:
+        """Whether the position's slots are held as whole numbers of fixed shapes: then its words, in layout order,
+        are the same in every backend that holds the layout (engine/repetition.py keys positions by them)."""
+        found = self.__dict__.get("_in_words")  # (asked at every move of a game that counts positions)
+        if found is None:
+            found = self.__dict__["_in_words"] = all(
+                slot.fits and all(leaf.dtype not in ("object", "float64") and None not in leaf.shape
+                                  for leaf in slot.leaves()) for slot in self.position_slots())
+        return found
 
     def describe(self) -> str:
         """One line per array: name, dtype and shape; a slot that does not fit says why."""

@@ -87,7 +87,7 @@ class Draw:
         if self.seen is not None:
             parts.insert(0, f"@_jit\ndef SEEN_{index}(s, me{ins}, outcome):\n" + "\n".join(self.seen))
         apply = [f"@_jit\ndef RD_{index}(s, row, outcome{ins}):", "    st = s[O_step]", "    s[X_rule] = row[0] + 1",
-                 "    s[X_turn] = s[O_turn]", "    s[O_ply] += 1", f"    me = {CHANCE}",
+                 "    s[X_turn] = s[O_turn]", "    s[O_ply] += 1", *program.positions.leave(), f"    me = {CHANCE}",
                  *(calls.prologue() if self.name in calls.called else []),
                  *(self.refill.before_effects(program.ir.steps[self.name].chance.exprs["refill"])
                    if self.refill is not None else []), *self.effects,

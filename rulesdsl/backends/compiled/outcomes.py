@@ -70,7 +70,8 @@ class Outcomes:
                                                                           f"    R_{index}(s, row)")
         called = program.calls.prologue() if self.name in program.calls.called else []
         apply = [f"@_jit\ndef R_{index}(s, row):", "    st = s[O_step]", "    s[X_rule] = row[0] + 1",
-                 "    s[X_turn] = s[O_turn]", "    s[O_ply] += 1", *called, f"    A_{self.kind}(s, {CHANCE}{args})",
+                 "    s[X_turn] = s[O_turn]", "    s[O_ply] += 1", *program.positions.leave(), *called,
+                 f"    A_{self.kind}(s, {CHANCE}{args})",
                  *program.then(f"s[O_player]", {self.name: None}, me_seat=str(CHANCE))]
         return "\n\n\n".join([weigh, draw, "\n".join(apply)])
 

@@ -3,6 +3,11 @@
 Each array of the layout that is not the history log gets a run of the vector at a fixed offset, in layout
 order; unsigned 64-bit arrays (the random stream) keep their bits. Packing and unpacking are exact inverses for
 arrays of the layout's dtypes.
+
+A game that counts its positions (repeated()) keeps the key of each position it left in the vector too: their
+number in a word kept after the scratch, the keys themselves after every fixed word (the *tail*, from `tail`), so
+a state's vector is as long as its game needs; compiled code lengthens it (runtime.with_room) where it may, and
+whoever holds a vector it cannot replace makes room first (`room`).
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ from .unsupported import Unsupported
 
 
 _LOG = ("log",)  # slots kept beside the vector, as Python values
+TAIL_ROOM = 64  # room for positions' keys a packed vector has at least, beyond those it holds
+ROOM_AHEAD = 8  # room for positions' keys made before a move is applied (a move leaves one)
 # Scratch words after the layout's arrays, which compiled code keeps while it applies a move and which no state
 # holds between moves (packing gives them 0, unpacking leaves them out): where goto() sends play (its step's index
 # + 1; 0: nowhere), and the move kind (+ 1) and the turn of the move being applied, which an error after it names;
@@ -62,6 +69,8 @@ class Packing:
         self.scratch = {name: offset + i for i, name in enumerate(SCRATCH)}  # name -> offset
         self.size = offset + len(SCRATCH)
         self.kept = {}  # name -> offset of words reserved after the scratch (see reserve)
+        # the number of positions' keys in the tail (a game that counts them, see the module's docstring)
+        self.positions = self.reserve("positions", 1) if "positions" in layout.slots else None
 
     def reserve(self, name: str, size: int) -> int:
         """`size` words after the scratch that compiled code keeps between moves, though no array of the layout
@@ -71,12 +80,22 @@ class Packing:
         self.size += size
         return self.kept[name]
 
+    @property
+    def tail(self) -> int:
+        """Where the keys of the positions left begin: after every word at a fixed offset (reserve comes first)."""
+        return self.size
+
     def pack(self, arrays: dict) -> np.ndarray:
         import numpy as np
-        s = np.zeros(self.size, np.int64)
+        keys = np.asarray(arrays["positions"], np.uint64) if self.positions is not None else ()
+        s = np.zeros(self.size + (len(keys) + max(len(keys), TAIL_ROOM) if self.positions is not None else 0),
+                     np.int64)
         for name, start, end, _, _, bits in self._runs:
             a = np.asarray(arrays[name]).reshape(-1)
             s[start:end] = a.view(np.int64) if bits else a
+        if self.positions is not None:
+            s[self.positions] = len(keys)
+            s[self.tail:self.tail + len(keys)] = keys.view(np.int64)
         return s
 
     def unpack(self, s: np.ndarray) -> dict:
@@ -85,7 +104,19 @@ class Packing:
         for name, start, end, shape, dtype, bits in self._runs:
             run = s[start:end]
             out[name] = (run.view(np.uint64).copy() if bits else run.astype(dtype)).reshape(shape)
+        if self.positions is not None:
+            out["positions"] = s[self.tail:self.tail + s[self.positions]].view(np.uint64).copy()
         return out
+
+    def room(self, s: np.ndarray, keys: int) -> np.ndarray:
+        """`s`, or a longer copy of it, with room in its tail for `keys` more positions' keys."""
+        import numpy as np
+        if self.positions is None or self.tail + s[self.positions] + keys <= len(s):
+            return s
+        grown = np.zeros(max(2 * len(s) - self.tail, self.tail + int(s[self.positions]) + keys + TAIL_ROOM),
+                         np.int64)
+        grown[:len(s)] = s
+        return grown
 
 
 def mangle(name: str, taken: set) -> str:

@@ -1,5 +1,7 @@
 """Positions compared in compiled code, as the Python engine compares them (State.snapshot: the board, zones and
-variables), for `one_per_position`: moves made of parts whose parts leave one position are one move.
+variables), for `one_per_position`: moves made of parts whose parts leave one position are one move; and keyed,
+as engine/repetition.py keys them, for repeated(n): each move applied leaves the key of the position it starts from
+in the vector's tail (packing.py), and repeated(n) counts the current position's key among them.
 
 Compiled code leaves words behind that hold nothing: the items past a list's length, the members of a value of
 several types other than the one it holds, the values of a table's keys it lacks. `_canon(t)` clears them, so that
@@ -12,9 +14,9 @@ from __future__ import annotations
 import math
 
 from ...ir.forms import Atom, Choice, Fixed, Keyed, Many, Nothing, OneOf
+from ...ir.layout import POSITION_KINDS as _PARTS
+from .packing import ROOM_AHEAD
 from .unsupported import Unsupported
-
-_PARTS = ("board", "zone", "var")  # the kinds of slot a position is made of
 
 
 class Positions:
@@ -24,6 +26,7 @@ class Positions:
         self.program = program
         self.fields = program.packing.fields
         self.used = False  # whether a move lists one move per position (the module then holds POSITION)
+        self.counted = program.packing.positions is not None  # whether the game counts the positions it leaves
 
     def first_per_position(self, kind: int, columns: int, start: str, pad: str) -> list:
         """Lines keeping, of the rows of `out` from `start` to n (moves of kind `kind`, of `columns` columns after
@@ -41,11 +44,38 @@ class Positions:
                 f"{pad}                seen[m - {start}, j] = t[POSITION[j]]",
                 f"{pad}            _rt.copy_into(out[m], out[r])", f"{pad}            m += 1", f"{pad}    n = m"]
 
-    def header(self) -> list:
-        """The table of the offsets the position's words lie at (where a move asked for them)."""
-        if not self.used:
+    def leave(self, pad: str = "    ") -> list:
+        """The lines of a move's application (before its effects) leaving the position it starts from, as the
+        Python engine's State.apply does; none where the game does not count positions."""
+        if not self.counted:
             return []
-        return [f"POSITION = _table({self.words()!r}, 1)  # the words of the board, zones and variables"]
+        self._keyed()
+        return [f"{pad}_leave(s)"]
+
+    def repeated(self, times: str) -> str:
+        """An expression: whether the position has occurred `times` times in this game, counting this one."""
+        self._keyed()
+        return f"_repeated(s, {times})"
+
+    def _keyed(self) -> None:
+        self.used = True
+        functions = self.program.m.functions
+        functions.setdefault(("helper", "canon"), ("_canon", self.canon()))
+        full = self.program.m.code("the position cannot be kept: the state has no room left for its positions",
+                                   None)
+        functions.setdefault(("helper", "keyed"), ("_position", KEYED.format(full=full)))
+
+    def header(self) -> list:
+        """The table of the offsets the position's words lie at (where a move asked for them), and where the keys
+        of the positions left lie (where the game counts them)."""
+        lines = [f"POSITION = _table({self.words()!r}, 1)  # the words of the board, zones and variables"] \
+            if self.used else []
+        if self.counted:
+            packing = self.program.packing
+            lines += [f"POSITIONS = {packing.positions}  # how many positions' keys the tail holds",
+                      f"TAIL = {packing.tail}  # where they begin",
+                      f"ROOM_AHEAD = {ROOM_AHEAD}  # room for keys a playout makes before each move"]
+        return lines
 
     def words(self) -> list:
         """The offsets in the vector of the words of the board, the zones and the variables."""
@@ -117,3 +147,27 @@ def _same_at(seen, k, t, at):
         if same:
             return True
     return False'''
+
+
+# the key of the position of `s` (its words with what holds nothing cleared, on a copy), the position left by the
+# move being applied, and repeated(n) (engine/repetition.py)
+KEYED = '''@_jit
+def _position(s):
+    t = np.empty(TAIL, np.int64)
+    _rt.copy_into(t, s)
+    _canon(t)
+    return _rt.position_key(t, POSITION)
+
+
+@_jit
+def _leave(s):
+    n = s[POSITIONS]
+    if TAIL + n >= s.shape[0]:  # (its caller made room: a vector of some other length)
+        raise ValueError("{full}")
+    s[TAIL + n] = _position(s)
+    s[POSITIONS] = n + 1
+
+
+@_jit
+def _repeated(s, times):
+    return times <= 1 or _rt.occurrences(s, _position(s), POSITIONS, TAIL) + 1 >= times'''

@@ -135,6 +135,7 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
         self.gotos = False  # whether effects printed so far call goto()
         self.given = {}  # names the engine gives the effects being printed (a simultaneous step's choices)
         self.part_fields = None  # while a repeat's expressions are printed: a part's field -> its column (repeats.py)
+        self.positions = None  # the game's positions (positions.py), which repeated() counts: set by its program
 
     def unsupported(self, node, why: str) -> Unsupported:
         return Unsupported(self.m.locate(node), why)
@@ -702,6 +703,12 @@ class Printer(ListBuiltins, LinkBuiltins, NumberBuiltins, ZoneMoves, Coordinates
             raise self.unsupported(node, "can_move() without a step named")
         self.steps_exist[node.args[1].value] = True
         return f"X_{self.t.step_index[node.args[1].value]}(s, _seat({self.scalar(node.args[0], env)}))", "i"
+
+    def b_repeated(self, node, env):
+        self._arity(node, 1)
+        if node.args[0].type.name != "int":
+            raise self.unsupported(node, f"repeated() of {T.describe(node.args[0].type)}")
+        return self.positions.repeated(self.scalar(node.args[0], env)), "i"
 
     def b_step(self, node, env):
         self._arity(node, 2)

@@ -68,7 +68,7 @@ class Program:
                                          if step.kind == "chance" and step.chance.kind == "draw"])
         self.parts = Parts(self)  # compound moves: a row holds their parts' arguments too
         self.repeats = Repeats(self)  # moves of one part repeated: their parts made, with room for the most
-        self.positions = Positions(self)  # positions compared, for one move per position
+        self.positions = self.p.positions = Positions(self)  # compared (one move per position), and counted
         self.width = max([self.width] + [1 + self.parts.columns(name) for name in self.parts.plans]
                          + [1 + self.repeats.columns(name) for name in self.repeats.plans]
                          + [1 + sum(w for _, w in arg_widths(self, k)) for k in self.players + self.outcomes])
@@ -108,7 +108,7 @@ class Program:
                 *self.sim.header(), *self.actors.header(), *self.positions.header(),
                 *fields, *(source for _, source in self.m.tables.values()), f"TEXT_DIRECTION = {texts}", HELPERS]
         functions = [source for _, source in self.m.functions.values()] + parts
-        functions += [playout_source(bool(self.sim.names)), KERNELS]
+        functions += [playout_source(bool(self.sim.names), self.positions.counted), KERNELS]
         return "\n".join(head) + "\n\n\n" + "\n\n\n".join(functions) + "\n"
 
     @property
@@ -402,6 +402,7 @@ class Program:
                 lines.append(f"            s[{self._ident(item.leaf.name)}] = {value}")
         if self.sim.names:  # a choice is kept, and no effect of its move runs (simultaneous.py)
             lines += ["    if SIMUL[st]:", "        chosen(s, row, who)", "        return"]
+        lines += self.positions.leave()
         effects = []
         for kind in self.players + self.outcomes:
             plan = self._plan(self.kinds[kind])
@@ -695,7 +696,7 @@ class Arrangement:
             draw = SHUFFLED.format(index=index, items=self.program.m.table(("arrangement", self.name), self.numbers),
                                    tries=TRIES, error=self.error)
         apply = [f"@_jit\ndef E_{index}(s, me, outcome):", "    st = s[O_step]", "    s[X_rule] = 0",
-                 "    s[X_turn] = s[O_turn]", "    s[O_ply] += 1", *self.effects,
+                 "    s[X_turn] = s[O_turn]", "    s[O_ply] += 1", *self.program.positions.leave(), *self.effects,
                  *self.program.then("s[O_player]", {self.name: None}, me_seat=str(CHANCE_SEAT))]
         return "\n\n\n".join(["\n".join(accept), draw, "\n".join(apply)])
 
@@ -1035,12 +1036,23 @@ def by_score(s, draw):
             n += 1
     return out[:n]'''
 
-def playout_source(simultaneous: bool) -> str:
-    """The module's play loop and what it calls (decider, logged, returns); the parts for simultaneous steps only
-    where the game has some: numba types and compiles every branch, dead or not, and they cost seconds."""
+def playout_source(simultaneous: bool, counted: bool) -> str:
+    """The module's play loop and what it calls (decider, logged, returns); the parts for simultaneous steps, and
+    for keeping the positions left, only where the game has them: numba types and compiles every branch, dead or
+    not, and they cost seconds."""
     return (DECIDER_SIMUL if simultaneous else DECIDER) + PLAYOUT.replace(
-        "        #SIMULTANEOUS\n", PLAYOUT_SIMUL if simultaneous else "")
+        "        #SIMULTANEOUS\n", PLAYOUT_SIMUL if simultaneous else "").replace(
+        "        #ROOM\n", PLAYOUT_ROOM if counted else "")
 
+
+# room for the key of the position each move leaves (positions.py): a playout of its own copy makes it; one in place
+# hands back (as with a full log) to the caller, which made room for the moves it asked for and makes more
+PLAYOUT_ROOM = """            if TAIL + s[POSITIONS] + ROOM_AHEAD > s.shape[0]:
+                if not seeds.shape[0]:
+                    why = 3
+                    break
+                s = _rt.with_room(s, POSITIONS, TAIL, ROOM_AHEAD)
+"""
 
 DECIDER = """@_jit
 def decider(s):
@@ -1102,6 +1114,7 @@ def playout(start, seeds, rng, max_steps, out, log, drawn, keep, shared, plies, 
             if keep and done >= log.shape[0]:
                 why = 3
                 break
+        #ROOM
             if KIND[s[O_step]] != 0:
                 s[X_seen] = 0
                 size = chance(s, rng, drawn, at if keep else 0, out, row)

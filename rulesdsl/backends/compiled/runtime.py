@@ -72,6 +72,40 @@ def copy_into(dst, src):
 
 
 @compiled(**_JIT)
+def position_key(t, at):
+    """The key of the position whose words are t[at[j]], in order (those that hold nothing cleared): the sum of
+    SplitMix64's mix of each word plus its place times the gamma, as engine/repetition.py words_key() works it out."""
+    h = uint64(0)
+    for j in range(at.shape[0]):
+        z = uint64(t[at[j]]) + uint64(j + 1) * _GAMMA
+        z = (z ^ (z >> uint64(30))) * _MIX1
+        z = (z ^ (z >> uint64(27))) * _MIX2
+        h += z ^ (z >> uint64(31))
+    return np.int64(h)
+
+
+@compiled(**_JIT)
+def occurrences(s, key, count_at, base):
+    """How often the key `key` is among the s[count_at] keys from s[base]: the positions a game has left."""
+    found = 0
+    for i in range(s[count_at]):
+        if s[base + i] == key:
+            found += 1
+    return found
+
+
+@compiled(**_JIT)
+def with_room(s, count_at, base, need):
+    """`s`, or a longer copy of it (twice the room) when the keys from s[base] (s[count_at] of them) leave room for
+    fewer than `need` more."""
+    if base + s[count_at] + need <= s.shape[0]:
+        return s
+    t = np.zeros(s.shape[0] + max(s.shape[0] - base, 64 + need), np.int64)
+    copy_into(t[:s.shape[0]], s)
+    return t
+
+
+@compiled(**_JIT)
 def largest(xs):
     """xs.max() (NaN where any item is NaN), as a loop: numba's own takes seconds to compile in every process."""
     best = xs[0]

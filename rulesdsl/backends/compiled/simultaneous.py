@@ -63,7 +63,7 @@ class Simultaneous:
                         "the step's actors should hold a seat whenever play reaches it")
         parts.append("\n".join(["@_jit", "def actors(s):", "    st = s[O_step]", *dispatch, "    return _none()"]))
         parts.append(WAITING.format(nobody=nobody))
-        parts.append("\n".join([CHOSEN, *resolve]))
+        parts.append("\n".join([CHOSEN, *program.positions.leave(), *resolve]))
         return "\n\n\n".join(parts)
 
 

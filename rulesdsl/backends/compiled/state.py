@@ -17,6 +17,7 @@ from ...engine.nodes import CHANCE, SIMULTANEOUS, TERMINAL
 from ...engine.state import _PARTS
 from ...model.rules import Move
 from ...model.values import Piece
+from .packing import ROOM_AHEAD
 from .piece_ids import piece_id, piece_of
 from .parts import read, write
 from .program import CHANCE as CHANCE_STEP
@@ -421,6 +422,7 @@ class CompiledState:
             self._through_python(lambda state: state.apply(move, player))
             return
         game = self.game
+        self.s = game.packing.room(self.s, ROOM_AHEAD)  # (a game that counts positions keeps one a move)
         before = self.s.copy() if game.rules.bounded else None
         # at a simultaneous step the last choice runs the step's resolve: a failure there is the step's
         what = self.step if self._at_simultaneous() else move[0]
@@ -478,6 +480,7 @@ class CompiledState:
         out, log = self._rows(), np.empty((min(left, _LOG_ROWS), program.log_width), np.int64)
         drawn = np.empty(program.drawn, np.int64)
         while left > 0 and not self.s[program.terminal]:
+            self.s = program.packing.room(self.s, len(log) + ROOM_AHEAD)  # (a position kept a move, see packing.py)
             try:
                 done, last = kernel(left, out, log, drawn)
             except _FAILED as exc:  # (game.call's, the step named only when needed)

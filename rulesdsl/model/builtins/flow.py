@@ -51,7 +51,7 @@ def can_move(g, S, player: "seat", step=None) -> "bool":
 COUNTING = frozenset({"repeated"})
 
 
-@builtin("flow", compiled=False, why_not="the compiled backend does not keep the positions a game has left")
+@builtin("flow")
 def repeated(g, S, n: "int") -> "bool":
     """True when the position (its board, zones and variables) has occurred at least n
     times in this game, counting this one: repeated(3) is threefold repetition."""
