@@ -49,7 +49,7 @@ CODES = frozenset({
     "syntax", "unknown_name", "unknown_function", "unknown_attribute", "unknown_keyword", "duplicate_keyword",
     "wrong_arity", "bad_argument", "effect_in_condition", "misused_name", "not_assignable", "bad_name",
     "duplicate_name", "reserved_name", "evaluation_failed", "among_reads_position", "type_error",
-    "secret_made_public",
+    "secret_made_public", "choices_revealed",
     # options
     "unknown_option", "bad_option_value",
     # numbering moves as actions

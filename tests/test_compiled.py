@@ -40,6 +40,7 @@ RESHUFFLE = "tests/compiled_games/reshuffle.yaml"  # an arrangement drawn at the
 CHIPS = "tests/compiled_games/chip-duel.yaml"  # scoring: returns (chips won; a cooperative variant's team score)
 HAND_ORDER = "tests/compiled_games/hand-order.yaml"  # hands seen by their owner, lists of seats, a feature family
 FOREHEADS = "tests/compiled_games/foreheads.yaml"  # visible: expressions of the seat looking (viewer != owner...)
+MARKET = "tests/compiled_games/market-row.yaml"  # a grid sized by an option, lets building pieces, observe: slots
 TAKE = "tests/compiled_games/take-away.yaml"  # no_moves: loses (passes in a variant), an end reading `mover`
 DEAL = "tests/end_rules/deal.yaml"  # a deal by chance steps that the end, reading the hands, does not cut short
 PYTHON_ONLY = "tests/compiled_games/python-only.yaml"  # text built during play: outside the compiled subset
@@ -717,9 +718,10 @@ def test_returns_that_may_be_none_are_refused_by_the_compiled_backend_located(tm
         with_backend(load_game(str(path), backend="python"), "compiled")
 
 
-@pytest.mark.parametrize("name", [HAND_ORDER, SIXES, FOREHEADS])
+@pytest.mark.parametrize("name", [HAND_ORDER, SIXES, FOREHEADS, MARKET])
 def test_observation_vectors_are_the_same_on_both_backends(name):
-    # lists observed per value and slot (hands, dice), unseen places and feature families, seat by seat
+    # lists observed per value and slot (hands, dice, zones with observe: slots), unseen places and feature
+    # families, seat by seat
     from rulesdsl.engine.tensor import ObservationTensor
     from rulesdsl.integrations.common import engine_state
     python, compiled = _games(name, None)

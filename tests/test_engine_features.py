@@ -62,11 +62,16 @@ def test_bids_are_revealed_together_and_the_highest_wins(game):
 
 def test_choices_are_shown_once_the_step_resolves_unless_visible_to_keeps_them_secret(game, tmp_path):
     text = Path(SEALED).read_text()
-    assert '    notation: "bid {amount}"\n' in text
-    (tmp_path / "secret.yaml").write_text(text.replace('    notation: "bid {amount}"\n',
-                                                       '    notation: "bid {amount}"\n    visible_to: "me"\n'))
+    shown_to_all = "    visible_to: all  # the choices are opened together once all have chosen\n"
+    assert shown_to_all in text
+    (tmp_path / "secret.yaml").write_text(text.replace(shown_to_all, '    visible_to: "me"\n'))
     secret = rulesdsl.load_game(str(tmp_path / "secret.yaml"))
-    for bids, shown in ((game, True), (secret, False)):
+    (tmp_path / "silent.yaml").write_text(text.replace(shown_to_all, ""))
+    silent = rulesdsl.load_game(str(tmp_path / "silent.yaml"))
+    # saying nothing of who sees a choice is warned about, at the step; saying `all` or who sees it is not
+    assert [w.code for w in silent.rules.warnings] == ["choices_revealed"]
+    assert not game.rules.warnings and not secret.rules.warnings
+    for bids, shown in ((game, True), (silent, True), (secret, False)):
         state = revealed(bids, "prize 5")
         for p, amount in enumerate([3, 9, 4]):
             state.apply(f"bid {amount}", p)

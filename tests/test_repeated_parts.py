@@ -305,8 +305,9 @@ def test_chained_captures_perft_matches_a_plain_enumeration(jumps, jumps_one, on
 
 
 # -- moves printed alike ---------------------------------------------------------------------------------------
-def test_validate_play_reports_two_moves_that_print_alike(capsys):
-    code, _, err = run_cli(capsys, "validate", ALIKE, "--play", "3", "--backend", "python")
+@pytest.mark.parametrize("backend", ["python", "compiled"])
+def test_validate_play_reports_two_moves_that_print_alike(capsys, backend):
+    code, _, err = run_cli(capsys, "validate", ALIKE, "--play", "3", "--backend", backend)
     assert code == 1
     lines = [line for line in err.splitlines() if "print alike" in line]
     assert len(lines) == 1, err

@@ -4,6 +4,8 @@ agents sample, the secret warning, located failures, and the compiled backend in
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import rulesdsl
@@ -227,3 +229,18 @@ def test_the_editor_resolves_the_names_of_an_expression_to_where_they_are_declar
         found.setdefault(name.name, set()).add((symbol.kind, symbol.location == doc.locate(name.decl, key=True)[0]))
     assert found == {"side": {("data", True)}, "viewer": {("local", True)}, "owner": {("local", True)},
                      "told": {("variable", True)}}
+
+
+def test_the_observer_is_the_only_reader_of_visibility():
+    # what a seat sees is asked of State.sight only by the Observer (views, vectors and sampling go through it),
+    # which asks a holder's visible: expression in turn: no other code can show a seat what it should not see
+    import ast
+    package = Path(rulesdsl.__file__).resolve().parent
+    callers = set()
+    for path in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "sight":
+                callers.add(path.relative_to(package).as_posix())
+    assert callers == {"engine/observer.py", "engine/state.py"}  # (State.sight asks the holder's expression)
+    state = (package / "engine" / "state.py").read_text(encoding="utf-8")
+    assert state.count(".sight(") == 1 and "seen = holder.sight(" in state

@@ -37,7 +37,7 @@ from .compile_support import _BROKEN, _FAIL, _describe, _ident
 from .game import Rules
 from .holders import VISIBILITY_WORDS, Holder
 from .names import check_names
-from .leaks import secret_leaks
+from .leaks import revealed_choices, secret_leaks
 from .owners import remember
 from .pieces import PieceKind
 from .reads import NOTHING, ReadAnalysis, key_code
@@ -323,7 +323,7 @@ class ModelCompiler(BoardCompiler, MoveCompiler, FlowCompiler, RenderCompiler, T
         if self.problems:
             raise RulesError(self.problems)
         r.ir, r.ir_data = build_ir(self), self.data
-        r.warnings += secret_leaks(r.ir, self.doc)
+        r.warnings += secret_leaks(r.ir, self.doc) + revealed_choices(r.ir, self.doc, self.data.get("moves") or {})
         r.counts_positions = any(isinstance(node, N.Call) and node.target == "builtin" and node.func in COUNTING
                                  for node in r.ir.nodes())
         r.namespace = self.namespace

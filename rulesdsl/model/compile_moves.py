@@ -439,7 +439,8 @@ class MoveCompiler:
         effects = self.effects(path + ("do",), spec.get("do") or [], scope.child(**bindings))
         note = self._notation(path, spec, rule, inner)
         weight = self.expr(path + ("weight",), spec["weight"], inner) if "weight" in spec else None
-        seen_by = None if spec.get("visible_to") is None else \
+        # (`visible_to: all`: every player sees it, as with none, said so: see leaks.revealed_choices)
+        seen_by = None if spec.get("visible_to") in (None, "all") else \
             self.expr(path + ("visible_to",), spec["visible_to"], inner)
         if any(part is _FAIL for part in (search, effects, note, weight, seen_by)):
             return None

@@ -1,5 +1,5 @@
 """Secrets made public: a located warning where effects assign a value read from a hidden place to a variable that
-every player sees.
+every player sees, and where a simultaneous step shows every player choices its moves say nothing of.
 
 A hidden place is a zone or variable whose `visible:` is not `all` (an expression of the viewer too), or what a
 secret move or chance outcome carries (its params and lets, a draw's `outcome`, when it declares `visible_to:`). The value assigned (or the key it is
@@ -26,6 +26,31 @@ _PASSES = 4  # the effects are read again while a name assigned later in a loop 
 def secret_leaks(game: GameIR, doc: Document) -> list:
     """The warnings (Problems) at each assignment of a secret to a variable every player sees."""
     return _Leaks(game).problems(doc)
+
+
+REVEALED = "choices_revealed"
+
+
+def revealed_choices(game: GameIR, doc: Document, moves: dict) -> list:
+    """A warning at each simultaneous step some of whose moves say nothing of who sees the choice: every player
+    does once the step resolves, which a sealed choice must not be. A move says so with `visible_to:` (`all`: every
+    player; `moves`: the file's moves as written)."""
+    found = []
+    for step in game.steps.values():
+        if step.kind != "simultaneous":
+            continue
+        silent = [name for name in step.moves
+                  if not isinstance(moves.get(name), dict) or moves[name].get("visible_to") is None]
+        if silent:
+            listed = ", ".join(f"'{name}'" for name in silent)
+            problem = doc.problem(
+                step.decl + ("moves",), f"the choices of move{'s' if len(silent) > 1 else ''} {listed} at "
+                f"simultaneous step '{step.name}' are shown to every player once the step resolves",
+                "say who sees them on the move: visible_to: all (sealed choices opened together) or, to keep a "
+                "choice secret for good, the seats that see it (visible_to: \"me\")", code=REVEALED,
+                fields={"step": step.name, "moves": silent})
+            found.append(replace(problem, severity="warning"))
+    return found
 
 
 def _root(node):
