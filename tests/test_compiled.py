@@ -502,6 +502,13 @@ def _fails_alike(tmp_path, rules: str, old: str, new: str, seed: int, error: str
     assert _failure(lambda: _playout(compiled, seed)) == expected
 
 
+def test_a_seat_with_no_legal_move_and_no_pass_is_the_same_error_on_both_backends(tmp_path):
+    # named by its name, with the same hint (compiled code raises the seat's number: the message names it)
+    _fails_alike(tmp_path, MARKET, "pass: pass, ", "", 8,
+                 r"rule 'play' failed on turn 9: p1 has no legal move and the step declares no 'pass'\n"
+                 r"  hint: add 'pass: pass' to the step, or a move that is always legal")
+
+
 @pytest.mark.parametrize("old, new, error", [
     ('"die = n", "rolls += 1"', '"die = none", "rolls += 1"',
      r"rule 'play' .*TypeError: unsupported operand type\(s\) for \+: 'NoneType' and 'int'"),

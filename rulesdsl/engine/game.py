@@ -6,6 +6,7 @@ from ..ir.layout import Layout, layout_of
 from ..limits import DEFAULT_MAX_TURNS
 from ..model.rules import MoveRule
 from ..model.values import text_of
+from .repetition import position_key
 from .serialize import state_from_json
 from .state import State
 
@@ -73,6 +74,10 @@ class Game:
         if self._layout is None:
             self._layout = layout_of(self.rules.ir, self.rules, State.initial(self))
         return self._layout
+
+    def position_key(self, state) -> int:
+        """The key of the position of `state`, one of this game's states (engine/repetition.py)."""
+        return position_key(state)
 
     def arrangement_rule(self, step) -> MoveRule:
         """The move rule standing for 'this arrangement' at an arrangement chance step."""

@@ -1,7 +1,7 @@
 """Position repetition (repeated(n)): a bounded key of each position a game leaves, and how often each was left.
 
 Only a game whose rules call repeated() keeps them (Rules.counts_positions): one key a move applied, so what it
-keeps is bounded by the game's length. A position here is what the rules see of it: the board, the zones, the
+keeps is bounded by the game's length (State keeps them, and asks its Game for each key: Game.position_key). A position here is what the rules see of it: the board, the zones, the
 variables (not the seat to move, the step or the turn count). A saved state writes the keys
 (`positions`, serialize.py) and its arrays hold them (arrays.py), so a state read back counts as the original.
 
@@ -13,32 +13,23 @@ every backend computes the same key; else from the position's JSON form (`text` 
 from __future__ import annotations
 
 import hashlib
-import json
 from functools import lru_cache
 
+from .arrays import position_words
 from .rng import GAMMA, MIX1, MIX2
-from .serialize import encode, tally
+from .serialize import position_text
 
-__all__ = ["position_key", "position_keys", "tally", "words_key"]
-
-
-WORDS, TEXT = "words", "text"  # the kinds of key (see position_keys)
-
-
-def position_keys(game) -> str:
-    """The kind of key of `game`'s positions: WORDS where its layout holds them in words, else TEXT."""
-    return WORDS if game.layout.position_in_words() else TEXT
+__all__ = ["position_key", "words_key"]
 
 
 def position_key(S) -> int:
     """The 64-bit key of the position of `S`, its board, zones and variables, the same in every process, on every
     machine and in every backend, so that a saved state's keys mean the same when read back: words_key() of its
-    words where the layout holds it in words, else BLAKE2b of its JSON form (serialize.encode). The seat to move
-    and the step are left out: the end rules, which ask repeated() most, are asked as a turn ends, before the turn
-    passes (a game that needs whose turn it is counted keeps it in a variable)."""
+    words where the layout holds it in words (Layout.position_keys), else BLAKE2b of its JSON form. The seat to
+    move and the step are left out: the end rules, which ask repeated() most, are asked as a turn ends, before the
+    turn passes (a game that needs whose turn it is counted keeps it in a variable)."""
     layout = S.game.layout
     if layout.position_in_words():
-        from .arrays import position_words  # (arrays.py reads states, which count positions with this module)
         return words_key(position_words(S, layout))
     text = position_text(S)
     return int.from_bytes(hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest(), "big")
@@ -61,8 +52,3 @@ def _places(n: int):
     """(i + 1) * GAMMA for i < n, modulo 2**64 (see words_key)."""
     import numpy as np
     return np.arange(1, n + 1, dtype=np.uint64) * np.uint64(GAMMA)
-
-
-def position_text(S) -> str:
-    """The board, zones and variables of `S` in their JSON form (serialize.encode), one line."""
-    return json.dumps([encode(S.cells), encode(S.zones), encode(S.vars)], separators=(",", ":"))

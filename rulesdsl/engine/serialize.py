@@ -215,7 +215,7 @@ def state_to_json(S) -> dict:
         **({"calls": _calls_to_json(S.calls)} if S.calls else {}),
         **({"left": list(S.left)} if S.left else {}),  # only where somebody left: other states read as before
         # only in a game that counts its positions (repeated()): the key of each position a move left
-        **({"positions": [f"{key:016x}" for key in S.positions], "position_keys": _key_kind(S.game)}
+        **({"positions": [f"{key:016x}" for key in S.positions], "position_keys": S.game.layout.position_keys()}
            if rules.counts_positions else {}),
     }
 
@@ -284,10 +284,10 @@ def state_from_json(game, data: dict, source: str = "state", text: str | None = 
     S.secret = secret
     if rules.counts_positions:
         S.positions = _positions(data.get("positions"), S.ply, bad)
-        kind = data.get("position_keys", "text")  # (states saved before words keys say none: text keys)
-        if S.positions and kind != _key_kind(S.game):
+        kind, own = data.get("position_keys", "text"), S.game.layout.position_keys()  # (none before words keys)
+        if S.positions and kind != own:
             bad(f"'positions' hold keys of another kind ({text_of(kind)[:20]}) than this game's positions "
-                f"({_key_kind(S.game)}): they would never match a position",
+                f"({own}): they would never match a position",
                 "a state saved by an earlier version of rulesdsl keeps its keys of repeated positions in a form "
                 "this version does not compute for this game: remove 'positions' (and 'position_keys') to count "
                 "repetitions from this position on", key="positions")
@@ -315,10 +315,10 @@ def _positions(value, ply: int, bad) -> list:
     return [int(v, 16) for v in value]
 
 
-def _key_kind(game) -> str:
-    """The kind of key of the game's positions (repetition.position_keys)."""
-    from .repetition import position_keys  # (repetition.py writes positions as this module does)
-    return position_keys(game)
+def position_text(S) -> str:
+    """The board, zones and variables of `S` in their JSON form (encode), one line: a position exactly (see
+    Position.snapshot), and what a text key hashes (engine/repetition.py)."""
+    return json.dumps([encode(S.cells), encode(S.zones), encode(S.vars)], separators=(",", ":"))
 
 
 def tally(keys) -> dict:

@@ -24,8 +24,7 @@ from .draws import DrawPool, RefillPool
 from .nodes import CHANCE, SIMULTANEOUS, TERMINAL
 from .notation import parse_move
 from .rng import Rng
-from .serialize import observation, state_to_json
-from . import repetition
+from .serialize import observation, position_text, state_to_json, tally
 
 _INFINITY = float("inf")
 _BIG = 1 << 1000  # a whole number below this in size converts to a float
@@ -100,7 +99,7 @@ class State(Position):
         self.chance_kept = {}
         self._texts = []
         self.returned = None  # the ended game's returns, once asked (see returns())
-        self.seen = repetition.tally(self.positions) if self.rules.counts_positions else None
+        self.seen = tally(self.positions) if self.rules.counts_positions else None
 
     # -- construction ------------------------------------------------------------------------
     @classmethod
@@ -425,15 +424,15 @@ class State(Position):
         """How often the position as it is now has occurred in this game, counting this one (repeated(n))."""
         if self.seen is None:  # (the rules call repeated() wherever this is asked: never here)
             raise RuleValueError("repeated(): this game does not count its positions")
-        return self.seen.get(repetition.position_key(self), 0) + 1
+        return self.seen.get(self.game.position_key(self), 0) + 1
 
     def snapshot(self) -> str:
         """The board, zones and variables in their JSON form (see Position.snapshot): exact, not a hash."""
-        return repetition.position_text(self)
+        return position_text(self)
 
     def _leave_position(self) -> None:
         """Count the position a move is about to leave (see engine/repetition.py)."""
-        key = repetition.position_key(self)
+        key = self.game.position_key(self)
         self.positions.append(key)
         self.seen[key] = self.seen.get(key, 0) + 1
 

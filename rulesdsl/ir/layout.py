@@ -119,6 +119,11 @@ class Layout:
                                   for leaf in slot.leaves()) for slot in self.position_slots())
         return found
 
+    def position_keys(self) -> str:
+        """How the positions of this layout's game are keyed (engine/repetition.py): `words` where it holds them in
+        words, else `text` (their saved form)."""
+        return "words" if self.position_in_words() else "text"
+
     def describe(self) -> str:
         """One line per array: name, dtype and shape; a slot that does not fit says why."""
         pieces = f"pieces not numbered: {self.pieces_unfit}" if self.pieces_unfit else \

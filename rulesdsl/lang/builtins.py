@@ -328,12 +328,21 @@ def _choices(name: str, xs, k, ordered: bool) -> tuple[list, int]:
         k = n
     if k.__class__ is not int or k < 0:
         raise RuleValueError(choice_size_refused(name, k))
-    count = 0 if k > n else 1
-    for i in range(k if ordered else min(k, n - k)):
-        count = count * (n - i) if ordered else count * (n - i) // (i + 1)
-        if count * (k + 1) > MAX_ITEMS:
-            raise LimitExceeded(choices_past_limit(name, count, k))
+    count, past = counted_choices(n, k, ordered, MAX_ITEMS // (k + 1))  # (k items and their list, each)
+    if past:
+        raise LimitExceeded(choices_past_limit(name, count, k))
     return items, k
+
+
+def counted_choices(n: int, k: int, ordered: bool, most: int) -> tuple[int, bool]:
+    """(how many choices of k of n items there are, False), combinations (ordered: permutations) counted factor by
+    factor; or (the count reached, True) as soon as it passes `most`, never counted further."""
+    count = 0 if k < 0 or k > n else 1
+    for i in range(min(k, n) if ordered else min(k, n - k)):
+        count = count * (n - i) if ordered else count * (n - i) // (i + 1)
+        if count > most:
+            return count, True
+    return count, False
 
 
 def choices_past_limit(name: str, count: int, k: int) -> str:

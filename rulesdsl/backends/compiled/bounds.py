@@ -4,6 +4,7 @@ at load, a comprehension over such lists, a function of the file returning one, 
 from __future__ import annotations
 
 from ...ir import nodes as N
+from ...lang.builtins import counted_choices
 
 _DEPTH = 16  # functions calling functions: deeper than this, no bound is claimed
 _MOST = 1_000_000  # a bound beyond this is none: no list compiled code makes holds more
@@ -71,11 +72,9 @@ def _choices(node, ir, depth: int) -> int | None:
     sizes = [k] if _whole(k) else range(n + 1)
     most = 0
     for size in sizes:
-        count = 0 if size < 0 or size > n else 1
-        for i in range(min(size, n) if ordered else min(size, n - size)):
-            count = count * (n - i) if ordered else count * (n - i) // (i + 1)
-            if count > _MOST:
-                return None
+        count, past = counted_choices(n, size, ordered, _MOST)
+        if past:
+            return None
         most = max(most, count)
     return most
 

@@ -179,8 +179,9 @@ class Program:
                           "            n = 1"]
                 self.capacity = max(self.capacity, 1)
             else:
-                lines += ["        if n == 0:", "            " + self.m.error(
-                    "the player has no legal move and the step declares no 'pass'", step.decl)]
+                stuck = self.m.code("{seat} has no legal move and the step declares no 'pass'", step.decl,
+                                    "add 'pass: pass' to the step, or a move that is always legal")
+                lines += ["        if n == 0:", f"            raise ValueError({stuck!r}, me)"]
             lines.append("        return n")
         lines.append("    " + self.m.error("no moves are listed at this step", ("flow",)))
         return "\n".join(lines)
