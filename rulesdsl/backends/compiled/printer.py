@@ -86,8 +86,7 @@ class Module:
         return f'raise ValueError("{self.code(message, at)}")'
 
     def code(self, message: str, at, hint: str | None = None, capacity: bool = False) -> str:
-        """The code of a located error (`message` may format the values raised with the code: {0}, {1}...; and
-        {seat}: the first of them, a seat, by its name)."""
+        """The code of a located error (`message` may format the values raised with the code: {0}, {1}...)."""
         self.errors.append((message, at, hint, capacity))
         return f"E{len(self.errors) - 1}"
 

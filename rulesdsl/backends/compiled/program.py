@@ -26,6 +26,7 @@ from .bounds import length_bound
 from .calls import Calls
 from .draws import Draw
 from .fractional import FRACTION, Fractions
+from .messages import MadeMessage
 from .nomoves import no_moves_source
 from .outcomes import Outcomes
 from .parts import Listed, Parts, arg_widths, bind, flat, spread, width
@@ -179,7 +180,9 @@ class Program:
                           "            n = 1"]
                 self.capacity = max(self.capacity, 1)
             else:
-                stuck = self.m.code("{seat} has no legal move and the step declares no 'pass'", step.decl,
+                names = tuple(self.rules.player_names)  # (the seat raised, by its name, as the Python engine says it)
+                stuck = self.m.code(MadeMessage(lambda p: f"{names[p]} has no legal move and the step declares no "
+                                                          "'pass'"), step.decl,
                                     "add 'pass: pass' to the step, or a move that is always legal")
                 lines += ["        if n == 0:", f"            raise ValueError({stuck!r}, me)"]
             lines.append("        return n")

@@ -138,9 +138,7 @@ class CompiledGame:
         hint = "the rule file lets play reach a position this rule does not handle"
         if text.startswith("E") and text[1:].isdigit() and int(text[1:]) < len(errors):
             message, at, told, capacity = errors[int(text[1:])]
-            if len(args) > 1:  # ({seat}: the first value raised, a seat, by its name, as the Python engine says it)
-                seat = args[1] if isinstance(args[1], int) and 0 <= args[1] < len(rules.player_names) else None
-                message = message.format(*args[1:], seat=rules.player_names[seat] if seat is not None else "")
+            message = message.format(*args[1:]) if len(args) > 1 else message
             name = _PART_AT.get(at, name)
             if at and at[0] == "end":  # an end rule's: the Python engine names it 'end'
                 name = "end"
