@@ -196,3 +196,12 @@ def test_keys_of_another_kind_in_a_saved_state_are_refused_with_a_way_out(game):
     assert "remove 'positions'" in str(caught.value)
     del saved["positions"]
     assert game.state_from_json(saved).occurrences() == 1  # counted afresh from there
+
+
+@pytest.mark.parametrize("kind", [{"words": ["a" * 10 ** 5]}, "w" * 10 ** 5, 7, None])
+def test_a_kind_of_key_that_is_no_kind_is_refused_and_said_short(game, kind):
+    saved = played(game, ROUND).to_json()
+    saved["position_keys"] = kind
+    with pytest.raises(RulesError, match="'positions' hold keys of another kind") as caught:
+        game.state_from_json(saved)
+    assert len(str(caught.value)) < 1000  # what the file holds is shown cut short

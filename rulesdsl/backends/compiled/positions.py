@@ -58,12 +58,14 @@ class Positions:
         return f"_repeated(s, {times})"
 
     def _keyed(self) -> None:
+        """The module's functions keying, keeping and counting positions (once)."""
         self.used = True
         functions = self.program.m.functions
         functions.setdefault(("helper", "canon"), ("_canon", self.canon()))
-        full = self.program.m.code("the position cannot be kept: the state has no room left for its positions",
-                                   None)
-        functions.setdefault(("helper", "keyed"), ("_position", KEYED.format(full=full)))
+        if ("helper", "keyed") not in functions:
+            full = self.program.m.code("the position cannot be kept: the state has no room left for its positions",
+                                       None)
+            functions[("helper", "keyed")] = ("_position", KEYED.format(full=full))
 
     def header(self) -> list:
         """The table of the offsets the position's words lie at (where a move asked for them), and where the keys
