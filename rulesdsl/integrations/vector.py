@@ -142,9 +142,8 @@ class _CompiledGames:
         packing = self.game.packing
         if packing.positions is None:
             return
-        width = packing.tail + int(self.S[:, packing.positions].max()) + VECTOR_ROOM
+        width = packing.length_for(self.S.shape[1], int(self.S[:, packing.positions].max()), VECTOR_ROOM)
         if width > self.S.shape[1]:
-            width = max(width, 2 * self.S.shape[1] - packing.tail)
             self.S = np.pad(self.S, ((0, 0), (0, width - self.S.shape[1])))
             self.start = np.pad(self.start, (0, width - len(self.start)))
 

@@ -111,12 +111,21 @@ class Packing:
     def room(self, s: np.ndarray, keys: int) -> np.ndarray:
         """`s`, or a longer copy of it, with room in its tail for `keys` more positions' keys."""
         import numpy as np
-        if self.positions is None or self.tail + s[self.positions] + keys <= len(s):
+        if self.positions is None:
             return s
-        grown = np.zeros(max(2 * len(s) - self.tail, self.tail + int(s[self.positions]) + keys + TAIL_ROOM),
-                         np.int64)
+        length = self.length_for(len(s), int(s[self.positions]), keys)
+        if length == len(s):
+            return s
+        grown = np.zeros(length, np.int64)
         grown[:len(s)] = s
         return grown
+
+    def length_for(self, length: int, held: int, keys: int) -> int:
+        """The length of a vector of `length` words whose tail holds `held` keys, made to have room for `keys` more:
+        as it is when they fit, else at least twice the room (so that a long game lengthens it rarely)."""
+        if self.tail + held + keys <= length:
+            return length
+        return max(2 * length - self.tail, self.tail + held + keys + TAIL_ROOM)
 
 
 def mangle(name: str, taken: set) -> str:
